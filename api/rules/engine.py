@@ -1,0 +1,471 @@
+"""Commands decide, events record, state is a fold.
+
+``decide(state, command, seed)`` checks a command against a state and returns the
+events it causes, consequences included (the hand end, the next deal and its forced
+lead, automatic draws and knocks, the match end), or raises a precise ``RulesError``.
+``apply`` and ``replay`` fold events into states. The flow of play after a move lives
+in ``settle``, written once against a *sink*: the event sink here records events and
+folds them; the fast simulation path (``simulate``) passes a sink that changes the
+state directly, so bots' playouts run the same rules without building events.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Iterable, Protocol
+
+from . import errors
+from .events import (Event, HandEnded, HandStarted, Knocked, MatchCreated, MatchEnded, PointsScored,
+                     SeatClaimed, TileDrawn, TilePlayed, TilesTurnedUp)
+from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
+from .ruleset import RuleSet
+from .shuffle import TURN_UP_LABEL, deal_label, seed_commitment, shuffled_tiles
+from .state import (DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
+                    turn_up_leader)
+from .tiles import ALL_TILES, Tile
+
+
+# --- commands -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Play:
+    seat: int
+    tile: Tile
+    end: str
+    claim: int | None = None
+
+
+@dataclass(frozen=True)
+class Draw:
+    seat: int
+    until_playable: bool = False
+
+
+@dataclass(frozen=True)
+class Knock:
+    seat: int
+
+
+@dataclass(frozen=True)
+class CallMuggins:
+    seat: int
+
+
+Command = Play | Draw | Knock | CallMuggins
+
+_ACTION_FIELDS = {"play": {"type", "tile", "end", "claim", "scores"}, "draw": {"type", "until"},
+                  "knock": {"type"}, "muggins": {"type"}}
+
+
+def parse_action(seat: int, action: dict) -> Command:
+    """Read an action in its JSON form (``{"type": "play", "tile": [6, 4], "end": "left"}``).
+
+    A listed legal action is accepted verbatim: its ``scores`` hint is read and ignored.
+    """
+    if not isinstance(action, dict):
+        raise errors.InvalidAction("an action is an object with a 'type'")
+    kind = action.get("type")
+    if kind not in _ACTION_FIELDS:
+        raise errors.InvalidAction(f"unknown action type {kind!r}; one of play, draw, knock, muggins")
+    unknown = set(action) - _ACTION_FIELDS[kind]
+    if unknown:
+        raise errors.InvalidAction(f"unknown field(s) for {kind}: {', '.join(sorted(unknown))}")
+    if kind == "play":
+        if "tile" not in action:
+            raise errors.InvalidAction("a play names its 'tile'")
+        tile = Tile.from_json(action["tile"])
+        end = action.get("end", "left")
+        if end not in END_INDEX:
+            raise errors.InvalidAction(f"unknown end {end!r}; one of {', '.join(END_NAMES)}")
+        claim = action.get("claim")
+        if claim is not None and (not isinstance(claim, int) or isinstance(claim, bool) or claim < 0):
+            raise errors.InvalidAction("a claim is a whole number of points")
+        return Play(seat, tile, end, claim)
+    if kind == "draw":
+        until = action.get("until")
+        if until not in (None, "playable"):
+            raise errors.InvalidAction("'until' may only be \"playable\"")
+        return Draw(seat, until == "playable")
+    if kind == "knock":
+        return Knock(seat)
+    return CallMuggins(seat)
+
+
+def move_to_action(move: tuple) -> dict:
+    """The JSON form of a fast-path move tuple."""
+    if move[0] == PLAY:
+        return {"type": "play", "tile": move[1].to_json(), "end": END_NAMES[move[2]]}
+    return {"type": move[0]}
+
+
+# --- dealers: where the next hand's tiles come from ------------------------------------
+class Dealer(Protocol):
+    seed: str | None
+
+    def shuffle(self, label: str) -> list[Tile]: ...
+
+
+class SeedDealer:
+    """The real thing: ``boneyard-shuffle-v1`` over the match seed."""
+
+    def __init__(self, seed: str):
+        self.seed = seed
+
+    def shuffle(self, label: str) -> list[Tile]:
+        return shuffled_tiles(self.seed, label)
+
+
+class RandomDealer:
+    """For simulations: any ``random.Random``."""
+
+    seed = None
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+
+    def shuffle(self, label: str) -> list[Tile]:
+        tiles = list(ALL_TILES)
+        self.rng.shuffle(tiles)
+        return tiles
+
+
+# --- sinks: what happens to each consequence ------------------------------------------
+class Sink(Protocol):
+    def play(self, st: MatchState, seat: int, tile: Tile, end: int, claim: int | None, auto: bool) -> None: ...
+    def draw(self, st: MatchState, seat: int, auto: bool) -> None: ...
+    def knock(self, st: MatchState, seat: int, auto: bool) -> None: ...
+    def points(self, st: MatchState, seat: int, points: int, how: str) -> None: ...
+    def turned_up(self, st: MatchState, tiles: list[Tile], leader: int) -> None: ...
+    def hand_started(self, st: MatchState, number: int, leader: int, hands, boneyard) -> None: ...
+    def hand_ended(self, st: MatchState, result: HandResult) -> None: ...
+    def match_ended(self, st: MatchState, side: int) -> None: ...
+
+
+class EventSink:
+    """Records each consequence as an event and folds it into the working state."""
+
+    def __init__(self, seed: str | None):
+        self.seed = seed
+        self.events: list[Event] = []
+
+    def _emit(self, st: MatchState, event: Event) -> None:
+        self.events.append(event)
+        mutate(st, event)
+
+    def play(self, st, seat, tile, end, claim, auto):
+        ends = _ends_after(st, tile, end)
+        self._emit(st, TilePlayed(seat, tile, END_NAMES[end], ends, auto, claim))
+
+    def draw(self, st, seat, auto):
+        self._emit(st, TileDrawn(seat, st.boneyard[0], auto))
+
+    def knock(self, st, seat, auto):
+        self._emit(st, Knocked(seat, st.layout.ends_dict(), auto))
+
+    def points(self, st, seat, points, how):
+        side = st.rules.side_of(seat)
+        scores = st.scores[:]
+        scores[side] += points
+        self._emit(st, PointsScored(seat, side, points, st.layout.count(), how, tuple(scores)))
+
+    def turned_up(self, st, tiles, leader):
+        self._emit(st, TilesTurnedUp(tuple(tiles), leader))
+
+    def hand_started(self, st, number, leader, hands, boneyard):
+        self._emit(st, HandStarted(number, leader, tuple(tuple(h) for h in hands), tuple(boneyard)))
+
+    def hand_ended(self, st, result):
+        scores = st.scores[:]
+        if result.side is not None:
+            scores[result.side] += result.points
+        self._emit(st, HandEnded(st.hand_number, result.reason, result.winner, result.side, result.points,
+                                 result.pips, tuple(tuple(h) for h in st.hands), tuple(scores)))
+
+    def match_ended(self, st, side):
+        self._emit(st, MatchEnded(side, tuple(st.scores), self.seed or "",
+                                  tuple(tuple(h) for h in st.hands) if st.hand_live else ()))
+
+
+def _ends_after(st: MatchState, tile: Tile, end: int) -> dict:
+    layout = st.layout.copy()
+    layout.place(tile, end)
+    return layout.ends_dict()
+
+
+# --- the flow of play, written once ----------------------------------------------------
+def perform_play(st: MatchState, sink: Sink, seat: int, tile: Tile, end: int,
+                 claim: int | None = None, auto: bool = False) -> None:
+    """Place a tile, then score the count under ``fives_scoring``."""
+    rules = st.rules
+    if auto and rules.muggins_calls:
+        claim = _count_after(st, tile, end) or None   # the server claims its own plays rightly
+    sink.play(st, seat, tile, end, claim, auto)
+    if rules.fives_scoring:
+        points = st.scoring_count()
+        if points and (not rules.muggins_calls or claim == points):
+            sink.points(st, seat, points, "play")
+
+
+def _count_after(st: MatchState, tile: Tile, end: int) -> int:
+    layout = st.layout.copy()
+    layout.place(tile, end)
+    count = layout.count()
+    return count if count > 0 and count % 5 == 0 else 0
+
+
+def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
+    number = st.hand_number + 1
+    if st.rules.lead == "rotate_any" and number == 1:
+        turned = dealer.shuffle(TURN_UP_LABEL)[:st.players]
+        sink.turned_up(st, turned, turn_up_leader(turned))
+    hands, boneyard = deal(dealer.shuffle(deal_label(number)), st.rules)
+    leader, forced = st.next_lead(hands)
+    sink.hand_started(st, number, leader, hands, boneyard)
+    if forced is not None:
+        perform_play(st, sink, leader, forced, LEFT, auto=True)
+
+
+def settle(st: MatchState, sink: Sink, dealer: Dealer, *, next_hands: bool = True) -> None:
+    """Run every consequence that needs no decision, until a seat must act or the match ends."""
+    rules = st.rules
+    while st.status == PLAYING:
+        side = st.side_at_target()
+        if side is not None:
+            sink.match_ended(st, side)
+            return
+        if not st.hand_live:
+            if not next_hands:
+                return
+            deal_next_hand(st, sink, dealer)
+            continue
+        result = st.hand_outcome()
+        if result is not None:
+            sink.hand_ended(st, result)
+            continue
+        seat = st.turn
+        if st.layout.is_empty:
+            return                               # the leader chooses any tile
+        if (rules.auto_draw or rules.auto_knock) and not st.can_play(seat):
+            if st.boneyard_drawable():
+                if rules.auto_draw:
+                    sink.draw(st, seat, True)
+                    continue
+            elif rules.auto_knock:
+                sink.knock(st, seat, True)
+                continue
+        return
+
+
+# --- deciding commands ----------------------------------------------------------------
+def create_match(rules: RuleSet, seats: list[dict], seed: str) -> list[Event]:
+    """The first event of every log. Seats are ``{"name", "type", "level"}`` dicts."""
+    if len(seats) != rules.players:
+        raise errors.InvalidRules("seats", f"{len(seats)} seats for {rules.players} players")
+    return [MatchCreated(rules.to_dict(), tuple(dict(s) for s in seats), seed_commitment(seed))]
+
+
+def ready_to_start(st: MatchState) -> bool:
+    return st.status == WAITING and all(s.get("type") != "open" for s in st.seats)
+
+
+def start_match(st: MatchState, seed: str) -> list[Event]:
+    """Deal the first hand (and whatever follows on its own) once every seat is taken."""
+    if st.status != WAITING:
+        raise errors.IllegalAction("the match has already started", code="match_started")
+    if not ready_to_start(st):
+        raise errors.MatchNotStarted("open seats are still waiting for players")
+    work = st.copy()
+    sink = EventSink(seed)
+    deal_next_hand(work, sink, SeedDealer(seed))
+    settle(work, sink, SeedDealer(seed))
+    return sink.events
+
+
+def claim_seat(st: MatchState, seat: int, name: str) -> list[Event]:
+    if not 0 <= seat < st.players:
+        raise errors.InvalidAction(f"no seat {seat}; seats are 0 to {st.players - 1}")
+    if st.seats[seat].get("type") != "open":
+        raise errors.SeatTaken(f"seat {seat} is not open")
+    return [SeatClaimed(seat, name)]
+
+
+def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
+    """The events ``command`` causes in ``state`` (consequences included), or a RulesError."""
+    st = state.copy()
+    _check_live(st, command.seat)
+    sink = EventSink(seed)
+    if isinstance(command, Play):
+        _decide_play(st, sink, command)
+    elif isinstance(command, Draw):
+        _decide_draw(st, sink, command)
+    elif isinstance(command, Knock):
+        _decide_knock(st, command)
+        sink.knock(st, command.seat, False)
+    elif isinstance(command, CallMuggins):
+        _decide_muggins(st, sink, command)
+    else:  # pragma: no cover - the Command union is closed
+        raise errors.InvalidAction(f"unknown command {command!r}")
+    settle(st, sink, SeedDealer(seed))
+    return sink.events
+
+
+def _check_live(st: MatchState, seat: int) -> None:
+    if not isinstance(seat, int) or not 0 <= seat < st.players:
+        raise errors.InvalidAction(f"no seat {seat!r}")
+    if st.status == ENDED:
+        raise errors.MatchOver("the match is over")
+    if st.status == WAITING:
+        raise errors.MatchNotStarted("the match has not started: seats are still open")
+
+
+def _check_turn(st: MatchState, seat: int) -> None:
+    if st.turn != seat:
+        raise errors.NotYourTurn(f"it is seat {st.turn}'s turn, not seat {seat}'s")
+
+
+def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
+    _check_turn(st, cmd.seat)
+    hand = st.hands[cmd.seat]
+    if cmd.tile not in hand:
+        raise errors.TileNotInHand(f"{cmd.tile} is not in your hand")
+    end = END_INDEX[cmd.end]
+    layout = st.layout
+    if layout.is_empty:
+        if end not in (LEFT, RIGHT):
+            raise errors.IllegalPlay("the first tile of a hand opens the line: end 'left'")
+        end = LEFT
+    else:
+        number = layout.values[end]
+        if number is None:
+            raise errors.IllegalPlay(f"the {cmd.end} end is not open")
+        if not cmd.tile.has(number):
+            raise errors.IllegalPlay(f"{cmd.tile} does not match the {cmd.end} end ({number})")
+    rules = st.rules
+    if cmd.claim is not None:
+        if not rules.muggins_calls:
+            raise errors.InvalidAction("claims are made only under muggins_calls")
+        if cmd.claim != _count_after(st, cmd.tile, end):
+            raise errors.WrongClaim(f"the play does not score {cmd.claim}")
+    perform_play(st, sink, cmd.seat, cmd.tile, end, cmd.claim or None)
+
+
+def _decide_draw(st: MatchState, sink: EventSink, cmd: Draw) -> None:
+    _check_turn(st, cmd.seat)
+    rules = st.rules
+    if not rules.is_draw_game:
+        raise errors.DrawingNotAllowed("the Block game has no drawing: play or knock")
+    playable = st.can_play(cmd.seat)
+    if playable and (cmd.until_playable or not rules.draw_at_will):
+        raise errors.MustPlay("you hold a playable tile: play it")
+    if not st.boneyard_drawable():
+        if rules.boneyard_reserve and st.boneyard:
+            raise errors.BoneyardReserved(f"the last {rules.boneyard_reserve} tiles of the boneyard are never drawn")
+        raise errors.BoneyardReserved("the boneyard is empty")
+    sink.draw(st, cmd.seat, False)
+    if cmd.until_playable:
+        while st.hand_live and not st.can_play(cmd.seat) and st.boneyard_drawable() and st.hand_outcome() is None:
+            sink.draw(st, cmd.seat, False)
+
+
+def _decide_knock(st: MatchState, cmd: Knock) -> None:
+    _check_turn(st, cmd.seat)
+    if st.can_play(cmd.seat):
+        raise errors.MustPlay("you hold a playable tile: play it")
+    if st.boneyard_drawable():
+        raise errors.MustDraw("you must draw before knocking")
+
+
+def _decide_muggins(st: MatchState, sink: EventSink, cmd: CallMuggins) -> None:
+    pending = st.pending_muggins
+    if pending is None:
+        raise errors.NothingToMuggins("there are no unclaimed points to take")
+    if st.rules.side_of(pending[0]) == st.rules.side_of(cmd.seat):
+        raise errors.NothingToMuggins("only an opponent may call muggins")
+    sink.points(st, cmd.seat, pending[1], "muggins")
+
+
+def legal_actions(st: MatchState, seat: int | None) -> list[dict]:
+    """The JSON actions ``seat`` may send now, exactly as ``decide`` accepts them."""
+    if seat is None:
+        return []
+    moves = st.legal_moves(seat)
+    actions = []
+    hint = st.rules.fives_scoring and not st.rules.muggins_calls
+    plays_exist = False
+    for move in moves:
+        action = move_to_action(move)
+        if move[0] == PLAY:
+            plays_exist = True
+            if hint:
+                points = _count_after(st, move[1], move[2])
+                if points:
+                    action["scores"] = points
+        actions.append(action)
+    if not plays_exist and any(m[0] == DRAW for m in moves):
+        actions.append({"type": "draw", "until": "playable"})
+    return actions
+
+
+# --- the fold -----------------------------------------------------------------------------
+class ReplayError(ValueError):
+    """A log that does not fold: out of order, or contradicting the state it builds."""
+
+
+def mutate(st: MatchState, event: Event) -> None:
+    """Change ``st`` in place by one event (the body of the fold)."""
+    kind = event.type
+    if kind == "tile_played":
+        st.on_tile_played(event.seat, event.tile, END_INDEX[event.end], event.claim)
+    elif kind == "tile_drawn":
+        drawn = st.on_tile_drawn(event.seat)
+        if event.tile is not None and drawn is not event.tile:
+            raise ReplayError(f"seat {event.seat} drew {event.tile} but the boneyard's next tile is {drawn}")
+    elif kind == "knocked":
+        st.on_knocked(event.seat)
+    elif kind == "points_scored":
+        st.on_points_scored(event.side, event.points)
+    elif kind == "hand_started":
+        st.on_hand_started(event.hand_number, event.leader, event.hands, event.boneyard)
+    elif kind == "hand_ended":
+        st.on_hand_ended(event.to_dict())
+    elif kind == "tiles_turned_up":
+        st.on_tiles_turned_up(event.leader)
+    elif kind == "seat_claimed":
+        st.on_seat_claimed(event.seat, event.name)
+    elif kind == "match_ended":
+        st.on_match_ended(event.winner)
+    elif kind == "match_created":
+        raise ReplayError("match_created may only be the first event")
+    else:
+        raise ReplayError(f"unknown event type {kind!r}")
+
+
+def initial_state(created: MatchCreated) -> MatchState:
+    rules = RuleSet.from_dict(created.rules)
+    return MatchState(rules, list(created.seats), created.seed_commitment)
+
+
+def apply(state: MatchState | None, event: Event) -> MatchState:
+    """The state after ``event`` (a new object; ``state`` is left as it was)."""
+    if state is None:
+        if not isinstance(event, MatchCreated):
+            raise ReplayError("a log starts with match_created")
+        return initial_state(event)
+    st = state.copy()
+    mutate(st, event)
+    return st
+
+
+def replay(events: Iterable[Event], state: MatchState | None = None) -> MatchState:
+    """Fold a log (or the part of it after ``state``) into the state it describes."""
+    events = iter(events)
+    if state is None:
+        first = next(events, None)
+        if not isinstance(first, MatchCreated):
+            raise ReplayError("a log starts with match_created")
+        st = initial_state(first)
+    else:
+        st = state.copy()
+    for event in events:
+        mutate(st, event)
+    return st

@@ -1,0 +1,188 @@
+"""The public event vocabulary: small frozen records with stable snake_case type names.
+
+Clients in other languages fold these, so the names and fields are a contract
+(specified in openapi/events.md). ``to_dict`` gives the JSON-able form with ``type``;
+``event_from_dict`` reads it back. Tiles travel as ``[high, low]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from .errors import InvalidAction
+from .tiles import Tile
+
+SCHEMA_VERSION = 1
+
+
+def _tiles_out(tiles) -> list[list[int]]:
+    return [t.to_json() for t in tiles]
+
+
+def _tiles_in(values) -> tuple[Tile, ...]:
+    return tuple(Tile.from_json(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = ""
+    _tile_fields: ClassVar[tuple[str, ...]] = ()       # a single tile
+    _tiles_fields: ClassVar[tuple[str, ...]] = ()      # a list of tiles
+    _hands_fields: ClassVar[tuple[str, ...]] = ()      # a list (per seat) of lists of tiles
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in self._tile_fields:
+                value = value.to_json() if value is not None else None
+            elif f.name in self._tiles_fields:
+                value = _tiles_out(value)
+            elif f.name in self._hands_fields:
+                value = [_tiles_out(h) for h in value]
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def _from_fields(cls, data: dict[str, Any]) -> "Event":
+        kwargs = {}
+        for f in fields(cls):
+            if f.name not in data:
+                continue
+            value = data[f.name]
+            if f.name in cls._tile_fields:
+                value = Tile.from_json(value) if value is not None else None
+            elif f.name in cls._tiles_fields:
+                value = _tiles_in(value)
+            elif f.name in cls._hands_fields:
+                value = tuple(_tiles_in(h) for h in value)
+            elif isinstance(value, list):
+                value = tuple(value)
+            kwargs[f.name] = value
+        return cls(**kwargs)
+
+
+@dataclass(frozen=True)
+class MatchCreated(Event):
+    """The resolved rules and the seats; the seed stays secret behind its commitment."""
+
+    type: ClassVar[str] = "match_created"
+    rules: dict
+    seats: tuple            # of {"name", "type", "level"} dicts, one per seat
+    seed_commitment: str
+    seed_algorithm: str = "boneyard-shuffle-v1"
+
+
+@dataclass(frozen=True)
+class SeatClaimed(Event):
+    type: ClassVar[str] = "seat_claimed"
+    seat: int
+    name: str
+
+
+@dataclass(frozen=True)
+class TilesTurnedUp(Event):
+    """``rotate_any``: each seat turns up one tile of a shuffled set; the heaviest leads."""
+
+    type: ClassVar[str] = "tiles_turned_up"
+    _tiles_fields: ClassVar[tuple[str, ...]] = ("tiles",)
+    tiles: tuple
+    leader: int
+
+
+@dataclass(frozen=True)
+class HandStarted(Event):
+    type: ClassVar[str] = "hand_started"
+    _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
+    _tiles_fields: ClassVar[tuple[str, ...]] = ("boneyard",)
+    hand_number: int
+    leader: int
+    hands: tuple            # per seat, in dealt order
+    boneyard: tuple         # in draw order
+
+
+@dataclass(frozen=True)
+class TilePlayed(Event):
+    type: ClassVar[str] = "tile_played"
+    _tile_fields: ClassVar[tuple[str, ...]] = ("tile",)
+    seat: int
+    tile: Tile
+    end: str
+    ends: dict              # the open ends after the play, by name
+    auto: bool = False      # played by the server (the forced lead, a timed-out turn)
+    claim: int | None = None  # muggins_calls: the count the player claimed (None: no claim)
+
+
+@dataclass(frozen=True)
+class TileDrawn(Event):
+    type: ClassVar[str] = "tile_drawn"
+    _tile_fields: ClassVar[tuple[str, ...]] = ("tile",)
+    seat: int
+    tile: Tile | None       # None only in another seat's redacted copy
+    auto: bool = False
+
+
+@dataclass(frozen=True)
+class Knocked(Event):
+    type: ClassVar[str] = "knocked"
+    seat: int
+    ends: dict              # the open ends the seat could not match
+    auto: bool = False
+
+
+@dataclass(frozen=True)
+class PointsScored(Event):
+    """Points during play (All Fives): a scoring play, or a muggins call taking them."""
+
+    type: ClassVar[str] = "points_scored"
+    seat: int
+    side: int
+    points: int
+    count: int
+    how: str                # "play" | "muggins"
+    scores: tuple
+
+
+@dataclass(frozen=True)
+class HandEnded(Event):
+    type: ClassVar[str] = "hand_ended"
+    _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
+    hand_number: int
+    reason: str             # "domino" | "blocked"
+    winner: int | None      # the seat credited with the hand (None on a tie)
+    side: int | None        # the scoring side (== winner without partners)
+    points: int
+    pips: tuple             # per seat
+    hands: tuple            # every hand, revealed
+    scores: tuple           # per side, after this hand
+
+
+@dataclass(frozen=True)
+class MatchEnded(Event):
+    type: ClassVar[str] = "match_ended"
+    _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
+    winner: int             # the winning side (== seat without partners)
+    scores: tuple
+    seed: str               # revealed: every deal can now be re-derived
+    hands: tuple = ()       # the hands at the end, revealed (matters when it ends mid-hand)
+
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (
+    MatchCreated, SeatClaimed, TilesTurnedUp, HandStarted, TilePlayed, TileDrawn, Knocked,
+    PointsScored, HandEnded, MatchEnded,
+)}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Read an event in its JSON form (as stored, or as fetched from the audit log)."""
+    try:
+        cls = EVENT_TYPES[data["type"]]
+    except (KeyError, TypeError):
+        raise InvalidAction(f"unknown event type {data.get('type') if isinstance(data, dict) else data!r}")
+    try:
+        return cls._from_fields(data)
+    except TypeError as exc:
+        raise InvalidAction(f"malformed {cls.type} event: {exc}") from None

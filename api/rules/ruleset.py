@@ -1,0 +1,198 @@
+"""Rule sets: a named preset plus option overrides, resolved to one immutable record.
+
+The resolved record is what a match stores (in ``match_created``) and what every view
+shows; the engine consults it in a handful of well-named places and nowhere else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Callable, Mapping
+
+from .errors import InvalidRules
+
+MAX_TARGET = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Every option of RULES.md, resolved for one match."""
+
+    preset: str
+    players: int
+    game: str                 # "draw" | "block"
+    hand_size: int
+    lead: str                 # "highest_double" | "winner_any" | "rotate_any"
+    draw_at_will: bool
+    boneyard_reserve: int     # 0 | 2
+    blocked_scoring: str      # "others_minus_own" | "others"
+    round_to_five: bool
+    partners: bool
+    target: int
+    spinner: str              # "none" | "first_double"
+    fives_scoring: bool
+    muggins_calls: bool
+    auto_draw: bool
+    auto_knock: bool
+
+    # --- derived questions the engine asks ------------------------------------
+    @property
+    def is_draw_game(self) -> bool:
+        return self.game == "draw"
+
+    @property
+    def sides(self) -> int:
+        """Number of scoring sides: two teams with partners, else one per seat."""
+        return 2 if self.partners else self.players
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.partners else seat
+
+    def seats_of_side(self, side: int) -> tuple[int, ...]:
+        return tuple(s for s in range(self.players) if self.side_of(s) == side)
+
+    @property
+    def boneyard_size(self) -> int:
+        return 28 - self.players * self.hand_size
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "RuleSet":
+        """Rebuild a stored, resolved rule set (validated again)."""
+        data = dict(data)
+        preset = data.pop("preset", None)
+        players = data.pop("players", None)
+        if not isinstance(preset, str) or preset not in PRESETS:
+            raise InvalidRules("preset", f"unknown preset {preset!r}")
+        if not isinstance(players, int) or isinstance(players, bool):
+            raise InvalidRules("players", "must be a whole number")
+        return resolve_rules(preset, data, players)
+
+
+OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name not in ("preset", "players"))
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "game": ("draw", "block"),
+    "lead": ("highest_double", "winner_any", "rotate_any"),
+    "blocked_scoring": ("others_minus_own", "others"),
+    "spinner": ("none", "first_double"),
+}
+_BOOLEANS = ("draw_at_will", "round_to_five", "partners", "fives_scoring", "muggins_calls",
+             "auto_draw", "auto_knock")
+
+_BASE: dict[str, Any] = dict(
+    game="draw", lead="highest_double", draw_at_will=False, boneyard_reserve=0,
+    blocked_scoring="others_minus_own", round_to_five=False, partners=False, target=100,
+    spinner="none", fives_scoring=False, muggins_calls=False, auto_draw=False, auto_knock=False,
+)
+
+
+def _by_players(two: int, three: int, four: int) -> Callable[[int, dict], int]:
+    return lambda players, _opts: {2: two, 3: three, 4: four}[players]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named table: fixed options plus defaults that depend on the player count."""
+
+    name: str
+    description: str
+    options: Mapping[str, Any]
+    hand_size: Callable[[int, dict], int]
+    target: Callable[[int, dict], int] = lambda players, opts: 100
+    players: tuple[int, ...] = (2, 3, 4)
+
+
+def _pagat_target(players: int, opts: dict) -> int:
+    return 100 if players == 2 or opts.get("partners") else 61
+
+
+_FIVES = dict(spinner="first_double", fives_scoring=True, lead="winner_any", blocked_scoring="others",
+              round_to_five=True)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("standard-draw", "Seed 000 Draw game (the default)", {}, _by_players(7, 5, 5)),
+    Preset("standard-block", "Seed 000 Block game", {"game": "block"}, _by_players(7, 5, 5)),
+    Preset("pagat-draw", "Pagat's Draw game: 6-7 tiles, two tiles stay in the boneyard",
+           {"boneyard_reserve": 2}, _by_players(7, 7, 6), _pagat_target),
+    Preset("pagat-block", "Pagat's Block game", {"game": "block"}, _by_players(7, 5, 5)),
+    Preset("dominorules-draw", "dominorules.com Draw game: 7 each, lead rotates",
+           {"lead": "rotate_any", "blocked_scoring": "others"}, _by_players(7, 7, 7)),
+    Preset("dominorules-block", "dominorules.com Block game: 7 each, lead rotates",
+           {"game": "block", "lead": "rotate_any", "blocked_scoring": "others"}, _by_players(7, 7, 7)),
+    Preset("winner-leads", "Seed 004: two players, the hand's winner leads any tile",
+           {"lead": "winner_any", "blocked_scoring": "others"}, _by_players(7, 7, 7), players=(2,)),
+    Preset("all-fives", "All Fives: spinner, every multiple of five scores during play",
+           _FIVES, _by_players(7, 5, 5), lambda players, opts: 200),
+    Preset("muggins", "Muggins: All Fives without a spinner",
+           {**_FIVES, "spinner": "none"}, _by_players(7, 5, 5), lambda players, opts: 200),
+)}
+
+DEFAULT_PRESET = "standard-draw"
+
+
+def resolve_rules(preset: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = None,
+                  players: int = 2) -> RuleSet:
+    """Resolve ``preset`` + ``overrides`` for ``players`` seats, refusing what cannot work."""
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise InvalidRules("preset", f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
+    spec = PRESETS[preset]
+    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+        raise InvalidRules("players", f"2 to 4 players, not {players!r}")
+    if players not in spec.players:
+        raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
+    overrides = dict(overrides or {})
+    if not isinstance(overrides, dict):
+        raise InvalidRules("rules", "must be an object of options")
+    # A resolved record may be sent back as overrides: its echo fields must agree.
+    for echo, expected in (("preset", preset), ("players", players)):
+        if echo in overrides and overrides.pop(echo) != expected:
+            raise InvalidRules(echo, f"does not match the match ({expected!r})")
+    for name in overrides:
+        if name not in OPTION_NAMES:
+            raise InvalidRules(name, "unknown option")
+
+    options = {**_BASE, **spec.options, **overrides}
+    _check_types(options)
+    if "hand_size" not in overrides:
+        options["hand_size"] = spec.hand_size(players, options)
+    if "target" not in overrides:
+        options["target"] = spec.target(players, options)
+    _check_types(options)
+    rules = RuleSet(preset=preset, players=players, **options)
+    _check_combination(rules)
+    return rules
+
+
+def _check_types(options: dict[str, Any]) -> None:
+    for name, choices in _CHOICES.items():
+        if options[name] not in choices:
+            raise InvalidRules(name, f"one of {', '.join(choices)}, not {options[name]!r}")
+    for name in _BOOLEANS:
+        if not isinstance(options[name], bool):
+            raise InvalidRules(name, f"true or false, not {options[name]!r}")
+    for name in ("hand_size", "target", "boneyard_reserve"):
+        value = options.get(name)
+        if name in options and (not isinstance(value, int) or isinstance(value, bool)):
+            raise InvalidRules(name, f"must be a whole number, not {value!r}")
+
+
+def _check_combination(r: RuleSet) -> None:
+    if r.hand_size < 1 or r.players * r.hand_size > 28:
+        raise InvalidRules("hand_size", f"{r.players} players × {r.hand_size} tiles does not fit a 28-tile set")
+    if not 1 <= r.target <= MAX_TARGET:
+        raise InvalidRules("target", f"a positive number up to {MAX_TARGET}, not {r.target}")
+    if r.partners and r.players != 4:
+        raise InvalidRules("partners", "partners need exactly 4 players")
+    if r.boneyard_reserve not in (0, 2):
+        raise InvalidRules("boneyard_reserve", f"0 or 2, not {r.boneyard_reserve}")
+    if not r.is_draw_game:
+        for name in ("draw_at_will", "auto_draw"):
+            if getattr(r, name):
+                raise InvalidRules(name, "the Block game has no drawing")
+        if r.boneyard_reserve:
+            raise InvalidRules("boneyard_reserve", "the Block game has no drawing")
+    if r.muggins_calls and not r.fives_scoring:
+        raise InvalidRules("muggins_calls", "needs fives_scoring")

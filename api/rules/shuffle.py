@@ -1,0 +1,59 @@
+"""The seeded shuffle, ``boneyard-shuffle-v1`` (specified in openapi/shuffle.md).
+
+All randomness of a match comes from its seed. A byte stream is the concatenation of
+blocks ``HMAC-SHA256(key=UTF-8(seed), msg=UTF-8(label) || 0x00 || uint32_be(counter))``
+for counter = 0, 1, 2, …; it is read as big-endian unsigned 32-bit words. A
+Fisher–Yates shuffle of the 28 tiles in canonical order (0-0, 1-0, 1-1, 2-0, …, 6-6)
+takes, for i = 27 down to 1, the next word u that is below ``2**32 - 2**32 % (i+1)``
+(rejection keeps it unbiased) and swaps positions i and ``u % (i+1)``.
+
+The label names what is shuffled, so hand k's deal depends only on the seed and k.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Iterator
+
+from .tiles import ALL_TILES, Tile
+
+ALGORITHM = "boneyard-shuffle-v1"
+
+
+def deal_label(hand_number: int) -> str:
+    return f"hand:{hand_number}"
+
+
+TURN_UP_LABEL = "turn-up"
+
+
+def _words(seed: str, label: str) -> Iterator[int]:
+    key = seed.encode("utf-8")
+    prefix = label.encode("utf-8") + b"\x00"
+    counter = 0
+    while True:
+        block = hmac.new(key, prefix + counter.to_bytes(4, "big"), hashlib.sha256).digest()
+        for offset in range(0, 32, 4):
+            yield int.from_bytes(block[offset:offset + 4], "big")
+        counter += 1
+
+
+def shuffled_tiles(seed: str, label: str) -> list[Tile]:
+    """The 28 tiles in the order the seed and label give."""
+    tiles = list(ALL_TILES)
+    words = _words(seed, label)
+    for i in range(len(tiles) - 1, 0, -1):
+        n = i + 1
+        limit = 2**32 - (2**32 % n)
+        u = next(words)
+        while u >= limit:
+            u = next(words)
+        j = u % n
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+    return tiles
+
+
+def seed_commitment(seed: str) -> str:
+    """What ``match_created`` publishes before play: SHA-256 of the seed, hex."""
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()

@@ -1,0 +1,91 @@
+"""The fast path: play moves and whole hands without building event objects.
+
+Bots run thousands of playouts per decision. They copy a ``MatchState`` once and push
+moves (plain tuples from ``MatchState.legal_moves``) into it; the consequences run
+through the same ``settle`` as the event-sourced engine, with a sink that changes the
+state directly. Same rule code, no events, no JSON.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .engine import RandomDealer, perform_play, settle
+from .state import DRAW, KNOCK, MUGGINS, PLAY, PLAYING, MatchState
+
+
+class DirectSink:
+    """Applies each consequence straight to the state (the fold's effects, minus events)."""
+
+    def play(self, st, seat, tile, end, claim, auto):
+        st.on_tile_played(seat, tile, end, claim)
+
+    def draw(self, st, seat, auto):
+        st.on_tile_drawn(seat)
+
+    def knock(self, st, seat, auto):
+        st.on_knocked(seat)
+
+    def points(self, st, seat, points, how):
+        st.on_points_scored(st.rules.side_of(seat), points)
+
+    def turned_up(self, st, tiles, leader):
+        st.on_tiles_turned_up(leader)
+
+    def hand_started(self, st, number, leader, hands, boneyard):
+        st.on_hand_started(number, leader, hands, boneyard)
+
+    def hand_ended(self, st, result):
+        st.on_hand_ended({"reason": result.reason, "winner": result.winner, "side": result.side,
+                          "points": result.points, "pips": result.pips, "hands": [h[:] for h in st.hands]})
+
+    def match_ended(self, st, side):
+        st.on_match_ended(side)
+
+
+SINK = DirectSink()
+
+
+def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> None:
+    """Make ``move`` in place (trusted: it came from ``legal_moves``), then its consequences.
+
+    Without a ``dealer`` the simulation stops at the end of the hand.
+    """
+    kind = move[0]
+    mover = st.turn if seat is None else seat
+    if kind == PLAY:
+        perform_play(st, SINK, mover, move[1], move[2], auto=True)
+    elif kind == DRAW:
+        SINK.draw(st, mover, False)
+    elif kind == KNOCK:
+        SINK.knock(st, mover, False)
+    elif kind == MUGGINS:
+        pending = st.pending_muggins
+        SINK.points(st, mover, pending[1], "muggins")
+    settle(st, SINK, dealer, next_hands=dealer is not None)
+
+
+def start(st: MatchState, rng: random.Random) -> RandomDealer:
+    """Deal the first hand of a waiting state from ``rng``; returns the dealer to continue with."""
+    from .engine import deal_next_hand
+    dealer = RandomDealer(rng)
+    deal_next_hand(st, SINK, dealer)
+    settle(st, SINK, dealer)
+    return dealer
+
+
+def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = False) -> MatchState:
+    """Play uniformly random legal moves until the hand (or the match) ends; ``st`` changes."""
+    dealer = RandomDealer(rng) if whole_match else None
+    choice = rng.choice
+    while st.status == PLAYING and (st.hand_live or whole_match):
+        push(st, choice(st.legal_moves()), dealer)
+    return st
+
+
+def random_match(rules, rng: random.Random) -> MatchState:
+    """A whole match of random moves, from the first deal to the winner."""
+    seats = [{"name": f"p{i}", "type": "bot", "level": "random"} for i in range(rules.players)]
+    st = MatchState(rules, seats)
+    start(st, rng)
+    return random_playout(st, rng, whole_match=True)

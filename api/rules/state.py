@@ -1,0 +1,306 @@
+"""The state of a match, and the effects that change it.
+
+``MatchState`` is the one place where the rules change data. Each ``on_*`` method is
+the effect of one event type; the event-sourced fold (``engine.apply``) and the fast
+simulation path (``simulate``) both call these same methods, so there is one copy of
+the rules. The questions (``legal_moves``, ``hand_outcome``…) are shared the same way.
+
+Outside the engine a state is treated as immutable: ``engine.apply`` copies first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .layout import END_NAMES, LEFT, Layout
+from .ruleset import RuleSet
+from .tiles import DOUBLES, Tile, pip_count, weight_key
+
+WAITING, PLAYING, ENDED = "waiting", "playing", "ended"
+DOMINO, BLOCKED = "domino", "blocked"
+
+# Moves in the fast path are plain tuples: (PLAY, tile, end), (DRAW,), (KNOCK,), (MUGGINS,).
+PLAY, DRAW, KNOCK, MUGGINS = "play", "draw", "knock", "muggins"
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended, as data (python-chess's Outcome)."""
+
+    reason: str                 # DOMINO | BLOCKED
+    winner: int | None          # seat credited with the hand; None on a tie
+    side: int | None            # scoring side
+    points: int
+    pips: tuple[int, ...]
+
+
+def round_to_five(points: int) -> int:
+    """Nearest multiple of five; …2 rounds down, …3 up."""
+    return (points + 2) // 5 * 5
+
+
+class MatchState:
+    __slots__ = ("rules", "seats", "seed_commitment", "status", "hand_number", "leader", "turn",
+                 "hands", "boneyard", "layout", "placements", "scores", "hand_live",
+                 "last_result", "winner", "turn_up_leader", "pending_muggins", "drawn",
+                 "knocks_in_row")
+
+    def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
+        self.rules = rules
+        self.seats = [dict(s) for s in seats]
+        self.seed_commitment = seed_commitment
+        self.status = WAITING
+        self.hand_number = 0
+        self.leader: int | None = None
+        self.turn: int | None = None
+        self.hands: list[list[Tile]] = [[] for _ in range(rules.players)]
+        self.boneyard: list[Tile] = []
+        self.layout = Layout(rules.spinner == "first_double")
+        self.placements: list[tuple[int, Tile, int]] = []   # (seat, tile, end) this hand
+        self.scores = [0] * rules.sides
+        self.hand_live = False
+        self.last_result: dict | None = None     # the last hand_ended event, as a dict
+        self.winner: int | None = None            # winning side once the match is over
+        self.turn_up_leader: int | None = None
+        self.pending_muggins: tuple[int, int, int] | None = None  # (seat, points, count)
+        self.drawn = [0] * rules.players          # tiles drawn this hand, per seat (public)
+        self.knocks_in_row = 0
+
+    def copy(self) -> "MatchState":
+        other = MatchState.__new__(MatchState)
+        other.rules = self.rules
+        other.seats = self.seats            # replaced, never mutated in place
+        other.seed_commitment = self.seed_commitment
+        other.status = self.status
+        other.hand_number = self.hand_number
+        other.leader = self.leader
+        other.turn = self.turn
+        other.hands = [h[:] for h in self.hands]
+        other.boneyard = self.boneyard[:]
+        other.layout = self.layout.copy()
+        other.placements = self.placements[:]
+        other.scores = self.scores[:]
+        other.hand_live = self.hand_live
+        other.last_result = self.last_result
+        other.winner = self.winner
+        other.turn_up_leader = self.turn_up_leader
+        other.pending_muggins = self.pending_muggins
+        other.drawn = self.drawn[:]
+        other.knocks_in_row = self.knocks_in_row
+        return other
+
+    # --- questions ---------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == ENDED
+
+    def boneyard_drawable(self) -> int:
+        """How many tiles may still be drawn (0 in the Block game)."""
+        if not self.rules.is_draw_game:
+            return 0
+        return max(0, len(self.boneyard) - self.rules.boneyard_reserve)
+
+    def can_play(self, seat: int) -> bool:
+        return self.layout.accepts_any(self.hands[seat])
+
+    def can_draw(self, seat: int) -> bool:
+        """May ``seat`` draw now, by the rules (whoever's turn it is)?"""
+        if self.boneyard_drawable() == 0:
+            return False
+        return self.rules.draw_at_will or not self.can_play(seat)
+
+    def playable(self, seat: int) -> list[tuple[Tile, int]]:
+        """Every (tile, end) the seat could place now."""
+        layout = self.layout
+        if layout.tiles == 0:
+            return [(t, LEFT) for t in self.hands[seat]]
+        ends = layout.open_ends()
+        return [(t, i) for t in self.hands[seat] for i, v in ends if t.high == v or t.low == v]
+
+    def legal_moves(self, seat: int | None = None) -> list[tuple]:
+        """The moves ``seat`` (default: the seat to move) may make, as fast-path tuples."""
+        if self.status != PLAYING or not self.hand_live:
+            return []
+        moves: list[tuple] = []
+        if self.pending_muggins is not None and seat is not None:
+            if self.rules.side_of(seat) != self.rules.side_of(self.pending_muggins[0]):
+                moves.append((MUGGINS,))
+        if seat is None:
+            seat = self.turn
+        if seat != self.turn:
+            return moves
+        plays = self.playable(seat)
+        moves.extend((PLAY, t, e) for t, e in plays)
+        drawable = self.boneyard_drawable() > 0
+        if drawable and (self.rules.draw_at_will or not plays):
+            moves.append((DRAW,))
+        if not plays and not drawable:
+            moves.append((KNOCK,))
+        return moves
+
+    def is_blocked(self) -> bool:
+        """Nobody can play and nobody can draw: certain, so the hand ends now."""
+        if self.boneyard_drawable() > 0:
+            return False
+        return not any(self.layout.accepts_any(h) for h in self.hands)
+
+    def hand_outcome(self) -> HandResult | None:
+        """The result if the hand is over now, else None."""
+        if not self.hand_live:
+            return None
+        for seat, hand in enumerate(self.hands):
+            if not hand and self.layout.tiles:
+                return self._score(DOMINO, seat)
+        if self.is_blocked():
+            return self._score(BLOCKED, None)
+        return None
+
+    def _score(self, reason: str, went_out: int | None) -> HandResult:
+        rules = self.rules
+        pips = tuple(pip_count(h) for h in self.hands)
+        side_pips = [0] * rules.sides
+        for seat, p in enumerate(pips):
+            side_pips[rules.side_of(seat)] += p
+        if reason == DOMINO:
+            side = rules.side_of(went_out)
+            winner = went_out
+            points = sum(p for s, p in enumerate(side_pips) if s != side)
+        else:
+            low = min(side_pips)
+            if side_pips.count(low) > 1:
+                return HandResult(BLOCKED, None, None, 0, pips)
+            side = side_pips.index(low)
+            points = sum(side_pips) - low
+            if rules.blocked_scoring == "others_minus_own":
+                points -= low
+            members = rules.seats_of_side(side)
+            winner = min(members, key=lambda s: (pips[s], s))
+        if rules.round_to_five:
+            points = round_to_five(points)
+        return HandResult(reason, winner, side, points, pips)
+
+    def scoring_count(self) -> int:
+        """Points the last play makes under ``fives_scoring`` (0 when it makes none)."""
+        count = self.layout.count()
+        return count if count > 0 and count % 5 == 0 else 0
+
+    def side_at_target(self) -> int | None:
+        for side, score in enumerate(self.scores):
+            if score >= self.rules.target:
+                return side
+        return None
+
+    def next_lead(self, hands: list[list[Tile]]) -> tuple[int, Tile | None]:
+        """Who leads the hand about to be dealt, and the tile if the lead is forced."""
+        rules = self.rules
+        first_hand = self.hand_number == 0
+        if rules.lead == "rotate_any":
+            if first_hand:
+                return self.turn_up_leader, None
+            return (self.leader + 1) % rules.players, None
+        if rules.lead == "winner_any" and not first_hand:
+            last = self.last_result
+            if last["winner"] is not None:
+                return last["winner"], None
+            sizes = [len(h) for h in last["hands"]]
+            fewest = [s for s, n in enumerate(sizes) if n == min(sizes)]
+            return (fewest[0] if len(fewest) == 1 else self.leader), None
+        return forced_lead(hands)
+
+    # --- effects, one per event type ---------------------------------------------
+    def on_seat_claimed(self, seat: int, name: str) -> None:
+        seats = [dict(s) for s in self.seats]
+        seats[seat].update(name=name, type="remote")
+        self.seats = seats
+
+    def on_tiles_turned_up(self, leader: int) -> None:
+        self.turn_up_leader = leader
+
+    def on_hand_started(self, hand_number: int, leader: int, hands, boneyard) -> None:
+        self.status = PLAYING
+        self.hand_number = hand_number
+        self.leader = leader
+        self.turn = leader
+        self.hands = [list(h) for h in hands]
+        self.boneyard = list(boneyard)
+        self.layout = Layout(self.rules.spinner == "first_double")
+        self.placements = []
+        self.hand_live = True
+        self.pending_muggins = None
+        self.drawn = [0] * self.rules.players
+        self.knocks_in_row = 0
+
+    def on_tile_played(self, seat: int, tile: Tile, end: int, claim: int | None = None) -> None:
+        self.hands[seat].remove(tile)
+        self.layout.place(tile, end)
+        self.placements.append((seat, tile, end))
+        self.knocks_in_row = 0
+        self.turn = (seat + 1) % self.rules.players
+        self.pending_muggins = None
+        if self.rules.muggins_calls and claim is None:
+            # An unclaimed count stays open to a muggins call until the next tile is played.
+            points = self.scoring_count()
+            if points:
+                self.pending_muggins = (seat, points, points)
+
+    def on_tile_drawn(self, seat: int) -> Tile:
+        tile = self.boneyard.pop(0)
+        self.hands[seat].append(tile)
+        self.drawn[seat] += 1
+        return tile
+
+    def on_knocked(self, seat: int) -> None:
+        self.knocks_in_row += 1
+        self.turn = (seat + 1) % self.rules.players
+
+    def on_points_scored(self, side: int, points: int) -> None:
+        """Credit points during play (a scoring play, or a muggins call taking them)."""
+        self.scores[side] += points
+        self.pending_muggins = None
+
+    def on_hand_ended(self, result: dict) -> None:
+        side = result["side"]
+        if side is not None:
+            self.scores[side] += result["points"]
+        self.hand_live = False
+        self.turn = None
+        self.pending_muggins = None
+        self.last_result = result
+
+    def on_match_ended(self, winner: int) -> None:
+        self.status = ENDED
+        self.hand_live = False
+        self.turn = None
+        self.winner = winner
+        self.pending_muggins = None
+
+
+def forced_lead(hands: list[list[Tile]]) -> tuple[int, Tile]:
+    """Highest double sets; with no double dealt, the heaviest tile (higher end on ties)."""
+    holder = {t: seat for seat, hand in enumerate(hands) for t in hand}
+    for double in reversed(DOUBLES):
+        if double in holder:
+            return holder[double], double
+    tile = max(holder, key=weight_key)
+    return holder[tile], tile
+
+
+def deal(order: list[Tile], rules: RuleSet) -> tuple[list[list[Tile]], list[Tile]]:
+    """Split a shuffled set: seat s takes the s-th run of ``hand_size``; the rest is the boneyard."""
+    n = rules.hand_size
+    hands = [order[s * n:(s + 1) * n] for s in range(rules.players)]
+    return hands, order[rules.players * n:]
+
+
+def turn_up_leader(tiles: list[Tile]) -> int:
+    """``rotate_any``: the seat that turned up the heaviest tile (higher end on ties)."""
+    return max(range(len(tiles)), key=lambda s: weight_key(tiles[s]))
+
+
+__all__ = ["MatchState", "HandResult", "forced_lead", "deal", "turn_up_leader", "round_to_five",
+           "END_NAMES", "WAITING", "PLAYING", "ENDED", "DOMINO", "BLOCKED",
+           "PLAY", "DRAW", "KNOCK", "MUGGINS"]
