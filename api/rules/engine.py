@@ -225,13 +225,14 @@ def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
         perform_play(st, sink, leader, forced, LEFT, auto=True)
 
 
-def settle(st: MatchState, sink: Sink, dealer: Dealer, *, next_hands: bool = True) -> None:
+def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) -> None:
     """Run every consequence that needs no decision, until a seat must act or the match ends."""
     rules = st.rules
+    auto = rules.auto_draw or rules.auto_knock
+    target = rules.target
     while st.status == PLAYING:
-        side = st.side_at_target()
-        if side is not None:
-            sink.match_ended(st, side)
+        if max(st.scores) >= target:             # st.side_at_target() is not None, cheaply
+            sink.match_ended(st, st.side_at_target())
             return
         if not st.hand_live:
             if not next_hands:
@@ -242,10 +243,10 @@ def settle(st: MatchState, sink: Sink, dealer: Dealer, *, next_hands: bool = Tru
         if result is not None:
             sink.hand_ended(st, result)
             continue
-        seat = st.turn
-        if st.layout.is_empty:
+        if st.layout.tiles == 0:
             return                               # the leader chooses any tile
-        if (rules.auto_draw or rules.auto_knock) and not st.can_play(seat):
+        seat = st.turn
+        if auto and not st.can_play(seat):
             if st.boneyard_drawable():
                 if rules.auto_draw:
                     sink.draw(st, seat, True)

@@ -7,7 +7,11 @@ and once both of its sides hold a tile the arms ``up`` and ``down`` open on it.
 
 from __future__ import annotations
 
-from .tiles import Tile
+from .tiles import ALL_TILES, Tile
+
+# Bit n set for each number n on a tile: a tile fits the open numbers ``mask`` iff
+# ``TILE_MASK[tile] & mask``. (Tiles are interned, so the lookup hashes by identity.)
+TILE_MASK: dict[Tile, int] = {t: (1 << t.high) | (1 << t.low) for t in ALL_TILES}
 
 END_NAMES = ("left", "right", "up", "down")
 LEFT, RIGHT, UP, DOWN = range(4)
@@ -18,7 +22,7 @@ class Layout:
     """Mutable working layout; callers that need immutability copy it first."""
 
     __slots__ = ("values", "doubles", "occupied", "spinner_ends", "spinner", "spinner_sides",
-                 "tiles", "first", "uses_spinner")
+                 "tiles", "first", "uses_spinner", "open_mask", "end_bits")
 
     def __init__(self, uses_spinner: bool = False):
         self.values: list[int | None] = [None, None, None, None]  # open number per end
@@ -30,6 +34,8 @@ class Layout:
         self.tiles = 0
         self.first: Tile | None = None
         self.uses_spinner = uses_spinner
+        self.open_mask = 0                            # bit n set: some open end shows n
+        self.end_bits: tuple[tuple[int, int], ...] = ()  # (end index, 1 << number) per open end
 
     def copy(self) -> "Layout":
         other = Layout.__new__(Layout)
@@ -42,6 +48,8 @@ class Layout:
         other.tiles = self.tiles
         other.first = self.first
         other.uses_spinner = self.uses_spinner
+        other.open_mask = self.open_mask
+        other.end_bits = self.end_bits
         return other
 
     # --- questions ------------------------------------------------------------
@@ -62,8 +70,11 @@ class Layout:
     def accepts_any(self, tiles) -> bool:
         if self.tiles == 0:
             return bool(tiles)
-        open_numbers = {v for v in self.values if v is not None}
-        return any(t.high in open_numbers or t.low in open_numbers for t in tiles)
+        mask = self.open_mask
+        for t in tiles:          # a plain loop: this is the hottest question in playouts
+            if TILE_MASK[t] & mask:
+                return True
+        return False
 
     def count(self) -> int:
         """The sum of the open ends of every arm that holds a tile (the All Fives count)."""
@@ -90,19 +101,38 @@ class Layout:
                 self.spinner = tile
                 self.spinner_ends = {LEFT, RIGHT}
             self.tiles = 1
+            self.open_mask = (1 << tile.high) | (1 << tile.low)
+            self.end_bits = ((LEFT, 1 << tile.high), (RIGHT, 1 << tile.low))
             return
-        self.values[end] = tile.other(self.values[end])
+        values = self.values
+        number = values[end]
+        values[end] = tile.low if tile.high == number else tile.high   # tile.other(number)
         self.doubles[end] = tile.is_double
         self.occupied[end] = True
         self.tiles += 1
+        if not self.uses_spinner:
+            # Line games: two ends, nothing else to track (the branch below, specialised).
+            left, right = 1 << values[LEFT], 1 << values[RIGHT]
+            self.end_bits = ((LEFT, left), (RIGHT, right))
+            self.open_mask = left | right
+            return
         if end in self.spinner_ends:
             # A tile against one of the spinner's sides; with both sides taken its ends open.
             self.spinner_ends.discard(end)
             self.spinner_sides += 1
             if self.spinner_sides == 2:
-                self.values[UP] = self.values[DOWN] = self.spinner.high
+                values[UP] = values[DOWN] = self.spinner.high
         elif self.uses_spinner and self.spinner is None and tile.is_double:
             # The first double, played on a line end: its inner side already touches the line.
             self.spinner = tile
             self.spinner_ends = {end}
             self.spinner_sides = 1
+        # left and right are always open once a tile lies; up and down only after the spinner fills.
+        bits = ((LEFT, 1 << values[LEFT]), (RIGHT, 1 << values[RIGHT]))
+        if values[UP] is not None:
+            bits += ((UP, 1 << values[UP]), (DOWN, 1 << values[DOWN]))
+        mask = 0
+        for _end, bit in bits:
+            mask |= bit
+        self.end_bits = bits
+        self.open_mask = mask

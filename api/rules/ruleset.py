@@ -143,9 +143,11 @@ def resolve_rules(preset: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | N
         raise InvalidRules("players", f"2 to 4 players, not {players!r}")
     if players not in spec.players:
         raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
-    overrides = dict(overrides or {})
-    if not isinstance(overrides, dict):
+    if overrides is None:
+        overrides = {}
+    if not isinstance(overrides, Mapping):
         raise InvalidRules("rules", "must be an object of options")
+    overrides = dict(overrides)
     # A resolved record may be sent back as overrides: its echo fields must agree.
     for echo, expected in (("preset", preset), ("players", players)):
         if echo in overrides and overrides.pop(echo) != expected:

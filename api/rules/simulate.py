@@ -54,15 +54,20 @@ def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> N
     kind = move[0]
     mover = st.turn if seat is None else seat
     if kind == PLAY:
-        perform_play(st, SINK, mover, move[1], move[2], auto=True)
+        if st.rules.fives_scoring:
+            perform_play(st, SINK, mover, move[1], move[2], auto=True)
+        else:
+            # perform_play without fives_scoring (and so without muggins_calls) is exactly
+            # the sink's play; calling the effect directly saves two calls per move.
+            st.on_tile_played(mover, move[1], move[2], None)
     elif kind == DRAW:
-        SINK.draw(st, mover, False)
+        st.on_tile_drawn(mover)                  # = SINK.draw
     elif kind == KNOCK:
-        SINK.knock(st, mover, False)
+        st.on_knocked(mover)                     # = SINK.knock
     elif kind == MUGGINS:
         pending = st.pending_muggins
         SINK.points(st, mover, pending[1], "muggins")
-    settle(st, SINK, dealer, next_hands=dealer is not None)
+    settle(st, SINK, dealer, dealer is not None)
 
 
 def start(st: MatchState, rng: random.Random) -> RandomDealer:
@@ -78,8 +83,24 @@ def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = Fa
     """Play uniformly random legal moves until the hand (or the match) ends; ``st`` changes."""
     dealer = RandomDealer(rng) if whole_match else None
     choice = rng.choice
+    legal_moves = st.legal_moves
+    if st.rules.fives_scoring:
+        while st.status == PLAYING and (st.hand_live or whole_match):
+            push(st, choice(legal_moves()), dealer)
+        return st
+    # Line games score nothing during play: push's body, inlined (one call fewer per move).
+    on_tile_played, on_knocked, on_tile_drawn = st.on_tile_played, st.on_knocked, st.on_tile_drawn
+    next_hands = dealer is not None
     while st.status == PLAYING and (st.hand_live or whole_match):
-        push(st, choice(st.legal_moves()), dealer)
+        move = choice(legal_moves())
+        kind = move[0]
+        if kind == PLAY:
+            on_tile_played(st.turn, move[1], move[2], None)
+        elif kind == KNOCK:
+            on_knocked(st.turn)
+        else:
+            on_tile_drawn(st.turn)
+        settle(st, SINK, dealer, next_hands)
     return st
 
 

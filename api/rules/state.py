@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .layout import END_NAMES, LEFT, Layout
+from .layout import END_NAMES, LEFT, TILE_MASK, Layout
 from .ruleset import RuleSet
 from .tiles import DOUBLES, Tile, pip_count, weight_key
 
@@ -100,9 +100,10 @@ class MatchState:
 
     def boneyard_drawable(self) -> int:
         """How many tiles may still be drawn (0 in the Block game)."""
-        if not self.rules.is_draw_game:
+        rules = self.rules
+        if rules.game != "draw":                 # rules.is_draw_game, without the property call
             return 0
-        return max(0, len(self.boneyard) - self.rules.boneyard_reserve)
+        return max(0, len(self.boneyard) - rules.boneyard_reserve)
 
     def can_play(self, seat: int) -> bool:
         return self.layout.accepts_any(self.hands[seat])
@@ -133,10 +134,27 @@ class MatchState:
             seat = self.turn
         if seat != self.turn:
             return moves
-        plays = self.playable(seat)
-        moves.extend((PLAY, t, e) for t, e in plays)
-        drawable = self.boneyard_drawable() > 0
-        if drawable and (self.rules.draw_at_will or not plays):
+        # The plays, in the order of ``playable`` (hand order, then end index); written out
+        # because bots' playouts call this once per move.
+        layout = self.layout
+        hand = self.hands[seat]
+        before = len(moves)
+        if layout.tiles == 0:
+            moves.extend([(PLAY, t, LEFT) for t in hand])
+        else:
+            mask = layout.open_mask
+            end_bits = layout.end_bits
+            append = moves.append
+            for t in hand:
+                bits = TILE_MASK[t]
+                if bits & mask:
+                    for i, bit in end_bits:
+                        if bits & bit:                # t.high == number or t.low == number
+                            append((PLAY, t, i))
+        plays = len(moves) > before
+        rules = self.rules
+        drawable = rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve  # boneyard_drawable() > 0
+        if drawable and (rules.draw_at_will or not plays):
             moves.append((DRAW,))
         if not plays and not drawable:
             moves.append((KNOCK,))
@@ -144,17 +162,27 @@ class MatchState:
 
     def is_blocked(self) -> bool:
         """Nobody can play and nobody can draw: certain, so the hand ends now."""
-        if self.boneyard_drawable() > 0:
+        rules = self.rules
+        if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
             return False
-        return not any(self.layout.accepts_any(h) for h in self.hands)
+        layout = self.layout
+        if layout.tiles == 0:
+            return not any(self.hands)
+        mask = layout.open_mask
+        for hand in self.hands:
+            for t in hand:
+                if TILE_MASK[t] & mask:
+                    return False
+        return True
 
     def hand_outcome(self) -> HandResult | None:
         """The result if the hand is over now, else None."""
         if not self.hand_live:
             return None
-        for seat, hand in enumerate(self.hands):
-            if not hand and self.layout.tiles:
-                return self._score(DOMINO, seat)
+        if self.layout.tiles and not all(self.hands):
+            for seat, hand in enumerate(self.hands):
+                if not hand:
+                    return self._score(DOMINO, seat)
         if self.is_blocked():
             return self._score(BLOCKED, None)
         return None
@@ -189,8 +217,11 @@ class MatchState:
         return count if count > 0 and count % 5 == 0 else 0
 
     def side_at_target(self) -> int | None:
+        target = self.rules.target
+        if max(self.scores) < target:            # the usual answer, in one C call
+            return None
         for side, score in enumerate(self.scores):
-            if score >= self.rules.target:
+            if score >= target:
                 return side
         return None
 

@@ -19,8 +19,10 @@ def line_of_play(st: MatchState) -> dict[str, Any]:
     """The tiles on the table, oriented as they lie: the line left to right, and the arms."""
     line: list[list[int]] = []
     arms: dict[int, list[list[int]]] = {UP: [], DOWN: []}
-    values: list[int | None] = [None] * 4
     spinner = st.layout.spinner
+    # up and down only ever open on the spinner: an arm's first tile matches the spinner's number
+    arm_root = spinner.high if spinner is not None else None
+    values: list[int | None] = [None, None, arm_root, arm_root]
     for _seat, tile, end in st.placements:
         if not line:
             line.append([tile.high, tile.low])

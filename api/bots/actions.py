@@ -1,0 +1,69 @@
+"""Small helpers shared by the levels: seeding, reading listed actions, claims."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+from api.rules.layout import END_INDEX, Layout
+from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
+from api.rules.tiles import Tile
+
+
+def make_rng(rng_seed: str | bytes, salt: str = "") -> random.Random:
+    """A ``random.Random`` that depends only on ``rng_seed`` (and ``salt``), on every platform."""
+    if isinstance(rng_seed, str):
+        rng_seed = rng_seed.encode("utf-8")
+    digest = hashlib.sha256(salt.encode("utf-8") + b"\x00" + bytes(rng_seed)).digest()
+    return random.Random(int.from_bytes(digest, "big"))
+
+
+def is_play(action: dict) -> bool:
+    return action.get("type") == "play"
+
+
+def plays_of(actions: list[dict]) -> list[dict]:
+    return [a for a in actions if is_play(a)]
+
+
+def find(actions: list[dict], kind: str) -> dict | None:
+    for a in actions:
+        if a.get("type") == kind:
+            return a
+    return None
+
+
+def action_tile(action: dict) -> Tile:
+    return Tile.from_json(action["tile"])
+
+
+def to_move(action: dict) -> tuple:
+    """The fast-path move tuple of a listed action (draw-until-playable maps to one draw)."""
+    kind = action["type"]
+    if kind == "play":
+        return (PLAY, action_tile(action), END_INDEX[action.get("end", "left")])
+    return {"draw": (DRAW,), "knock": (KNOCK,), "muggins": (MUGGINS,)}[kind]
+
+
+def count_after(layout: Layout, tile: Tile, end: int) -> int:
+    """All Fives points a play of ``tile`` on end index ``end`` would score on ``layout``."""
+    after = layout.copy()
+    after.place(tile, end)
+    count = after.count()
+    return count if count > 0 and count % 5 == 0 else 0
+
+
+def with_claim(action: dict, layout: Layout, rules) -> dict:
+    """Under ``muggins_calls``, the listed play plus the claim it earns (unchanged otherwise)."""
+    if not rules.muggins_calls or not is_play(action):
+        return action
+    points = count_after(layout, action_tile(action), END_INDEX[action.get("end", "left")])
+    return {**action, "claim": points} if points else action
+
+
+def no_play_choice(actions: list[dict]) -> dict:
+    """With nothing to play: draw until a tile fits when allowed, else the listed draw/knock."""
+    for a in actions:
+        if a.get("type") == "draw" and a.get("until") == "playable":
+            return a
+    return find(actions, "draw") or find(actions, "knock") or actions[0]

@@ -1,0 +1,96 @@
+"""Bots playing whole matches on the engine, as the server drives them.
+
+Each decision gets the acting seat's ``view`` and its redacted log, nothing more. Used
+by the strength benchmark and the tests; the services have their own loop.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from api.rules import (create_match, decide, legal_actions, parse_action, redact_event, replay, start_match,
+                       view)
+from api.rules.events import Event
+from api.rules.ruleset import RuleSet
+from api.rules.state import PLAYING, MatchState
+
+from . import DEFAULT_BUDGET, Budget, choose_action
+
+Observer = Callable[[int, str, float, dict, list, dict], None]
+
+
+def next_actor(st: MatchState) -> int:
+    """The seat to ask next: an opponent who may call muggins first, then the seat to move."""
+    n = st.players
+    for k in range(1, n):
+        seat = (st.turn + k) % n
+        if legal_actions(st, seat):
+            return seat
+    return st.turn
+
+
+class BotMatch:
+    """A match between bots of ``levels`` (one per seat), advanced one decision at a time.
+
+    ``events`` is the full log; ``logs[seat]`` is that seat's redacted copy, kept in step.
+    """
+
+    def __init__(self, rules: RuleSet, seed: str, levels: list[str], budget: Budget = DEFAULT_BUDGET):
+        self.rules = rules
+        self.seed = seed
+        self.levels = list(levels)
+        self.budget = budget
+        seats = [{"name": f"{level}-{i}", "type": "bot", "level": level} for i, level in enumerate(levels)]
+        created = create_match(rules, seats, seed)
+        self.state = replay(created)
+        self.events: list[Event] = list(created)
+        self.logs: list[list[dict]] = [[] for _ in levels]
+        self.decisions = 0
+        self._record(created)
+        self._record_and_fold(start_match(self.state, seed))
+
+    @property
+    def live(self) -> bool:
+        return self.state.status == PLAYING
+
+    def _record(self, new: list[Event]) -> None:
+        for seat, log in enumerate(self.logs):
+            log.extend(redact_event(e.to_dict(), seat) for e in new)
+
+    def _record_and_fold(self, new: list[Event]) -> None:
+        self.state = replay(new, self.state)
+        self.events.extend(new)
+        self._record(new)
+
+    def inputs(self, seat: int) -> tuple[dict, list[dict]]:
+        """Exactly what ``seat``'s bot is given."""
+        return view(self.state, seat), self.logs[seat]
+
+    def rng_seed(self) -> str:
+        return f"{self.seed}:{len(self.events)}"
+
+    def step(self, observe: Observer | None = None) -> dict:
+        """Ask the next seat's bot, apply its action through ``decide``; returns the action."""
+        seat = next_actor(self.state)
+        seat_view, log = self.inputs(seat)
+        t0 = time.perf_counter()
+        action = choose_action(self.levels[seat], seat_view, log, self.rng_seed(), self.budget)
+        elapsed = time.perf_counter() - t0
+        if observe is not None:
+            observe(seat, self.levels[seat], elapsed, seat_view, log, action)
+        self._record_and_fold(decide(self.state, parse_action(seat, action), self.seed))
+        self.decisions += 1
+        return action
+
+
+def play_match(rules: RuleSet, seed: str, levels: list[str], budget: Budget = DEFAULT_BUDGET,
+               observe: Observer | None = None, max_decisions: int = 100_000) -> MatchState:
+    """Play a match between bots of ``levels`` (one per seat); returns the final state.
+
+    ``observe(seat, level, seconds, view, log, action)`` is called after every decision.
+    """
+    match = BotMatch(rules, seed, levels, budget)
+    while match.live and match.decisions < max_decisions:
+        match.step(observe)
+    return match.state

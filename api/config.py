@@ -1,0 +1,117 @@
+"""Configuration read from the environment, with per-app overrides.
+
+``create_app(overrides)`` starts from :func:`from_environ` and applies the
+overrides mapping on top; tests pass ``{"DATABASE_URL": ..., "TESTING": True}``.
+
+Environment variables (all optional):
+
+``DATABASE_URL``
+    SQLAlchemy URL.  Default: ``sqlite:///<repo root>/boneyard.db``.
+    PostgreSQL: ``postgresql+psycopg://user:pass@host:5432/dbname``.
+``CORS_ORIGINS``
+    Comma-separated allowed origins, or ``*`` (default).
+``MAX_CONTENT_LENGTH``
+    Largest accepted request body in bytes (default 65536).
+``AUTO_MIGRATE``
+    Apply pending migrations when the app starts (default ``true``).
+``DB_POOL_SIZE``
+    Connections kept per process on PostgreSQL (default 5).
+``SNAPSHOT_CACHE_SIZE``
+    Match states kept in memory per process (default 2048; a bounded LRU checked
+    against the log's seq, so it is only ever a shortcut).
+``LOG_LEVEL``
+    Root log level for the ``api`` logger (default ``INFO``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+#: The repository root (the folder holding ``pyproject.toml`` and ``migrations/``).
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+#: Default database: a SQLite file next to ``pyproject.toml``.
+DEFAULT_DATABASE_URL = f"sqlite:///{REPO_ROOT / 'boneyard.db'}"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def parse_bool(value: str | bool) -> bool:
+    """Read ``1/true/yes/on`` or ``0/false/no/off`` (any case) as a bool."""
+    if isinstance(value, bool):
+        return value
+    lowered = value.strip().lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise ValueError(f"not a boolean: {value!r}")
+
+
+def parse_origins(value: str) -> str | list[str]:
+    """``"*"`` stays ``"*"``; ``"a, b"`` becomes ``["a", "b"]``."""
+    value = value.strip()
+    if value in ("", "*"):
+        return "*"
+    return [origin.strip() for origin in value.split(",") if origin.strip()]
+
+
+def migrations_dir() -> Path:
+    """Where the alembic scripts live: ``<repo>/migrations``, else ``./migrations``.
+
+    The second case covers a non-editable install (the Docker image), where the
+    package sits in site-packages and the scripts sit in the working directory.
+    """
+    beside_package = REPO_ROOT / "migrations"
+    if (beside_package / "env.py").is_file():
+        return beside_package
+    return Path.cwd() / "migrations"
+
+
+def database_url_from_environ(environ: Mapping[str, str] | None = None) -> str:
+    """``DATABASE_URL`` from the environment, or the default SQLite file."""
+    environ = os.environ if environ is None else environ
+    return environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+
+
+API_DESCRIPTION = """Dominoes matches over HTTP: the double-six Draw and Block games for 2-4 players,
+All Fives and Muggins, with house rules as options and named presets.
+
+Every match is an append-only log of events; the state is whatever replaying it gives.
+Seats act with their secret token (`Authorization: Bearer <token>`); without a token
+you are a spectator. Views and events are redacted per seat: you never see another
+hand or the boneyard while a hand is live. `legal_actions` in a view lists exactly the
+actions the seat may send. Errors are RFC 9457 problem documents with a stable `code`.
+The event vocabulary, the fold and the seeded shuffle are specified in `openapi/*.md`.
+"""
+
+
+def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The full app configuration built from environment variables."""
+    environ = os.environ if environ is None else environ
+    return {
+        "DATABASE_URL": database_url_from_environ(environ),
+        "DB_POOL_SIZE": int(environ.get("DB_POOL_SIZE", "5")),
+        "SNAPSHOT_CACHE_SIZE": int(environ.get("SNAPSHOT_CACHE_SIZE", "2048")),
+        "AUTO_MIGRATE": parse_bool(environ.get("AUTO_MIGRATE", "true")),
+        "MIGRATIONS_DIR": str(migrations_dir()),
+        "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),
+        "MAX_CONTENT_LENGTH": int(environ.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
+        "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
+        # Keep key order as declared in schemas; JSON bodies are small.
+        "JSON_SORT_KEYS": False,
+        # flask-smorest / OpenAPI: the document is served at /v1/openapi.json
+        # and Swagger UI at /docs (the UI loads its assets from a CDN).
+        "API_TITLE": "Boneyard",
+        "API_SPEC_OPTIONS": {"info": {"description": API_DESCRIPTION}},
+        "API_VERSION": "1.0.0",
+        "OPENAPI_VERSION": "3.0.3",
+        "OPENAPI_URL_PREFIX": "/",
+        "OPENAPI_JSON_PATH": "v1/openapi.json",
+        "OPENAPI_SWAGGER_UI_PATH": "docs",
+        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
+    }

@@ -1,0 +1,1 @@
+"""HTTP layer: flask-smorest blueprints turning requests into service calls."""

@@ -1,0 +1,219 @@
+"""Every error as RFC 9457 ``application/problem+json``.
+
+A problem body always has::
+
+    {"type": "https://boneyard.dev/problems/<code>", "title": "...",
+     "status": 404, "detail": "...", "code": "<code>", ...extra members}
+
+``code`` is the stable machine-readable name clients switch on.  Views either
+``raise ProblemError(409, "seat_taken", "Seat taken", "Seat 2 is already taken")``
+or ``return problem(...)``; flask-smorest's ``abort(status, message=...)`` and
+plain werkzeug exceptions are translated too.  Request validation failures
+(422) carry webargs' messages under ``errors``, keyed by location then field:
+``{"json": {"name": ["Missing data for required field."]}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+import marshmallow as ma
+from flask import Flask, Request, Response, current_app
+from werkzeug.exceptions import BadRequest, HTTPException
+
+log = logging.getLogger(__name__)
+
+PROBLEM_TYPE_BASE = "https://boneyard.dev/problems/"
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+#: Default ``code`` for each HTTP status when the raiser gave none.
+STATUS_CODES: dict[int, str] = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    410: "gone",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    428: "precondition_required",
+    429: "too_many_requests",
+    500: "internal_error",
+    501: "not_implemented",
+    503: "service_unavailable",
+}
+
+_RESERVED = frozenset({"type", "title", "status", "detail", "code"})
+
+
+class ProblemError(Exception):
+    """Raise from a view to answer with a problem document.
+
+    ``extra`` members are added to the body (e.g. ``current_seq=12``);
+    ``headers`` (keyword) are added to the response.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        title: str,
+        detail: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        **extra: Any,
+    ):
+        super().__init__(detail or title)
+        self.status = status
+        self.code = code
+        self.title = title
+        self.detail = detail
+        self.headers = dict(headers or {})
+        self.extra = extra
+
+
+class MalformedJSON(BadRequest):
+    """The request body claims to be JSON but does not parse."""
+
+    description = "The request body is not valid JSON."
+
+
+class BoneyardRequest(Request):
+    """Request class whose ``get_json`` failures become ``malformed_json``."""
+
+    def on_json_loading_failed(self, e: ValueError | None) -> Any:
+        raise MalformedJSON()
+
+
+class ProblemSchema(ma.Schema):
+    """An RFC 9457 problem document (extension members may appear)."""
+
+    class Meta:
+        unknown = ma.INCLUDE
+
+    type = ma.fields.String(metadata={"description": "URI naming the problem type"})
+    title = ma.fields.String(metadata={"description": "Short summary of the problem type"})
+    status = ma.fields.Integer(metadata={"description": "HTTP status code"})
+    detail = ma.fields.String(metadata={"description": "Explanation of this occurrence"})
+    code = ma.fields.String(
+        metadata={"description": "Stable machine-readable code, e.g. `not_found`"}
+    )
+    errors = ma.fields.Dict(
+        metadata={"description": "Validation messages by location, then field (422 only)"}
+    )
+
+
+def problem_body(
+    status: int, code: str, title: str | None = None, detail: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The problem document as a dict (no response)."""
+    clash = _RESERVED & extra.keys()
+    if clash:
+        raise ValueError(f"extra members may not override {sorted(clash)}")
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + code,
+        "title": title or _status_phrase(status),
+        "status": status,
+        "detail": detail or title or _status_phrase(status),
+        "code": code,
+    }
+    body.update(extra)
+    return body
+
+
+def problem(
+    status: int,
+    code: str,
+    title: str | None = None,
+    detail: str | None = None,
+    *,
+    headers: Mapping[str, str] | None = None,
+    **extra: Any,
+) -> Response:
+    """An ``application/problem+json`` response."""
+    body = problem_body(status, code, title, detail, **extra)
+    response = current_app.response_class(
+        json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE
+    )
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _status_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+def handle_problem_error(error: ProblemError) -> Response:
+    return problem(
+        error.status, error.code, error.title, error.detail, headers=error.headers, **error.extra
+    )
+
+
+def handle_http_exception(error: HTTPException) -> Response:
+    """werkzeug/Flask exceptions and flask-smorest ``abort`` -> problem."""
+    status = error.code or 500
+    if status >= 500:
+        # Flask wraps unhandled errors in InternalServerError(original_exception=...).
+        original = getattr(error, "original_exception", None)
+        if original is not None:
+            return handle_unexpected(original)
+    data = getattr(error, "data", None) or {}
+    headers = dict(data.get("headers") or {})
+    for name, value in error.get_headers():
+        if name.lower() != "content-type":
+            headers.setdefault(name, value)
+
+    code = data.get("code") if isinstance(data.get("code"), str) else STATUS_CODES.get(status)
+    code = code or f"http_{status}"
+    title = _status_phrase(status)
+    detail = data.get("message") or error.description or title
+    extra: dict[str, Any] = {}
+
+    messages = data.get("errors") or data.get("messages")
+    if isinstance(error, MalformedJSON) or (
+        # webargs' abort puts the parse error on the exception as ``exc``
+        status == 400
+        and isinstance(getattr(error, "exc", None), (json.JSONDecodeError, UnicodeDecodeError))
+    ):
+        code, detail = "malformed_json", MalformedJSON.description
+    elif status == 422:
+        detail = data.get("message") or "The request did not pass validation."
+        if messages:
+            extra["errors"] = messages
+    elif messages:
+        extra["errors"] = messages
+    if status == 413:
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        if limit:
+            detail = f"The request body is larger than {limit} bytes."
+    return problem(status, code, title, str(detail), headers=headers, **extra)
+
+
+def handle_unexpected(error: BaseException) -> Response:
+    """Anything else: log it with its traceback, answer 500 without one."""
+    if isinstance(error, HTTPException):
+        return handle_http_exception(error)
+    if isinstance(error, ProblemError):
+        return handle_problem_error(error)
+    log.error("unhandled exception", exc_info=error)
+    return problem(500, "internal_error", "Internal Server Error", "An unexpected error occurred.")
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Install the handlers (call after flask-smorest's ``Api.init_app``)."""
+    app.request_class = BoneyardRequest
+    app.register_error_handler(ProblemError, handle_problem_error)
+    app.register_error_handler(HTTPException, handle_http_exception)
+    app.register_error_handler(Exception, handle_unexpected)

@@ -1,0 +1,184 @@
+"""Request and response schemas of /v1 (they are also the OpenAPI document)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from api.bots import LEVELS
+from api.rules import DEFAULT_PRESET, PRESETS
+
+SEAT_TYPES = ("remote", "bot", "open")
+STATUSES = ("waiting", "playing", "ended")
+NAME = validate.Length(min=1, max=40)
+
+
+def Tile(**kwargs):
+    return fields.List(fields.Integer(validate=validate.Range(0, 6)), validate=validate.Length(equal=2),
+                       metadata={"description": "A tile, high end first: [6, 3]", "example": [6, 3]},
+                       **kwargs)
+
+
+# --- requests ------------------------------------------------------------------------
+class SeatSpecSchema(ma.Schema):
+    name = fields.String(required=True, validate=NAME, metadata={"description": "Shown to everyone; stored as given"})
+    type = fields.String(required=True, validate=validate.OneOf(SEAT_TYPES),
+                         metadata={"description": "remote: a client holding a token; bot: played by the server; "
+                                                  "open: claimed later"})
+    level = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
+                          metadata={"description": "Computer level, bots only (default greedy)"})
+
+    @ma.validates_schema
+    def level_only_for_bots(self, data, **kwargs):
+        if data.get("level") is not None and data["type"] != "bot":
+            raise ma.ValidationError("only bot seats have a level", "level")
+
+
+class MatchCreateSchema(ma.Schema):
+    preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)),
+                           metadata={"description": "A named table; see the rules of each in the README"})
+    rules = fields.Dict(keys=fields.String(), load_default=dict,
+                        metadata={"description": "Option overrides, e.g. {\"target\": 150}"})
+    seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=4))
+
+
+class ClaimSchema(ma.Schema):
+    name = fields.String(required=True, validate=NAME)
+
+
+class ActionSchema(ma.Schema):
+    type = fields.String(required=True, validate=validate.OneOf(("play", "draw", "knock", "muggins")))
+    tile = fields.Raw(metadata={"description": "play: the tile, [6, 4] (either order) or \"6-4\"",
+                                "example": [6, 4]})
+    end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")),
+                        metadata={"description": "play: the end to place it on"})
+    claim = fields.Integer(validate=validate.Range(min=0),
+                           metadata={"description": "play under muggins_calls: the points claimed"})
+    until = fields.String(validate=validate.OneOf(("playable",)),
+                          metadata={"description": "draw: keep drawing until a tile fits"})
+    scores = fields.Integer(metadata={"description": "Ignored: the hint a listed legal action carries"})
+    expected_seq = fields.Integer(validate=validate.Range(min=0),
+                                  metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"})
+
+
+class EventsQuerySchema(ma.Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class ListQuerySchema(ma.Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String()
+
+
+# --- responses ----------------------------------------------------------------------
+class SeatSchema(ma.Schema):
+    seat = fields.Integer()
+    name = fields.String()
+    type = fields.String()
+    level = fields.String(allow_none=True)
+
+
+class CreatedSeatSchema(SeatSchema):
+    token = fields.String(metadata={"description": "Remote seats only, shown this once: Authorization: Bearer <token>"})
+
+
+class EndSchema(ma.Schema):
+    end = fields.String()
+    value = fields.Integer()
+
+
+class _SummaryFields(ma.Schema):
+    id = fields.String()
+    preset = fields.String()
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    seq = fields.Integer(metadata={"description": "Number of the last event"})
+    hand_number = fields.Integer()
+    scores = fields.List(fields.Integer(), metadata={"description": "Per seat, or per side with partners"})
+    turn = fields.Integer(allow_none=True)
+    winner = fields.Integer(allow_none=True)
+    players = fields.Integer()
+    open_seats = fields.List(fields.Integer())
+    created_at = fields.String()
+
+
+class MatchSummarySchema(_SummaryFields):
+    rules = fields.Dict()
+    seed_commitment = fields.String(metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
+    seats = fields.List(fields.Nested(SeatSchema))
+
+
+class CreatedMatchSchema(MatchSummarySchema):
+    seats = fields.List(fields.Nested(CreatedSeatSchema))
+
+
+class MatchListItemSchema(_SummaryFields):
+    seats = fields.List(fields.Nested(SeatSchema))
+    updated_at = fields.String()
+
+
+class MatchListSchema(ma.Schema):
+    items = fields.List(fields.Nested(MatchListItemSchema))
+    next_cursor = fields.String(allow_none=True)
+
+
+class ViewSchema(ma.Schema):
+    match_id = fields.String()
+    seq = fields.Integer()
+    status = fields.String()
+    seat = fields.Integer(allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
+    hand_number = fields.Integer()
+    leader = fields.Integer(allow_none=True)
+    turn = fields.Integer(allow_none=True)
+    rules = fields.Dict()
+    seats = fields.List(fields.Nested(SeatSchema))
+    sides = fields.List(fields.List(fields.Integer()), metadata={"description": "Partners: the seats of each side"})
+    scores = fields.List(fields.Integer())
+    hand = fields.List(Tile(), metadata={"description": "The viewer's own tiles"})
+    pips = fields.Integer(metadata={"description": "Pips in the viewer's hand"})
+    hand_counts = fields.List(fields.Integer())
+    drawn = fields.List(fields.Integer(), metadata={"description": "Tiles each seat drew this hand"})
+    boneyard = fields.Integer(metadata={"description": "Tiles left in the boneyard"})
+    ends = fields.List(fields.Nested(EndSchema))
+    line = fields.List(Tile(), metadata={"description": "The line of play, left to right, as the tiles lie"})
+    spinner = Tile(allow_none=True)
+    arms = fields.Dict(keys=fields.String(), values=fields.List(Tile()))
+    count = fields.Integer(metadata={"description": "Fives games: the sum of the open ends"})
+    legal_actions = fields.List(fields.Dict(), metadata={"description": "Exactly the actions this seat may send now"})
+    last_hand = fields.Dict(allow_none=True)
+    winner = fields.Integer(allow_none=True)
+    hands = fields.List(fields.List(Tile()), metadata={"description": "Every hand, face up, once the match is over"})
+
+
+class ActionResultSchema(ma.Schema):
+    match_id = fields.String()
+    seat = fields.Integer()
+    seq = fields.Integer()
+    events = fields.List(fields.Dict(), metadata={"description": "The events appended, as this seat may see them"})
+    view = fields.Nested(ViewSchema)
+
+
+class ClaimResultSchema(ma.Schema):
+    match_id = fields.String()
+    seat = fields.Integer()
+    token = fields.String()
+    seq = fields.Integer()
+    view = fields.Nested(ViewSchema)
+
+
+class EventsPageSchema(ma.Schema):
+    match_id = fields.String()
+    seat = fields.Integer(allow_none=True)
+    seq = fields.Integer()
+    events = fields.List(fields.Dict())
+    next_after = fields.Integer(allow_none=True, metadata={"description": "Pass as ?after= for the next page"})
+
+
+class AuditSchema(ma.Schema):
+    match_id = fields.String()
+    seed = fields.String()
+    seed_commitment = fields.String()
+    shuffle_algorithm = fields.String()
+    seq = fields.Integer()
+    events = fields.List(fields.Dict())

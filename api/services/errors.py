@@ -1,0 +1,50 @@
+"""Errors of the use cases (the rules engine has its own, in ``api.rules.errors``)."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    code = "service_error"
+
+    def __init__(self, message: str, **extra):
+        super().__init__(message)
+        self.extra = extra
+
+
+class UnknownMatch(ServiceError):
+    code = "unknown_match"
+
+
+class InvalidToken(ServiceError):
+    """Missing, malformed or unknown seat token."""
+
+    code = "invalid_token"
+
+
+class WrongMatch(ServiceError):
+    """A real seat token, but of another match."""
+
+    code = "wrong_match"
+
+
+class StaleSeq(ServiceError):
+    """The caller's ``expected_seq`` is not the match's last seq."""
+
+    code = "stale_seq"
+
+    def __init__(self, expected: int, current: int):
+        super().__init__(f"expected seq {expected} but the match is at seq {current}",
+                         current_seq=current)
+        self.current_seq = current
+
+
+class MatchNotOver(ServiceError):
+    code = "match_not_over"
+
+
+class UnknownSeat(ServiceError):
+    code = "unknown_seat"
+
+
+class InvalidCursor(ServiceError):
+    code = "invalid_cursor"

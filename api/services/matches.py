@@ -1,0 +1,273 @@
+"""The use cases of a match: create, claim, view, act, read the log, audit, list.
+
+Each one opens a unit of work, loads what it needs, lets the rules engine decide,
+appends the events in the same transaction, and answers only through the engine's
+redaction (``view``/``redact_event``). Nothing here knows SQL or HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from api import bots
+from api.rules import (PLAYING, RuleSet, claim_seat, create_match, decide, parse_action, ready_to_start,
+                       redact_event, resolve_rules, start_match, view)
+from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
+from api.rules.state import ENDED, MatchState
+from api.store import Store
+from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
+
+from . import errors, tokens
+from .snapshots import Snapshot, SnapshotCache, fold
+
+SEAT_TYPES = ("remote", "bot", "open")
+DEFAULT_BOT_LEVEL = "greedy"
+MAX_EVENTS_PAGE = 1000
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    name: str
+    type: str
+    level: str | None = None
+
+
+class MatchService:
+    """The use cases, wired to one store and one per-process snapshot cache."""
+
+    def __init__(self, store: Store, cache: SnapshotCache | None = None):
+        self.store = store
+        self.cache = cache or SnapshotCache()
+
+    # --- create and claim ----------------------------------------------------------
+    def create(self, preset: str, overrides: dict | None, seats: list[SeatSpec]) -> dict[str, Any]:
+        rules = resolve_rules(preset, overrides or {}, len(seats))
+        seed = secrets.token_hex(32)
+        seat_rows, issued = [], {}
+        for number, spec in enumerate(seats):
+            level = spec.level or (DEFAULT_BOT_LEVEL if spec.type == "bot" else None)
+            token_hash = None
+            if spec.type == "remote":
+                issued[number] = tokens.new_token()
+                token_hash = tokens.hash_token(issued[number])
+            seat_rows.append({"seat": number, "name": spec.name, "type": spec.type, "level": level,
+                              "token_hash": token_hash})
+        created = create_match(rules, [{"name": r["name"], "type": r["type"], "level": r["level"]}
+                                       for r in seat_rows], seed)
+        with self.store.unit_of_work() as uow:
+            record = uow.matches.add({"preset": preset, "players": rules.players, "seed": seed,
+                                      "seed_commitment": created[0].seed_commitment, "summary": {}})
+            for row in seat_rows:
+                uow.seats.add({"match_id": record.id, **row})
+            snap = fold(None, _rows(created, 0))
+            appended = _rows(created, 0)
+            if ready_to_start(snap.state):
+                snap, more = self._advance(record, snap, start_match(snap.state, seed))
+                appended += more
+            self._append(uow, record.id, 0, appended, snap)
+            uow.commit()
+        self.cache.put(record.id, snap)
+        summary = self._summary(record.id, record, snap)
+        for seat in summary["seats"]:
+            if seat["seat"] in issued:
+                seat["token"] = issued[seat["seat"]]
+        return summary
+
+    def claim(self, match_id: str, seat: int, name: str) -> dict[str, Any]:
+        with self.store.unit_of_work() as uow:
+            record = self._lock(uow, match_id)
+            snap = self._snapshot(uow, record)
+            if not isinstance(seat, int) or not 0 <= seat < record.players:
+                raise errors.UnknownSeat(f"no seat {seat}; seats are 0 to {record.players - 1}")
+            events = claim_seat(snap.state, seat, name)
+            token = tokens.new_token()
+            uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(token))
+            appended = _rows(events, snap.seq)
+            snap = fold(snap, appended)
+            if ready_to_start(snap.state):
+                snap, more = self._advance(record, snap, start_match(snap.state, record.seed))
+                appended += more
+            self._append(uow, match_id, record.last_seq, appended, snap)
+            uow.commit()
+        self.cache.put(match_id, snap)
+        return {"match_id": match_id, "seat": seat, "token": token, "seq": snap.seq,
+                "view": self._view(snap, seat)}
+
+    # --- reads ---------------------------------------------------------------------
+    def summary(self, match_id: str) -> dict[str, Any]:
+        with self.store.unit_of_work(readonly=True) as uow:
+            record = self._get(uow, match_id)
+            snap = self._snapshot(uow, record)
+        return self._summary(match_id, record, snap)
+
+    def view(self, match_id: str, token: str | None) -> dict[str, Any]:
+        with self.store.unit_of_work(readonly=True) as uow:
+            record = self._get(uow, match_id)
+            seat = self._authenticate(uow, match_id, token)
+            snap = self._snapshot(uow, record)
+        return self._view(snap, seat, match_id)
+
+    def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 100) -> dict[str, Any]:
+        limit = max(1, min(limit, MAX_EVENTS_PAGE))
+        with self.store.unit_of_work(readonly=True) as uow:
+            record = self._get(uow, match_id)
+            seat = self._authenticate(uow, match_id, token)
+            stored = uow.events.load(match_id, after=after, limit=limit)
+        items = [{"seq": e.seq, **redact_event(e.to_dict(), seat)} for e in stored]
+        last = items[-1]["seq"] if items else after
+        return {"match_id": match_id, "seat": seat, "seq": record.last_seq, "events": items,
+                "next_after": last if last < record.last_seq else None}
+
+    def audit(self, match_id: str) -> dict[str, Any]:
+        with self.store.unit_of_work(readonly=True) as uow:
+            record = self._get(uow, match_id)
+            if record.status != ENDED:
+                raise errors.MatchNotOver("the audit log opens when the match has ended",
+                                          match_status=record.status)
+            stored = uow.events.load(match_id)
+        return {"match_id": match_id, "seed": record.seed, "seed_commitment": record.seed_commitment,
+                "shuffle_algorithm": SHUFFLE_ALGORITHM, "seq": record.last_seq,
+                "events": [{"seq": e.seq, **e.to_dict()} for e in stored]}
+
+    def list(self, status: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+        with self.store.unit_of_work(readonly=True) as uow:
+            try:
+                page = uow.matches.list(status=status, limit=limit, cursor=cursor)
+            except StoreInvalidCursor:
+                raise errors.InvalidCursor("this cursor was not made by this server") from None
+        return {"items": [dict(r.summary, id=r.id, status=r.status, preset=r.preset, seq=r.last_seq,
+                               created_at=r.created_at.isoformat(), updated_at=r.updated_at.isoformat())
+                          for r in page.items],
+                "next_cursor": page.next_cursor}
+
+    # --- act -----------------------------------------------------------------------
+    def act(self, match_id: str, token: str | None, action: dict, expected_seq: int | None = None) -> dict:
+        with self.store.unit_of_work() as uow:
+            record = self._lock(uow, match_id)
+            seat = self._authenticate(uow, match_id, token, required=True)
+            if expected_seq is not None and expected_seq != record.last_seq:
+                raise errors.StaleSeq(expected_seq, record.last_seq)
+            snap = self._snapshot(uow, record)
+            command = parse_action(seat, action)
+            new_events = decide(snap.state, command, record.seed)
+            appended = _rows(new_events, snap.seq)
+            snap, more = self._advance(record, fold(snap, appended), [])
+            appended += more
+            self._append(uow, match_id, record.last_seq, appended, snap)
+            uow.commit()
+        self.cache.put(match_id, snap)
+        return {"match_id": match_id, "seat": seat, "seq": snap.seq,
+                "events": [{"seq": row["seq"], **redact_event(_without_seq(row), seat)} for row in appended],
+                "view": self._view(snap, seat, match_id)}
+
+    # --- internals ---------------------------------------------------------------------
+    def _advance(self, record: MatchRecord, snap: Snapshot, events) -> tuple[Snapshot, list[dict]]:
+        """Fold ``events``, then let the computer players move until a remote seat must act."""
+        appended = _rows(events, snap.seq)
+        if appended:
+            snap = fold(snap, appended)
+        levels = {i: s.get("level") for i, s in enumerate(snap.state.seats) if s.get("type") == "bot"}
+        while snap.state.status == PLAYING:
+            seat = _bot_to_move(snap.state, levels)
+            if seat is None:
+                break
+            action = bots.choose_action(levels[seat] or DEFAULT_BOT_LEVEL, view(snap.state, seat),
+                                        [redact_event(_without_seq(row), seat) for row in snap.hand_log],
+                                        bot_seed(record.seed, snap.seq, seat))
+            rows = _rows(decide(snap.state, parse_action(seat, action), record.seed), snap.seq)
+            snap = fold(snap, rows)
+            appended += rows
+        return snap, appended
+
+    def _append(self, uow, match_id: str, expected: int, rows: list[dict], snap: Snapshot) -> None:
+        try:
+            uow.events.append(match_id, expected, [_without_seq(r) for r in rows])
+        except StoreStaleSeq as exc:
+            raise errors.StaleSeq(expected, exc.current_seq) from None
+        uow.matches.update(match_id, status=snap.state.status, summary=_public_summary(snap.state))
+
+    def _get(self, uow, match_id: str) -> MatchRecord:
+        record = uow.matches.get(match_id)
+        if record is None:
+            raise errors.UnknownMatch(f"no match {match_id}")
+        return record
+
+    def _lock(self, uow, match_id: str) -> MatchRecord:
+        record = uow.matches.get_for_update(match_id)
+        if record is None:
+            raise errors.UnknownMatch(f"no match {match_id}")
+        return record
+
+    def _snapshot(self, uow, record: MatchRecord) -> Snapshot:
+        snap = self.cache.get(record.id)
+        if snap is not None and snap.seq == record.last_seq:
+            return snap
+        if snap is not None and snap.seq > record.last_seq:
+            snap = None          # written by a transaction that did not commit: distrust it
+        stored = uow.events.load(record.id, after=snap.seq if snap else 0)
+        snap = fold(snap, [{"seq": e.seq, **e.to_dict()} for e in stored])
+        self.cache.put(record.id, snap)
+        return snap
+
+    def _authenticate(self, uow, match_id: str, token: str | None, required: bool = False) -> int | None:
+        if token is None:
+            if required:
+                raise errors.InvalidToken("this action needs the seat's token: Authorization: Bearer <token>")
+            return None
+        candidate = tokens.hash_token(token)
+        found = None
+        for seat in uow.seats.list_for_match(match_id):
+            if tokens.matches(seat.token_hash, candidate):
+                found = seat.seat
+        if found is not None:
+            return found
+        if uow.seats.token_hash_exists(candidate):
+            raise errors.WrongMatch("this token belongs to a seat of another match")
+        raise errors.InvalidToken("unknown seat token")
+
+    def _view(self, snap: Snapshot, seat: int | None, match_id: str | None = None) -> dict[str, Any]:
+        out = view(snap.state, seat)
+        out["seq"] = snap.seq
+        if match_id is not None:
+            out["match_id"] = match_id
+        return out
+
+    def _summary(self, match_id: str, record: MatchRecord, snap: Snapshot) -> dict[str, Any]:
+        state = snap.state
+        return {"id": match_id, "preset": record.preset, "seq": snap.seq,
+                "seed_commitment": record.seed_commitment, "rules": state.rules.to_dict(),
+                "created_at": record.created_at.isoformat(),
+                **_public_summary(state)}
+
+
+def _public_summary(state: MatchState) -> dict[str, Any]:
+    return {"status": state.status, "hand_number": state.hand_number, "scores": list(state.scores),
+            "turn": state.turn, "winner": state.winner, "players": state.players,
+            "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level")}
+                      for i, s in enumerate(state.seats)],
+            "open_seats": [i for i, s in enumerate(state.seats) if s.get("type") == "open"]}
+
+
+def _bot_to_move(state: MatchState, levels: dict[int, str]) -> int | None:
+    pending = state.pending_muggins
+    if pending is not None:
+        for seat in levels:
+            if state.rules.side_of(seat) != state.rules.side_of(pending[0]):
+                return seat
+    return state.turn if state.turn in levels else None
+
+
+def bot_seed(seed: str, seq: int, seat: int) -> str:
+    """A bot's randomness for one decision: derived from the secret seed, so audits can re-check it."""
+    return hashlib.sha256(f"bot:{seed}:{seq}:{seat}".encode()).hexdigest()
+
+
+def _rows(events, after_seq: int) -> list[dict]:
+    return [{"seq": after_seq + i, **e.to_dict()} for i, e in enumerate(events, start=1)]
+
+
+def _without_seq(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k != "seq"}

@@ -1,0 +1,48 @@
+"""The store: the only part of Boneyard that knows SQL.
+
+Public interface::
+
+    Store(engine) / Store.from_url(url)     .unit_of_work(readonly=False) -> UnitOfWork
+    UnitOfWork (context manager)            .matches, .seats, .events, .commit(), .rollback()
+    make_engine(url)                        engine with Boneyard's per-dialect settings
+    upgrade(engine) / downgrade(engine)     alembic migrations from code
+    MatchRecord, SeatRecord, StoredEvent, MatchPage          frozen records
+    StaleSeq, MatchNotFound, SeatNotFound, InvalidCursor, EventCodecError
+"""
+
+from api.store.codec import EventCodecError, decode_event, encode_event
+from api.store.engine import is_sqlite, make_engine
+from api.store.migrate import downgrade, upgrade
+from api.store.records import (
+    InvalidCursor,
+    MatchNotFound,
+    MatchPage,
+    MatchRecord,
+    SeatNotFound,
+    SeatRecord,
+    StaleSeq,
+    StoredEvent,
+    StoreError,
+)
+from api.store.unit_of_work import Store, UnitOfWork
+
+__all__ = [
+    "EventCodecError",
+    "InvalidCursor",
+    "MatchNotFound",
+    "MatchPage",
+    "MatchRecord",
+    "SeatNotFound",
+    "SeatRecord",
+    "StaleSeq",
+    "Store",
+    "StoreError",
+    "StoredEvent",
+    "UnitOfWork",
+    "decode_event",
+    "downgrade",
+    "encode_event",
+    "is_sqlite",
+    "make_engine",
+    "upgrade",
+]

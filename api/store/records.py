@@ -1,0 +1,99 @@
+"""What the store hands out: small frozen records, and its exceptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from api.store.codec import decode_event
+
+
+class StoreError(Exception):
+    """Base class for the store's own errors."""
+
+
+class MatchNotFound(StoreError, LookupError):
+    """No match has this id."""
+
+    def __init__(self, match_id: str):
+        super().__init__(f"no match {match_id!r}")
+        self.match_id = match_id
+
+
+class SeatNotFound(StoreError, LookupError):
+    """No such seat in this match."""
+
+    def __init__(self, match_id: str, seat: int):
+        super().__init__(f"no seat {seat} in match {match_id!r}")
+        self.match_id = match_id
+        self.seat = seat
+
+
+class StaleSeq(StoreError):
+    """Another writer appended first: ``expected_seq`` is no longer the last seq.
+
+    ``current_seq`` is the match's last seq as seen when the append failed;
+    reload, re-decide and retry with it.
+    """
+
+    def __init__(self, expected_seq: int, current_seq: int):
+        super().__init__(f"expected last seq {expected_seq}, found {current_seq}")
+        self.expected_seq = expected_seq
+        self.current_seq = current_seq
+
+
+class InvalidCursor(StoreError, ValueError):
+    """A listing cursor that this store did not produce."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """One row of ``matches``.  ``seed`` is secret and left out of ``repr``."""
+
+    id: str
+    status: str
+    preset: str
+    players: int
+    seed: str = field(repr=False)
+    seed_commitment: str
+    last_seq: int
+    summary: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One row of ``seats``.  ``token_hash`` is left out of ``repr``."""
+
+    match_id: str
+    seat: int
+    name: str
+    type: str
+    level: str | None = None
+    token_hash: str | None = field(default=None, repr=False)
+    player_ref: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One row of ``events`` for a match (the match id is implied)."""
+
+    seq: int
+    type: str
+    schema_version: int
+    data: dict[str, Any]
+    recorded_at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        """The event as the engine wants it: ``{"type": ..., **fields}`` (upcast)."""
+        return decode_event(self.type, self.schema_version, self.data)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchPage:
+    """A page of matches, newest first; pass ``next_cursor`` to get the next."""
+
+    items: list[MatchRecord]
+    next_cursor: str | None

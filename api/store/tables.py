@@ -1,0 +1,140 @@
+"""The database schema, as SQLAlchemy Core tables.
+
+Only migrations create these tables (``migrations/versions``); this module is
+what the store queries with and what the migration test compares against.
+
+Timestamps are UTC, written by the store (not by database defaults), and come
+back as timezone-aware ``datetime`` objects on every backend.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    TypeDecorator,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+#: JSON on SQLite, JSONB on PostgreSQL.
+JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+
+MATCH_STATUSES = ("waiting", "playing", "ended")
+SEAT_TYPES = ("remote", "bot", "open")
+
+
+class UTCDateTime(TypeDecorator):
+    """An aware UTC ``datetime`` in, an aware UTC ``datetime`` out.
+
+    PostgreSQL stores ``timestamptz``; SQLite stores naive UTC text (which
+    sorts correctly, so cursor paging works on both).
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; use UTC-aware values")
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value, dialect):
+        if value is None:
+            return None
+        if isinstance(value, str):  # pragma: no cover - defensive
+            value = datetime.fromisoformat(value)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("preset", String(64), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("seed", String(128), nullable=False),
+    Column("seed_commitment", String(128), nullable=False),
+    Column("last_seq", Integer, nullable=False, server_default="0"),
+    Column("summary", JSONDocument, nullable=False),
+    CheckConstraint(_in("status", MATCH_STATUSES), name="status"),
+    CheckConstraint("players >= 1", name="players"),
+    CheckConstraint("last_seq >= 0", name="last_seq"),
+    Index(None, "status", "created_at", "id"),
+    Index(None, "created_at", "id"),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column(
+        "match_id",
+        String(32),
+        ForeignKey("matches.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("seat", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("type", String(16), nullable=False),
+    Column("level", String(32), nullable=True),
+    Column("token_hash", String(64), nullable=True),
+    Column("player_ref", String(128), nullable=True),
+    PrimaryKeyConstraint("match_id", "seat"),
+    CheckConstraint(_in("type", SEAT_TYPES), name="type"),
+    CheckConstraint("seat >= 0", name="seat"),
+    # Tells a token of another match (403) from an unknown one (401) without a scan.
+    Index(None, "token_hash"),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column(
+        "match_id",
+        String(32),
+        ForeignKey("matches.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("seq", Integer, nullable=False),
+    Column("type", String(64), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("data", JSONDocument, nullable=False),
+    Column("recorded_at", UTCDateTime(), nullable=False),
+    # The concurrency guard: a second writer with the same seq collides here.
+    PrimaryKeyConstraint("match_id", "seq"),
+    CheckConstraint("seq >= 1", name="seq"),
+)

@@ -1,0 +1,115 @@
+"""The unit of work: one transaction, the repositories that share it.
+
+>>> with store.unit_of_work() as uow:                      # doctest: +SKIP
+...     match = uow.matches.get_for_update(match_id)
+...     uow.events.append(match_id, match.last_seq, new_events)
+...     uow.matches.update(match_id, summary=new_summary)
+...     uow.commit()
+
+Leaving the block without ``commit()`` (or by an exception) rolls back.
+After ``commit()`` the unit of work may be used again: the next statement
+starts a new transaction, which is rolled back at exit unless committed too.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy import Connection, Engine, text
+
+from api.store.engine import READONLY_OPTION, make_engine
+from api.store.event_store import EventRepository
+from api.store.repositories import MatchRepository, SeatRepository
+
+
+class UnitOfWork:
+    """A context manager around one database transaction.
+
+    ``readonly=True`` starts a read-only transaction (plain ``BEGIN`` on
+    SQLite, so readers do not queue behind writers; ``READ ONLY`` on
+    PostgreSQL).  Writers should use the default.
+    """
+
+    matches: MatchRepository
+    seats: SeatRepository
+    events: EventRepository
+
+    def __init__(self, engine: Engine, *, readonly: bool = False):
+        self._engine = engine
+        self._readonly = readonly
+        self._conn: Connection | None = None
+
+    def __enter__(self) -> UnitOfWork:
+        if self._conn is not None:
+            raise RuntimeError("unit of work already entered")
+        conn = self._engine.connect()
+        if self._readonly:
+            conn.execution_options(**{READONLY_OPTION: True})
+        try:
+            conn.begin()
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+        self.matches = MatchRepository(conn)
+        self.seats = SeatRepository(conn)
+        self.events = EventRepository(conn)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            conn.rollback()  # no-op after commit() with nothing new
+        finally:
+            conn.close()
+
+    @property
+    def connection(self) -> Connection:
+        """The underlying connection (for the odd query repositories lack)."""
+        if self._conn is None:
+            raise RuntimeError("unit of work not entered")
+        return self._conn
+
+    def commit(self) -> None:
+        """Make everything done so far durable."""
+        self.connection.commit()
+
+    def rollback(self) -> None:
+        """Discard everything since the last commit."""
+        self.connection.rollback()
+
+
+class Store:
+    """The store for one database: its engine and a unit-of-work factory.
+
+    Created by ``create_app`` and kept in ``app.extensions["boneyard.store"]``.
+    """
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    @classmethod
+    def from_url(cls, url: str, **engine_options) -> Store:
+        """A store with a new engine from :func:`~api.store.engine.make_engine`."""
+        return cls(make_engine(url, **engine_options))
+
+    def unit_of_work(self, *, readonly: bool = False) -> UnitOfWork:
+        """A new (not yet entered) :class:`UnitOfWork`."""
+        return UnitOfWork(self.engine, readonly=readonly)
+
+    def ping(self) -> None:
+        """Run ``SELECT 1``; raises if the database is unreachable."""
+        with self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+            conn.rollback()
+
+    def dispose(self) -> None:
+        """Close pooled connections."""
+        self.engine.dispose()

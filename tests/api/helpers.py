@@ -1,0 +1,83 @@
+"""Small helpers for driving the API in tests."""
+
+from __future__ import annotations
+
+import json
+
+PROBLEM = "application/problem+json"
+
+
+def create(client, seats, preset="standard-draw", rules=None, status=201):
+    body = {"preset": preset, "seats": seats}
+    if rules is not None:
+        body["rules"] = rules
+    response = client.post("/v1/matches", json=body)
+    assert response.status_code == status, response.get_json()
+    return response.get_json()
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def tokens_of(created):
+    return {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
+
+
+def act(client, match_id, token, action, status=200):
+    response = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth(token))
+    assert response.status_code == status, (action, response.get_json())
+    return response.get_json()
+
+
+def view(client, match_id, token=None):
+    headers = auth(token) if token else {}
+    response = client.get(f"/v1/matches/{match_id}/view", headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def assert_problem(response, status, code):
+    assert response.status_code == status, response.get_json()
+    assert response.mimetype == PROBLEM
+    body = response.get_json()
+    assert body["code"] == code, body
+    assert body["status"] == status
+    assert body["title"] and body["detail"] and body["type"]
+    return body
+
+
+def play_to_end(client, match_id, tokens, choose=lambda actions: actions[0], max_actions=5000):
+    """Drive a match of remote seats (and bots) to its end through the API only."""
+    for _ in range(max_actions):
+        spectator = view(client, match_id)
+        if spectator["status"] == "ended":
+            return spectator
+        turn = spectator["turn"]
+        assert turn in tokens, f"seat {turn} to move has no token"
+        seat_view = view(client, match_id, tokens[turn])
+        act(client, match_id, tokens[turn], choose(seat_view["legal_actions"]))
+    raise AssertionError("match did not end")
+
+
+NUMBER_LISTS = {"scores", "hand_counts", "drawn", "pips", "sides", "open_seats"}
+
+
+def tiles_in(body, skip=()) -> set[tuple[int, int]]:
+    """Every [a, b] pair of small integers anywhere in a JSON body (candidate tiles),
+    except under keys that hold plain numbers per seat (scores, counts) and ``skip``."""
+    found = set()
+
+    def walk(node):
+        if isinstance(node, list):
+            if len(node) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 6 for v in node):
+                found.add((max(node), min(node)))
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key not in NUMBER_LISTS and key not in skip:
+                    walk(value)
+
+    walk(json.loads(body) if isinstance(body, (str, bytes)) else body)
+    return found

@@ -1,0 +1,161 @@
+"""The expert level: what it infers, what it finds, and that its thinking is reproducible."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from api.bots import DEFAULT_BUDGET, Budget, choose_action
+from api.bots.arena import BotMatch
+from api.bots.knowledge import Knowledge, tile_mask
+from api.rules import resolve_rules
+
+from tests.bots.support import Position
+
+
+def expert(position: Position, seat: int, seed: str = "e", budget: Budget = DEFAULT_BUDGET) -> dict:
+    view, log = position.seen_by(seat)
+    return choose_action("expert", view, log, seed, budget)
+
+
+def knocked_block_position() -> Position:
+    """Block game: seat 1 knocks on 6 and 4; seat 0 holds 4-4 and 6-4 with ends 6 and 4."""
+    p = Position(["5-4 4-4 6-4", "6-5 0-0 1-0 2-0 3-0 3-1 2-1"], preset="standard-block", leader=1)
+    p.play(1, "6-5").play(0, "5-4", "right").act(1, {"type": "knock"})
+    return p
+
+
+def test_a_knock_shows_which_numbers_a_seat_lacks():
+    view, log = knocked_block_position().seen_by(0)
+    know = Knowledge.read(view, log)
+    assert know.lacks(1) == {4, 6}
+    rng = random.Random(3)
+    for _ in range(50):
+        hands, boneyard = know.sample(rng)
+        assert len(hands[1]) == 6 and len(boneyard) == 28 - 10
+        assert not any(t.has(4) or t.has(6) for t in hands[1])
+        assert set(hands[1]) | set(boneyard) == set(know.unseen)
+
+
+def test_drawing_on_ends_shows_what_the_drawer_lacks_until_it_draws_more():
+    # 6-6 leads; seat 1 holds no 6, draws 1-0 (no fit) and 6-2 (fits) and must play it.
+    p = Position(["6-6 1-1 2-2", "5-4 3-2 4-0"], boneyard="1-0 6-2").play(0, "6-6")
+    p.act(1, {"type": "draw", "until": "playable"})
+    p.play(1, "6-2", "right")
+    view, log = p.seen_by(0)
+    know = Knowledge.read(view, log)
+    assert know.lacks(1) == {6}
+    assert know.slots[1] == [1 << 6] * 4      # 3 dealt tiles and the 1-0 drawn on the 6s
+    # Under draw_at_will a draw shows nothing.
+    q = Position(["6-6 1-1 2-2", "5-4 3-2 4-0"], boneyard="1-0 6-2", options={"draw_at_will": True})
+    q.play(0, "6-6").act(1, {"type": "draw"})
+    assert Knowledge.read(*q.seen_by(0)).lacks(1) == set()
+
+
+def test_expert_goes_out_rather_than_blocking_itself():
+    # 4-4 on the 4 (or 6-4 on the 6) goes out next turn for 13; 6-4 on the 4 leaves 4-4 dead.
+    p = knocked_block_position()
+    winning = [{"type": "play", "tile": [4, 4], "end": "right"}, {"type": "play", "tile": [6, 4], "end": "left"}]
+    view, _log = p.seen_by(0)
+    assert {"type": "play", "tile": [6, 4], "end": "right"} in view["legal_actions"]
+    for seed in ("a", "b", "c", "d", "e"):
+        assert expert(p, 0, seed) in winning
+
+
+def test_expert_takes_the_only_action_that_goes_out():
+    p = Position(["6-6 1-0 2-0", "6-1", ], options={"draw_at_will": True, "hand_size": 3}).play(0, "6-6")
+    view, _log = p.seen_by(1)
+    assert {"type": "draw"} in view["legal_actions"]
+    assert expert(p, 1) == {"type": "play", "tile": [6, 1], "end": "left"}
+
+
+def test_expert_takes_fifteen_points_over_a_heavier_tile_that_scores_nothing():
+    p = Position(["6-6 1-0 2-0 0-0", "6-5 6-3 1-1 4-0"], preset="muggins").play(0, "6-6")
+    action = expert(p, 1)
+    assert action["tile"] == [6, 3] and action["scores"] == 15
+    q = Position(["6-6 1-0 2-0 0-0", "6-5 6-3 1-1 4-0"], preset="muggins", options={"muggins_calls": True})
+    q.act(0, {"type": "play", "tile": [6, 6], "end": "left"})
+    action = expert(q, 1)          # 6-6 alone counts 12: nothing to call muggins on
+    assert action["tile"] == [6, 3] and action["claim"] == 15
+
+
+def test_a_single_legal_action_is_returned_without_thinking():
+    p = Position(["6-6 1-0 2-0", "6-1 3-2 4-0"]).play(0, "6-6")
+    view, log = p.seen_by(1)
+    view["legal_actions"] = view["legal_actions"][:1]
+    assert choose_action("expert", view, log, "s", Budget(determinizations=10**9, max_playouts=10**9)) \
+        == view["legal_actions"][0]
+
+
+def test_the_budget_is_a_number_of_playouts_not_a_clock():
+    assert DEFAULT_BUDGET.deals_for(2) == DEFAULT_BUDGET.determinizations
+    assert DEFAULT_BUDGET.deals_for(1000) == DEFAULT_BUDGET.min_determinizations
+    budget = Budget(determinizations=50, max_playouts=200, min_determinizations=5)
+    assert budget.deals_for(8) == 25
+
+
+@pytest.mark.parametrize("preset,players,options", [
+    ("standard-draw", 2, {}), ("standard-block", 2, {}), ("standard-draw", 4, {"partners": True}),
+    ("all-fives", 3, {"muggins_calls": True}),
+])
+def test_expert_decisions_are_reproducible_and_their_time_is_reported(preset, players, options, record_property):
+    """Same view, log and seed give the same action; the time per decision is a reported figure."""
+    rules = resolve_rules(preset, {**options, "target": 60}, players)
+    times: list[float] = []
+    seen = []
+    match = BotMatch(rules, f"timing:{preset}:{players}", ["expert"] + ["greedy"] * (players - 1))
+
+    def observe(seat, level, seconds, view, log, action):
+        if level == "expert":
+            times.append(seconds)
+            if len(seen) < 8 and len(view["legal_actions"]) > 1:
+                seen.append((view, list(log), match.rng_seed(), action))
+
+    while match.live and match.decisions < 400:
+        match.step(observe)
+    for view, log, seed, action in seen:
+        assert choose_action("expert", view, log, seed) == action
+    median, worst = statistics.median(times), max(times)
+    record_property("expert_median_ms", round(1000 * median, 2))
+    record_property("expert_max_ms", round(1000 * worst, 2))
+    print(f"\nexpert {preset} {players}p: {len(times)} decisions, median {1000 * median:.1f} ms, "
+          f"max {1000 * worst:.1f} ms")
+
+
+def _matches(slots: list[int], hand) -> bool:
+    """Can every real tile sit in its own slot without breaking that slot's lacks? (Kuhn)"""
+    owner: dict[int, int] = {}
+
+    def place(i: int, seen: set[int]) -> bool:
+        for j, mask in enumerate(slots):
+            if j not in seen and not tile_mask(hand[i]) & mask:
+                seen.add(j)
+                if j not in owner or place(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return len(slots) == len(hand) and all(place(i, set()) for i in range(len(hand)))
+
+
+@pytest.mark.parametrize("preset,players,options", [
+    ("standard-draw", 2, {}), ("standard-draw", 3, {"auto_draw": True}), ("standard-block", 4, {}),
+    ("pagat-draw", 2, {}), ("standard-draw", 2, {"draw_at_will": True}), ("all-fives", 2, {}),
+])
+def test_what_the_expert_infers_always_holds_for_the_real_hands(preset, players, options):
+    rules = resolve_rules(preset, {**options, "target": 80}, players)
+    checked = 0
+    for game in range(3):
+        match = BotMatch(rules, f"sound:{preset}:{game}", ["greedy", "random", "greedy", "random"][:players])
+        while match.live:
+            st = match.state
+            if st.hand_live:
+                seat = st.turn
+                know = Knowledge.read(*match.inputs(seat))
+                for other, slots in know.slots.items():
+                    assert _matches(slots, st.hands[other]), (other, slots, st.hands[other])
+                    checked += any(slots)
+            match.step()
+    assert checked

@@ -1,0 +1,120 @@
+import hashlib
+import hmac
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from api.rules import ALL_TILES, SHUFFLE_ALGORITHM, Tile, seed_commitment, shuffled_tiles
+from api.rules.shuffle import TURN_UP_LABEL, deal_label
+from api.rules.state import deal
+from api.rules import resolve_rules
+
+QUICK = settings.get_profile("rules-quick")
+
+
+def spec_shuffle(seed: str, label: str) -> list[str]:
+    """boneyard-shuffle-v1, written again from the docstring of shuffle.py alone."""
+    canonical = [f"{h}-{l}" for h in range(7) for l in range(h + 1)]
+
+    def words():
+        counter = 0
+        while True:
+            msg = label.encode("utf-8") + b"\x00" + counter.to_bytes(4, "big")
+            block = hmac.new(seed.encode("utf-8"), msg, hashlib.sha256).digest()
+            for k in range(8):
+                yield int.from_bytes(block[4 * k:4 * k + 4], "big")
+            counter += 1
+
+    stream = words()
+    out = canonical[:]
+    for i in range(27, 0, -1):
+        limit = 2**32 - 2**32 % (i + 1)
+        while True:
+            u = next(stream)
+            if u < limit:
+                break
+        j = u % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+VECTORS = {
+    ("boneyard-test-vector-1", "hand:1"):
+        "5-3 4-1 3-0 6-0 5-2 0-0 6-1 6-2 4-2 5-0 3-2 3-3 6-4 5-4 2-1 1-0 4-4 3-1 5-1 5-5 4-3 2-0 1-1 2-2 "
+        "4-0 6-5 6-6 6-3",
+    ("boneyard-test-vector-1", "hand:2"):
+        "3-3 2-0 5-0 5-5 3-0 6-3 4-1 2-1 6-0 0-0 6-4 3-1 4-4 5-2 1-1 5-3 4-3 6-2 1-0 5-1 3-2 6-5 4-2 5-4 "
+        "6-1 2-2 6-6 4-0",
+    ("boneyard-test-vector-1", "turn-up"):
+        "3-0 2-1 5-1 6-0 4-3 5-3 6-5 1-0 2-0 2-2 0-0 6-4 3-3 1-1 6-2 3-2 4-1 6-1 3-1 6-6 5-4 4-2 5-2 6-3 "
+        "5-0 4-0 5-5 4-4",
+    ("0123456789abcdef", "hand:1"):
+        "2-0 6-3 3-2 5-4 4-1 1-0 6-2 2-2 3-0 3-1 0-0 2-1 3-3 5-0 5-2 4-3 4-4 6-1 6-4 4-0 1-1 5-1 6-6 4-2 "
+        "5-3 5-5 6-5 6-0",
+    ("", "hand:1"):
+        "1-0 4-1 5-4 6-6 3-1 3-0 6-2 5-3 6-1 5-1 2-0 6-3 1-1 4-3 2-2 5-2 6-0 4-0 4-2 6-5 5-5 6-4 2-1 0-0 "
+        "3-3 3-2 5-0 4-4",
+    ("dé-ü 🁣", "hand:7"):
+        "4-3 5-4 3-1 4-4 6-5 0-0 2-0 5-5 1-0 4-0 4-2 4-1 6-4 3-2 6-0 3-3 2-2 6-2 3-0 5-3 6-1 5-0 1-1 6-6 "
+        "2-1 6-3 5-1 5-2",
+}
+
+
+@pytest.mark.parametrize("seed,label", list(VECTORS))
+def test_fixed_vectors_pin_the_algorithm(seed, label):
+    assert [str(t) for t in shuffled_tiles(seed, label)] == VECTORS[(seed, label)].split()
+
+
+@pytest.mark.parametrize("seed,label", list(VECTORS))
+def test_independent_reimplementation_agrees_on_the_vectors(seed, label):
+    assert spec_shuffle(seed, label) == VECTORS[(seed, label)].split()
+
+
+@QUICK
+@given(seed=st.text(max_size=40), k=st.integers(min_value=1, max_value=10_000))
+def test_independent_reimplementation_agrees_on_any_seed(seed, k):
+    assert [str(t) for t in shuffled_tiles(seed, deal_label(k))] == spec_shuffle(seed, f"hand:{k}")
+
+
+@QUICK
+@given(seed=st.text(max_size=40), label=st.text(max_size=20))
+def test_every_shuffle_is_a_permutation_of_all_28_tiles(seed, label):
+    order = shuffled_tiles(seed, label)
+    assert len(order) == 28
+    assert sorted(order) == list(ALL_TILES)
+    assert all(isinstance(t, Tile) for t in order)
+
+
+def test_shuffle_is_deterministic():
+    assert shuffled_tiles("abc", "hand:1") == shuffled_tiles("abc", "hand:1")
+
+
+def test_hand_k_depends_only_on_seed_and_k():
+    first = shuffled_tiles("seed-x", deal_label(3))
+    # computing other hands (or other seeds) first changes nothing
+    shuffled_tiles("seed-x", deal_label(1))
+    shuffled_tiles("seed-y", deal_label(3))
+    assert shuffled_tiles("seed-x", deal_label(3)) == first
+    assert shuffled_tiles("seed-x", deal_label(4)) != first
+    assert shuffled_tiles("seed-y", deal_label(3)) != first
+
+
+def test_labels_and_algorithm_name():
+    assert deal_label(1) == "hand:1" and deal_label(12) == "hand:12"
+    assert TURN_UP_LABEL == "turn-up"
+    assert SHUFFLE_ALGORITHM == "boneyard-shuffle-v1"
+
+
+def test_seed_commitment_is_sha256_hex_of_the_utf8_seed():
+    assert seed_commitment("boneyard-test-vector-1") == (
+        "7db2314fbd83c72a4d07cb5ca36a085c521ed4d563c0fb216bc1dc70a4419ac1")
+    assert seed_commitment("dé") == hashlib.sha256("dé".encode("utf-8")).hexdigest()
+
+
+def test_the_deal_gives_seat_s_the_s_th_run_and_the_rest_is_the_boneyard_in_order():
+    order = shuffled_tiles("boneyard-test-vector-1", "hand:1")
+    hands, boneyard = deal(order, resolve_rules("standard-draw", {}, 3))
+    assert [[str(t) for t in h] for h in hands] == [
+        ["5-3", "4-1", "3-0", "6-0", "5-2"], ["0-0", "6-1", "6-2", "4-2", "5-0"],
+        ["3-2", "3-3", "6-4", "5-4", "2-1"]]
+    assert boneyard == order[15:] and len(boneyard) == 13

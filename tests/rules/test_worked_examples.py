@@ -1,0 +1,253 @@
+"""Every worked example of RULES.md, reproduced through the engine's scoring."""
+
+import pytest
+
+from api.rules import IllegalPlay
+from api.rules.engine import Play
+from api.rules.state import HandResult, round_to_five
+
+from tests.rules.support import T, Table
+
+
+def ended(events):
+    [hand_ended] = [e for e in events if e.type == "hand_ended"]
+    return hand_ended
+
+
+def scored(events):
+    return [(e.seat, e.points, e.count, e.how) for e in events if e.type == "points_scored"]
+
+
+# --- going out -------------------------------------------------------------------------
+def test_maya_goes_out_and_scores_leo_15_plus_ana_7_is_22():
+    # seat 0 Maya, seat 1 Leo (15 pips), seat 2 Ana (7 pips)
+    t = Table("standard-draw", ["1-1", "6-5 4-0", "4-3"], "6-6 2-2")
+    events = t.do(Play(0, T("1-1"), "left"))
+    result = ended(events)
+    assert (result.reason, result.winner, result.side, result.points) == ("domino", 0, 0, 22)
+    assert result.pips == (0, 15, 7)
+    assert t.state.scores == [22, 0, 0]
+
+
+def test_cal_goes_out_ana_7_ben_23_scores_30():
+    t = Table("dominorules-draw", ["3-0", "5-2", "6-6 6-5"], players=3, leader=0)
+    result = ended(t.do(Play(0, T("3-0"), "left")))
+    assert (result.reason, result.winner, result.points, result.pips) == ("domino", 0, 30, (0, 7, 23))
+
+
+def test_going_out_with_round_to_five_rounds_22_down_to_20():
+    t = Table("standard-draw", ["1-1", "6-5 4-0", "4-3"], overrides={"round_to_five": True})
+    assert ended(t.do(Play(0, T("1-1"), "left"))).points == 20
+
+
+def test_going_out_with_round_to_five_rounds_23_up_to_25():
+    t = Table("standard-draw", ["1-1", "6-5 4-0", "5-3"], overrides={"round_to_five": True})
+    assert ended(t.do(Play(0, T("1-1"), "left"))).points == 25
+
+
+@pytest.mark.parametrize("points,rounded", [(0, 0), (1, 0), (2, 0), (3, 5), (4, 5), (5, 5), (7, 5),
+                                            (8, 10), (22, 20), (23, 25), (30, 30), (32, 30), (33, 35)])
+def test_round_to_five_takes_2_down_and_3_up(points, rounded):
+    assert round_to_five(points) == rounded
+
+
+# --- blocked hands ---------------------------------------------------------------------
+def test_two_player_block_2_against_8_scores_6():
+    t = Table("standard-block", ["6-6 1-1", "5-3"], "4-4 2-0")
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert t.log[t.log.index(result) + 1].type == "hand_started"     # the next hand follows at once
+    assert (result.reason, result.winner, result.side, result.points, result.pips) == (
+        "blocked", 0, 0, 6, (2, 8))
+    assert t.state.scores == [6, 0]
+
+
+def test_three_player_block_1_13_7_scores_19():
+    t = Table("standard-block", ["6-6 1-0", "5-4 3-1", "4-3"])
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.reason, result.winner, result.points, result.pips) == ("blocked", 0, 19, (1, 13, 7))
+
+
+@pytest.mark.parametrize("scoring,points", [("others", 32), ("others_minus_own", 25)])
+def test_blocked_7_23_9_scores_32_under_others_or_25_under_others_minus_own(scoring, points):
+    # seat 1 holds 7, seat 0 23, seat 2 9; the 6-6 lead blocks the hand at once
+    t = Table("standard-block", ["6-6 5-4 5-3 4-2", "4-3", "5-4"], overrides={"blocked_scoring": scoring})
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.winner, result.side, result.points, result.pips) == (1, 1, points, (23, 7, 9))
+
+
+def test_blocked_hand_scores_others_minus_own_by_default():
+    t = Table("standard-block", ["6-6 5-4 5-3 4-2", "4-3", "5-4"])
+    assert t.rules.blocked_scoring == "others_minus_own"
+    assert ended(t.do(Play(0, T("6-6"), "left"))).points == 25
+
+
+def test_a_tie_for_lowest_means_nobody_scores():
+    t = Table("standard-block", ["6-6 4-0", "3-1", "5-4"])
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.reason, result.winner, result.side, result.points, result.pips) == (
+        "blocked", None, None, 0, (4, 4, 9))
+    assert t.state.scores == [0, 0, 0]
+
+
+def test_a_tie_between_two_players_scores_nothing():
+    t = Table("standard-block", ["6-6 4-1", "3-2"])
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.winner, result.points) == (None, 0)
+
+
+# --- partners --------------------------------------------------------------------------
+PARTNERS = {"partners": True}
+
+
+def test_partners_domino_scores_both_opponents_pips_and_not_the_partners():
+    # seat 2 (partner of 0) goes out: opponents 1 and 3 hold 9 + 4 = 13; seat 0's 12 do not count
+    t2 = Table("standard-block", ["6-6", "5-4", "3-3", "4-0"], overrides=PARTNERS, leader=2)
+    result = ended(t2.do(Play(2, T("3-3"), "left")))
+    assert (result.reason, result.winner, result.side, result.points) == ("domino", 2, 0, 13)
+    assert t2.state.scores == [13, 0]
+
+
+def test_partners_blocked_lower_combined_pips_wins_minus_own_under_others_minus_own():
+    # side 0: seats 0 (5) + 2 (3) = 8; side 1: seats 1 (9) + 3 (11) = 20 → 20 - 8 = 12
+    t = Table("standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"], overrides=PARTNERS)
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.reason, result.side, result.points, result.pips) == ("blocked", 0, 12, (5, 9, 3, 11))
+    assert result.winner == 2        # the winning side's partner with fewer pips
+    assert t.state.scores == [12, 0]
+
+
+def test_partners_blocked_scores_all_opponents_pips_under_others():
+    t = Table("standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"],
+              overrides={**PARTNERS, "blocked_scoring": "others"})
+    assert ended(t.do(Play(0, T("6-6"), "left"))).points == 20
+
+
+def test_partners_blocked_equal_partner_pips_credit_the_lower_seat():
+    t = Table("standard-block", ["6-6 2-1", "5-4", "3-0", "5-3 4-2"],
+              overrides=PARTNERS)
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.side, result.winner, result.pips) == (0, 0, (3, 9, 3, 14))
+
+
+def test_partners_blocked_equal_sides_means_nobody_scores():
+    # side 0: 5 + 4 = 9; side 1: 6 + 3 = 9
+    t = Table("standard-block", ["6-6 4-1", "5-1", "4-0", "2-1"], overrides=PARTNERS)
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.reason, result.winner, result.side, result.points) == ("blocked", None, None, 0)
+
+
+# --- All Fives --------------------------------------------------------------------------
+def test_lead_5_5_alone_scores_10():
+    t = Table("all-fives", ["5-5 1-0", "6-6"], "2-2")
+    assert scored(t.do(Play(0, T("5-5"), "left"))) == [(0, 10, 10, "play")]
+    assert t.state.scores == [10, 0]
+
+
+@pytest.mark.parametrize("lead,points", [("6-4", 10), ("5-0", 5), ("4-1", 5), ("3-2", 5), ("5-5", 10)])
+def test_scoring_leads_alone_on_the_table(lead, points):
+    t = Table("all-fives", [lead + " 1-0", "6-6"], "2-2")
+    events = t.do(Play(0, T(lead), "left"))
+    assert scored(events) == [(0, points, points, "play")]
+    assert t.state.layout.count() == points
+
+
+@pytest.mark.parametrize("lead", ["6-6", "6-3", "4-4", "2-1", "0-0"])
+def test_leads_that_are_no_multiple_of_five_score_nothing(lead):
+    t = Table("all-fives", [lead + " 1-0", "5-5"], "2-2")
+    assert scored(t.do(Play(0, T(lead), "left"))) == []
+
+
+def test_spinner_example_13_then_5_then_5():
+    t = Table("all-fives", ["5-5 5-2 1-1", "5-3 5-0 2-2"], "6-6 4-4")
+    assert scored(t.do(Play(0, T("5-5"), "left"))) == [(0, 10, 10, "play")]
+    events = t.do(Play(1, T("5-3"), "left"))
+    assert scored(events) == [] and t.state.layout.count() == 3 + 10
+    assert events[0].ends == {"left": 3, "right": 5}
+    # the arms stay shut until both sides of the spinner hold a tile
+    t.refuse(Play(0, T("5-2"), "up"), IllegalPlay)
+    t.refuse(Play(0, T("5-2"), "down"), IllegalPlay)
+    events = t.do(Play(0, T("5-2"), "right"))
+    assert events[0].ends == {"left": 3, "right": 2, "up": 5, "down": 5}
+    assert scored(events) == [(0, 5, 5, "play")]
+    events = t.do(Play(1, T("5-0"), "up"))
+    assert events[0].ends == {"left": 3, "right": 2, "up": 0, "down": 5}
+    assert scored(events) == [(1, 5, 5, "play")]
+    assert t.state.scores == [15, 5]
+
+
+def test_a_double_at_an_end_counts_both_halves():
+    # muggins (no spinner): 6-2 lead counts 8; 2-2 on the right: 6 + 4 = 10
+    t = Table("muggins", ["6-2 1-0", "2-2 4-4"], "3-3")
+    assert scored(t.do(Play(0, T("6-2"), "left"))) == []
+    assert scored(t.do(Play(1, T("2-2"), "right"))) == [(1, 10, 10, "play")]
+
+
+def test_a_double_ending_an_arm_counts_both_halves():
+    # spinner 6-6; 6-1 left, 6-3 right (count 4); 6-4 up → 1 + 3 + 4 = 8; 4-4 on up → 1 + 3 + 8 = 12;
+    # 6-5 down → 1 + 3 + 8 + 5 = 17
+    t = Table("all-fives", ["6-6 6-3 4-4 1-0", "6-1 6-4 6-5 2-0"], "0-0")
+    for seat, tile, end, count in [(0, "6-6", "left", 12), (1, "6-1", "left", 13), (0, "6-3", "right", 4),
+                                   (1, "6-4", "up", 8), (0, "4-4", "up", 12), (1, "6-5", "down", 17)]:
+        t.do(Play(seat, T(tile), end))
+        assert t.state.layout.count() == count
+    assert t.state.scores == [0, 0]
+
+
+def test_the_spinner_can_come_later_in_the_line():
+    # lead 6-5 (11); 5-5 on the right becomes the spinner: 6 + 10 = 16; 5-4 on its free side opens
+    # up/down: 6 + 4 = 10 scores; 5-0 on up: 6 + 4 + 0 = 10 scores
+    t = Table("all-fives", ["6-5 5-4 1-1", "5-5 5-0 2-2"], "3-3")
+    t.do(Play(0, T("6-5"), "left"))
+    assert scored(t.do(Play(1, T("5-5"), "right"))) == []
+    assert t.state.layout.count() == 16 and t.state.layout.spinner is T("5-5")
+    t.refuse(Play(0, T("5-4"), "up"), IllegalPlay)
+    events = t.do(Play(0, T("5-4"), "right"))
+    assert events[0].ends == {"left": 6, "right": 4, "up": 5, "down": 5}
+    assert scored(events) == [(0, 10, 10, "play")]
+    assert scored(t.do(Play(1, T("5-0"), "up"))) == [(1, 10, 10, "play")]
+
+
+def test_muggins_preset_has_no_spinner_so_up_and_down_never_open():
+    t = Table("muggins", ["6-5 5-4 1-1", "5-5 5-0 2-2"], "3-3")
+    t.do(Play(0, T("6-5"), "left"))
+    t.do(Play(1, T("5-5"), "right"))
+    assert t.state.layout.spinner is None
+    events = t.do(Play(0, T("5-4"), "right"))
+    assert events[0].ends == {"left": 6, "right": 4}
+    assert scored(events) == [(0, 10, 10, "play")]
+    t.refuse(Play(1, T("5-0"), "up"), IllegalPlay)
+
+
+def test_the_views_draw_the_spinner_arms_tile_by_tile():
+    t = Table("all-fives", ["5-5 5-2 1-1", "5-3 5-0 2-2"], "6-6 4-4")
+    for seat, tile, end in [(0, "5-5", "left"), (1, "5-3", "left"), (0, "5-2", "right"), (1, "5-0", "up")]:
+        t.do(Play(seat, T(tile), end))
+    from api.rules import view
+    v = view(t.state, 0)
+    assert v["line"] == [[3, 5], [5, 5], [5, 2]]
+    assert v["spinner"] == [5, 5]
+    assert v["arms"] == {"up": [[5, 0]], "down": []}
+    assert v["ends"] == [{"end": "left", "value": 3}, {"end": "right", "value": 2},
+                         {"end": "up", "value": 0}, {"end": "down", "value": 5}]
+    assert v["count"] == 5
+
+
+def test_fives_going_out_scores_opponents_pips_rounded_to_five():
+    # seat 0 goes out with 6-4 (count 10 scores too); seat 1 holds 6-6 5-4 2-1 = 24 → 25
+    t = Table("all-fives", ["6-4", "6-6 5-4 2-1"], "3-3")
+    events = t.do(Play(0, T("6-4"), "left"))
+    assert scored(events) == [(0, 10, 10, "play")]
+    assert (ended(events).reason, ended(events).points) == ("domino", 25)
+    assert t.state.scores == [35, 0]
+
+
+def test_fives_blocked_hand_scores_others_rounded_without_subtraction():
+    # empty boneyard: the 6-6 lead (12, no score) blocks; seat 0 holds 4, seat 1 7 → 7 rounds to 5
+    t = Table("all-fives", ["6-6 3-1", "4-3"], "")
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.reason, result.winner, result.points, result.pips) == ("blocked", 0, 5, (4, 7))
+
+
+def test_hand_result_is_plain_data():
+    r = HandResult("domino", 0, 0, 22, (0, 15, 7))
+    assert r == HandResult("domino", 0, 0, 22, (0, 15, 7))

@@ -1,0 +1,53 @@
+"""docker-compose.yml wires the API to its database (no Docker needed to check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_compose():
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+
+
+def command_text(service) -> str:
+    parts = []
+    for key in ("entrypoint", "command"):
+        value = service.get(key) or []
+        parts.extend([value] if isinstance(value, str) else value)
+    return " ".join(parts)
+
+
+def test_the_api_database_url_points_at_the_db_service():
+    compose = load_compose()
+    url = make_url(compose["services"]["api"]["environment"]["DATABASE_URL"])
+    db_env = compose["services"]["db"]["environment"]
+    assert url.drivername == "postgresql+psycopg"
+    assert url.host == "db" and url.port == 5432
+    assert (url.username, url.password, url.database) == (
+        db_env["POSTGRES_USER"],
+        db_env["POSTGRES_PASSWORD"],
+        db_env["POSTGRES_DB"],
+    )
+
+
+def test_the_api_migrates_before_it_serves():
+    command = command_text(load_compose()["services"]["api"])
+    assert "alembic upgrade head" in command
+    assert command.index("alembic upgrade head") < command.index("gunicorn")
+
+
+def test_the_api_waits_for_a_healthy_db():
+    compose = load_compose()
+    assert compose["services"]["api"]["depends_on"]["db"]["condition"] == "service_healthy"
+    assert "healthcheck" in compose["services"]["db"]
+
+
+def test_the_api_listens_beyond_localhost_inside_its_container():
+    api = load_compose()["services"]["api"]
+    assert api["environment"]["BIND"].startswith("0.0.0.0:")
+    assert (ROOT / "Dockerfile").read_text(encoding="utf-8").startswith("FROM python:3.11-slim")
