@@ -123,9 +123,6 @@ class Knowledge:
             common &= m
         return set(numbers_of(common))
 
-    def unseen_count(self, number: int) -> int:
-        return sum(1 for t in self.unseen if t.has(number))
-
     # --- imagining the hidden tiles ----------------------------------------------------
     def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
         """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""

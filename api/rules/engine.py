@@ -20,7 +20,7 @@ from .events import (Event, HandEnded, HandStarted, Knocked, MatchCreated, Match
                      SeatClaimed, TileDrawn, TilePlayed, TilesTurnedUp)
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
-from .shuffle import TURN_UP_LABEL, deal_label, seed_commitment, shuffled_tiles
+from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
 from .state import (DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
                     turn_up_leader)
 from .tiles import ALL_TILES, Tile
@@ -258,11 +258,18 @@ def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) 
 
 
 # --- deciding commands ----------------------------------------------------------------
-def create_match(rules: RuleSet, seats: list[dict], seed: str) -> list[Event]:
-    """The first event of every log. Seats are ``{"name", "type", "level"}`` dicts."""
+def create_match(rules: RuleSet, seats: list[dict], seed: str, *, seeded_by_client: bool = False) -> list[Event]:
+    """The first event of every log. Seats are ``{"name", "type", "level"}`` dicts, with an
+    optional ``client_seed``; ``seed`` is the secret server seed (only its hash is logged)."""
     if len(seats) != rules.players:
         raise errors.InvalidRules("seats", f"{len(seats)} seats for {rules.players} players")
-    return [MatchCreated(rules.to_dict(), tuple(dict(s) for s in seats), seed_commitment(seed))]
+    return [MatchCreated(rules.to_dict(), tuple(dict(s) for s in seats), seed_commitment(seed),
+                         seeded_by_client=seeded_by_client)]
+
+
+def dealer_for(st: MatchState, server_seed: str) -> "SeedDealer":
+    """The match's deals: its server seed mixed with the seats' client seeds."""
+    return SeedDealer(deal_seed(server_seed, st.client_seeds))
 
 
 def ready_to_start(st: MatchState) -> bool:
@@ -277,17 +284,18 @@ def start_match(st: MatchState, seed: str) -> list[Event]:
         raise errors.MatchNotStarted("open seats are still waiting for players")
     work = st.copy()
     sink = EventSink(seed)
-    deal_next_hand(work, sink, SeedDealer(seed))
-    settle(work, sink, SeedDealer(seed))
+    dealer = dealer_for(work, seed)
+    deal_next_hand(work, sink, dealer)
+    settle(work, sink, dealer)
     return sink.events
 
 
-def claim_seat(st: MatchState, seat: int, name: str) -> list[Event]:
+def claim_seat(st: MatchState, seat: int, name: str, client_seed: str | None = None) -> list[Event]:
     if not 0 <= seat < st.players:
         raise errors.InvalidAction(f"no seat {seat}; seats are 0 to {st.players - 1}")
     if st.seats[seat].get("type") != "open":
         raise errors.SeatTaken(f"seat {seat} is not open")
-    return [SeatClaimed(seat, name)]
+    return [SeatClaimed(seat, name, client_seed)]
 
 
 def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
@@ -306,7 +314,7 @@ def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
         _decide_muggins(st, sink, command)
     else:  # pragma: no cover - the Command union is closed
         raise errors.InvalidAction(f"unknown command {command!r}")
-    settle(st, sink, SeedDealer(seed))
+    settle(st, sink, dealer_for(st, seed))
     return sink.events
 
 
@@ -432,7 +440,7 @@ def mutate(st: MatchState, event: Event) -> None:
     elif kind == "tiles_turned_up":
         st.on_tiles_turned_up(event.leader)
     elif kind == "seat_claimed":
-        st.on_seat_claimed(event.seat, event.name)
+        st.on_seat_claimed(event.seat, event.name, event.client_seed)
     elif kind == "match_ended":
         st.on_match_ended(event.winner)
     elif kind == "match_created":
@@ -443,7 +451,9 @@ def mutate(st: MatchState, event: Event) -> None:
 
 def initial_state(created: MatchCreated) -> MatchState:
     rules = RuleSet.from_dict(created.rules)
-    return MatchState(rules, list(created.seats), created.seed_commitment)
+    st = MatchState(rules, list(created.seats), created.seed_commitment)
+    st.seeded_by_client = created.seeded_by_client
+    return st
 
 
 def apply(state: MatchState | None, event: Event) -> MatchState:

@@ -67,13 +67,15 @@ class Event:
 
 @dataclass(frozen=True)
 class MatchCreated(Event):
-    """The resolved rules and the seats; the seed stays secret behind its commitment."""
+    """The resolved rules and the seats (each may carry a ``client_seed``); the server
+    seed stays secret behind its commitment until ``match_ended`` reveals it."""
 
     type: ClassVar[str] = "match_created"
     rules: dict
     seats: tuple            # of {"name", "type", "level"} dicts, one per seat
     seed_commitment: str
     seed_algorithm: str = "boneyard-shuffle-v1"
+    seeded_by_client: bool = False   # the server seed was chosen by the creator (tests, research)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class SeatClaimed(Event):
     type: ClassVar[str] = "seat_claimed"
     seat: int
     name: str
+    client_seed: str | None = None   # mixed into the deals (see shuffle.deal_seed)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,23 @@ def shuffled_tiles(seed: str, label: str) -> list[Tile]:
     return tiles
 
 
+def deal_seed(server_seed: str, client_seeds) -> str:
+    """The seed the deals use: the server's alone, or mixed with the seats' client seeds.
+
+    With any client seed, it is the hex SHA-256 of the server seed and every seat's client
+    seed in seat order ("" for a seat without one), each as uint32_be(byte length) ||
+    UTF-8 bytes. Neither side alone chooses the shuffle: the server committed to its
+    seed first (``seed_commitment``), and cannot know the seeds claims add later.
+    """
+    if not any(client_seeds):
+        return server_seed
+    digest = hashlib.sha256()
+    for part in (server_seed, *(c or "" for c in client_seeds)):
+        data = part.encode("utf-8")
+        digest.update(len(data).to_bytes(4, "big") + data)
+    return digest.hexdigest()
+
+
 def seed_commitment(seed: str) -> str:
     """What ``match_created`` publishes before play: SHA-256 of the seed, hex."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()

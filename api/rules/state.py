@@ -43,7 +43,7 @@ class MatchState:
     __slots__ = ("rules", "seats", "seed_commitment", "status", "hand_number", "leader", "turn",
                  "hands", "boneyard", "layout", "placements", "scores", "hand_live",
                  "last_result", "winner", "turn_up_leader", "pending_muggins", "drawn",
-                 "knocks_in_row")
+                 "knocks_in_row", "seeded_by_client")
 
     def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
         self.rules = rules
@@ -65,6 +65,7 @@ class MatchState:
         self.pending_muggins: tuple[int, int, int] | None = None  # (seat, points, count)
         self.drawn = [0] * rules.players          # tiles drawn this hand, per seat (public)
         self.knocks_in_row = 0
+        self.seeded_by_client = False
 
     def copy(self) -> "MatchState":
         other = MatchState.__new__(MatchState)
@@ -87,6 +88,7 @@ class MatchState:
         other.pending_muggins = self.pending_muggins
         other.drawn = self.drawn[:]
         other.knocks_in_row = self.knocks_in_row
+        other.seeded_by_client = self.seeded_by_client
         return other
 
     # --- questions ---------------------------------------------------------------
@@ -243,9 +245,15 @@ class MatchState:
         return forced_lead(hands)
 
     # --- effects, one per event type ---------------------------------------------
-    def on_seat_claimed(self, seat: int, name: str) -> None:
+    @property
+    def client_seeds(self) -> list[str | None]:
+        return [s.get("client_seed") for s in self.seats]
+
+    def on_seat_claimed(self, seat: int, name: str, client_seed: str | None = None) -> None:
         seats = [dict(s) for s in self.seats]
         seats[seat].update(name=name, type="remote")
+        if client_seed is not None:
+            seats[seat]["client_seed"] = client_seed
         self.seats = seats
 
     def on_tiles_turned_up(self, leader: int) -> None:

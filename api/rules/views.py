@@ -55,8 +55,8 @@ def view(st: MatchState, seat: int | None) -> dict[str, Any]:
         "leader": st.leader,
         "turn": st.turn,
         "rules": rules.to_dict(),
-        "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level")}
-                  for i, s in enumerate(st.seats)],
+        "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level"),
+                   "client_seed": s.get("client_seed")} for i, s in enumerate(st.seats)],
         "scores": list(st.scores),
         "hand_counts": [len(h) for h in st.hands],
         "drawn": list(st.drawn),
@@ -66,6 +66,7 @@ def view(st: MatchState, seat: int | None) -> dict[str, Any]:
         "legal_actions": legal_actions(st, seat),
         "last_hand": _public_hand_result(st.last_result),
         "winner": st.winner,
+        "seeded_by_client": st.seeded_by_client,
     }
     if rules.partners:
         out["sides"] = [list(rules.seats_of_side(side)) for side in range(rules.sides)]

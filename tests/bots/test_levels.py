@@ -81,7 +81,8 @@ def test_claims_are_what_the_play_scores_under_muggins_calls():
         claims += "claim" in action
 
     for game in range(3):
-        match = BotMatch(rules, f"claims:{game}", ["expert", "greedy"] if game % 2 else ["greedy", "expert"], QUICK)
+        levels = ["expert", "greedy"] if game % 2 else ["greedy", "expert"]
+        match = BotMatch(rules, f"claims:{game}", levels, QUICK)
         while match.live:
             match.step(observe)
     assert claims > 0

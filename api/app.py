@@ -1,0 +1,105 @@
+"""The Flask application: wiring only.
+
+``create_app(overrides)`` is the one place that wires the application:
+configuration, the store (engine + unit-of-work factory), migrations, the
+OpenAPI/flask-smorest ``Api``, CORS, error handlers, blueprints and CLI.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import click
+from flask import Flask, current_app
+from flask.cli import AppGroup
+from flask_cors import CORS
+from flask_smorest import Api
+
+from api import config as config_module
+from api.http import domain_errors, errors
+from api.services.matches import MatchService
+from api.services.snapshots import SnapshotCache
+from api.store import Store, make_engine
+from api.store.migrate import upgrade
+
+STORE_KEY = "boneyard.store"
+API_KEY = "boneyard.api"
+MATCHES_KEY = "boneyard.matches"
+
+
+class BoneyardApi(Api):
+    """flask-smorest ``Api`` whose errors (and their docs) are problem documents."""
+
+    ERROR_SCHEMA = errors.ProblemSchema
+
+    def handle_http_exception(self, error):
+        return errors.handle_http_exception(error)
+
+
+def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
+    """Build the Flask app.
+
+    ``overrides`` is applied on top of the environment configuration
+    (:func:`api.config.from_environ`), e.g. ``{"DATABASE_URL": ..., "TESTING": True}``.
+    """
+    app = Flask(__name__, instance_relative_config=False)
+    app.config.from_mapping(config_module.from_environ())
+    if overrides:
+        app.config.update(overrides)
+    _configure_logging(app)
+
+    store = Store(make_engine(app.config["DATABASE_URL"], pool_size=app.config["DB_POOL_SIZE"]))
+    app.extensions[STORE_KEY] = store
+    if app.config["AUTO_MIGRATE"]:
+        upgrade(store.engine, script_location=app.config["MIGRATIONS_DIR"])
+
+    origins = app.config["CORS_ORIGINS"]
+    CORS(app, origins=origins, send_wildcard=origins == "*")
+    api = BoneyardApi(app)
+    app.extensions[API_KEY] = api
+    errors.register_error_handlers(app)
+    domain_errors.register(app)
+    app.extensions[MATCHES_KEY] = MatchService(store, SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]))
+    api.spec.components.security_scheme(
+        "seatToken", {"type": "http", "scheme": "bearer",
+                      "description": "The seat's secret token, from match creation or a claim"})
+    register_blueprints(api)
+    app.cli.add_command(boneyard_cli)
+    return app
+
+
+def register_blueprints(api: Api) -> None:
+    """Every blueprint the service exposes."""
+    from api.http.health import blp as health_blp
+    from api.http.matches import blp as matches_blp
+
+    api.register_blueprint(health_blp)
+    api.register_blueprint(matches_blp)
+
+
+def get_store() -> Store:
+    """The current app's :class:`~api.store.Store`."""
+    return current_app.extensions[STORE_KEY]
+
+
+def _configure_logging(app: Flask) -> None:
+    logger = logging.getLogger("api")
+    logger.setLevel(app.config["LOG_LEVEL"])
+    if not logging.getLogger().handlers and not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s [%(name)s] %(message)s"))
+        logger.addHandler(handler)
+
+
+boneyard_cli = AppGroup("boneyard", help="Boneyard maintenance commands.")
+
+
+@boneyard_cli.command("migrate")
+@click.option("--revision", default="head", show_default=True, help="Target revision.")
+def migrate_command(revision: str) -> None:
+    """Apply database migrations up to REVISION."""
+    store = get_store()
+    upgrade(store.engine, revision, script_location=current_app.config["MIGRATIONS_DIR"])
+    click.echo(f"database at {revision}: {store.engine.url.render_as_string(hide_password=True)}")
