@@ -19,6 +19,7 @@ from flask_smorest import Api
 
 from api import config as config_module
 from api.http import domain_errors, errors
+from api.services.idempotency import IdempotencyService
 from api.services.matches import MatchService
 from api.services.snapshots import SnapshotCache
 from api.store import Store, make_engine
@@ -27,6 +28,7 @@ from api.store.migrate import upgrade
 STORE_KEY = "boneyard.store"
 API_KEY = "boneyard.api"
 MATCHES_KEY = "boneyard.matches"
+IDEMPOTENCY_KEY = "boneyard.idempotency"
 
 
 class BoneyardApi(Api):
@@ -61,7 +63,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[API_KEY] = api
     errors.register_error_handlers(app)
     domain_errors.register(app)
-    app.extensions[MATCHES_KEY] = MatchService(store, SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]))
+    app.extensions[MATCHES_KEY] = MatchService(store, SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
+                                               allow_client_seed=app.config["ALLOW_CLIENT_SEED"])
+    app.extensions[IDEMPOTENCY_KEY] = IdempotencyService(store)
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "The seat's secret token, from match creation or a claim"})

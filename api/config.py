@@ -16,6 +16,10 @@ Environment variables (all optional):
     Apply pending migrations when the app starts (default ``true``).
 ``DB_POOL_SIZE``
     Connections kept per process on PostgreSQL (default 5).
+``ALLOW_CLIENT_SEED``
+    Accept a creator-chosen server seed (``seed`` in ``POST /v1/matches``) for
+    reproducible tests and research (default ``false``); such matches are marked
+    ``seeded_by_client`` in every view.
 ``SNAPSHOT_CACHE_SIZE``
     Match states kept in memory per process (default 2048; a bounded LRU checked
     against the log's seq, so it is only ever a shortcut).
@@ -97,6 +101,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "DATABASE_URL": database_url_from_environ(environ),
         "DB_POOL_SIZE": int(environ.get("DB_POOL_SIZE", "5")),
         "SNAPSHOT_CACHE_SIZE": int(environ.get("SNAPSHOT_CACHE_SIZE", "2048")),
+        "ALLOW_CLIENT_SEED": parse_bool(environ.get("ALLOW_CLIENT_SEED", "false")),
         "AUTO_MIGRATE": parse_bool(environ.get("AUTO_MIGRATE", "true")),
         "MIGRATIONS_DIR": str(migrations_dir()),
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),

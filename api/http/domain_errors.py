@@ -7,6 +7,7 @@ from flask import Flask, Response
 from api.http.errors import problem
 from api.rules import errors as rules
 from api.services import errors as services
+from api.services import idempotency
 
 _SERVICE_STATUS = {
     services.UnknownMatch: (404, "Unknown match"),
@@ -16,6 +17,11 @@ _SERVICE_STATUS = {
     services.StaleSeq: (409, "Stale seq"),
     services.MatchNotOver: (409, "Match not over"),
     services.InvalidCursor: (422, "Invalid cursor"),
+    services.PreconditionFailed: (412, "Precondition failed"),
+    services.ClientSeedNotAllowed: (422, "Client seeds not allowed"),
+    idempotency.IdempotencyKeyReused: (422, "Idempotency key reused"),
+    idempotency.IdempotencyInFlight: (409, "Request in flight"),
+    idempotency.InvalidIdempotencyKey: (422, "Invalid idempotency key"),
 }
 
 

@@ -2,24 +2,78 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+import hashlib
+import json
+from functools import wraps
+
+from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from werkzeug.exceptions import HTTPException
 
 from api.http import schemas
+from api.http.conditional import etag, if_match_seq, not_modified, seat_part
 from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
+from api.rules import RulesError
+from api.services.errors import ServiceError
+from api.services.idempotency import IdempotencyService, parse_key
 from api.services.matches import MatchService, SeatSpec
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
                 description="Matches, seats, views, actions and the event log")
 
 SERVICE_KEY = "boneyard.matches"
+IDEMPOTENCY_KEY = "boneyard.idempotency"
 SEAT_TOKEN = [{"seatToken": []}]
 SEAT_TOKEN_OR_SPECTATOR = [{"seatToken": []}, {}]
 
 
 def service() -> MatchService:
     return current_app.extensions[SERVICE_KEY]
+
+
+def idempotent(view):
+    """Honour ``Idempotency-Key``: the first response to a key is stored and replayed."""
+    @wraps(view)
+    def wrapper(*args, **kwargs):
+        header = request.headers.get("Idempotency-Key")
+        token = bearer_token()
+        if header is None or token is None:
+            return view(*args, **kwargs)
+        key = parse_key(header)
+        keys: IdempotencyService = current_app.extensions[IDEMPOTENCY_KEY]
+        fingerprint = hashlib.sha256(json.dumps(
+            [request.method, request.path, request.headers.get("If-Match"), request.get_json(silent=True)],
+            sort_keys=True).encode()).hexdigest()
+        stored = keys.begin(token, key, kwargs.get("match_id", ""), fingerprint)
+        if stored is not None:
+            return _replay(stored)
+        try:
+            response = view(*args, **kwargs)
+        except (RulesError, ServiceError, ProblemError, HTTPException) as error:
+            response = current_app.handle_user_exception(error)
+        except BaseException:
+            keys.abandon(token, key)
+            raise
+        response = current_app.make_response(response)
+        if response.status_code >= 500:
+            keys.abandon(token, key)
+        else:
+            keys.finish(token, key, response.status_code,
+                        {"body": response.get_json(silent=True), "mimetype": response.mimetype,
+                         "etag": response.headers.get("ETag")})
+        return response
+    return wrapper
+
+
+def _replay(stored) -> Response:
+    body = stored.body or {}
+    response = Response(json.dumps(body.get("body")), status=stored.status,
+                        mimetype=body.get("mimetype") or "application/json")
+    response.headers["Idempotent-Replayed"] = "true"
+    if body.get("etag"):
+        response.headers["ETag"] = body["etag"]
+    return response
 
 
 def bearer_token() -> str | None:
@@ -46,6 +100,7 @@ def problems(*statuses: int):
 
 _DESCRIPTIONS = {
     401: "Missing or unknown seat token (`invalid_token`)",
+    412: "`If-Match` names another seq than the match's (`precondition_failed`, with `current_seq`)",
     403: "A token of another match (`wrong_match`)",
     404: "No such match (`unknown_match`) or seat",
     409: "Refused by the rules or the match's state (`not_your_turn`, `illegal_play`, `must_draw`, "
@@ -68,8 +123,9 @@ class Matches(MethodView):
     @problems(422)
     def post(self, body):
         """Create a match; remote seats get their secret token in this answer only."""
-        seats = [SeatSpec(s["name"], s["type"], s.get("level")) for s in body["seats"]]
-        return service().create(body["preset"], body["rules"], seats)
+        seats = [SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed")) for s in body["seats"]]
+        created = service().create(body["preset"], body["rules"], seats, body.get("seed"))
+        return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
 
 @blp.route("/<string:match_id>")
@@ -78,7 +134,9 @@ class Match(MethodView):
     @problems(404)
     def get(self, match_id):
         """The public summary of a match: rules, seats, status, scores, seq."""
-        return service().summary(match_id)
+        summary = service().summary(match_id)
+        tag = etag(summary["seq"])
+        return not_modified(tag) or (summary, 200, {"ETag": tag})
 
 
 @blp.route("/<string:match_id>/view")
@@ -88,19 +146,27 @@ class View(MethodView):
     @problems(401, 403, 404)
     def get(self, match_id):
         """What one seat may see (with its token), or the spectator's view (without)."""
-        return service().view(match_id, bearer_token())
+        seat_view = service().view(match_id, bearer_token())
+        tag = etag(seat_view["seq"], seat_part(seat_view["seat"]))
+        return not_modified(tag) or (seat_view, 200, {"ETag": tag, "Vary": "Authorization"})
 
 
 @blp.route("/<string:match_id>/actions")
 class Actions(MethodView):
-    @blp.doc(security=SEAT_TOKEN)
+    @idempotent
+    @blp.doc(security=SEAT_TOKEN, parameters=[
+        {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
+         "description": "An ETag of this match: refused with 412 unless the match is still at its seq"},
+        {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"},
+         "description": "A retry with the same key and body gets the first response, and changes nothing"}])
     @blp.arguments(schemas.ActionSchema)
     @blp.response(200, schemas.ActionResultSchema)
-    @problems(401, 403, 404, 409, 422)
+    @problems(401, 403, 404, 409, 412, 422)
     def post(self, body, match_id):
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
-        return service().act(match_id, bearer_token(), body, expected_seq)
+        result = service().act(match_id, bearer_token(), body, expected_seq, if_match_seq=if_match_seq())
+        return result, 200, {"ETag": etag(result["seq"], seat_part(result["seat"]))}
 
 
 @blp.route("/<string:match_id>/events")
@@ -111,7 +177,9 @@ class Events(MethodView):
     @problems(401, 403, 404, 422)
     def get(self, query, match_id):
         """The log as the caller may see it, in seq order, after ``after``."""
-        return service().events(match_id, bearer_token(), query["after"], query["limit"])
+        page = service().events(match_id, bearer_token(), query["after"], query["limit"])
+        tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
+        return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 
 
 @blp.route("/<string:match_id>/audit")
@@ -130,4 +198,14 @@ class Claim(MethodView):
     @problems(404, 409, 422)
     def post(self, body, match_id, seat):
         """Take an open seat; answers its secret token (shown this once)."""
-        return service().claim(match_id, seat, body["name"])
+        return service().claim(match_id, seat, body["name"], body.get("client_seed"))
+
+
+@blp.route("/<string:match_id>/fairness")
+class Fairness(MethodView):
+    @blp.response(200, schemas.FairnessSchema)
+    @problems(404, 409)
+    def get(self, match_id):
+        """Once the match has ended: re-derive every deal from the revealed seeds, re-check every
+        move and score, and verify the hash chain of the stored log."""
+        return service().fairness(match_id)

@@ -11,6 +11,7 @@ from api.rules import DEFAULT_PRESET, PRESETS
 SEAT_TYPES = ("remote", "bot", "open")
 STATUSES = ("waiting", "playing", "ended")
 NAME = validate.Length(min=1, max=40)
+SEED = validate.Length(min=1, max=128)
 
 
 def Tile(**kwargs):
@@ -27,6 +28,7 @@ class SeatSpecSchema(ma.Schema):
                                                   "open: claimed later"})
     level = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
                           metadata={"description": "Computer level, bots only (default greedy)"})
+    client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
 
     @ma.validates_schema
     def level_only_for_bots(self, data, **kwargs):
@@ -40,10 +42,14 @@ class MatchCreateSchema(ma.Schema):
     rules = fields.Dict(keys=fields.String(), load_default=dict,
                         metadata={"description": "Option overrides, e.g. {\"target\": 150}"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=4))
+    seed = fields.String(validate=SEED, metadata={
+        "description": "Choose the server seed (reproducible tests, research): only where the server allows "
+                       "it (ALLOW_CLIENT_SEED); such matches show seeded_by_client everywhere"})
 
 
 class ClaimSchema(ma.Schema):
     name = fields.String(required=True, validate=NAME)
+    client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
 
 
 class ActionSchema(ma.Schema):
@@ -78,6 +84,7 @@ class SeatSchema(ma.Schema):
     name = fields.String()
     type = fields.String()
     level = fields.String(allow_none=True)
+    client_seed = fields.String(allow_none=True)
 
 
 class CreatedSeatSchema(SeatSchema):
@@ -91,6 +98,7 @@ class EndSchema(ma.Schema):
 
 class _SummaryFields(ma.Schema):
     id = fields.String()
+    seeded_by_client = fields.Boolean()
     preset = fields.String()
     status = fields.String(validate=validate.OneOf(STATUSES))
     seq = fields.Integer(metadata={"description": "Number of the last event"})
@@ -101,6 +109,19 @@ class _SummaryFields(ma.Schema):
     players = fields.Integer()
     open_seats = fields.List(fields.Integer())
     created_at = fields.String()
+
+
+class FairnessSchema(ma.Schema):
+    match_id = fields.String()
+    verified = fields.Boolean(metadata={"description": "Everything below checked out"})
+    seed = fields.String()
+    seed_commitment = fields.String()
+    commitment_ok = fields.Boolean(metadata={"description": "SHA-256(seed) equals the published commitment"})
+    chain_ok = fields.Boolean(metadata={"description": "Every stored event links to the previous one by hash"})
+    deals_checked = fields.Integer()
+    moves_checked = fields.Integer()
+    events_checked = fields.Integer()
+    problems = fields.List(fields.String())
 
 
 class MatchSummarySchema(_SummaryFields):
@@ -149,6 +170,7 @@ class ViewSchema(ma.Schema):
     last_hand = fields.Dict(allow_none=True)
     winner = fields.Integer(allow_none=True)
     hands = fields.List(fields.List(Tile()), metadata={"description": "Every hand, face up, once the match is over"})
+    seeded_by_client = fields.Boolean(metadata={"description": "The server seed was chosen by the creator"})
 
 
 class ActionResultSchema(ma.Schema):

@@ -48,3 +48,13 @@ class UnknownSeat(ServiceError):
 
 class InvalidCursor(ServiceError):
     code = "invalid_cursor"
+
+
+class PreconditionFailed(StaleSeq):
+    """An ``If-Match`` that names another seq than the match's."""
+
+    code = "precondition_failed"
+
+
+class ClientSeedNotAllowed(ServiceError):
+    code = "client_seed_not_allowed"

@@ -18,6 +18,8 @@ from api.rules import (PLAYING, RuleSet, claim_seat, create_match, decide, parse
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.rules.state import ENDED, MatchState
 from api.store import Store
+from api.rules.audit import verify_log
+from api.store.chain import verify_chain
 from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
 
 from . import errors, tokens
@@ -33,19 +35,25 @@ class SeatSpec:
     name: str
     type: str
     level: str | None = None
+    client_seed: str | None = None
 
 
 class MatchService:
     """The use cases, wired to one store and one per-process snapshot cache."""
 
-    def __init__(self, store: Store, cache: SnapshotCache | None = None):
+    def __init__(self, store: Store, cache: SnapshotCache | None = None, *, allow_client_seed: bool = False):
         self.store = store
         self.cache = cache or SnapshotCache()
+        self.allow_client_seed = allow_client_seed
 
     # --- create and claim ----------------------------------------------------------
-    def create(self, preset: str, overrides: dict | None, seats: list[SeatSpec]) -> dict[str, Any]:
+    def create(self, preset: str, overrides: dict | None, seats: list[SeatSpec],
+               seed: str | None = None) -> dict[str, Any]:
         rules = resolve_rules(preset, overrides or {}, len(seats))
-        seed = secrets.token_hex(32)
+        if seed is not None and not self.allow_client_seed:
+            raise errors.ClientSeedNotAllowed("this server does not accept client-chosen server seeds")
+        seeded_by_client = seed is not None
+        seed = seed if seeded_by_client else secrets.token_hex(32)
         seat_rows, issued = [], {}
         for number, spec in enumerate(seats):
             level = spec.level or (DEFAULT_BOT_LEVEL if spec.type == "bot" else None)
@@ -55,8 +63,10 @@ class MatchService:
                 token_hash = tokens.hash_token(issued[number])
             seat_rows.append({"seat": number, "name": spec.name, "type": spec.type, "level": level,
                               "token_hash": token_hash})
-        created = create_match(rules, [{"name": r["name"], "type": r["type"], "level": r["level"]}
-                                       for r in seat_rows], seed)
+        created = create_match(rules, [{"name": r["name"], "type": r["type"], "level": r["level"],
+                                        **({"client_seed": spec.client_seed} if spec.client_seed else {})}
+                                       for r, spec in zip(seat_rows, seats)], seed,
+                               seeded_by_client=seeded_by_client)
         with self.store.unit_of_work() as uow:
             record = uow.matches.add({"preset": preset, "players": rules.players, "seed": seed,
                                       "seed_commitment": created[0].seed_commitment, "summary": {}})
@@ -76,13 +86,13 @@ class MatchService:
                 seat["token"] = issued[seat["seat"]]
         return summary
 
-    def claim(self, match_id: str, seat: int, name: str) -> dict[str, Any]:
+    def claim(self, match_id: str, seat: int, name: str, client_seed: str | None = None) -> dict[str, Any]:
         with self.store.unit_of_work() as uow:
             record = self._lock(uow, match_id)
             snap = self._snapshot(uow, record)
             if not isinstance(seat, int) or not 0 <= seat < record.players:
                 raise errors.UnknownSeat(f"no seat {seat}; seats are 0 to {record.players - 1}")
-            events = claim_seat(snap.state, seat, name)
+            events = claim_seat(snap.state, seat, name, client_seed)
             token = tokens.new_token()
             uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(token))
             appended = _rows(events, snap.seq)
@@ -130,7 +140,24 @@ class MatchService:
             stored = uow.events.load(match_id)
         return {"match_id": match_id, "seed": record.seed, "seed_commitment": record.seed_commitment,
                 "shuffle_algorithm": SHUFFLE_ALGORITHM, "seq": record.last_seq,
-                "events": [{"seq": e.seq, **e.to_dict()} for e in stored]}
+                "events": [{"seq": e.seq, **e.to_dict(), "schema_version": e.schema_version,
+                            "prev_hash": e.prev_hash, "hash": e.hash} for e in stored]}
+
+    def fairness(self, match_id: str) -> dict[str, Any]:
+        """Re-derive every deal from the revealed seeds, re-decide every move, check the chain."""
+        with self.store.unit_of_work(readonly=True) as uow:
+            record = self._get(uow, match_id)
+            if record.status != ENDED:
+                raise errors.MatchNotOver("the fairness check needs the revealed seed: the match is not over",
+                                          match_status=record.status)
+            stored = uow.events.load(match_id)
+        chain_problems = verify_chain(stored)
+        report = verify_log([e.to_dict() for e in stored], record.seed)
+        return {"match_id": match_id, "verified": report.ok and not chain_problems,
+                "seed": record.seed, "seed_commitment": record.seed_commitment,
+                "commitment_ok": report.commitment_ok, "chain_ok": not chain_problems,
+                "deals_checked": report.deals_checked, "moves_checked": report.moves_checked,
+                "events_checked": len(stored), "problems": chain_problems + report.problems}
 
     def list(self, status: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
         with self.store.unit_of_work(readonly=True) as uow:
@@ -144,12 +171,16 @@ class MatchService:
                 "next_cursor": page.next_cursor}
 
     # --- act -----------------------------------------------------------------------
-    def act(self, match_id: str, token: str | None, action: dict, expected_seq: int | None = None) -> dict:
+    def act(self, match_id: str, token: str | None, action: dict, expected_seq: int | None = None,
+            *, if_match_seq: int | None = None) -> dict:
+        """``expected_seq`` (body) refuses with StaleSeq, ``if_match_seq`` (header) with PreconditionFailed."""
         with self.store.unit_of_work() as uow:
             record = self._lock(uow, match_id)
             seat = self._authenticate(uow, match_id, token, required=True)
             if expected_seq is not None and expected_seq != record.last_seq:
                 raise errors.StaleSeq(expected_seq, record.last_seq)
+            if if_match_seq is not None and if_match_seq != record.last_seq:
+                raise errors.PreconditionFailed(if_match_seq, record.last_seq)
             snap = self._snapshot(uow, record)
             command = parse_action(seat, action)
             new_events = decide(snap.state, command, record.seed)
@@ -244,10 +275,11 @@ class MatchService:
 
 
 def _public_summary(state: MatchState) -> dict[str, Any]:
-    return {"status": state.status, "hand_number": state.hand_number, "scores": list(state.scores),
+    return {"status": state.status, "seeded_by_client": state.seeded_by_client,
+            "hand_number": state.hand_number, "scores": list(state.scores),
             "turn": state.turn, "winner": state.winner, "players": state.players,
-            "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level")}
-                      for i, s in enumerate(state.seats)],
+            "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level"),
+                       "client_seed": s.get("client_seed")} for i, s in enumerate(state.seats)],
             "open_seats": [i for i, s in enumerate(state.seats) if s.get("type") == "open"]}
 
 

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
+from api.store.chain import row_hash
 from api.store.codec import encode_event
 from api.store.records import MatchNotFound, StaleSeq, StoredEvent
 from api.store.repositories import utcnow
@@ -75,25 +76,25 @@ class EventRepository:
         new_last = expected_seq + len(encoded)
         now = utcnow()
         m = tables.matches
+        prev = self._conn.execute(select(m.c.last_hash).where(m.c.id == match_id)).scalar_one_or_none()
+        if prev is None:
+            raise MatchNotFound(match_id)
+        rows = []
+        for offset, event in enumerate(encoded, start=1):
+            seq = expected_seq + offset
+            digest = row_hash(prev, seq, event.type, event.schema_version, event.data)
+            rows.append({"match_id": match_id, "seq": seq, "type": event.type,
+                         "schema_version": event.schema_version, "data": event.data,
+                         "recorded_at": now, "prev_hash": prev, "hash": digest})
+            prev = digest
         moved = self._conn.execute(
             update(m)
-            .where(m.c.id == match_id, m.c.last_seq == expected_seq)
-            .values(last_seq=new_last, updated_at=now)
+            .where(m.c.id == match_id, m.c.last_seq == expected_seq, m.c.last_hash == rows[0]["prev_hash"])
+            .values(last_seq=new_last, last_hash=prev, updated_at=now)
         ).rowcount
         if moved != 1:
             raise StaleSeq(expected_seq, self.last_seq(match_id))
 
-        rows = [
-            {
-                "match_id": match_id,
-                "seq": expected_seq + offset,
-                "type": event.type,
-                "schema_version": event.schema_version,
-                "data": event.data,
-                "recorded_at": now,
-            }
-            for offset, event in enumerate(encoded, start=1)
-        ]
         savepoint = self._conn.begin_nested()
         try:
             self._conn.execute(insert(tables.events), rows)
@@ -120,7 +121,7 @@ class EventRepository:
         """
         e = tables.events
         query = (
-            select(e.c.seq, e.c.type, e.c.schema_version, e.c.data, e.c.recorded_at)
+            select(e.c.seq, e.c.type, e.c.schema_version, e.c.data, e.c.recorded_at, e.c.prev_hash, e.c.hash)
             .where(e.c.match_id == match_id, e.c.seq > after)
             .order_by(e.c.seq)
         )
@@ -133,6 +134,8 @@ class EventRepository:
                 schema_version=row.schema_version,
                 data=row.data,
                 recorded_at=row.recorded_at,
+                prev_hash=row.prev_hash,
+                hash=row.hash,
             )
             for row in self._conn.execute(query)
         ]

@@ -85,6 +85,8 @@ class StoredEvent:
     schema_version: int
     data: dict[str, Any]
     recorded_at: datetime
+    prev_hash: str = ""
+    hash: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The event as the engine wants it: ``{"type": ..., **fields}`` (upcast)."""

@@ -41,6 +41,7 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 JSONDocument = JSON().with_variant(JSONB(), "postgresql")
 
 MATCH_STATUSES = ("waiting", "playing", "ended")
+GENESIS_HASH = "0" * 64
 SEAT_TYPES = ("remote", "bot", "open")
 
 
@@ -91,6 +92,7 @@ matches = Table(
     Column("seed_commitment", String(128), nullable=False),
     Column("last_seq", Integer, nullable=False, server_default="0"),
     Column("summary", JSONDocument, nullable=False),
+    Column("last_hash", String(64), nullable=False, server_default=GENESIS_HASH),
     CheckConstraint(_in("status", MATCH_STATUSES), name="status"),
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
@@ -134,7 +136,27 @@ events = Table(
     Column("schema_version", Integer, nullable=False),
     Column("data", JSONDocument, nullable=False),
     Column("recorded_at", UTCDateTime(), nullable=False),
+    # The hash chain (api.store.chain): an edited row breaks every later hash.
+    Column("prev_hash", String(64), nullable=False, server_default=GENESIS_HASH),
+    Column("hash", String(64), nullable=False, server_default=GENESIS_HASH),
     # The concurrency guard: a second writer with the same seq collides here.
     PrimaryKeyConstraint("match_id", "seq"),
     CheckConstraint("seq >= 1", name="seq"),
+)
+
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    # Keys are scoped to the seat token that sent them (stored as its hash).
+    Column("token_hash", String(64), nullable=False),
+    Column("key", String(255), nullable=False),
+    Column("match_id", String(32), nullable=False),
+    Column("request_hash", String(64), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("response_status", Integer, nullable=True),
+    Column("response_body", JSONDocument, nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("token_hash", "key"),
+    CheckConstraint(_in("state", ("in_flight", "done")), name="state"),
+    Index(None, "created_at"),
 )

@@ -19,6 +19,7 @@ from sqlalchemy import Connection, Engine, text
 
 from api.store.engine import READONLY_OPTION, make_engine
 from api.store.event_store import EventRepository
+from api.store.idempotency import IdempotencyRepository
 from api.store.repositories import MatchRepository, SeatRepository
 
 
@@ -33,6 +34,7 @@ class UnitOfWork:
     matches: MatchRepository
     seats: SeatRepository
     events: EventRepository
+    idempotency: IdempotencyRepository
 
     def __init__(self, engine: Engine, *, readonly: bool = False):
         self._engine = engine
@@ -54,6 +56,7 @@ class UnitOfWork:
         self.matches = MatchRepository(conn)
         self.seats = SeatRepository(conn)
         self.events = EventRepository(conn)
+        self.idempotency = IdempotencyRepository(conn)
         return self
 
     def __exit__(

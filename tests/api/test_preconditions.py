@@ -1,0 +1,116 @@
+"""ETags, If-Match / If-None-Match, and Idempotency-Key on actions."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import assert_problem, auth, create, tokens_of, view
+
+TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+
+
+@pytest.fixture
+def live(client):
+    created = create(client, TWO_REMOTE)
+    match_id, tokens = created["id"], tokens_of(created)
+    turn = view(client, match_id)["turn"]
+    return match_id, tokens, turn
+
+
+def _seq(client, match_id):
+    return client.get(f"/v1/matches/{match_id}").get_json()["seq"]
+
+
+def test_every_read_of_a_match_carries_an_etag_naming_its_seq(client, live):
+    match_id, tokens, _ = live
+    seq = _seq(client, match_id)
+    assert client.get(f"/v1/matches/{match_id}").headers["ETag"] == f'"{seq}"'
+    assert client.get(f"/v1/matches/{match_id}/view").headers["ETag"] == f'"{seq}:s"'
+    assert client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[1])).headers["ETag"] == f'"{seq}:1"'
+    assert client.get(f"/v1/matches/{match_id}/events?after=0&limit=5").headers["ETag"] == f'"{seq}:s:0:5"'
+
+
+def test_if_none_match_answers_304_until_the_match_moves(client, live):
+    match_id, tokens, turn = live
+    first = client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[turn]))
+    tag = first.headers["ETag"]
+    again = client.get(f"/v1/matches/{match_id}/view", headers={**auth(tokens[turn]), "If-None-Match": tag})
+    assert again.status_code == 304 and again.get_data() == b""
+    action = first.get_json()["legal_actions"][0]
+    client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth(tokens[turn]))
+    moved = client.get(f"/v1/matches/{match_id}/view", headers={**auth(tokens[turn]), "If-None-Match": tag})
+    assert moved.status_code == 200 and moved.headers["ETag"] != tag
+
+
+def test_if_match_with_an_old_etag_is_412_with_the_current_seq_and_writes_nothing(client, live):
+    match_id, tokens, turn = live
+    seat_view = client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[turn]))
+    seq = seat_view.get_json()["seq"]
+    stale = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
+                        headers={**auth(tokens[turn]), "If-Match": f'"{seq - 1}:{turn}"'})
+    assert assert_problem(stale, 412, "precondition_failed")["current_seq"] == seq
+    assert _seq(client, match_id) == seq
+    action = seat_view.get_json()["legal_actions"][0]
+    fresh = client.post(f"/v1/matches/{match_id}/actions", json=action,
+                        headers={**auth(tokens[turn]), "If-Match": seat_view.headers["ETag"]})
+    assert fresh.status_code == 200 and fresh.headers["ETag"].startswith(f'"{fresh.get_json()["seq"]}:')
+    garbage = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
+                          headers={**auth(tokens[turn]), "If-Match": "nonsense"})
+    assert_problem(garbage, 400, "invalid_if_match")
+
+
+def test_a_retry_with_the_same_idempotency_key_replays_the_first_response_and_appends_nothing(client, live):
+    match_id, tokens, turn = live
+    action = view(client, match_id, tokens[turn])["legal_actions"][0]
+    headers = {**auth(tokens[turn]), "Idempotency-Key": "move-1"}
+    first = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
+    assert first.status_code == 200
+    seq = _seq(client, match_id)
+    retry = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
+    assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json() == first.get_json()
+    assert _seq(client, match_id) == seq
+
+
+def test_the_same_key_with_another_body_is_422_and_a_refusal_is_replayed_too(client, live):
+    match_id, tokens, turn = live
+    headers = {**auth(tokens[1 - turn]), "Idempotency-Key": '"k-2"'}
+    refused = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers=headers)
+    assert_problem(refused, 409, "not_your_turn")
+    again = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers=headers)
+    assert_problem(again, 409, "not_your_turn")
+    assert again.headers["Idempotent-Replayed"] == "true"
+    other = client.post(f"/v1/matches/{match_id}/actions", json={"type": "draw"}, headers=headers)
+    assert_problem(other, 422, "idempotency_key_reused")
+
+
+def test_keys_are_scoped_per_token(client, live):
+    match_id, tokens, turn = live
+    key = {"Idempotency-Key": "shared"}
+    a = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
+                    headers={**auth(tokens[1 - turn]), **key})
+    assert_problem(a, 409, "not_your_turn")
+    action = view(client, match_id, tokens[turn])["legal_actions"][0]
+    b = client.post(f"/v1/matches/{match_id}/actions", json=action, headers={**auth(tokens[turn]), **key})
+    assert b.status_code == 200 and "Idempotent-Replayed" not in b.headers
+
+
+def test_a_key_still_in_flight_is_409(app, client, live):
+    match_id, tokens, turn = live
+    keys = app.extensions["boneyard.idempotency"]
+    import hashlib
+    import json
+    body = {"type": "knock"}
+    fingerprint = hashlib.sha256(json.dumps(["POST", f"/v1/matches/{match_id}/actions", None, body],
+                                            sort_keys=True).encode()).hexdigest()
+    assert keys.begin(tokens[turn], "slow", match_id, fingerprint) is None      # a first request, still running
+    response = client.post(f"/v1/matches/{match_id}/actions", json=body,
+                           headers={**auth(tokens[turn]), "Idempotency-Key": "slow"})
+    assert_problem(response, 409, "idempotency_in_flight")
+
+
+def test_an_invalid_idempotency_key_is_422(client, live):
+    match_id, tokens, turn = live
+    response = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
+                           headers={**auth(tokens[turn]), "Idempotency-Key": "x" * 300})
+    assert_problem(response, 422, "invalid_idempotency_key")
