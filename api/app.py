@@ -15,10 +15,12 @@ import click
 from flask import Flask, current_app
 from flask.cli import AppGroup
 from flask_cors import CORS
+from werkzeug.middleware.proxy_fix import ProxyFix
 from flask_smorest import Api
 
 from api import config as config_module
 from api.http import domain_errors, errors
+from api.http.limits import limiter
 from api.services.idempotency import IdempotencyService
 from api.services.matches import MatchService
 from api.services.snapshots import SnapshotCache
@@ -58,6 +60,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         upgrade(store.engine, script_location=app.config["MIGRATIONS_DIR"])
 
     origins = app.config["CORS_ORIGINS"]
+    if app.config["PROXY_HOPS"]:
+        # Behind N trusted proxies the client address (rate limits) comes from X-Forwarded-For.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
+    limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
     api = BoneyardApi(app)
     app.extensions[API_KEY] = api
@@ -69,6 +75,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "The seat's secret token, from match creation or a claim"})
+    api.spec.components.security_scheme(
+        "portalKey", {"type": "apiKey", "in": "header", "name": "X-API-Key",
+                      "description": "A portal key, when the server is configured with API_KEYS"})
     register_blueprints(api)
     app.cli.add_command(boneyard_cli)
     return app

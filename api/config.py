@@ -20,6 +20,18 @@ Environment variables (all optional):
     Accept a creator-chosen server seed (``seed`` in ``POST /v1/matches``) for
     reproducible tests and research (default ``false``); such matches are marked
     ``seeded_by_client`` in every view.
+``PROXY_HOPS``
+    Number of trusted reverse proxies in front of the app (default 0); with N > 0 the
+    client address used by rate limits comes from ``X-Forwarded-For``.
+``API_KEYS``
+    Comma-separated portal keys; when set, creating and listing matches needs one in
+    the ``X-API-Key`` header (default: none, open).
+``RATELIMIT_ENABLED`` / ``RATELIMIT_STORAGE_URI``
+    Rate limits on (default ``true``) and where counters live (default ``memory://``,
+    per process; use ``redis://…`` to share them between workers).
+``RATE_LIMIT_CREATE`` / ``RATE_LIMIT_ACTIONS_PER_TOKEN`` / ``RATE_LIMIT_ACTIONS_PER_ADDRESS``
+    Limits in flask-limiter notation (defaults ``30 per minute``, ``120 per minute``,
+    ``1200 per minute``).
 ``SNAPSHOT_CACHE_SIZE``
     Match states kept in memory per process (default 2048; a bounded LRU checked
     against the log's seq, so it is only ever a shortcut).
@@ -102,6 +114,13 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "DB_POOL_SIZE": int(environ.get("DB_POOL_SIZE", "5")),
         "SNAPSHOT_CACHE_SIZE": int(environ.get("SNAPSHOT_CACHE_SIZE", "2048")),
         "ALLOW_CLIENT_SEED": parse_bool(environ.get("ALLOW_CLIENT_SEED", "false")),
+        "PROXY_HOPS": int(environ.get("PROXY_HOPS", "0")),
+        "API_KEYS": [k.strip() for k in environ.get("API_KEYS", "").split(",") if k.strip()],
+        "RATELIMIT_ENABLED": parse_bool(environ.get("RATELIMIT_ENABLED", "true")),
+        "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATE_LIMIT_CREATE": environ.get("RATE_LIMIT_CREATE", "30 per minute"),
+        "RATE_LIMIT_ACTIONS_PER_TOKEN": environ.get("RATE_LIMIT_ACTIONS_PER_TOKEN", "120 per minute"),
+        "RATE_LIMIT_ACTIONS_PER_ADDRESS": environ.get("RATE_LIMIT_ACTIONS_PER_ADDRESS", "1200 per minute"),
         "AUTO_MIGRATE": parse_bool(environ.get("AUTO_MIGRATE", "true")),
         "MIGRATIONS_DIR": str(migrations_dir()),
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),

@@ -168,7 +168,7 @@ def make_match(store: Store) -> Callable[..., MatchRecord]:
 @pytest.fixture
 def app(database_url: str):
     """The real app on this test's database."""
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url})
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False})
     yield app
     app.extensions["boneyard.store"].dispose()
 

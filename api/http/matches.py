@@ -14,6 +14,7 @@ from werkzeug.exceptions import HTTPException
 from api.http import schemas
 from api.http.conditional import etag, if_match_seq, not_modified, seat_part
 from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
+from api.http.limits import limit_creation, rate_limited_actions, require_portal_key
 from api.rules import RulesError
 from api.services.errors import ServiceError
 from api.services.idempotency import IdempotencyService, parse_key
@@ -26,6 +27,7 @@ SERVICE_KEY = "boneyard.matches"
 IDEMPOTENCY_KEY = "boneyard.idempotency"
 SEAT_TOKEN = [{"seatToken": []}]
 SEAT_TOKEN_OR_SPECTATOR = [{"seatToken": []}, {}]
+PORTAL_KEY = [{"portalKey": []}, {}]
 
 
 def service() -> MatchService:
@@ -99,7 +101,8 @@ def problems(*statuses: int):
 
 
 _DESCRIPTIONS = {
-    401: "Missing or unknown seat token (`invalid_token`)",
+    401: "Missing or unknown seat token (`invalid_token`), or portal key (`invalid_api_key`)",
+    429: "Rate limit reached (`too_many_requests`); see `Retry-After`",
     412: "`If-Match` names another seq than the match's (`precondition_failed`, with `current_seq`)",
     403: "A token of another match (`wrong_match`)",
     404: "No such match (`unknown_match`) or seat",
@@ -111,18 +114,23 @@ _DESCRIPTIONS = {
 
 @blp.route("")
 class Matches(MethodView):
+    @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.ListQuerySchema, location="query")
     @blp.response(200, schemas.MatchListSchema)
-    @problems(422)
+    @problems(401, 422)
     def get(self, query):
         """List matches, newest first (paged with ``cursor``)."""
+        require_portal_key()
         return service().list(query.get("status"), query["limit"], query.get("cursor"))
 
+    @limit_creation
+    @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.MatchCreateSchema)
     @blp.response(201, schemas.CreatedMatchSchema)
-    @problems(422)
+    @problems(401, 422, 429)
     def post(self, body):
         """Create a match; remote seats get their secret token in this answer only."""
+        require_portal_key()
         seats = [SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed")) for s in body["seats"]]
         created = service().create(body["preset"], body["rules"], seats, body.get("seed"))
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
@@ -153,6 +161,7 @@ class View(MethodView):
 
 @blp.route("/<string:match_id>/actions")
 class Actions(MethodView):
+    @rate_limited_actions
     @idempotent
     @blp.doc(security=SEAT_TOKEN, parameters=[
         {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
@@ -161,7 +170,7 @@ class Actions(MethodView):
          "description": "A retry with the same key and body gets the first response, and changes nothing"}])
     @blp.arguments(schemas.ActionSchema)
     @blp.response(200, schemas.ActionResultSchema)
-    @problems(401, 403, 404, 409, 412, 422)
+    @problems(401, 403, 404, 409, 412, 422, 429)
     def post(self, body, match_id):
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)

@@ -1,0 +1,255 @@
+"""Golden vectors: complete audit logs of real matches, and the state each folds to.
+
+``python -m api.tools.golden`` (or ``scripts/golden``) rewrites ``openapi/examples/``:
+for every vector, ``<name>.audit.json`` (exactly the shape of ``GET /v1/matches/{id}/audit``,
+hash chain included) and ``<name>.expected.json`` (the final state a replayer must reach;
+``summarize`` below and ``clients/js/replay.mjs`` both print this shape).
+
+Everything is deterministic: each vector has a fixed server seed, and the computer players
+choose as the server's do (``api.bots.choose_action`` seeded by ``bot_seed``), so a server
+started with ``ALLOW_CLIENT_SEED`` that is given the same seats and seed writes the same
+log. Remote seats (a claimed seat) are played here by the greedy bot under another seed,
+standing in for a person. ``python -m api.tools.golden --check`` exits 1 when the
+committed files differ from what the engine produces now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from api import bots
+from api.rules import (PLAYING, claim_seat, create_match, decide, parse_action, ready_to_start, redact_event,
+                       replay, resolve_rules, start_match, view)
+from api.rules.engine import mutate
+from api.rules.events import event_from_dict
+from api.rules.ruleset import PRESETS
+from api.rules.shuffle import ALGORITHM
+from api.store.chain import GENESIS, row_hash
+from api.store.codec import encode_event
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "openapi" / "examples"
+DEFAULT_BOT_LEVEL = "greedy"
+LEVELS = ("greedy", "random", "greedy", "random")   # mixed tables: the logs show both styles
+
+
+@dataclass(frozen=True)
+class Vector:
+    name: str
+    preset: str
+    players: int
+    rules: dict = field(default_factory=dict)
+    seats: tuple = ()            # explicit seats; default: bots of LEVELS
+    claims: tuple = ()           # (seat, name, client_seed) for open seats, in order
+
+    @property
+    def seed(self) -> str:
+        return f"boneyard-golden:{self.name}"
+
+    def seat_specs(self) -> list[dict]:
+        if self.seats:
+            return [dict(s) for s in self.seats]
+        return [{"name": f"Bot {s}", "type": "bot", "level": LEVELS[s]} for s in range(self.players)]
+
+
+def _vectors() -> list[Vector]:
+    out = [Vector(f"{name}-{players}p", name, players)
+           for name, preset in PRESETS.items() for players in preset.players]
+    out += [
+        Vector("standard-draw-4p-partners", "standard-draw", 4, {"partners": True}),
+        Vector("all-fives-4p-partners", "all-fives", 4, {"partners": True}),
+        # muggins_calls: the random bot never claims, so the greedy bot takes its counts by muggins
+        Vector("muggins-calls-2p", "muggins", 2, {"muggins_calls": True},
+               ({"name": "Forgetful", "type": "bot", "level": "random"},
+                {"name": "Counter", "type": "bot", "level": "greedy"})),
+        # the server draws and knocks for stuck seats: events with auto: true
+        Vector("standard-draw-auto-3p", "standard-draw", 3, {"auto_draw": True, "auto_knock": True}),
+        # client seeds (at creation and at a claim) change every deal; the claimed seat is remote
+        Vector("standard-draw-client-seeds-2p", "standard-draw", 2, {"target": 50},
+               ({"name": "Ada", "type": "bot", "level": "greedy", "client_seed": "ada's dice"},
+                {"name": "Seat 1", "type": "open"}),
+               ((1, "Ben", "ben's dice"),)),
+    ]
+    return out
+
+
+VECTORS: tuple[Vector, ...] = tuple(_vectors())
+
+
+def bot_seed(seed: str, seq: int, seat: int) -> str:
+    """As ``api.services.matches.bot_seed``: the bots' randomness for one decision."""
+    return hashlib.sha256(f"bot:{seed}:{seq}:{seat}".encode()).hexdigest()
+
+
+class _Match:
+    """The engine driven as the service drives it (create, claim, bots after every move)."""
+
+    def __init__(self, vector: Vector):
+        self.vector = vector
+        self.seed = vector.seed
+        rules = resolve_rules(vector.preset, vector.rules, vector.players)
+        self.rows: list[dict] = []
+        self.hand_log: list[dict] = []
+        self.state = None
+        self._add(create_match(rules, vector.seat_specs(), self.seed, seeded_by_client=True))
+
+    def _add(self, events) -> None:
+        for event in events:
+            data = event.to_dict()
+            self.rows.append(data)
+            if self.state is None:
+                self.state = replay([event])
+                continue
+            mutate(self.state, event)
+            if data["type"] == "hand_started":
+                self.hand_log = []
+            self.hand_log.append(data)
+
+    def run(self) -> None:
+        if ready_to_start(self.state):
+            self._add(start_match(self.state, self.seed))
+        for seat, name, client_seed in self.vector.claims:
+            self._add(claim_seat(self.state, seat, name, client_seed))
+            if ready_to_start(self.state):
+                self._add(start_match(self.state, self.seed))
+        levels = {i: s.get("level") for i, s in enumerate(self.state.seats) if s.get("type") == "bot"}
+        while self.state.status == PLAYING:
+            seat = _bot_to_move(self.state, levels)
+            if seat is not None:
+                level, rng = levels[seat] or DEFAULT_BOT_LEVEL, bot_seed(self.seed, len(self.rows), seat)
+            else:     # a remote seat: a person, played here by a greedy bot under its own seed
+                seat = self._remote_to_move()
+                level, rng = "greedy", "remote:" + bot_seed(self.seed, len(self.rows), seat)
+            log = [redact_event(row, seat) for row in self.hand_log]
+            action = bots.choose_action(level, view(self.state, seat), log, rng)
+            self._add(decide(self.state, parse_action(seat, action), self.seed))
+
+    def _remote_to_move(self) -> int:
+        st = self.state
+        pending = st.pending_muggins
+        if pending is not None:
+            for seat, s in enumerate(st.seats):
+                if s.get("type") == "remote" and st.rules.side_of(seat) != st.rules.side_of(pending[0]):
+                    return seat
+        return st.turn
+
+
+def _bot_to_move(state, levels: dict[int, str]) -> int | None:
+    """As the service: a bot that may take pending muggins points first, else the bot to play."""
+    pending = state.pending_muggins
+    if pending is not None:
+        for seat in levels:
+            if state.rules.side_of(seat) != state.rules.side_of(pending[0]):
+                return seat
+    return state.turn if state.turn in levels else None
+
+
+def audit_document(match_id: str, seed: str, events: list[dict]) -> dict[str, Any]:
+    """The ``/audit`` answer for a log: every row with its seq, schema version and hash chain."""
+    rows, prev = [], GENESIS
+    for seq, event in enumerate(events, start=1):
+        encoded = encode_event(event)
+        digest = row_hash(prev, seq, encoded.type, encoded.schema_version, encoded.data)
+        rows.append({"seq": seq, "type": encoded.type, **encoded.data, "schema_version": encoded.schema_version,
+                     "prev_hash": prev, "hash": digest})
+        prev = digest
+    created = events[0]
+    return {"match_id": match_id, "seed": seed, "seed_commitment": created["seed_commitment"],
+            "shuffle_algorithm": ALGORITHM, "seq": len(rows), "events": rows}
+
+
+ROW_FIELDS = ("seq", "schema_version", "prev_hash", "hash")
+
+
+def log_of(audit: dict) -> list[dict]:
+    """The bare events of an audit document (without seq and chain fields)."""
+    return [{k: v for k, v in row.items() if k not in ROW_FIELDS} for row in audit["events"]]
+
+
+def summarize(audit: dict) -> dict[str, Any]:
+    """The final state an audit log folds to, as every replayer prints it.
+
+    Totals come from the engine's own fold (``api.rules.replay``); the per-hand lines come
+    from the log: leader, how the hand ended, its points, and the points scored during play.
+    """
+    events = log_of(audit)
+    state = replay(event_from_dict(e) for e in events)
+    rules = state.rules
+    hands: list[dict] = []
+    for event in events:
+        kind = event["type"]
+        if kind == "hand_started":
+            hands.append({"hand_number": event["hand_number"], "leader": event["leader"], "reason": None,
+                          "winner": None, "side": None, "points": 0, "pips": None,
+                          "points_in_play": [0] * rules.sides, "scores": None})
+        elif kind == "points_scored":
+            hands[-1]["points_in_play"][event["side"]] += event["points"]
+        elif kind == "hand_ended":
+            hands[-1].update({k: event[k] for k in ("reason", "winner", "side", "points", "pips", "scores")})
+        elif kind == "match_ended" and hands and hands[-1]["scores"] is None:
+            # the match ended in the middle of this hand (a scoring play reached the target)
+            hands[-1].update(pips=[sum(a + b for a, b in h) for h in event["hands"]], scores=event["scores"])
+    return {"match_id": audit["match_id"], "preset": rules.preset, "players": rules.players,
+            "partners": rules.partners, "target": rules.target, "status": state.status,
+            "winner": state.winner, "scores": list(state.scores), "hand_number": state.hand_number,
+            "events": len(events), "hands": hands}
+
+
+def generate(vector: Vector) -> tuple[dict, dict]:
+    """The audit document and expected summary of one vector, computed now."""
+    match = _Match(vector)
+    match.run()
+    audit = audit_document(f"golden-{vector.name}", vector.seed, match.rows)
+    return audit, summarize(audit)
+
+
+def dumps(document: dict) -> str:
+    """Compact JSON with one event per line: small files, readable diffs."""
+    if "events" in document and isinstance(document["events"], list) and "seed" in document:
+        head = {k: v for k, v in document.items() if k != "events"}
+        lines = [json.dumps(e, separators=(",", ":"), ensure_ascii=False) for e in document["events"]]
+        head_text = json.dumps(head, indent=1, ensure_ascii=False)
+        return head_text[:-2] + ',\n "events": [\n' + ",\n".join(lines) + "\n ]\n}\n"
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def files() -> dict[str, str]:
+    """Every file of ``openapi/examples/`` by name, as the engine produces it now."""
+    out = {}
+    for vector in VECTORS:
+        audit, expected = generate(vector)
+        out[f"{vector.name}.audit.json"] = dumps(audit)
+        out[f"{vector.name}.expected.json"] = dumps(expected)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only compare with the committed files")
+    parser.add_argument("--out", type=Path, default=EXAMPLES)
+    args = parser.parse_args(argv)
+    produced = files()
+    if args.check:
+        stale = [name for name, text in produced.items()
+                 if not (args.out / name).exists() or (args.out / name).read_text() != text]
+        for name in stale:
+            print(f"stale: {args.out / name}", file=sys.stderr)
+        return 1 if stale else 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for old in args.out.glob("*.json"):
+        if old.name not in produced:
+            old.unlink()
+    for name, text in produced.items():
+        (args.out / name).write_text(text)
+    total = sum(len(t.encode()) for t in produced.values())
+    print(f"wrote {len(produced)} files ({total // 1024} KiB) to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+"""A reference bot client for the Boneyard HTTP API (public API only; needs ``requests``).
+
+    from boneyard_client import BoneyardClient, Bot, heaviest
+    client = BoneyardClient("http://127.0.0.1:8000")
+    bot, created = Bot.create(client, [{"name": "me", "type": "remote"},
+                                       {"name": "cpu", "type": "bot", "level": "expert"}], heaviest)
+    print(bot.play()["scores"])
+
+Command line: ``python -m boneyard_client --help``.
+"""
+
+from .client import REFETCH_CODES, BoneyardClient, Bot
+from .errors import (ActionRefused, BoneyardError, InvalidApiKey, InvalidToken, ProblemError, SeatTaken,
+                     ServerUnavailable, UnknownMatch, WaitTimeout, WrongMatch, problem_error)
+from .strategies import STRATEGIES, Strategy, first_legal, heaviest, random_legal, seeded_random
+
+__version__ = "0.1.0"
+
+__all__ = ["ActionRefused", "BoneyardClient", "BoneyardError", "Bot", "InvalidApiKey", "InvalidToken",
+           "ProblemError", "REFETCH_CODES", "STRATEGIES", "SeatTaken", "ServerUnavailable", "Strategy",
+           "UnknownMatch", "WaitTimeout", "WrongMatch", "first_legal", "heaviest", "problem_error",
+           "random_legal", "seeded_random"]

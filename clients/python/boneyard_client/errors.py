@@ -1,0 +1,76 @@
+"""What can go wrong, as exceptions a bot author can catch by kind.
+
+The server answers every error as an RFC 9457 problem document with a stable
+``code``; :func:`problem_error` turns one into the matching exception here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class BoneyardError(Exception):
+    """Base of every error this client raises."""
+
+
+class ProblemError(BoneyardError):
+    """The server refused a request: ``status``, ``code`` and the whole ``problem`` body."""
+
+    def __init__(self, status: int, code: str, problem: dict[str, Any] | None = None):
+        self.status = status
+        self.code = code
+        self.problem = problem or {}
+        detail = self.problem.get("detail") or self.problem.get("title") or ""
+        super().__init__(f"{status} {code}: {detail}" if detail else f"{status} {code}")
+
+
+class InvalidToken(ProblemError):
+    """401 ``invalid_token``: the seat token is unknown (or missing). Check ``--token``."""
+
+
+class WrongMatch(ProblemError):
+    """403 ``wrong_match``: a real seat token, but of another match. Check ``--match``."""
+
+
+class UnknownMatch(ProblemError):
+    """404 ``unknown_match``: no such match on this server (wrong id, or another server)."""
+
+
+class InvalidApiKey(ProblemError):
+    """401 ``invalid_api_key``: this server wants a portal key to create or list matches."""
+
+
+class SeatTaken(ProblemError):
+    """409 ``seat_taken``: someone else claimed that seat first."""
+
+
+class ActionRefused(ProblemError):
+    """The server kept refusing this bot's actions after refetching the view.
+
+    A strategy that answers something outside ``legal_actions`` ends up here (409 from
+    the rules), or at once for a malformed action (422 ``invalid_action``…).
+    """
+
+
+class ServerUnavailable(BoneyardError):
+    """No answer (connection refused, timeouts, 5xx, 429) after every retry."""
+
+
+class WaitTimeout(BoneyardError):
+    """The match did not come back to this seat within ``max_wait`` seconds."""
+
+
+_BY_CODE: dict[str, type[ProblemError]] = {
+    "invalid_token": InvalidToken,
+    "wrong_match": WrongMatch,
+    "unknown_match": UnknownMatch,
+    "invalid_api_key": InvalidApiKey,
+    "seat_taken": SeatTaken,
+}
+
+
+def problem_error(status: int, body: Any) -> ProblemError:
+    """The exception for a problem response (any body: non-JSON errors get ``http_<status>``)."""
+    problem = body if isinstance(body, dict) else {}
+    code = problem.get("code") if isinstance(problem.get("code"), str) else f"http_{status}"
+    return _BY_CODE.get(code, ProblemError)(status, code, problem)
