@@ -12,6 +12,7 @@ SEAT_TYPES = ("remote", "bot", "open")
 STATUSES = ("waiting", "playing", "ended")
 NAME = validate.Length(min=1, max=40)
 SEED = validate.Length(min=1, max=128)
+MAX_SEQ = 2**31 - 1   # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)
 
 
 def Tile(**kwargs):
@@ -68,7 +69,9 @@ class ActionSchema(ma.Schema):
 
 
 class EventsQuerySchema(ma.Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    # Bounded by the database's seq column (a 32-bit integer): a larger ``after`` used to
+    # reach the query and fail there (500).
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 

@@ -7,7 +7,7 @@ with ``view``/``redact_event``; simulate fast with ``simulate``.
 
 from .engine import (CallMuggins, Draw, Knock, Play, ReplayError, apply, claim_seat, create_match, decide,
                      legal_actions, parse_action, ready_to_start, replay, start_match)
-from .errors import (BoneyardReserved, DrawingNotAllowed, IllegalAction, IllegalPlay, InvalidAction,
+from .errors import (BoneyardEmpty, BoneyardReserved, DrawingNotAllowed, IllegalAction, IllegalPlay, InvalidAction,
                      InvalidRules, InvalidTile, MatchNotStarted, MatchOver, MustDraw, MustPlay, NotYourTurn,
                      NothingToMuggins, RulesError, SeatTaken, TileNotInHand, WrongClaim)
 from .events import EVENT_TYPES, SCHEMA_VERSION, Event, event_from_dict

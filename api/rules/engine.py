@@ -29,9 +29,12 @@ from .tiles import ALL_TILES, Tile
 # --- commands -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Play:
+    """Place ``tile`` on ``end``. ``end`` may be None when the tile fits one end only;
+    the first tile of a hand opens the line whichever of left/right (or None) is named."""
+
     seat: int
     tile: Tile
-    end: str
+    end: str | None
     claim: int | None = None
 
 
@@ -74,8 +77,8 @@ def parse_action(seat: int, action: dict) -> Command:
         if "tile" not in action:
             raise errors.InvalidAction("a play names its 'tile'")
         tile = Tile.from_json(action["tile"])
-        end = action.get("end", "left")
-        if end not in END_INDEX:
+        end = action.get("end")
+        if end is not None and end not in END_INDEX:
             raise errors.InvalidAction(f"unknown end {end!r}; one of {', '.join(END_NAMES)}")
         claim = action.get("claim")
         if claim is not None and (not isinstance(claim, int) or isinstance(claim, bool) or claim < 0):
@@ -337,8 +340,16 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
     hand = st.hands[cmd.seat]
     if cmd.tile not in hand:
         raise errors.TileNotInHand(f"{cmd.tile} is not in your hand")
-    end = END_INDEX[cmd.end]
     layout = st.layout
+    if cmd.end is None:
+        fits = layout.fits(cmd.tile)
+        if not fits:
+            raise errors.IllegalPlay(f"{cmd.tile} matches no open end")
+        if len(fits) > 1:
+            raise errors.InvalidAction(f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: "
+                                       f"name the 'end'")
+        cmd = Play(cmd.seat, cmd.tile, END_NAMES[fits[0]], cmd.claim)
+    end = END_INDEX[cmd.end]
     if layout.is_empty:
         if end not in (LEFT, RIGHT):
             raise errors.IllegalPlay("the first tile of a hand opens the line: end 'left'")
@@ -369,7 +380,7 @@ def _decide_draw(st: MatchState, sink: EventSink, cmd: Draw) -> None:
     if not st.boneyard_drawable():
         if rules.boneyard_reserve and st.boneyard:
             raise errors.BoneyardReserved(f"the last {rules.boneyard_reserve} tiles of the boneyard are never drawn")
-        raise errors.BoneyardReserved("the boneyard is empty")
+        raise errors.BoneyardEmpty("the boneyard is empty: knock")
     sink.draw(st, cmd.seat, False)
     if cmd.until_playable:
         while st.hand_live and not st.can_play(cmd.seat) and st.boneyard_drawable() and st.hand_outcome() is None:
@@ -394,7 +405,11 @@ def _decide_muggins(st: MatchState, sink: EventSink, cmd: CallMuggins) -> None:
 
 
 def legal_actions(st: MatchState, seat: int | None) -> list[dict]:
-    """The JSON actions ``seat`` may send now, exactly as ``decide`` accepts them."""
+    """The JSON actions ``seat`` may send now; each is accepted verbatim by ``decide``.
+
+    Two spellings are accepted besides the listed ones, for convenience: a play without
+    ``end`` when the tile fits one end only, and ``"right"`` for the first tile of a hand.
+    """
     if seat is None:
         return []
     moves = st.legal_moves(seat)

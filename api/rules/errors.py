@@ -83,6 +83,12 @@ class BoneyardReserved(IllegalAction):
     code = "boneyard_reserved"
 
 
+class BoneyardEmpty(IllegalAction):
+    """Nothing left to draw."""
+
+    code = "boneyard_empty"
+
+
 class DrawingNotAllowed(IllegalAction):
     """The Block game has no drawing."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
@@ -38,17 +38,39 @@ def _is_unique_violation(error: IntegrityError) -> bool:
     return "UNIQUE constraint failed" in message or "PRIMARY KEY" in message.upper()
 
 
+# Statements are built once: constructing a SQLAlchemy expression and its cache key on
+# every call cost about as much as running it on SQLite (bench/README.md, profile).
+_m, _e = tables.matches, tables.events
+_LAST_SEQ = select(_m.c.last_seq).where(_m.c.id == bindparam("match_id"))
+_LAST_HASH = select(_m.c.last_hash).where(_m.c.id == bindparam("match_id"))
+_MOVE = (update(_m)
+         .where(_m.c.id == bindparam("match_id"), _m.c.last_seq == bindparam("expected_seq"),
+                _m.c.last_hash == bindparam("expected_hash"))
+         .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"),
+                 updated_at=bindparam("now")))
+_INSERT = insert(_e)
+_MAX_SEQ = (select(_e.c.seq).where(_e.c.match_id == bindparam("match_id"))
+            .order_by(_e.c.seq.desc()).limit(1))
+_LOAD_COLUMNS = (_e.c.seq, _e.c.type, _e.c.schema_version, _e.c.data, _e.c.recorded_at,
+                 _e.c.prev_hash, _e.c.hash)
+_LOAD = (select(*_LOAD_COLUMNS).where(_e.c.match_id == bindparam("match_id"), _e.c.seq > bindparam("after"))
+         .order_by(_e.c.seq))
+_LOAD_LIMITED = _LOAD.limit(bindparam("limit"))
+
+
 class EventRepository:
     """Append to and read a match's event stream."""
 
-    def __init__(self, connection: Connection):
+    def __init__(self, connection: Connection, locked_hashes: dict[str, str] | None = None):
         self._conn = connection
+        # match id -> last_hash as read by ``uow.matches.get_for_update`` in this unit of
+        # work (shared with the MatchRepository): saves re-reading it before an append.
+        # Only a hint: the compare-and-set below re-checks it in the database.
+        self._locked_hashes = {} if locked_hashes is None else locked_hashes
 
     def last_seq(self, match_id: str) -> int:
         """The match's last seq (0 before the first event); :class:`MatchNotFound` if absent."""
-        value = self._conn.execute(
-            select(tables.matches.c.last_seq).where(tables.matches.c.id == match_id)
-        ).scalar_one_or_none()
+        value = self._conn.execute(_LAST_SEQ, {"match_id": match_id}).scalar_one_or_none()
         if value is None:
             raise MatchNotFound(match_id)
         return value
@@ -75,11 +97,32 @@ class EventRepository:
 
         new_last = expected_seq + len(encoded)
         now = utcnow()
-        m = tables.matches
-        prev = self._conn.execute(select(m.c.last_hash).where(m.c.id == match_id)).scalar_one_or_none()
+        hinted = self._locked_hashes.pop(match_id, None)
+        moved, rows, last_hash = self._move(match_id, expected_seq, encoded, now, hinted)
+        if not moved and hinted is not None:
+            moved, rows, last_hash = self._move(match_id, expected_seq, encoded, now, None)
+        if not moved:
+            raise StaleSeq(expected_seq, self.last_seq(match_id))
+
+        # No savepoint around the insert (it cost two more statements per append): the
+        # compare-and-set above already serialises writers, so a duplicate key here means
+        # rows were written without moving last_seq, and is only reported.
+        try:
+            self._conn.execute(_INSERT, rows)
+        except IntegrityError as error:
+            if _is_unique_violation(error):
+                raise StaleSeq(expected_seq, self._current_seq_after_failure(match_id)) from error
+            raise
+        self._locked_hashes[match_id] = last_hash
+        return new_last
+
+    def _move(self, match_id, expected_seq, encoded, now, prev):
+        """Chain the rows onto ``prev`` (read now if None) and compare-and-set the match row."""
         if prev is None:
-            raise MatchNotFound(match_id)
-        rows = []
+            prev = self._conn.execute(_LAST_HASH, {"match_id": match_id}).scalar_one_or_none()
+            if prev is None:
+                raise MatchNotFound(match_id)
+        first_prev, rows = prev, []
         for offset, event in enumerate(encoded, start=1):
             seq = expected_seq + offset
             digest = row_hash(prev, seq, event.type, event.schema_version, event.data)
@@ -87,30 +130,22 @@ class EventRepository:
                          "schema_version": event.schema_version, "data": event.data,
                          "recorded_at": now, "prev_hash": prev, "hash": digest})
             prev = digest
-        moved = self._conn.execute(
-            update(m)
-            .where(m.c.id == match_id, m.c.last_seq == expected_seq, m.c.last_hash == rows[0]["prev_hash"])
-            .values(last_seq=new_last, last_hash=prev, updated_at=now)
-        ).rowcount
-        if moved != 1:
-            raise StaleSeq(expected_seq, self.last_seq(match_id))
+        moved = self._conn.execute(_MOVE, {"match_id": match_id, "expected_seq": expected_seq,
+                                           "expected_hash": first_prev, "new_seq": expected_seq + len(rows),
+                                           "new_hash": prev, "now": now}).rowcount
+        return moved == 1, rows, prev
 
-        savepoint = self._conn.begin_nested()
-        try:
-            self._conn.execute(insert(tables.events), rows)
-        except IntegrityError as error:
-            savepoint.rollback()
-            if _is_unique_violation(error):
-                current = self._conn.execute(
-                    select(tables.events.c.seq)
-                    .where(tables.events.c.match_id == match_id)
-                    .order_by(tables.events.c.seq.desc())
-                    .limit(1)
-                ).scalar_one_or_none()
-                raise StaleSeq(expected_seq, current or 0) from error
-            raise
-        savepoint.commit()
-        return new_last
+    def _current_seq_after_failure(self, match_id: str) -> int:
+        """The highest stored seq, read after a failed insert.
+
+        SQLite undoes just the failed statement, so the transaction can still be read;
+        PostgreSQL aborts the whole transaction, so a short connection of its own reads
+        what is committed.
+        """
+        if self._conn.dialect.name == "sqlite":
+            return self._conn.execute(_MAX_SEQ, {"match_id": match_id}).scalar_one_or_none() or 0
+        with self._conn.engine.connect() as other:
+            return other.execute(_MAX_SEQ, {"match_id": match_id}).scalar_one_or_none() or 0
 
     def load(
         self, match_id: str, after: int = 0, limit: int | None = None
@@ -119,14 +154,10 @@ class EventRepository:
 
         An unknown match simply has no events (use ``uow.matches.get`` to tell).
         """
-        e = tables.events
-        query = (
-            select(e.c.seq, e.c.type, e.c.schema_version, e.c.data, e.c.recorded_at, e.c.prev_hash, e.c.hash)
-            .where(e.c.match_id == match_id, e.c.seq > after)
-            .order_by(e.c.seq)
-        )
-        if limit is not None:
-            query = query.limit(limit)
+        if limit is None:
+            result = self._conn.execute(_LOAD, {"match_id": match_id, "after": after})
+        else:
+            result = self._conn.execute(_LOAD_LIMITED, {"match_id": match_id, "after": after, "limit": limit})
         return [
             StoredEvent(
                 seq=row.seq,
@@ -137,5 +168,5 @@ class EventRepository:
                 prev_hash=row.prev_hash,
                 hash=row.hash,
             )
-            for row in self._conn.execute(query)
+            for row in result
         ]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, insert, or_, select, update
 
 from api.store import tables
 from api.store.records import (
@@ -85,6 +85,27 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
         raise InvalidCursor(f"invalid cursor {cursor!r}") from exc
 
 
+# Hot statements are built once (building the expression and its cache key on every
+# call was a measurable share of an action; bench/README.md).
+_GET_MATCH = select(tables.matches).where(tables.matches.c.id == bindparam("match_id"))
+_GET_MATCH_FOR_UPDATE = _GET_MATCH.with_for_update()
+_SEATS_OF_MATCH = (select(tables.seats).where(tables.seats.c.match_id == bindparam("match_id"))
+                   .order_by(tables.seats.c.seat))
+_TOKEN_HASH_EXISTS = (select(tables.seats.c.match_id)
+                      .where(tables.seats.c.token_hash == bindparam("token_hash")).limit(1))
+_MATCH_UPDATES: dict[frozenset[str], Any] = {}
+
+
+def _match_update(fields: frozenset[str]):
+    """``UPDATE matches SET <fields>, updated_at WHERE id = :match_id``, one per field set."""
+    statement = _MATCH_UPDATES.get(fields)
+    if statement is None:
+        statement = (update(tables.matches).where(tables.matches.c.id == bindparam("match_id"))
+                     .values({name: bindparam(f"new_{name}") for name in (*sorted(fields), "updated_at")}))
+        _MATCH_UPDATES[fields] = statement
+    return statement
+
+
 class MatchRepository:
     """``uow.matches``: rows of the ``matches`` table as :class:`MatchRecord`."""
 
@@ -92,8 +113,10 @@ class MatchRepository:
     UPDATABLE = frozenset({"status", "preset", "players", "seed", "seed_commitment", "summary"})
     _REQUIRED = ("preset", "players", "seed", "seed_commitment")
 
-    def __init__(self, connection: Connection):
+    def __init__(self, connection: Connection, locked_hashes: dict[str, str] | None = None):
         self._conn = connection
+        # Shared with the unit of work's EventRepository (see there).
+        self._locked_hashes = {} if locked_hashes is None else locked_hashes
 
     def add(self, row: Mapping[str, Any]) -> MatchRecord:
         """Insert a match and return it.
@@ -128,9 +151,7 @@ class MatchRepository:
 
     def get(self, match_id: str) -> MatchRecord | None:
         """The match, or ``None``."""
-        row = self._conn.execute(
-            select(tables.matches).where(tables.matches.c.id == match_id)
-        ).first()
+        row = self._conn.execute(_GET_MATCH, {"match_id": match_id}).first()
         return None if row is None else _match_record(row)
 
     def get_for_update(self, match_id: str) -> MatchRecord | None:
@@ -139,21 +160,20 @@ class MatchRepository:
         PostgreSQL: ``SELECT ... FOR UPDATE``.  SQLite: the transaction already
         holds the database write lock (``BEGIN IMMEDIATE``).
         """
-        row = self._conn.execute(
-            select(tables.matches).where(tables.matches.c.id == match_id).with_for_update()
-        ).first()
-        return None if row is None else _match_record(row)
+        row = self._conn.execute(_GET_MATCH_FOR_UPDATE, {"match_id": match_id}).first()
+        if row is None:
+            return None
+        self._locked_hashes[match_id] = row.last_hash
+        return _match_record(row)
 
     def update(self, match_id: str, **fields: Any) -> None:
         """Set some of :attr:`UPDATABLE` and ``updated_at``; :class:`MatchNotFound` if absent."""
         unknown = set(fields) - self.UPDATABLE
         if unknown:
             raise TypeError(f"cannot update match fields: {sorted(unknown)}")
-        result = self._conn.execute(
-            update(tables.matches)
-            .where(tables.matches.c.id == match_id)
-            .values(**fields, updated_at=utcnow())
-        )
+        params = {f"new_{name}": value for name, value in fields.items()}
+        params.update(match_id=match_id, new_updated_at=utcnow())
+        result = self._conn.execute(_match_update(frozenset(fields)), params)
         if result.rowcount == 0:
             raise MatchNotFound(match_id)
 
@@ -212,10 +232,7 @@ class SeatRepository:
 
     def list_for_match(self, match_id: str) -> list[SeatRecord]:
         """The match's seats ordered by seat number."""
-        s = tables.seats
-        rows = self._conn.execute(
-            select(s).where(s.c.match_id == match_id).order_by(s.c.seat)
-        ).all()
+        rows = self._conn.execute(_SEATS_OF_MATCH, {"match_id": match_id}).all()
         return [_seat_record(row) for row in rows]
 
     def find_by_token_hash(self, match_id: str, token_hash: str) -> SeatRecord | None:
@@ -228,8 +245,7 @@ class SeatRepository:
 
     def token_hash_exists(self, token_hash: str) -> bool:
         """Whether any seat of any match holds ``token_hash`` (tells 401 from 403)."""
-        s = tables.seats
-        row = self._conn.execute(select(s.c.match_id).where(s.c.token_hash == token_hash).limit(1)).first()
+        row = self._conn.execute(_TOKEN_HASH_EXISTS, {"token_hash": token_hash}).first()
         return row is not None
 
     def update(self, match_id: str, seat: int, **fields: Any) -> None:

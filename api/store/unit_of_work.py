@@ -53,9 +53,12 @@ class UnitOfWork:
             conn.close()
             raise
         self._conn = conn
-        self.matches = MatchRepository(conn)
+        # last_hash of the rows this transaction locked, shared by matches and events so
+        # an append after get_for_update skips one SELECT; forgotten when the transaction ends.
+        self._locked_hashes: dict[str, str] = {}
+        self.matches = MatchRepository(conn, self._locked_hashes)
         self.seats = SeatRepository(conn)
-        self.events = EventRepository(conn)
+        self.events = EventRepository(conn, self._locked_hashes)
         self.idempotency = IdempotencyRepository(conn)
         return self
 
@@ -83,10 +86,12 @@ class UnitOfWork:
     def commit(self) -> None:
         """Make everything done so far durable."""
         self.connection.commit()
+        self._locked_hashes.clear()   # the row locks end with the transaction
 
     def rollback(self) -> None:
         """Discard everything since the last commit."""
         self.connection.rollback()
+        self._locked_hashes.clear()
 
 
 class Store:

@@ -52,23 +52,27 @@ class Vector:
         return f"boneyard-golden:{self.name}"
 
     def seat_specs(self) -> list[dict]:
-        if self.seats:
-            return [dict(s) for s in self.seats]
-        return [{"name": f"Bot {s}", "type": "bot", "level": LEVELS[s]} for s in range(self.players)]
+        """Seats as the service logs them: ``level`` always present, ``client_seed`` when given."""
+        seats = self.seats or tuple({"name": f"Bot {s}", "type": "bot", "level": LEVELS[s]}
+                                    for s in range(self.players))
+        return [{"name": s["name"], "type": s["type"],
+                 "level": (s.get("level") or DEFAULT_BOT_LEVEL) if s["type"] == "bot" else None,
+                 **({"client_seed": s["client_seed"]} if s.get("client_seed") else {})} for s in seats]
 
 
 def _vectors() -> list[Vector]:
-    out = [Vector(f"{name}-{players}p", name, players)
+    # Targets are halved (100 -> 50, 200 -> 100) to keep the files small; still several hands each.
+    out = [Vector(f"{name}-{players}p", name, players, {"target": _short_target(name)})
            for name, preset in PRESETS.items() for players in preset.players]
     out += [
-        Vector("standard-draw-4p-partners", "standard-draw", 4, {"partners": True}),
-        Vector("all-fives-4p-partners", "all-fives", 4, {"partners": True}),
+        Vector("standard-draw-4p-partners", "standard-draw", 4, {"partners": True, "target": 50}),
+        Vector("all-fives-4p-partners", "all-fives", 4, {"partners": True, "target": 100}),
         # muggins_calls: the random bot never claims, so the greedy bot takes its counts by muggins
-        Vector("muggins-calls-2p", "muggins", 2, {"muggins_calls": True},
+        Vector("muggins-calls-2p", "muggins", 2, {"muggins_calls": True, "target": 100},
                ({"name": "Forgetful", "type": "bot", "level": "random"},
                 {"name": "Counter", "type": "bot", "level": "greedy"})),
         # the server draws and knocks for stuck seats: events with auto: true
-        Vector("standard-draw-auto-3p", "standard-draw", 3, {"auto_draw": True, "auto_knock": True}),
+        Vector("standard-draw-auto-3p", "standard-draw", 3, {"auto_draw": True, "auto_knock": True, "target": 50}),
         # client seeds (at creation and at a claim) change every deal; the claimed seat is remote
         Vector("standard-draw-client-seeds-2p", "standard-draw", 2, {"target": 50},
                ({"name": "Ada", "type": "bot", "level": "greedy", "client_seed": "ada's dice"},
@@ -76,6 +80,10 @@ def _vectors() -> list[Vector]:
                ((1, "Ben", "ben's dice"),)),
     ]
     return out
+
+
+def _short_target(preset: str) -> int:
+    return 100 if PRESETS[preset].options.get("fives_scoring") else 50
 
 
 VECTORS: tuple[Vector, ...] = tuple(_vectors())

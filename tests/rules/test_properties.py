@@ -354,7 +354,7 @@ def test_whole_matches_to_the_preset_target_end_with_one_winner(case, rng_seed, 
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=1000)
+@settings(SLOW, max_examples=150)
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1), seed=st.text(max_size=12),
        target=st.integers(1, 120))
 def test_thousands_of_random_games_keep_every_invariant(case, rng_seed, seed, target):
@@ -364,7 +364,7 @@ def test_thousands_of_random_games_keep_every_invariant(case, rng_seed, seed, ta
 
 
 @pytest.mark.slow
-@SLOW
+@settings(SLOW, max_examples=300)
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1), seed=st.text(max_size=12))
 def test_thousands_of_whole_matches_end_with_one_winner(case, rng_seed, seed):
     rules = rules_for(case)
@@ -398,7 +398,7 @@ def test_the_fast_path_finishes_a_match_of_every_rule_set_with_one_winner(case):
 
 
 @pytest.mark.slow
-@SLOW
+@settings(SLOW, max_examples=1000)
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1))
 def test_the_fast_path_finishes_thousands_of_matches(case, rng_seed):
     rules = rules_for(case)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from api.rules import (BoneyardReserved, DrawingNotAllowed, IllegalPlay, InvalidAction, MatchNotStarted,
+from api.rules import (BoneyardEmpty, BoneyardReserved, DrawingNotAllowed, IllegalPlay, InvalidAction, MatchNotStarted,
                        MatchOver, MustDraw, MustPlay, NothingToMuggins, NotYourTurn, TileNotInHand, WrongClaim,
                        create_match, legal_actions, parse_action, redact_event, replay, resolve_rules,
                        start_match)
@@ -51,7 +51,7 @@ def test_standard_draw_hand_draw_until_a_tile_fits_then_play_it_knock_when_stuck
     # seat 1 is stuck: draws the last tile, then may only knock
     [event] = t.do(Draw(1))
     assert str(event.tile) == "4-3" and t.state.boneyard == []
-    t.refuse(Draw(1), BoneyardReserved)
+    t.refuse(Draw(1), BoneyardEmpty)
     [knock] = t.do(Knock(1))
     assert (knock.type, knock.seat, knock.ends, knock.auto) == ("knocked", 1, {"left": 5, "right": 6}, False)
     t.do(Play(0, T("5-2"), "left"))
@@ -163,7 +163,7 @@ def test_draw_at_will_allows_drawing_while_able_to_play_and_after_a_tile_fits():
     t.do(Draw(1))                    # 5-4
     t.refuse(Draw(1, until_playable=True), MustPlay)
     t.do(Draw(1))                    # 4-4, after a fitting tile was drawn
-    t.refuse(Draw(1), BoneyardReserved)
+    t.refuse(Draw(1), BoneyardEmpty)
     t.refuse(Knock(1), MustPlay)
     assert t.state.drawn == [0, 3]
 
@@ -391,3 +391,28 @@ def test_views_hint_scoring_plays_without_muggins_calls_only():
     assert {"type": "play", "tile": [5, 5], "end": "left", "scores": 10} in legal_actions(t.state, 0)
     t2 = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3", overrides=CALLS)
     assert {"type": "play", "tile": [5, 5], "end": "left"} in legal_actions(t2.state, 0)
+
+
+# --- convenient spellings of a play --------------------------------------------------------
+def test_a_play_without_an_end_goes_on_the_only_end_it_fits_and_is_refused_when_ambiguous():
+    t = Table("standard-draw", ["6-6 2-0 2-2", "6-1 1-1 4-4"], "0-0 5-2 5-1 4-3")
+    t.do(Play(0, T("6-6"), "left"))
+    t.refuse(parse_action(1, {"type": "play", "tile": [6, 1]}), InvalidAction)   # fits left and right (both 6)
+    [played] = t.do(parse_action(1, {"type": "play", "tile": [6, 1], "end": "right"}))[:1]
+    assert played.end == "right" and t.state.layout.ends_dict() == {"left": 6, "right": 1}
+    t.refuse(parse_action(0, {"type": "play", "tile": [2, 2]}), IllegalPlay)     # fits nowhere
+    t.do(Draw(0))                                                                # 0-0: fits nothing
+    t.do(Draw(0))                                                                # 5-2: fits nothing
+    [ok] = t.do(Draw(0))[:1]                                                     # 5-1: fits the right end only
+    [played] = t.do(parse_action(0, {"type": "play", "tile": [1, 5]}))[:1]
+    assert played.end == "right" and played.tile == T("5-1")
+
+
+def test_the_first_tile_of_a_hand_may_be_named_on_the_right_and_opens_the_line_on_the_left():
+    t = Table("winner-leads", ["6-4 2-0 2-2", "6-1 1-1 4-4"], "0-0 5-2 5-1 4-3")
+    if t.state.layout.tiles:
+        pytest.skip("this table's lead is forced")
+    leader = t.state.turn
+    tile = t.state.hands[leader][0]
+    [played] = t.do(Play(leader, tile, "right"))[:1]
+    assert played.end == "left"

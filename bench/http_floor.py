@@ -1,0 +1,178 @@
+"""Framework floor: how close is a real game action to the cheapest request of the same app?
+
+    .venv/bin/python bench/http_floor.py              # ~1 min: 3 rounds x 4 phases x 4 s
+    .venv/bin/python bench/http_floor.py --profile    # pyinstrument of the action path, in-process
+
+One gunicorn worker with one thread (``gthread``) on SQLite, access log off, rate limits
+off (every request comes from 127.0.0.1); this script is the load generator, a separate
+process with ``--connections`` keep-alive connections (asyncio + httpx). Phases, rotated
+every round so machine noise hits them all alike:
+
+* ``healthz``  ``GET /healthz``: the app's trivial endpoint (it pings the database);
+* ``notfound`` ``GET /v1/nope``: routing miss -> problem+json 404, no database at all;
+* ``openapi``  ``GET /v1/openapi.json``: a large cached-spec JSON body, no database;
+* ``actions``  whole matches: one remote seat against a greedy bot (``standard-draw``,
+  target 100), the client always sends ``legal_actions[0]`` from the view it got back.
+  Each action is a full write: lock, authenticate, decide, bot replies, hash-chained
+  append, commit, redacted events and view. Match creation is inside the phase's time
+  but not counted as an action (so the ratio is conservative).
+
+The figure of merit is actions/s over healthz requests/s, per round, median of rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+
+import httpx
+
+from _http import HOST, Server, machine_line, median, ms, pct, sqlite_url
+
+TARGET_RATIO = 0.25
+MATCH = {"preset": "standard-draw",
+         "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}]}
+
+
+async def _get_loop(client: httpx.AsyncClient, path: str, deadline: float, out: dict):
+    while time.perf_counter() < deadline:
+        start = time.perf_counter()
+        r = await client.get(path)
+        out["lat"].append(time.perf_counter() - start)
+        out["status"][r.status_code] = out["status"].get(r.status_code, 0) + 1
+
+
+async def _match_loop(client: httpx.AsyncClient, deadline: float, out: dict):
+    while time.perf_counter() < deadline:
+        r = await client.post("/v1/matches", json=MATCH)
+        out["creates"] += 1
+        created = r.json()
+        match_id, token = created["id"], created["seats"][0]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        view = (await client.get(f"/v1/matches/{match_id}/view", headers=auth)).json()
+        while view["status"] != "ended" and time.perf_counter() < deadline:
+            start = time.perf_counter()
+            r = await client.post(f"/v1/matches/{match_id}/actions", json=view["legal_actions"][0], headers=auth)
+            out["lat"].append(time.perf_counter() - start)
+            out["status"][r.status_code] = out["status"].get(r.status_code, 0) + 1
+            if r.status_code != 200:
+                raise RuntimeError(f"action refused: {r.status_code} {r.text[:300]}")
+            view = r.json()["view"]
+        if view["status"] == "ended":
+            out["matches"] += 1
+
+
+async def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict:
+    out = {"lat": [], "status": {}, "creates": 0, "matches": 0}
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        # one warm-up request per connection, outside the timer
+        await asyncio.gather(*(client.get("/healthz") for _ in range(connections)))
+        cpu0, start = time.process_time(), time.perf_counter()
+        deadline = start + seconds
+        if phase == "actions":
+            jobs = [_match_loop(client, deadline, out) for _ in range(connections)]
+        else:
+            path = {"healthz": "/healthz", "notfound": "/v1/nope", "openapi": "/v1/openapi.json"}[phase]
+            jobs = [_get_loop(client, path, deadline, out) for _ in range(connections)]
+        await asyncio.gather(*jobs)
+        out["elapsed"] = time.perf_counter() - start
+        out["client_cpu"] = (time.process_time() - cpu0) / out["elapsed"]
+    out["rate"] = len(out["lat"]) / out["elapsed"]
+    return out
+
+
+def bench(args) -> int:
+    phases = ["healthz", "notfound", "openapi", "actions"]
+    with tempfile.TemporaryDirectory() as tmp, \
+            Server(sqlite_url(tmp), workers=1, threads=1, env={"RATELIMIT_ENABLED": "false"},
+                   access_log=args.access_log) as server:
+        print(f"# http_floor: {machine_line()}")
+        print(f"# gunicorn 1 worker x 1 thread (gthread), SQLite, access log "
+              f"{'on' if args.access_log else 'off'}; client: {args.connections} keep-alive connections")
+        asyncio.run(run_phase(server.url, "actions", 2, args.connections))   # warm caches, JIT-free warm-up
+        results = {p: [] for p in phases}
+        for rnd in range(args.rounds):
+            order = phases[rnd % len(phases):] + phases[:rnd % len(phases)]
+            for phase in order:
+                results[phase].append(asyncio.run(run_phase(server.url, phase, args.seconds, args.connections)))
+            print(f"round {rnd + 1}: " + ", ".join(f"{p} {results[p][-1]['rate']:.0f}/s" for p in phases),
+                  flush=True)
+
+    bad = {p: {s: n for r in results[p] for s, n in r["status"].items() if s >= 500} for p in phases}
+    print()
+    print("| endpoint | requests/s (median of rounds) | p50 latency | p95 latency | client CPU | vs healthz |")
+    print("|---|---|---|---|---|---|")
+    floor = median([r["rate"] for r in results["healthz"]])
+    ratios = {}
+    for p in phases:
+        rates = [r["rate"] for r in results[p]]
+        lat = [x for r in results[p] for x in r["lat"]]
+        per_round = [a["rate"] / b["rate"] for a, b in zip(results[p], results["healthz"])]
+        ratios[p] = median(per_round)
+        label = {"healthz": "`GET /healthz` (DB ping)", "notfound": "`GET /v1/nope` (404, no DB)",
+                 "openapi": "`GET /v1/openapi.json`",
+                 "actions": "`POST .../actions` in whole matches"}[p]
+        print(f"| {label} | {median(rates):.0f} | {ms(pct(lat, .5))} | {ms(pct(lat, .95))} | "
+              f"{median([r['client_cpu'] for r in results[p]]) * 100:.0f}% | {ratios[p]:.2f} |")
+    acts = results["actions"]
+    print(f"\nactions: {sum(len(r['lat']) for r in acts)} actions in {sum(r['matches'] for r in acts)} "
+          f"finished matches ({sum(r['creates'] for r in acts)} created); 5xx: {bad}")
+    print(f"actions / healthz = {ratios['actions']:.2f} (target >= {TARGET_RATIO}); "
+          f"spread over rounds {min(a['rate'] / b['rate'] for a, b in zip(acts, results['healthz'])):.2f}"
+          f"-{max(a['rate'] / b['rate'] for a, b in zip(acts, results['healthz'])):.2f}")
+    ok = ratios["actions"] >= TARGET_RATIO and not any(bad.values())
+    return 0 if ok or not args.check else 1
+
+
+def profile(args) -> int:
+    """The action path in-process under pyinstrument (no gunicorn, same app and SQLite)."""
+    from pyinstrument import Profiler
+
+    from api import create_app
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app({"DATABASE_URL": sqlite_url(tmp), "RATELIMIT_ENABLED": False})
+        client = app.test_client()
+
+        def one_match() -> int:
+            created = client.post("/v1/matches", json=MATCH).get_json()
+            auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+            view = client.get(f"/v1/matches/{created['id']}/view", headers=auth).get_json()
+            n = 0
+            while view["status"] != "ended":
+                view = client.post(f"/v1/matches/{created['id']}/actions", json=view["legal_actions"][0],
+                                   headers=auth).get_json()["view"]
+                n += 1
+            return n
+
+        one_match()
+        profiler = Profiler(interval=0.0005)
+        profiler.start()
+        actions = sum(one_match() for _ in range(args.profile_matches))
+        profiler.stop()
+        print(f"{actions} actions in {args.profile_matches} matches (times inflated by the profiler)")
+        print(profiler.output_text(unicode=False, color=False))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=4.0, help="per phase per round")
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--access-log", action="store_true", help="keep gunicorn's access log (to a file)")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 below {TARGET_RATIO} or on any 5xx")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--profile-matches", type=int, default=10)
+    args = parser.parse_args()
+    assert HOST == "127.0.0.1"
+    return profile(args) if args.profile else bench(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+#!/usr/bin/env node
+// Replay and verify a Boneyard audit log (GET /v1/matches/{id}/audit), then print the final state.
+//
+//   node clients/js/replay.mjs audit.json      (or "-" for standard input)
+//
+// Checks: the hash chain; the seed against its commitment; every deal and turn-up re-derived
+// from the seed (boneyard-shuffle-v1, deal seed with the seats' client seeds); every seat's
+// move legal when made; every consequence the server emits on its own (forced leads, automatic
+// draws and knocks, points during play, hand ends, the next deal, the match end) exactly as
+// the rules give it. Exit 0 and a JSON summary on stdout, or exit 1 and the first problem on stderr.
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
+import { END_NAMES, Match, key, norm, turnUpLeader } from "./rules.mjs";
+import { ALGORITHM, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
+
+export class LogError extends Error {
+  constructor(seq, message) {
+    super(seq ? `seq ${seq}: ${message}` : message);
+    this.seq = seq;
+  }
+}
+
+const SUPPORTED_SCHEMA_VERSION = 1;
+
+function equal(a, b) {
+  if (a === b) return true;
+  if (Array.isArray(a) !== Array.isArray(b) || typeof a !== "object" || typeof b !== "object" || !a || !b) return false;
+  const ka = Object.keys(a), kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k]));
+}
+
+/** The events the server emits on its own from this state (none: a seat must act now). */
+function consequences(m, serverSeed, afterPlay) {
+  if (afterPlay) return afterPlay;
+  if (m.status === "waiting") {
+    return m.seats.every((s) => s.type !== "open") ? deal(m, serverSeed) : [];
+  }
+  if (m.status !== "playing") return [];
+  const side = m.sideAtTarget();
+  if (side >= 0) {
+    return [{ type: "match_ended", winner: side, scores: [...m.scores], seed: serverSeed,
+              hands: m.handLive ? m.hands.map((h) => h.map(norm)) : [] }];
+  }
+  if (!m.handLive) return deal(m, serverSeed);
+  const result = m.handOutcome();
+  if (result) {
+    const scores = [...m.scores];
+    if (result.side !== null) scores[result.side] += result.points;
+    return [{ type: "hand_ended", hand_number: m.handNumber, ...result, hands: m.hands.map((h) => h.map(norm)), scores }];
+  }
+  if (m.layout.tiles === 0) return [];
+  const seat = m.turn;
+  if ((m.rules.auto_draw || m.rules.auto_knock) && !m.canPlay(seat)) {
+    if (m.drawable() > 0) {
+      if (m.rules.auto_draw) return [{ type: "tile_drawn", seat, tile: norm(m.boneyard[0]), auto: true }];
+    } else if (m.rules.auto_knock) {
+      return [{ type: "knocked", seat, ends: m.layout.endsObject(), auto: true }];
+    }
+  }
+  return [];
+}
+
+/** The next deal (the turn-up first, under rotate_any), and the forced lead when there is one. */
+function deal(m, serverSeed) {
+  const seed = dealSeed(serverSeed, m.clientSeeds());
+  const number = m.handNumber + 1;
+  const out = [];
+  if (m.rules.lead === "rotate_any" && number === 1 && m.turnUpLeader === null) {
+    const tiles = shuffledTiles(seed, "turn-up").slice(0, m.players);
+    return [{ type: "tiles_turned_up", tiles, leader: turnUpLeader(tiles) }];
+  }
+  const order = shuffledTiles(seed, `hand:${number}`);
+  const n = m.rules.hand_size;
+  const hands = Array.from({ length: m.players }, (_, s) => order.slice(s * n, (s + 1) * n));
+  const [leader, forced] = m.nextLead(hands);
+  out.push({ type: "hand_started", hand_number: number, leader, hands, boneyard: order.slice(m.players * n) });
+  return out.concat(forced ? [{ forcedLead: forced, leader }] : []);
+}
+
+/** The tile_played of a forced lead, and its points (the lead alone may score in fives games). */
+function playEvents(m, seat, tile, endIndex, claim, auto) {
+  const after = m.layout.copy();
+  after.place(tile, endIndex);
+  const count = after.scoringCount();
+  if (auto && m.rules.muggins_calls) claim = count || null;
+  const played = { type: "tile_played", seat, tile: norm(tile), end: END_NAMES[endIndex], ends: after.endsObject(), auto, claim };
+  let points = null;
+  if (m.rules.fives_scoring && count && (!m.rules.muggins_calls || claim === count)) {
+    const scores = [...m.scores];
+    scores[m.sideOf(seat)] += count;
+    points = { type: "points_scored", seat, side: m.sideOf(seat), points: count, count, how: "play", scores };
+  }
+  return [played, points];
+}
+
+/** A seat's own move: legal now? Returns the points_scored that must follow it, if any. */
+function checkMove(m, e, seq) {
+  const fail = (msg) => { throw new LogError(seq, msg); };
+  if (m.status !== "playing" || !m.handLive) fail(`${e.type} while no hand is being played`);
+  if (e.type === "points_scored") {
+    if (e.how !== "muggins") fail("points during play follow a scoring play at once");
+    if (!m.pendingMuggins) fail(`seat ${e.seat} calls muggins but no points are pending`);
+    const [owner, points] = m.pendingMuggins;
+    if (m.sideOf(owner) === m.sideOf(e.seat)) fail(`seat ${e.seat} calls muggins on its own side's points`);
+    const scores = [...m.scores];
+    scores[m.sideOf(e.seat)] += points;
+    const want = { type: "points_scored", seat: e.seat, side: m.sideOf(e.seat), points, count: m.layout.count(), how: "muggins", scores };
+    if (!equal(e, want)) fail(`muggins call should be ${JSON.stringify(want)}`);
+    return null;
+  }
+  if (m.turn !== e.seat) fail(`seat ${e.seat} moved (${e.type}) but it is seat ${m.turn}'s turn`);
+  if (e.auto) fail(`${e.type} marked auto where the rules leave the choice to seat ${e.seat}`);
+  if (e.type === "tile_played") {
+    if (!Array.isArray(e.tile) || m.holds(e.seat, e.tile) < 0) fail(`seat ${e.seat} played ${JSON.stringify(e.tile)}, which it does not hold`);
+    const endIndex = END_NAMES.indexOf(e.end);
+    if (m.layout.tiles === 0) {
+      if (e.end !== "left") fail("the first tile of a hand is logged on end left");
+    } else {
+      const number = m.layout.values[endIndex];
+      if (endIndex < 0 || number === null) fail(`end ${JSON.stringify(e.end)} is not open`);
+      if (!e.tile.includes(number)) fail(`${key(e.tile)} does not match the ${e.end} end (${number})`);
+    }
+    if (e.claim !== null) {
+      if (!m.rules.muggins_calls) fail("a claim outside muggins_calls");
+      const after = m.layout.copy();
+      after.place(e.tile, endIndex);
+      if (e.claim !== after.scoringCount() || e.claim === 0) fail(`claim ${e.claim} but the play scores ${after.scoringCount()}`);
+    }
+    const [played, points] = playEvents(m, e.seat, e.tile, endIndex, e.claim, false);
+    if (!equal(e, played)) fail(`play should be logged as ${JSON.stringify(played)}`);
+    return points;
+  }
+  if (e.type === "tile_drawn") {
+    if (m.rules.game !== "draw") fail("a draw in the Block game");
+    if (m.drawable() === 0) fail("a draw from an empty (or reserved) boneyard");
+    if (m.canPlay(e.seat) && !m.rules.draw_at_will) fail(`seat ${e.seat} drew while holding a playable tile`);
+    const want = { type: "tile_drawn", seat: e.seat, tile: norm(m.boneyard[0]), auto: false };
+    if (!equal(e, want)) fail(`draw should be ${JSON.stringify(want)} (the boneyard's first tile)`);
+    return null;
+  }
+  if (e.type === "knocked") {
+    if (m.canPlay(e.seat)) fail(`seat ${e.seat} knocked while holding a playable tile`);
+    if (m.drawable() > 0) fail(`seat ${e.seat} knocked while it could draw`);
+    const want = { type: "knocked", seat: e.seat, ends: m.layout.endsObject(), auto: false };
+    if (!equal(e, want)) fail(`knock should be ${JSON.stringify(want)}`);
+    return null;
+  }
+  return fail(`${e.type} is not a seat's move here`);
+}
+
+/** Verify an audit document; the final state's summary, or a LogError. */
+export function replayAudit(audit) {
+  const rows = audit.events;
+  if (!Array.isArray(rows) || rows.length === 0) throw new LogError(0, "the audit has no events");
+  for (const row of rows) {
+    if (row.schema_version !== SUPPORTED_SCHEMA_VERSION) {
+      throw new LogError(row.seq, `schema_version ${row.schema_version} of ${row.type} is unknown to this replayer (knows ${SUPPORTED_SCHEMA_VERSION})`);
+    }
+  }
+  const chain = verifyChain(rows);
+  if (chain.length) throw new LogError(0, `hash chain broken: ${chain.join("; ")}`);
+  if (audit.seq !== rows.length) throw new LogError(0, `audit seq ${audit.seq} but ${rows.length} events`);
+  const events = rows.map((row) => ({ type: row.type, ...rowData(row) }));
+  const created = events[0];
+  if (created.type !== "match_created") throw new LogError(1, "a log starts with match_created");
+  const serverSeed = audit.seed;
+  if (typeof serverSeed !== "string") throw new LogError(0, "the audit carries no seed");
+  if (seedCommitment(serverSeed) !== created.seed_commitment || audit.seed_commitment !== created.seed_commitment) {
+    throw new LogError(1, "the revealed seed does not match the commitment published at match_created");
+  }
+  if (created.seed_algorithm !== ALGORITHM || audit.shuffle_algorithm !== ALGORITHM) {
+    throw new LogError(1, `unknown shuffle ${created.seed_algorithm}; this replayer knows ${ALGORITHM}`);
+  }
+  const m = new Match(created.rules, created.seats);
+  const hands = [];
+  const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0 };
+  let expected = [];          // events the server must emit next, on its own
+  for (let i = 1; i < events.length; i++) {
+    const e = events[i];
+    const seq = i + 1;
+    if (m.status === "ended") throw new LogError(seq, `${e.type} after match_ended`);
+    if (expected.length === 0) expected = consequences(m, serverSeed, null);
+    let follow = null;
+    if (expected.length) {
+      let want = expected.shift();
+      if (want.forcedLead) {   // the forced lead: a tile_played the server makes for the leader
+        const [played, points] = playEvents(m, want.leader, want.forcedLead, 0, null, true);
+        want = played;
+        if (points) expected.unshift(points);
+      }
+      if (!equal(e, want)) {
+        throw new LogError(seq, `the log holds ${JSON.stringify(e)} where the rules give ${JSON.stringify(want)}`);
+      }
+      checks.auto_events_checked += 1;
+      if (e.type === "hand_started" || e.type === "tiles_turned_up") checks.deals_checked += 1;
+    } else if (e.type === "seat_claimed") {
+      if (m.status !== "waiting" || m.seats[e.seat]?.type !== "open") throw new LogError(seq, `seat ${e.seat} is not open`);
+    } else {
+      follow = checkMove(m, e, seq);
+      checks.moves_checked += 1;
+    }
+    m.apply(e);
+    if (follow) expected.unshift(follow);
+    if (e.type === "hand_started") {
+      hands.push({ hand_number: e.hand_number, leader: e.leader, reason: null, winner: null, side: null, points: 0,
+                   pips: null, points_in_play: new Array(m.sides).fill(0), scores: null });
+    } else if (e.type === "points_scored") {
+      hands.at(-1).points_in_play[e.side] += e.points;
+    } else if (e.type === "hand_ended") {
+      for (const k of ["reason", "winner", "side", "points", "pips", "scores"]) hands.at(-1)[k] = e[k];
+    } else if (e.type === "match_ended") {
+      if (e.seed !== serverSeed) throw new LogError(seq, "match_ended reveals another seed than the audit's");
+      if (hands.length && hands.at(-1).scores === null) {
+        hands.at(-1).pips = e.hands.map((h) => h.reduce((s, t) => s + t[0] + t[1], 0));
+        hands.at(-1).scores = e.scores;
+      }
+    }
+  }
+  if (m.status !== "ended") throw new LogError(events.length, "the log ends before match_ended");
+  return {
+    match_id: audit.match_id, preset: m.rules.preset, players: m.players, partners: m.rules.partners,
+    target: m.rules.target, status: m.status, winner: m.winner, scores: m.scores, hand_number: m.handNumber,
+    events: events.length, hands, checks,
+  };
+}
+
+function main(argv) {
+  if (argv.length !== 1 || argv[0] === "-h" || argv[0] === "--help") {
+    process.stderr.write("usage: node replay.mjs AUDIT.json   (\"-\" reads standard input)\n");
+    return 2;
+  }
+  const source = argv[0];
+  let audit;
+  try {
+    audit = JSON.parse(readFileSync(source === "-" ? 0 : source, "utf8"));
+  } catch (err) {
+    process.stderr.write(`replay.mjs: cannot read ${source}: ${err.message}\n`);
+    return 2;
+  }
+  try {
+    process.stdout.write(`${JSON.stringify(replayAudit(audit), null, 1)}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof LogError)) throw err;
+    process.stderr.write(`replay.mjs: ${source}: verification failed: ${err.message}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,251 @@
+// The rules needed to check a log: the layout (ends, spinner, count), the state, legality,
+// hand results and every consequence the server must emit on its own (openapi/events.md).
+
+export const END_NAMES = ["left", "right", "up", "down"];
+const LEFT = 0, RIGHT = 1, UP = 2, DOWN = 3;
+
+export const key = (t) => `${Math.max(t[0], t[1])}-${Math.min(t[0], t[1])}`;
+export const norm = (t) => [Math.max(t[0], t[1]), Math.min(t[0], t[1])];
+const pips = (t) => t[0] + t[1];
+const isDouble = (t) => t[0] === t[1];
+const has = (t, n) => t[0] === n || t[1] === n;
+const pipCount = (tiles) => tiles.reduce((sum, t) => sum + pips(t), 0);
+const heavier = (a, b) => pips(a) > pips(b) || (pips(a) === pips(b) && Math.max(...a) > Math.max(...b));
+
+export class Layout {
+  constructor(usesSpinner) {
+    this.values = [null, null, null, null];   // the number open on each end
+    this.doubles = [false, false, false, false]; // the end's last tile is a double: counts twice
+    this.occupied = [false, false, false, false];
+    this.spinnerEnds = new Set();                // ends whose end tile is the spinner itself
+    this.spinner = null;
+    this.spinnerSides = 0;
+    this.tiles = 0;
+    this.first = null;
+    this.usesSpinner = usesSpinner;
+  }
+
+  openEnds() {
+    return this.values.map((v, i) => [i, v]).filter(([, v]) => v !== null);
+  }
+
+  accepts(tile) {
+    return this.tiles === 0 || this.openEnds().some(([, v]) => has(tile, v));
+  }
+
+  count() {
+    if (this.tiles === 1) return pips(this.first);
+    let total = 0;
+    for (let i = 0; i < 4; i++) {
+      const v = this.values[i];
+      if (v !== null && (i < UP || this.occupied[i])) total += this.doubles[i] ? 2 * v : v;
+    }
+    return total;
+  }
+
+  scoringCount() {
+    const c = this.count();
+    return c > 0 && c % 5 === 0 ? c : 0;
+  }
+
+  endsObject() {
+    const out = {};
+    this.openEnds().forEach(([i, v]) => { out[END_NAMES[i]] = v; });
+    return out;
+  }
+
+  place(tile, end) {
+    const [high, low] = norm(tile);
+    if (this.tiles === 0) {
+      this.first = [high, low];
+      this.values[LEFT] = high; this.values[RIGHT] = low;
+      this.doubles[LEFT] = this.doubles[RIGHT] = high === low;
+      if (this.usesSpinner && high === low) { this.spinner = [high, low]; this.spinnerEnds = new Set([LEFT, RIGHT]); }
+      this.tiles = 1;
+      return;
+    }
+    const number = this.values[end];
+    this.values[end] = high === number ? low : high;
+    this.doubles[end] = high === low;
+    this.occupied[end] = true;
+    this.tiles += 1;
+    if (!this.usesSpinner) return;
+    if (this.spinnerEnds.has(end)) {
+      // against one of the spinner's sides; with both taken, up and down open on it
+      this.spinnerEnds.delete(end);
+      this.spinnerSides += 1;
+      if (this.spinnerSides === 2) this.values[UP] = this.values[DOWN] = this.spinner[0];
+    } else if (this.spinner === null && high === low) {
+      // the first double, played on a line end: its inner side already touches the line
+      this.spinner = [high, low];
+      this.spinnerEnds = new Set([end]);
+      this.spinnerSides = 1;
+    }
+  }
+
+  copy() {
+    const other = Object.assign(new Layout(this.usesSpinner), this);
+    other.values = [...this.values]; other.doubles = [...this.doubles]; other.occupied = [...this.occupied];
+    other.spinnerEnds = new Set(this.spinnerEnds);
+    return other;
+  }
+}
+
+export class Match {
+  constructor(rules, seats) {
+    this.rules = rules;
+    this.seats = seats.map((s) => ({ ...s }));
+    this.players = rules.players;
+    this.sides = rules.partners ? 2 : rules.players;
+    this.status = "waiting";
+    this.handNumber = 0;
+    this.leader = null;
+    this.turn = null;
+    this.hands = Array.from({ length: this.players }, () => []);
+    this.boneyard = [];
+    this.layout = new Layout(rules.spinner === "first_double");
+    this.scores = new Array(this.sides).fill(0);
+    this.handLive = false;
+    this.lastResult = null;
+    this.winner = null;
+    this.turnUpLeader = null;
+    this.pendingMuggins = null;   // [seat, points]: an unclaimed count (muggins_calls)
+    this.drawn = new Array(this.players).fill(0);
+  }
+
+  sideOf(seat) { return this.rules.partners ? seat % 2 : seat; }
+  next(seat) { return (seat + 1) % this.players; }
+  drawable() {
+    if (this.rules.game !== "draw") return 0;
+    return Math.max(0, this.boneyard.length - this.rules.boneyard_reserve);
+  }
+  canPlay(seat) { return this.hands[seat].some((t) => this.layout.accepts(t)); }
+  holds(seat, tile) { return this.hands[seat].findIndex((t) => key(t) === key(tile)); }
+  clientSeeds() { return this.seats.map((s) => s.client_seed ?? null); }
+
+  isBlocked() {
+    if (this.drawable() > 0) return false;
+    if (this.layout.tiles === 0) return !this.hands.some((h) => h.length);
+    return !this.hands.some((h) => h.some((t) => this.layout.accepts(t)));
+  }
+
+  /** How the live hand ends now (reason, winner, side, points, pips), or null while it goes on. */
+  handOutcome() {
+    if (!this.handLive) return null;
+    if (this.layout.tiles && this.hands.some((h) => h.length === 0)) {
+      return this.score("domino", this.hands.findIndex((h) => h.length === 0));
+    }
+    if (this.isBlocked()) return this.score("blocked", null);
+    return null;
+  }
+
+  score(reason, wentOut) {
+    const seatPips = this.hands.map(pipCount);
+    const sidePips = new Array(this.sides).fill(0);
+    seatPips.forEach((p, seat) => { sidePips[this.sideOf(seat)] += p; });
+    let side, winner, points;
+    if (reason === "domino") {
+      side = this.sideOf(wentOut);
+      winner = wentOut;
+      points = sidePips.reduce((sum, p, s) => sum + (s === side ? 0 : p), 0);
+    } else {
+      const low = Math.min(...sidePips);
+      if (sidePips.filter((p) => p === low).length > 1) return { reason, winner: null, side: null, points: 0, pips: seatPips };
+      side = sidePips.indexOf(low);
+      points = sidePips.reduce((a, b) => a + b, 0) - low;
+      if (this.rules.blocked_scoring === "others_minus_own") points -= low;
+      const members = [...Array(this.players).keys()].filter((s) => this.sideOf(s) === side);
+      winner = members.reduce((best, s) => (seatPips[s] < seatPips[best] ? s : best));
+    }
+    if (this.rules.round_to_five) points = Math.floor((points + 2) / 5) * 5;
+    return { reason, winner, side, points, pips: seatPips };
+  }
+
+  /** Who leads the hand about to be dealt, and the forced tile (null: any tile). */
+  nextLead(hands) {
+    const rules = this.rules;
+    const firstHand = this.handNumber === 0;
+    if (rules.lead === "rotate_any") return [firstHand ? this.turnUpLeader : this.next(this.leader), null];
+    if (rules.lead === "winner_any" && !firstHand) {
+      const last = this.lastResult;
+      if (last.winner !== null) return [last.winner, null];
+      const sizes = last.hands.map((h) => h.length);
+      const fewest = sizes.map((n, s) => [n, s]).filter(([n]) => n === Math.min(...sizes));
+      return [fewest.length === 1 ? fewest[0][1] : this.leader, null];
+    }
+    return forcedLead(hands);
+  }
+
+  sideAtTarget() {
+    return this.scores.findIndex((s) => s >= this.rules.target);
+  }
+
+  // --- the fold: one effect per event type ---------------------------------------------------
+  apply(e) {
+    switch (e.type) {
+      case "seat_claimed":
+        this.seats[e.seat] = { ...this.seats[e.seat], name: e.name, type: "remote" };
+        if (e.client_seed !== null && e.client_seed !== undefined) this.seats[e.seat].client_seed = e.client_seed;
+        break;
+      case "tiles_turned_up":
+        this.turnUpLeader = e.leader;
+        break;
+      case "hand_started":
+        Object.assign(this, { status: "playing", handNumber: e.hand_number, leader: e.leader, turn: e.leader,
+          hands: e.hands.map((h) => h.map(norm)), boneyard: e.boneyard.map(norm), layout: new Layout(this.rules.spinner === "first_double"),
+          handLive: true, pendingMuggins: null, drawn: new Array(this.players).fill(0) });
+        break;
+      case "tile_played": {
+        this.hands[e.seat].splice(this.holds(e.seat, e.tile), 1);
+        this.layout.place(e.tile, END_NAMES.indexOf(e.end));
+        this.turn = this.next(e.seat);
+        this.pendingMuggins = null;
+        if (this.rules.muggins_calls && e.claim === null) {
+          const points = this.layout.scoringCount();
+          if (points) this.pendingMuggins = [e.seat, points];
+        }
+        break;
+      }
+      case "tile_drawn":
+        this.hands[e.seat].push(this.boneyard.shift());
+        this.drawn[e.seat] += 1;
+        break;
+      case "knocked":
+        this.turn = this.next(e.seat);
+        break;
+      case "points_scored":
+        this.scores[e.side] += e.points;
+        this.pendingMuggins = null;
+        break;
+      case "hand_ended":
+        if (e.side !== null) this.scores[e.side] += e.points;
+        this.handLive = false; this.turn = null; this.pendingMuggins = null; this.lastResult = e;
+        break;
+      case "match_ended":
+        this.status = "ended"; this.handLive = false; this.turn = null; this.winner = e.winner; this.pendingMuggins = null;
+        break;
+      default:
+        throw new Error(`unknown event type ${JSON.stringify(e.type)}`);
+    }
+  }
+}
+
+/** Highest double sets; with no double dealt, the heaviest tile (higher end on ties). */
+export function forcedLead(hands) {
+  for (let n = 6; n >= 0; n--) {
+    for (let seat = 0; seat < hands.length; seat++) {
+      if (hands[seat].some((t) => t[0] === n && t[1] === n)) return [seat, [n, n]];
+    }
+  }
+  let best = null;
+  hands.forEach((hand, seat) => hand.forEach((t) => { if (best === null || heavier(t, best[1])) best = [seat, norm(t)]; }));
+  return best;
+}
+
+export function turnUpLeader(tiles) {
+  let best = 0;
+  tiles.forEach((t, seat) => { if (heavier(t, tiles[best])) best = seat; });
+  return best;
+}
+
+export { pipCount, isDouble, has };

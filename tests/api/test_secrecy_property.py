@@ -1,0 +1,269 @@
+"""Secrecy as a property: no byte the server sends tells a seat a tile it may not know.
+
+Hypothesis plays random matches through the HTTP API over presets × player counts
+(partners, fives, muggins with calls, auto draw…) and random mixes of remote, bot and
+open (claimed later) seats. After every action it reads every answer each seat and a
+spectator can get (the view, the events of the current hand, the whole log, the summary,
+the list, action answers and refusals) and compares the JSON tile pairs in them with the
+tiles that reader may not know, read from the server's own state:
+
+* while a hand is live: every other seat's hand (a partner's too) and the boneyard;
+* for a finished hand: the tiles left in its boneyard (never revealed before the end);
+* once the match has ended: nothing (the seed is out, every deal can be re-derived).
+
+Tiles that are public are not findings: the table, the reader's own hand, hands revealed
+by ``hand_ended`` / ``last_hand`` (checked against their own hand's secrets, not the
+live one's), and ``tiles_turned_up`` (a separate shuffle, shown to all by design).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from api import create_app
+
+from .helpers import auth, tiles_in
+
+TABLES = [
+    ("standard-draw", 2, {}), ("standard-draw", 3, {}), ("standard-draw", 4, {}),
+    ("standard-draw", 4, {"partners": True}),
+    ("standard-draw", 3, {"auto_draw": True, "auto_knock": True}),
+    ("standard-draw", 2, {"draw_at_will": True}),
+    ("standard-block", 2, {}), ("standard-block", 3, {}), ("standard-block", 4, {"partners": True}),
+    ("pagat-draw", 3, {}), ("pagat-block", 4, {}),
+    ("dominorules-draw", 3, {}), ("dominorules-block", 2, {}), ("winner-leads", 2, {}),
+    ("all-fives", 2, {}), ("all-fives", 3, {"auto_draw": True}), ("all-fives", 4, {"partners": True}),
+    ("muggins", 2, {"muggins_calls": True}), ("muggins", 3, {"muggins_calls": True}),
+    ("all-fives", 4, {"partners": True, "muggins_calls": True}),
+]
+TARGETS = (15, 40, 120)
+
+
+def T(pair) -> tuple[int, int]:
+    a, b = pair
+    return (max(a, b), min(a, b))
+
+
+class Truth:
+    """What the server knows about one match right now, and who may know which tile."""
+
+    def __init__(self, app, match_id: str):
+        self.state = app.extensions["boneyard.matches"].cache.get(match_id).state
+        with app.extensions["boneyard.store"].unit_of_work(readonly=True) as uow:
+            log = [{"seq": e.seq, **e.to_dict()} for e in uow.events.load(match_id)]
+        assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
+        self.ended = any(e["type"] == "match_ended" for e in log)
+        self.hand_of_seq: dict[int, int] = {}
+        self.hand_start: dict[int, int] = {}
+        self.boneyard_left: dict[int, set] = {}   # per finished hand: what was never drawn
+        hand, boneyard, draws = 0, [], 0
+        for event in log:
+            if event["type"] == "hand_started":
+                if hand:
+                    self.boneyard_left[hand] = {T(t) for t in boneyard[draws:]}
+                hand, boneyard, draws = event["hand_number"], event["boneyard"], 0
+                self.hand_start[hand] = event["seq"]
+            elif event["type"] == "tile_drawn":
+                draws += 1
+            self.hand_of_seq[event["seq"]] = hand
+        self.current = hand
+        if hand:
+            self.boneyard_left[hand] = {T(t) for t in boneyard[draws:]}
+        self.live = self.state.status == "playing" and self.state.hand_live
+        self.seq = log[-1]["seq"]
+
+    def secret(self, seat: int | None, hand: int | None = None) -> set:
+        """Tiles ``seat`` (None: a spectator) may not know, as of hand ``hand``'s events."""
+        if self.ended:
+            return set()
+        hand = self.current if hand in (None, 0) else hand
+        if hand == self.current and self.live:
+            hidden = {T(t.to_json()) for t in self.state.boneyard}
+            for other, tiles in enumerate(self.state.hands):
+                if other != seat:
+                    hidden |= {T(t.to_json()) for t in tiles}
+            return hidden
+        return self.boneyard_left.get(hand, set())
+
+    def live_owner(self, tile) -> str:
+        for seat, tiles in enumerate(self.state.hands):
+            if tile in [T(t.to_json()) for t in tiles]:
+                return f"seat {seat}'s hand"
+        return "the boneyard"
+
+
+def check_event(truth: Truth, reader, event: dict, where: str) -> None:
+    hand = truth.hand_of_seq[event["seq"]]
+    skip = ("tiles",) if event["type"] == "tiles_turned_up" else ()
+    leaked = tiles_in(event, skip=skip) & truth.secret(reader, hand)
+    assert not leaked, f"{where}: {leaked} leaked to {_who(reader)} in {event} (hand {hand})"
+
+
+def check_view(truth: Truth, reader, view: dict, where: str) -> None:
+    body = {k: v for k, v in view.items() if k != "last_hand"}
+    leaked = tiles_in(body) & truth.secret(reader)
+    assert not leaked, (f"{where}: {leaked} ({[truth.live_owner(t) for t in leaked]}) "
+                        f"leaked to {_who(reader)}: {body}")
+    if view.get("hand") is not None:
+        assert {T(t) for t in view["hand"]} == {T(t.to_json()) for t in truth.state.hands[reader]}
+    last = view.get("last_hand")
+    if last is not None:
+        leaked = tiles_in(last) & truth.secret(reader, last["hand_number"])
+        assert not leaked, f"{where}: last_hand shows {leaked} to {_who(reader)}"
+
+
+def check_plain(truth: Truth, reader, body, where: str) -> None:
+    leaked = tiles_in(body) & truth.secret(reader)
+    assert not leaked, f"{where}: {leaked} leaked to {_who(reader)}: {body}"
+
+
+def _who(reader) -> str:
+    return "a spectator" if reader is None else f"seat {reader}"
+
+
+def observe_everything(client, app, match_id: str, tokens: dict, full_log_reader) -> Truth:
+    """Read every representation every reader can get, and check each one."""
+    truth = Truth(app, match_id)
+    start = truth.hand_start.get(truth.current, 1)
+    for reader in [None, *tokens]:
+        headers = auth(tokens[reader]) if reader is not None else {}
+        view = client.get(f"/v1/matches/{match_id}/view", headers=headers)
+        assert view.status_code == 200
+        check_view(truth, reader, view.get_json(), "view")
+        page = client.get(f"/v1/matches/{match_id}/events?after={start - 1}&limit=1000", headers=headers)
+        assert page.status_code == 200
+        for event in page.get_json()["events"]:
+            check_event(truth, reader, event, "events of the current hand")
+    reader = full_log_reader
+    headers = auth(tokens[reader]) if reader is not None else {}
+    page = client.get(f"/v1/matches/{match_id}/events?after=0&limit=1000", headers=headers)
+    for event in page.get_json()["events"]:
+        check_event(truth, reader, event, "the whole log")
+    check_plain(truth, None, client.get(f"/v1/matches/{match_id}").get_json(), "summary")
+    listed = [m for m in client.get("/v1/matches?limit=100").get_json()["items"] if m["id"] == match_id]
+    check_plain(truth, None, listed, "list")
+    return truth
+
+
+def check_action_answer(app, match_id: str, seat: int, answer: dict) -> Truth:
+    truth = Truth(app, match_id)
+    for event in answer["events"]:
+        check_event(truth, seat, event, "action answer")
+    check_view(truth, seat, answer["view"], "action answer's view")
+    return truth
+
+
+def try_refused(client, app, match_id, tokens, truth: Truth, data) -> None:
+    """Send actions the rules refuse, aimed at hidden tiles; the refusal must not tell
+    where a hidden tile lies (another hand or the boneyard answer alike)."""
+    state = truth.state
+    seat = data.draw(st.sampled_from(sorted(tokens)), label="refused by")
+    hidden_in_hands = sorted({T(t.to_json()) for o, h in enumerate(state.hands) if o != seat for t in h})
+    in_boneyard = sorted(T(t.to_json()) for t in state.boneyard)
+    answers = {}
+    for label, pool in (("hand", hidden_in_hands), ("boneyard", in_boneyard)):
+        if not pool:
+            continue
+        tile = data.draw(st.sampled_from(pool), label=f"hidden tile in a {label}")
+        response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[seat]),
+                               json={"type": "play", "tile": list(tile), "end": "left"})
+        assert response.status_code in (409, 422), response.get_json()
+        body = response.get_json()
+        check_plain(Truth(app, match_id), seat, body, "refusal")
+        answers[label] = (body["code"], body["detail"].replace(f"{tile[0]}-{tile[1]}", "<tile>"))
+    if len(answers) == 2:
+        assert answers["hand"] == answers["boneyard"], answers
+    other = data.draw(st.sampled_from([{"type": "knock"}, {"type": "draw"}, {"type": "muggins"},
+                                       {"type": "draw", "until": "playable"}]), label="other refusal")
+    response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[seat]), json=other)
+    if response.status_code != 200:
+        assert response.status_code in (409, 422), response.get_json()
+        check_plain(Truth(app, match_id), seat, response.get_json(), "refusal")
+    else:
+        check_action_answer(app, match_id, seat, response.get_json())
+
+
+def play_one(client, app, data, max_actions: int) -> None:
+    preset, players, rules = data.draw(st.sampled_from(TABLES), label="table")
+    rules = {**rules, "target": data.draw(st.sampled_from(TARGETS), label="target")}
+    kinds = data.draw(st.lists(st.sampled_from(["remote", "remote", "bot", "open"]),
+                               min_size=players, max_size=players).filter(lambda k: set(k) - {"bot"}),
+                      label="seats")
+    seats = [{"name": f"P{i}", "type": kind} for i, kind in enumerate(kinds)]
+    for seat in seats:
+        if seat["type"] == "bot":
+            seat["level"] = data.draw(st.sampled_from(["random", "greedy"]), label="level")
+    # The server seed comes from the example, so that hypothesis can replay and shrink it.
+    seed = data.draw(st.text("0123456789abcdef", min_size=8, max_size=8), label="server seed")
+    created = client.post("/v1/matches", json={"preset": preset, "rules": rules, "seats": seats, "seed": seed})
+    assert created.status_code == 201, created.get_json()
+    created = created.get_json()
+    match_id = created["id"]
+    check_plain(Truth(app, match_id), None, created, "create answer")
+    tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
+    for seat in [i for i, kind in enumerate(kinds) if kind == "open"]:
+        claimed = client.post(f"/v1/matches/{match_id}/seats/{seat}/claim", json={"name": f"C{seat}"})
+        assert claimed.status_code == 200, claimed.get_json()
+        claimed = claimed.get_json()
+        tokens[seat] = claimed["token"]
+        check_view(Truth(app, match_id), seat, claimed["view"], "claim answer")
+
+    for _ in range(max_actions):
+        truth = observe_everything(client, app, match_id, tokens,
+                                   data.draw(st.sampled_from([None, *tokens]), label="log reader"))
+        if truth.state.status == "ended":
+            return
+        if data.draw(st.integers(0, 4), label="refuse?") == 0:
+            try_refused(client, app, match_id, tokens, truth, data)
+            continue
+        options = []
+        for seat, token in sorted(tokens.items()):
+            actions = client.get(f"/v1/matches/{match_id}/view", headers=auth(token)).get_json()["legal_actions"]
+            options += [(seat, action) for action in actions]
+        assert options, "the match is live but no remote seat may act"
+        seat, action = data.draw(st.sampled_from(options), label="action")
+        if data.draw(st.booleans(), label="expected_seq?"):
+            action = {**action, "expected_seq": truth.seq}
+        response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[seat]), json=action)
+        assert response.status_code == 200, (action, response.get_json())
+        check_action_answer(app, match_id, seat, response.get_json())
+
+
+@pytest.fixture
+def secrecy_app(database_url):
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
+                      "ALLOW_CLIENT_SEED": True})
+    yield app
+    app.extensions["boneyard.store"].dispose()
+
+
+COMMON = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+
+@settings(max_examples=12, derandomize=True, **COMMON)
+@given(data=st.data())
+def test_no_answer_shows_a_seat_or_a_spectator_a_tile_it_may_not_know(secrecy_app, data):
+    play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=30)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, **COMMON)
+@given(data=st.data())
+def test_no_answer_shows_a_hidden_tile_over_many_long_matches(secrecy_app, data):
+    play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=400)
+
+
+def test_the_truth_sees_the_hidden_tiles_a_leak_would_show(secrecy_app):
+    """The checker itself: a body that does show another seat's tile is caught."""
+    client = secrecy_app.test_client()
+    created = client.post("/v1/matches", json={"seats": [{"name": "A", "type": "remote"},
+                                                         {"name": "B", "type": "remote"}]}).get_json()
+    truth = Truth(secrecy_app, created["id"])
+    other = truth.state.hands[1][0].to_json()
+    with pytest.raises(AssertionError, match="leaked to seat 0"):
+        check_plain(truth, 0, {"detail": "x", "hint": other}, "planted")
+    assert json.dumps(other) and T(other) in truth.secret(None)
