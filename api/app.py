@@ -20,7 +20,9 @@ from flask_smorest import Api
 
 from api import config as config_module
 from api.http import domain_errors, errors
+from api.http.event_schemas import register_event_schemas
 from api.http.limits import limiter
+from api.web import blp as web_blp
 from api.services.idempotency import IdempotencyService
 from api.services.matches import MatchService
 from api.services.snapshots import SnapshotCache
@@ -79,6 +81,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         "portalKey", {"type": "apiKey", "in": "header", "name": "X-API-Key",
                       "description": "A portal key, when the server is configured with API_KEYS"})
     register_blueprints(api)
+    register_event_schemas(api.spec)
+    app.register_blueprint(web_blp)          # the reference web table: not part of the API document
     app.cli.add_command(boneyard_cli)
     return app
 
@@ -87,9 +91,13 @@ def register_blueprints(api: Api) -> None:
     """Every blueprint the service exposes."""
     from api.http.health import blp as health_blp
     from api.http.matches import blp as matches_blp
+    from api.http.players import blp as players_blp
+    from api.http.stream import blp as stream_blp
 
     api.register_blueprint(health_blp)
     api.register_blueprint(matches_blp)
+    api.register_blueprint(players_blp)
+    api.register_blueprint(stream_blp)
 
 
 def get_store() -> Store:
@@ -116,3 +124,12 @@ def migrate_command(revision: str) -> None:
     store = get_store()
     upgrade(store.engine, revision, script_location=current_app.config["MIGRATIONS_DIR"])
     click.echo(f"database at {revision}: {store.engine.url.render_as_string(hide_password=True)}")
+
+
+@boneyard_cli.command("sweep")
+def sweep_command() -> None:
+    """Play every turn whose clock ran out (tables nobody is looking at); run it from cron."""
+    from api.services.clocks import sweep
+
+    done = sweep(current_app.extensions[MATCHES_KEY])
+    click.echo(f"timed out {done} turn{'' if done == 1 else 's'}")

@@ -23,6 +23,9 @@ Environment variables (all optional):
 ``PROXY_HOPS``
     Number of trusted reverse proxies in front of the app (default 0); with N > 0 the
     client address used by rate limits comes from ``X-Forwarded-For``.
+``STREAM_MAX_SECONDS``
+    How long one server-sent-events stream stays open before the server closes it
+    (default 900; clients reconnect with ``Last-Event-ID`` and miss nothing).
 ``API_KEYS``
     Comma-separated portal keys; when set, creating and listing matches needs one in
     the ``X-API-Key`` header (default: none, open).
@@ -30,8 +33,8 @@ Environment variables (all optional):
     Rate limits on (default ``true``) and where counters live (default ``memory://``,
     per process; use ``redis://…`` to share them between workers).
 ``RATE_LIMIT_CREATE`` / ``RATE_LIMIT_ACTIONS_PER_TOKEN`` / ``RATE_LIMIT_ACTIONS_PER_ADDRESS``
-    Limits in flask-limiter notation (defaults ``30 per minute``, ``120 per minute``,
-    ``1200 per minute``).
+    Limits in flask-limiter notation (defaults ``30 per minute``, ``600 per minute``,
+    ``3000 per minute``).
 ``SNAPSHOT_CACHE_SIZE``
     Match states kept in memory per process (default 2048; a bounded LRU checked
     against the log's seq, so it is only ever a shortcut).
@@ -115,12 +118,13 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "SNAPSHOT_CACHE_SIZE": int(environ.get("SNAPSHOT_CACHE_SIZE", "2048")),
         "ALLOW_CLIENT_SEED": parse_bool(environ.get("ALLOW_CLIENT_SEED", "false")),
         "PROXY_HOPS": int(environ.get("PROXY_HOPS", "0")),
+        "STREAM_MAX_SECONDS": int(environ.get("STREAM_MAX_SECONDS", "900")),
         "API_KEYS": [k.strip() for k in environ.get("API_KEYS", "").split(",") if k.strip()],
         "RATELIMIT_ENABLED": parse_bool(environ.get("RATELIMIT_ENABLED", "true")),
         "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATE_LIMIT_CREATE": environ.get("RATE_LIMIT_CREATE", "30 per minute"),
-        "RATE_LIMIT_ACTIONS_PER_TOKEN": environ.get("RATE_LIMIT_ACTIONS_PER_TOKEN", "120 per minute"),
-        "RATE_LIMIT_ACTIONS_PER_ADDRESS": environ.get("RATE_LIMIT_ACTIONS_PER_ADDRESS", "1200 per minute"),
+        "RATE_LIMIT_ACTIONS_PER_TOKEN": environ.get("RATE_LIMIT_ACTIONS_PER_TOKEN", "600 per minute"),
+        "RATE_LIMIT_ACTIONS_PER_ADDRESS": environ.get("RATE_LIMIT_ACTIONS_PER_ADDRESS", "3000 per minute"),
         "AUTO_MIGRATE": parse_bool(environ.get("AUTO_MIGRATE", "true")),
         "MIGRATIONS_DIR": str(migrations_dir()),
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),

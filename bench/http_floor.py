@@ -5,7 +5,7 @@
 
 One gunicorn worker with one thread (``gthread``) on SQLite, access log off, rate limits
 off (every request comes from 127.0.0.1); this script is the load generator, a separate
-process with ``--connections`` keep-alive connections (asyncio + httpx). Phases, rotated
+process with ``--connections`` threads, each on a keep-alive connection (``http.client``). Phases, rotated
 every round so machine noise hits them all alike:
 
 * ``healthz``  ``GET /healthz``: the app's trivial endpoint (it pings the database);
@@ -23,65 +23,65 @@ The figure of merit is actions/s over healthz requests/s, per round, median of r
 from __future__ import annotations
 
 import argparse
-import asyncio
-import statistics
 import sys
 import tempfile
+import threading
 import time
 
-import httpx
-
-from _http import HOST, Server, machine_line, median, ms, pct, sqlite_url
+from _http import HOST, Http, Server, bearer, machine_line, median, ms, pct, sqlite_url
 
 TARGET_RATIO = 0.25
 MATCH = {"preset": "standard-draw",
          "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}]}
 
 
-async def _get_loop(client: httpx.AsyncClient, path: str, deadline: float, out: dict):
+def _get_loop(base: str, path: str, deadline: float, out: dict):
+    http = Http(base)
+    http.get("/healthz")   # connect outside the timer
     while time.perf_counter() < deadline:
-        start = time.perf_counter()
-        r = await client.get(path)
-        out["lat"].append(time.perf_counter() - start)
-        out["status"][r.status_code] = out["status"].get(r.status_code, 0) + 1
+        status, _, took = http.get(path)
+        out["lat"].append(took)
+        out["status"][status] = out["status"].get(status, 0) + 1
+    http.close()
 
 
-async def _match_loop(client: httpx.AsyncClient, deadline: float, out: dict):
+def _match_loop(base: str, deadline: float, out: dict):
+    http = Http(base)
     while time.perf_counter() < deadline:
-        r = await client.post("/v1/matches", json=MATCH)
+        status, created, _ = http.post("/v1/matches", MATCH)
+        if status != 201:
+            raise RuntimeError(f"create refused: {status} {created}")
         out["creates"] += 1
-        created = r.json()
-        match_id, token = created["id"], created["seats"][0]["token"]
-        auth = {"Authorization": f"Bearer {token}"}
-        view = (await client.get(f"/v1/matches/{match_id}/view", headers=auth)).json()
+        match_id, auth = created["id"], bearer(created["seats"][0]["token"])
+        view = http.get(f"/v1/matches/{match_id}/view", auth)[1]
         while view["status"] != "ended" and time.perf_counter() < deadline:
-            start = time.perf_counter()
-            r = await client.post(f"/v1/matches/{match_id}/actions", json=view["legal_actions"][0], headers=auth)
-            out["lat"].append(time.perf_counter() - start)
-            out["status"][r.status_code] = out["status"].get(r.status_code, 0) + 1
-            if r.status_code != 200:
-                raise RuntimeError(f"action refused: {r.status_code} {r.text[:300]}")
-            view = r.json()["view"]
+            status, body, took = http.post(f"/v1/matches/{match_id}/actions", view["legal_actions"][0], auth)
+            out["lat"].append(took)
+            out["status"][status] = out["status"].get(status, 0) + 1
+            if status != 200:
+                raise RuntimeError(f"action refused: {status} {body}")
+            view = body["view"]
         if view["status"] == "ended":
             out["matches"] += 1
+    http.close()
 
 
-async def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict:
+def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict:
+    """``connections`` client threads, each on its own keep-alive connection, for ``seconds``."""
     out = {"lat": [], "status": {}, "creates": 0, "matches": 0}
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
-        # one warm-up request per connection, outside the timer
-        await asyncio.gather(*(client.get("/healthz") for _ in range(connections)))
-        cpu0, start = time.process_time(), time.perf_counter()
-        deadline = start + seconds
-        if phase == "actions":
-            jobs = [_match_loop(client, deadline, out) for _ in range(connections)]
-        else:
-            path = {"healthz": "/healthz", "notfound": "/v1/nope", "openapi": "/v1/openapi.json"}[phase]
-            jobs = [_get_loop(client, path, deadline, out) for _ in range(connections)]
-        await asyncio.gather(*jobs)
-        out["elapsed"] = time.perf_counter() - start
-        out["client_cpu"] = (time.process_time() - cpu0) / out["elapsed"]
+    cpu0, start = time.process_time(), time.perf_counter()
+    deadline = start + seconds
+    if phase == "actions":
+        jobs = [threading.Thread(target=_match_loop, args=(base, deadline, out)) for _ in range(connections)]
+    else:
+        path = {"healthz": "/healthz", "notfound": "/v1/nope", "openapi": "/v1/openapi.json"}[phase]
+        jobs = [threading.Thread(target=_get_loop, args=(base, path, deadline, out)) for _ in range(connections)]
+    for job in jobs:
+        job.start()
+    for job in jobs:
+        job.join()
+    out["elapsed"] = time.perf_counter() - start
+    out["client_cpu"] = (time.process_time() - cpu0) / out["elapsed"]
     out["rate"] = len(out["lat"]) / out["elapsed"]
     return out
 
@@ -94,12 +94,12 @@ def bench(args) -> int:
         print(f"# http_floor: {machine_line()}")
         print(f"# gunicorn 1 worker x 1 thread (gthread), SQLite, access log "
               f"{'on' if args.access_log else 'off'}; client: {args.connections} keep-alive connections")
-        asyncio.run(run_phase(server.url, "actions", 2, args.connections))   # warm caches, JIT-free warm-up
+        (run_phase(server.url, "actions", 2, args.connections))   # warm caches, JIT-free warm-up
         results = {p: [] for p in phases}
         for rnd in range(args.rounds):
             order = phases[rnd % len(phases):] + phases[:rnd % len(phases)]
             for phase in order:
-                results[phase].append(asyncio.run(run_phase(server.url, phase, args.seconds, args.connections)))
+                results[phase].append((run_phase(server.url, phase, args.seconds, args.connections)))
             print(f"round {rnd + 1}: " + ", ".join(f"{p} {results[p][-1]['rate']:.0f}/s" for p in phases),
                   flush=True)
 

@@ -19,6 +19,7 @@ _SERVICE_STATUS = {
     services.InvalidCursor: (422, "Invalid cursor"),
     services.PreconditionFailed: (412, "Precondition failed"),
     services.ClientSeedNotAllowed: (422, "Client seeds not allowed"),
+    services.SeatReserved: (403, "Seat reserved"),
     idempotency.IdempotencyKeyReused: (422, "Idempotency key reused"),
     idempotency.IdempotencyInFlight: (409, "Request in flight"),
     idempotency.InvalidIdempotencyKey: (422, "Invalid idempotency key"),

@@ -43,3 +43,11 @@ class Health(MethodView):
                 503, "database_unavailable", "Database unavailable", "The database is unreachable."
             ) from exc
         return {"status": "ok"}
+
+
+@blp.route("/livez")
+class Live(MethodView):
+    @blp.response(200, HealthSchema)
+    def get(self):
+        """Report that the process is up (no database round trip: for load-balancer liveness)."""
+        return {"status": "ok"}

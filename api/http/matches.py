@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import wraps
+from urllib.parse import urlencode
 
 from flask import Response, current_app, request
 from flask.views import MethodView
@@ -18,6 +19,7 @@ from api.http.limits import limit_creation, rate_limited_actions, require_portal
 from api.rules import RulesError
 from api.services.errors import ServiceError
 from api.services.idempotency import IdempotencyService, parse_key
+from api.services.lobby import rematch
 from api.services.matches import MatchService, SeatSpec
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
@@ -119,9 +121,11 @@ class Matches(MethodView):
     @blp.response(200, schemas.MatchListSchema)
     @problems(401, 422)
     def get(self, query):
-        """List matches, newest first (paged with ``cursor``)."""
+        """List matches, newest first, filtered (paged with ``cursor``; the next page is also in ``Link``)."""
         require_portal_key()
-        return service().list(query.get("status"), query["limit"], query.get("cursor"))
+        page = service().list(query.get("status"), query["limit"], query.get("cursor"),
+                              **{k: query[k] for k in ("preset", "has_open_seat", "player_ref") if k in query})
+        return page, 200, _next_link(page["next_cursor"])
 
     @limit_creation
     @blp.doc(security=PORTAL_KEY)
@@ -131,7 +135,8 @@ class Matches(MethodView):
     def post(self, body):
         """Create a match; remote seats get their secret token in this answer only."""
         require_portal_key()
-        seats = [SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed")) for s in body["seats"]]
+        seats = [SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
+                 for s in body["seats"]]
         created = service().create(body["preset"], body["rules"], seats, body.get("seed"))
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
@@ -186,7 +191,7 @@ class Events(MethodView):
     @problems(401, 403, 404, 422)
     def get(self, query, match_id):
         """The log as the caller may see it, in seq order, after ``after``."""
-        page = service().events(match_id, bearer_token(), query["after"], query["limit"])
+        page = service().events(match_id, bearer_token(), query["after"], query["limit"], query["wait"])
         tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 
@@ -202,12 +207,39 @@ class Audit(MethodView):
 
 @blp.route("/<string:match_id>/seats/<int:seat>/claim")
 class Claim(MethodView):
+    @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @blp.arguments(schemas.ClaimSchema)
     @blp.response(200, schemas.ClaimResultSchema)
-    @problems(404, 409, 422)
+    @problems(403, 404, 409, 422)
     def post(self, body, match_id, seat):
-        """Take an open seat; answers its secret token (shown this once)."""
-        return service().claim(match_id, seat, body["name"], body.get("client_seed"))
+        """Take an open seat; answers its secret token (shown this once). A rematch seat is
+        claimed with the token of the player's seat in the previous match."""
+        return service().claim(match_id, seat, body["name"], body.get("client_seed"),
+                               player_ref=body.get("player_ref"), token=bearer_token())
+
+
+# --- lobby: rematches and list paging ---------------------------------------------------
+@blp.route("/<string:match_id>/rematch")
+class Rematch(MethodView):
+    @blp.doc(security=SEAT_TOKEN)
+    @blp.response(201, schemas.MatchSummarySchema)
+    @blp.alt_response(200, schema=schemas.MatchSummarySchema,
+                      description="The rematch was made before: the same match again")
+    @problems(401, 403, 404, 409)
+    def post(self, match_id):
+        """After the end: a new match with the same rules and seat types, its seats kept for
+        this match's players (each claims its seat with its old token, for a new one)."""
+        summary, made = rematch(service(), match_id, bearer_token())
+        return summary, 201 if made else 200, {"Location": f"/v1/matches/{summary['id']}"}
+
+
+def _next_link(cursor: str | None) -> dict[str, str]:
+    """RFC 8288 ``Link: <...>; rel="next"``: this request's filters, the next cursor."""
+    if cursor is None:
+        return {}
+    args = request.args.to_dict(flat=False)
+    args["cursor"] = [cursor]
+    return {"Link": f'<{request.path}?{urlencode(args, doseq=True)}>; rel="next"'}
 
 
 @blp.route("/<string:match_id>/fairness")

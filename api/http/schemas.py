@@ -12,6 +12,7 @@ SEAT_TYPES = ("remote", "bot", "open")
 STATUSES = ("waiting", "playing", "ended")
 NAME = validate.Length(min=1, max=40)
 SEED = validate.Length(min=1, max=128)
+PLAYER_REF = validate.Length(min=1, max=128)
 MAX_SEQ = 2**31 - 1   # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)
 
 
@@ -30,6 +31,9 @@ class SeatSpecSchema(ma.Schema):
     level = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
                           metadata={"description": "Computer level, bots only (default greedy)"})
     client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
+    player_ref = fields.String(validate=PLAYER_REF, metadata={
+        "description": "The portal's own id for the player (opaque); shown in public seat lists, "
+                       "used by player statistics and the player_ref filter"})
 
     @ma.validates_schema
     def level_only_for_bots(self, data, **kwargs):
@@ -51,6 +55,8 @@ class MatchCreateSchema(ma.Schema):
 class ClaimSchema(ma.Schema):
     name = fields.String(required=True, validate=NAME)
     client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
+    player_ref = fields.String(validate=PLAYER_REF, metadata={
+        "description": "The portal's own id for the player (a rematch seat keeps the old seat's by default)"})
 
 
 class ActionSchema(ma.Schema):
@@ -73,12 +79,20 @@ class EventsQuerySchema(ma.Schema):
     # reach the query and fail there (500).
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=60), metadata={
+        "description": "Long-poll: with no event after `after` yet, hold the request up to this many "
+                       "seconds and answer as soon as one is appended (an empty page at the timeout)"})
 
 
 class ListQuerySchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
+    preset = fields.String(validate=validate.OneOf(tuple(PRESETS)))
+    has_open_seat = fields.Boolean(metadata={
+        "description": "true: only matches with a seat anyone may claim (not one kept for a rematch); "
+                       "false: only matches without"})
+    player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "Only matches with a seat of this player"})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String()
+    cursor = fields.String(metadata={"description": "next_cursor of the previous page (also in its Link header)"})
 
 
 # --- responses ----------------------------------------------------------------------
@@ -88,6 +102,7 @@ class SeatSchema(ma.Schema):
     type = fields.String()
     level = fields.String(allow_none=True)
     client_seed = fields.String(allow_none=True)
+    player_ref = fields.String(allow_none=True, metadata={"description": "The portal's id for the player"})
 
 
 class CreatedSeatSchema(SeatSchema):
@@ -112,6 +127,9 @@ class _SummaryFields(ma.Schema):
     players = fields.Integer()
     open_seats = fields.List(fields.Integer())
     created_at = fields.String()
+    deadline_at = fields.String(allow_none=True, metadata={
+        "description": "With turn_seconds: when the seat to move times out (ISO 8601, UTC); "
+                       "null while no clock runs (a bot to move, the match not playing)"})
 
 
 class FairnessSchema(ma.Schema):
@@ -174,6 +192,9 @@ class ViewSchema(ma.Schema):
     winner = fields.Integer(allow_none=True)
     hands = fields.List(fields.List(Tile()), metadata={"description": "Every hand, face up, once the match is over"})
     seeded_by_client = fields.Boolean(metadata={"description": "The server seed was chosen by the creator"})
+    deadline_at = fields.String(allow_none=True, metadata={
+        "description": "With turn_seconds: when the seat to move times out and the server plays its turn "
+                       "(ISO 8601, UTC)"})
 
 
 class ActionResultSchema(ma.Schema):
@@ -207,3 +228,14 @@ class AuditSchema(ma.Schema):
     shuffle_algorithm = fields.String()
     seq = fields.Integer()
     events = fields.List(fields.Dict())
+
+
+class PlayerStatsSchema(ma.Schema):
+    player_ref = fields.String()
+    matches_played = fields.Integer(metadata={"description": "Ended matches with a seat of this player"})
+    matches_won = fields.Integer(metadata={"description": "With partners, a side's win counts for both partners"})
+    hands_won = fields.Integer()
+    best_margin = fields.Integer(allow_none=True, metadata={
+        "description": "The largest lead over the best other side at the end of a won match; null before a win"})
+    current_streak = fields.Integer(metadata={"description": "Matches won in a row, up to the latest"})
+    longest_streak = fields.Integer(metadata={"description": "The most matches won in a row"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .clock import time_out
 from .engine import (CallMuggins, Draw, Knock, Play, ReplayError, claim_seat, decide, initial_state, mutate,
                      ready_to_start, start_match)
 from .errors import RulesError
@@ -64,6 +65,10 @@ def verify_log(log: list[dict], server_seed: str) -> AuditReport:
                 expected = claim_seat(state, event.seat, event.name, event.client_seed)
             elif state.status == WAITING and ready_to_start(state):
                 expected = start_match(state, server_seed)
+            elif event.type == "turn_timed_out":
+                # Not a seat's action but the server's, and just as determined: re-run it.
+                expected = time_out(state, event.seat, server_seed)
+                report.moves_checked += 1
             else:
                 command = _command(event)
                 if command is None:

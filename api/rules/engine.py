@@ -440,14 +440,26 @@ def mutate(st: MatchState, event: Event) -> None:
     kind = event.type
     if kind == "tile_played":
         st.on_tile_played(event.seat, event.tile, END_INDEX[event.end], event.claim)
+        if not event.auto:
+            st.on_seat_acted(event.seat)
     elif kind == "tile_drawn":
         drawn = st.on_tile_drawn(event.seat)
         if event.tile is not None and drawn is not event.tile:
             raise ReplayError(f"seat {event.seat} drew {event.tile} but the boneyard's next tile is {drawn}")
+        if not event.auto:
+            st.on_seat_acted(event.seat)
     elif kind == "knocked":
         st.on_knocked(event.seat)
+        if not event.auto:
+            st.on_seat_acted(event.seat)
     elif kind == "points_scored":
         st.on_points_scored(event.side, event.points)
+        if event.how == "muggins":
+            st.on_seat_acted(event.seat)
+    elif kind == "turn_timed_out":
+        st.on_turn_timed_out(event.seat, event.consecutive)
+    elif kind == "seat_replaced":
+        st.on_seat_replaced(event.seat, event.level)
     elif kind == "hand_started":
         st.on_hand_started(event.hand_number, event.leader, event.hands, event.boneyard)
     elif kind == "hand_ended":

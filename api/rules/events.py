@@ -173,9 +173,29 @@ class MatchEnded(Event):
     hands: tuple = ()       # the hands at the end, revealed (matters when it ends mid-hand)
 
 
+@dataclass(frozen=True)
+class TurnTimedOut(Event):
+    """``turn_seconds``: the seat to move let its clock run out; the server plays its turn
+    (the events that follow, marked ``auto``)."""
+
+    type: ClassVar[str] = "turn_timed_out"
+    seat: int
+    consecutive: int        # this seat's turns timed out in a row, this one included
+
+
+@dataclass(frozen=True)
+class SeatReplaced(Event):
+    """``timeout_limit``: after that many timeouts in a row a computer player takes the
+    seat over for the rest of the match."""
+
+    type: ClassVar[str] = "seat_replaced"
+    seat: int
+    level: str              # the bot level now playing the seat
+
+
 EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (
     MatchCreated, SeatClaimed, TilesTurnedUp, HandStarted, TilePlayed, TileDrawn, Knocked,
-    PointsScored, HandEnded, MatchEnded,
+    PointsScored, HandEnded, MatchEnded, TurnTimedOut, SeatReplaced,
 )}
 
 

@@ -12,6 +12,9 @@ from typing import Any, Callable, Mapping
 from .errors import InvalidRules
 
 MAX_TARGET = 100_000
+TURN_SECONDS_RANGE = (5, 86_400)      # five seconds to a day
+TIMEOUT_LIMIT_RANGE = (1, 100)
+CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")   # null (off) by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +37,9 @@ class RuleSet:
     muggins_calls: bool
     auto_draw: bool
     auto_knock: bool
+    # Turn clocks (off by default; the engine itself is clock-free, see api/rules/clock.py).
+    turn_seconds: int | None = None   # seconds a seat has for its turn before the server plays it
+    timeout_limit: int | None = None  # turns timed out in a row before a bot takes the seat over
 
     # --- derived questions the engine asks ------------------------------------
     @property
@@ -56,7 +62,13 @@ class RuleSet:
         return 28 - self.players * self.hand_size
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The JSON form: every option, the clock ones null when off (a new copy each call)."""
+        cached = _DICT_FORMS.get(self)
+        if cached is None:
+            if len(_DICT_FORMS) >= 4096:                 # bounded: rule sets come from clients
+                _DICT_FORMS.clear()
+            cached = _DICT_FORMS[self] = asdict(self)   # asdict is slow, and views ask every time
+        return dict(cached)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "RuleSet":
@@ -70,6 +82,9 @@ class RuleSet:
             raise InvalidRules("players", "must be a whole number")
         return resolve_rules(preset, data, players)
 
+
+# Resolved rule sets are few (presets × options in use) and immutable: their JSON forms are kept.
+_DICT_FORMS: dict["RuleSet", dict[str, Any]] = {}
 
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name not in ("preset", "players"))
 
@@ -86,6 +101,7 @@ _BASE: dict[str, Any] = dict(
     game="draw", lead="highest_double", draw_at_will=False, boneyard_reserve=0,
     blocked_scoring="others_minus_own", round_to_five=False, partners=False, target=100,
     spinner="none", fives_scoring=False, muggins_calls=False, auto_draw=False, auto_knock=False,
+    turn_seconds=None, timeout_limit=None,
 )
 
 
@@ -179,6 +195,12 @@ def _check_types(options: dict[str, Any]) -> None:
         value = options.get(name)
         if name in options and (not isinstance(value, int) or isinstance(value, bool)):
             raise InvalidRules(name, f"must be a whole number, not {value!r}")
+    for name, (low, high) in (("turn_seconds", TURN_SECONDS_RANGE), ("timeout_limit", TIMEOUT_LIMIT_RANGE)):
+        value = options.get(name)
+        if value is None:
+            continue                             # null: no clock / no replacement
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            raise InvalidRules(name, f"null or a whole number from {low} to {high}, not {value!r}")
 
 
 def _check_combination(r: RuleSet) -> None:
@@ -198,3 +220,5 @@ def _check_combination(r: RuleSet) -> None:
             raise InvalidRules("boneyard_reserve", "the Block game has no drawing")
     if r.muggins_calls and not r.fives_scoring:
         raise InvalidRules("muggins_calls", "needs fives_scoring")
+    if r.timeout_limit is not None and r.turn_seconds is None:
+        raise InvalidRules("timeout_limit", "needs turn_seconds (no turn can time out without a clock)")

@@ -64,6 +64,8 @@ def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> N
         st.on_tile_drawn(mover)                  # = SINK.draw
     elif kind == KNOCK:
         st.on_knocked(mover)                     # = SINK.knock
+        if not (st.rules.auto_draw or st.rules.auto_knock):
+            return                               # a knock changes nothing that could end the hand
     elif kind == MUGGINS:
         pending = st.pending_muggins
         SINK.points(st, mover, pending[1], "muggins")
@@ -90,17 +92,27 @@ def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = Fa
         return st
     # Line games score nothing during play: push's body, inlined (one call fewer per move).
     on_tile_played, on_knocked, on_tile_drawn = st.on_tile_played, st.on_knocked, st.on_tile_drawn
+    hand_outcome = st.hand_outcome
     next_hands = dealer is not None
+    # A knock only passes the turn: the hand cannot end by it, so settle has nothing to do
+    # unless automatic draws or knocks may follow for the next seat.
+    knock_settles = st.rules.auto_draw or st.rules.auto_knock
+    uniform = rng.random                         # moves[int(uniform() * n)]: choice() without its checks
     while st.status == PLAYING and (st.hand_live or whole_match):
-        move = choice(legal_moves())
+        moves = legal_moves()
+        move = moves[int(uniform() * len(moves))]
         kind = move[0]
         if kind == PLAY:
             on_tile_played(st.turn, move[1], move[2], None)
         elif kind == KNOCK:
             on_knocked(st.turn)
+            if not knock_settles:
+                continue
         else:
             on_tile_drawn(st.turn)
-        settle(st, SINK, dealer, next_hands)
+        # settle's first question, asked here: most moves end nothing and need no settling.
+        if knock_settles or hand_outcome() is not None:
+            settle(st, SINK, dealer, next_hands)
     return st
 
 

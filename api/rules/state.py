@@ -43,7 +43,7 @@ class MatchState:
     __slots__ = ("rules", "seats", "seed_commitment", "status", "hand_number", "leader", "turn",
                  "hands", "boneyard", "layout", "placements", "scores", "hand_live",
                  "last_result", "winner", "turn_up_leader", "pending_muggins", "drawn",
-                 "knocks_in_row", "seeded_by_client")
+                 "knocks_in_row", "seeded_by_client", "timeouts")
 
     def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
         self.rules = rules
@@ -66,6 +66,7 @@ class MatchState:
         self.drawn = [0] * rules.players          # tiles drawn this hand, per seat (public)
         self.knocks_in_row = 0
         self.seeded_by_client = False
+        self.timeouts = [0] * rules.players       # turns timed out in a row, per seat (turn clocks)
 
     def copy(self) -> "MatchState":
         other = MatchState.__new__(MatchState)
@@ -89,6 +90,7 @@ class MatchState:
         other.drawn = self.drawn[:]
         other.knocks_in_row = self.knocks_in_row
         other.seeded_by_client = self.seeded_by_client
+        other.timeouts = self.timeouts[:]
         return other
 
     # --- questions ---------------------------------------------------------------
@@ -309,6 +311,19 @@ class MatchState:
         self.turn = None
         self.pending_muggins = None
         self.last_result = result
+
+    def on_seat_acted(self, seat: int) -> None:
+        """A seat moved by itself (not ``auto``): its run of timed-out turns is over."""
+        if self.timeouts[seat]:
+            self.timeouts[seat] = 0
+
+    def on_turn_timed_out(self, seat: int, consecutive: int) -> None:
+        self.timeouts[seat] = consecutive
+
+    def on_seat_replaced(self, seat: int, level: str) -> None:
+        seats = [dict(s) for s in self.seats]
+        seats[seat].update(type="bot", level=level)
+        self.seats = seats
 
     def on_match_ended(self, winner: int) -> None:
         self.status = ENDED

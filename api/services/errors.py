@@ -58,3 +58,9 @@ class PreconditionFailed(StaleSeq):
 
 class ClientSeedNotAllowed(ServiceError):
     code = "client_seed_not_allowed"
+
+
+class SeatReserved(ServiceError):
+    """A rematch seat kept for the previous match's player: claimed only with that seat's token."""
+
+    code = "seat_reserved"

@@ -22,8 +22,9 @@ from api.rules.audit import verify_log
 from api.store.chain import verify_chain
 from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
 
-from . import errors, tokens
+from . import clocks, errors, lobby, tokens
 from .snapshots import Snapshot, SnapshotCache, fold
+from .waiting import Waiter
 
 SEAT_TYPES = ("remote", "bot", "open")
 DEFAULT_BOT_LEVEL = "greedy"
@@ -36,19 +37,29 @@ class SeatSpec:
     type: str
     level: str | None = None
     client_seed: str | None = None
+    player_ref: str | None = None      # the portal's id for the player (lobby)
+    reserved_for: str | None = None    # open seats of a rematch: the old seat token's hash
 
 
 class MatchService:
     """The use cases, wired to one store and one per-process snapshot cache."""
 
-    def __init__(self, store: Store, cache: SnapshotCache | None = None, *, allow_client_seed: bool = False):
+    def __init__(self, store: Store, cache: SnapshotCache | None = None, *, allow_client_seed: bool = False,
+                 waiter: Waiter | None = None, now=None):
         self.store = store
+        self.now = now or clocks.utcnow    # the turn clocks' time (tests inject theirs)
         self.cache = cache or SnapshotCache()
         self.allow_client_seed = allow_client_seed
+        self.waiter = waiter or Waiter(store)
+
+    def _committed(self, match_id: str, snap: Snapshot) -> None:
+        """After a commit: remember the new state and wake whoever waits on this match."""
+        self.cache.put(match_id, snap)
+        self.waiter.announce(match_id, snap.seq)
 
     # --- create and claim ----------------------------------------------------------
     def create(self, preset: str, overrides: dict | None, seats: list[SeatSpec],
-               seed: str | None = None) -> dict[str, Any]:
+               seed: str | None = None, *, rematch_of: str | None = None) -> dict[str, Any]:
         rules = resolve_rules(preset, overrides or {}, len(seats))
         if seed is not None and not self.allow_client_seed:
             raise errors.ClientSeedNotAllowed("this server does not accept client-chosen server seeds")
@@ -62,14 +73,16 @@ class MatchService:
                 issued[number] = tokens.new_token()
                 token_hash = tokens.hash_token(issued[number])
             seat_rows.append({"seat": number, "name": spec.name, "type": spec.type, "level": level,
-                              "token_hash": token_hash})
+                              "token_hash": token_hash, "player_ref": spec.player_ref,
+                              "reserved_for": spec.reserved_for})
         created = create_match(rules, [{"name": r["name"], "type": r["type"], "level": r["level"],
                                         **({"client_seed": spec.client_seed} if spec.client_seed else {})}
                                        for r, spec in zip(seat_rows, seats)], seed,
                                seeded_by_client=seeded_by_client)
         with self.store.unit_of_work() as uow:
             record = uow.matches.add({"preset": preset, "players": rules.players, "seed": seed,
-                                      "seed_commitment": created[0].seed_commitment, "summary": {}})
+                                      "seed_commitment": created[0].seed_commitment, "summary": {},
+                                      **({"rematch_of": rematch_of} if rematch_of else {})})
             for row in seat_rows:
                 uow.seats.add({"match_id": record.id, **row})
             snap = fold(None, _rows(created, 0))
@@ -77,59 +90,81 @@ class MatchService:
             if ready_to_start(snap.state):
                 snap, more = self._advance(record, snap, start_match(snap.state, seed))
                 appended += more
-            self._append(uow, record.id, 0, appended, snap)
+            deadline = self._append(uow, record.id, 0, appended, snap)
             uow.commit()
-        self.cache.put(record.id, snap)
-        summary = self._summary(record.id, record, snap)
+        self._committed(record.id, snap)
+        summary = clocks.show_deadline(self._summary(record.id, record, snap), snap.state, deadline)
+        lobby.attach_refs(summary["seats"], {n: s.player_ref for n, s in enumerate(seats) if s.player_ref})
         for seat in summary["seats"]:
             if seat["seat"] in issued:
                 seat["token"] = issued[seat["seat"]]
         return summary
 
-    def claim(self, match_id: str, seat: int, name: str, client_seed: str | None = None) -> dict[str, Any]:
+    def claim(self, match_id: str, seat: int, name: str, client_seed: str | None = None, *,
+              player_ref: str | None = None, token: str | None = None) -> dict[str, Any]:
+        """``token``: a rematch seat is kept for the old seat's token, which claims it."""
         with self.store.unit_of_work() as uow:
             record = self._lock(uow, match_id)
             snap = self._snapshot(uow, record)
             if not isinstance(seat, int) or not 0 <= seat < record.players:
                 raise errors.UnknownSeat(f"no seat {seat}; seats are 0 to {record.players - 1}")
             events = claim_seat(snap.state, seat, name, client_seed)
+            reserved_ref = lobby.check_reservation(uow, match_id, seat, token)
             token = tokens.new_token()
-            uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(token))
+            uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(token),
+                             player_ref=player_ref or reserved_ref, reserved_for=None)
             appended = _rows(events, snap.seq)
             snap = fold(snap, appended)
             if ready_to_start(snap.state):
                 snap, more = self._advance(record, snap, start_match(snap.state, record.seed))
                 appended += more
-            self._append(uow, match_id, record.last_seq, appended, snap)
+            deadline = self._append(uow, match_id, record.last_seq, appended, snap)
             uow.commit()
-        self.cache.put(match_id, snap)
+        self._committed(match_id, snap)
         return {"match_id": match_id, "seat": seat, "token": token, "seq": snap.seq,
-                "view": self._view(snap, seat)}
+                "view": clocks.show_deadline(self._view(snap, seat), snap.state, deadline)}
 
     # --- reads ---------------------------------------------------------------------
     def summary(self, match_id: str) -> dict[str, Any]:
+        clocks.run_due(self, match_id)
         with self.store.unit_of_work(readonly=True) as uow:
             record = self._get(uow, match_id)
             snap = self._snapshot(uow, record)
-        return self._summary(match_id, record, snap)
+            refs = uow.seats.refs_for([match_id]).get(match_id, {})
+        summary = self._summary(match_id, record, snap)
+        lobby.attach_refs(summary["seats"], refs)
+        return summary
 
     def view(self, match_id: str, token: str | None) -> dict[str, Any]:
+        clocks.run_due(self, match_id)
         with self.store.unit_of_work(readonly=True) as uow:
             record = self._get(uow, match_id)
             seat = self._authenticate(uow, match_id, token)
             snap = self._snapshot(uow, record)
-        return self._view(snap, seat, match_id)
+        return clocks.show_deadline(self._view(snap, seat, match_id), snap.state, record.deadline_at)
 
-    def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 100) -> dict[str, Any]:
+    def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 100,
+               wait: float = 0) -> dict[str, Any]:
+        """The log after ``after``; with ``wait``, hold on up to that many seconds for an event."""
         limit = max(1, min(limit, MAX_EVENTS_PAGE))
+        clocks.run_due(self, match_id)
         with self.store.unit_of_work(readonly=True) as uow:
             record = self._get(uow, match_id)
             seat = self._authenticate(uow, match_id, token)
             stored = uow.events.load(match_id, after=after, limit=limit)
+        if not stored and wait > 0 and record.status != ENDED:
+            self.waiter.wait_for(match_id, after, wait, lambda: self.last_seq(match_id))
+            with self.store.unit_of_work(readonly=True) as uow:
+                record = self._get(uow, match_id)
+                stored = uow.events.load(match_id, after=after, limit=limit)
         items = [{"seq": e.seq, **redact_event(e.to_dict(), seat)} for e in stored]
         last = items[-1]["seq"] if items else after
         return {"match_id": match_id, "seat": seat, "seq": record.last_seq, "events": items,
                 "next_after": last if last < record.last_seq else None}
+
+    def last_seq(self, match_id: str) -> int:
+        with self.store.unit_of_work(readonly=True) as uow:
+            return uow.events.last_seq(match_id)
 
     def audit(self, match_id: str) -> dict[str, Any]:
         with self.store.unit_of_work(readonly=True) as uow:
@@ -159,21 +194,26 @@ class MatchService:
                 "deals_checked": report.deals_checked, "moves_checked": report.moves_checked,
                 "events_checked": len(stored), "problems": chain_problems + report.problems}
 
-    def list(self, status: str | None, limit: int, cursor: str | None) -> dict[str, Any]:
+    def list(self, status: str | None, limit: int, cursor: str | None, **filters) -> dict[str, Any]:
+        """``filters``: ``preset``, ``has_open_seat``, ``player_ref`` (see ``uow.matches.list``)."""
         with self.store.unit_of_work(readonly=True) as uow:
             try:
-                page = uow.matches.list(status=status, limit=limit, cursor=cursor)
+                page = uow.matches.list(status=status, limit=limit, cursor=cursor, **filters)
             except StoreInvalidCursor:
                 raise errors.InvalidCursor("this cursor was not made by this server") from None
-        return {"items": [dict(r.summary, id=r.id, status=r.status, preset=r.preset, seq=r.last_seq,
-                               created_at=r.created_at.isoformat(), updated_at=r.updated_at.isoformat())
-                          for r in page.items],
-                "next_cursor": page.next_cursor}
+            refs = uow.seats.refs_for([r.id for r in page.items])
+        items = [dict(r.summary, id=r.id, status=r.status, preset=r.preset, seq=r.last_seq,
+                      created_at=r.created_at.isoformat(), updated_at=r.updated_at.isoformat())
+                 for r in page.items]
+        for item in items:
+            lobby.attach_refs(item.get("seats") or [], refs.get(item["id"], {}))
+        return {"items": items, "next_cursor": page.next_cursor}
 
     # --- act -----------------------------------------------------------------------
     def act(self, match_id: str, token: str | None, action: dict, expected_seq: int | None = None,
             *, if_match_seq: int | None = None) -> dict:
         """``expected_seq`` (body) refuses with StaleSeq, ``if_match_seq`` (header) with PreconditionFailed."""
+        clocks.run_due(self, match_id)   # a turn that ran out is played first, committed on its own
         with self.store.unit_of_work() as uow:
             record = self._lock(uow, match_id)
             seat = self._authenticate(uow, match_id, token, required=True)
@@ -187,12 +227,12 @@ class MatchService:
             appended = _rows(new_events, snap.seq)
             snap, more = self._advance(record, fold(snap, appended), [])
             appended += more
-            self._append(uow, match_id, record.last_seq, appended, snap)
+            deadline = self._append(uow, match_id, record.last_seq, appended, snap)
             uow.commit()
-        self.cache.put(match_id, snap)
+        self._committed(match_id, snap)
         return {"match_id": match_id, "seat": seat, "seq": snap.seq,
                 "events": [{"seq": row["seq"], **redact_event(_without_seq(row), seat)} for row in appended],
-                "view": self._view(snap, seat, match_id)}
+                "view": clocks.show_deadline(self._view(snap, seat, match_id), snap.state, deadline)}
 
     # --- internals ---------------------------------------------------------------------
     def _advance(self, record: MatchRecord, snap: Snapshot, events) -> tuple[Snapshot, list[dict]]:
@@ -213,12 +253,16 @@ class MatchService:
             appended += rows
         return snap, appended
 
-    def _append(self, uow, match_id: str, expected: int, rows: list[dict], snap: Snapshot) -> None:
+    def _append(self, uow, match_id: str, expected: int, rows: list[dict], snap: Snapshot):
+        """Append ``rows`` and the match's new summary; answers the turn clock's new deadline."""
         try:
             uow.events.append(match_id, expected, [_without_seq(r) for r in rows])
         except StoreStaleSeq as exc:
             raise errors.StaleSeq(expected, exc.current_seq) from None
-        uow.matches.update(match_id, status=snap.state.status, summary=_public_summary(snap.state))
+        deadline = clocks.deadline_after(snap.state, self.now())
+        uow.matches.update(match_id, status=snap.state.status, summary=_public_summary(snap.state),
+                           deadline_at=deadline)
+        return deadline
 
     def _get(self, uow, match_id: str) -> MatchRecord:
         record = uow.matches.get(match_id)
@@ -271,7 +315,7 @@ class MatchService:
         return {"id": match_id, "preset": record.preset, "seq": snap.seq,
                 "seed_commitment": record.seed_commitment, "rules": state.rules.to_dict(),
                 "created_at": record.created_at.isoformat(),
-                **_public_summary(state)}
+                **clocks.show_deadline(_public_summary(state), state, record.deadline_at)}
 
 
 def _public_summary(state: MatchState) -> dict[str, Any]:

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
 from api.store.chain import row_hash
+from api.store.notify import CHANNEL, payload
 from api.store.codec import encode_event
 from api.store.records import MatchNotFound, StaleSeq, StoredEvent
 from api.store.repositories import utcnow
@@ -48,6 +49,7 @@ _MOVE = (update(_m)
                 _m.c.last_hash == bindparam("expected_hash"))
          .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"),
                  updated_at=bindparam("now")))
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 _INSERT = insert(_e)
 _MAX_SEQ = (select(_e.c.seq).where(_e.c.match_id == bindparam("match_id"))
             .order_by(_e.c.seq.desc()).limit(1))
@@ -113,6 +115,9 @@ class EventRepository:
             if _is_unique_violation(error):
                 raise StaleSeq(expected_seq, self._current_seq_after_failure(match_id)) from error
             raise
+        if self._conn.dialect.name == "postgresql":
+            # Delivered at commit to every listening worker (api.store.notify).
+            self._conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload(match_id, new_last)})
         self._locked_hashes[match_id] = last_hash
         return new_last
 

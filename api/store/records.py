@@ -43,6 +43,14 @@ class StaleSeq(StoreError):
         self.current_seq = current_seq
 
 
+class RematchExists(StoreError):
+    """The match already has a rematch (``matches.rematch_of`` is unique)."""
+
+    def __init__(self, match_id: str):
+        super().__init__(f"match {match_id!r} already has a rematch")
+        self.match_id = match_id
+
+
 class InvalidCursor(StoreError, ValueError):
     """A listing cursor that this store did not produce."""
 
@@ -61,6 +69,8 @@ class MatchRecord:
     summary: dict[str, Any]
     created_at: datetime
     updated_at: datetime
+    deadline_at: datetime | None = None   # turn clocks: when the seat to move times out
+    rematch_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +84,7 @@ class SeatRecord:
     level: str | None = None
     token_hash: str | None = field(default=None, repr=False)
     player_ref: str | None = None
+    reserved_for: str | None = field(default=None, repr=False)   # a rematch seat: the old token's hash
 
 
 @dataclass(frozen=True, slots=True)

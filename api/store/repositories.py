@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, exists, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
 from api.store.records import (
@@ -22,9 +23,11 @@ from api.store.records import (
     MatchNotFound,
     MatchPage,
     MatchRecord,
+    RematchExists,
     SeatNotFound,
     SeatRecord,
 )
+from api.store.codec import decode_event
 
 MAX_PAGE_SIZE = 100
 
@@ -51,6 +54,8 @@ def _match_record(row) -> MatchRecord:
         summary=row.summary,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        deadline_at=row.deadline_at,
+        rematch_of=row.rematch_of,
     )
 
 
@@ -63,6 +68,7 @@ def _seat_record(row) -> SeatRecord:
         level=row.level,
         token_hash=row.token_hash,
         player_ref=row.player_ref,
+        reserved_for=row.reserved_for,
     )
 
 
@@ -110,7 +116,7 @@ class MatchRepository:
     """``uow.matches``: rows of the ``matches`` table as :class:`MatchRecord`."""
 
     #: Columns :meth:`update` may change (``last_seq`` moves only with events).
-    UPDATABLE = frozenset({"status", "preset", "players", "seed", "seed_commitment", "summary"})
+    UPDATABLE = frozenset({"status", "preset", "players", "seed", "seed_commitment", "summary", "deadline_at"})
     _REQUIRED = ("preset", "players", "seed", "seed_commitment")
 
     def __init__(self, connection: Connection, locked_hashes: dict[str, str] | None = None):
@@ -126,7 +132,7 @@ class MatchRepository:
         ``"waiting"``) and ``summary`` (default ``{}``).  Timestamps are set
         here; ``last_seq`` starts at 0.
         """
-        allowed = self.UPDATABLE | {"id"}
+        allowed = self.UPDATABLE | {"id", "rematch_of"}
         unknown = set(row) - allowed
         if unknown:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
@@ -145,8 +151,17 @@ class MatchRepository:
             "last_seq": 0,
             "created_at": now,
             "updated_at": now,
+            "deadline_at": row.get("deadline_at"),
+            "rematch_of": row.get("rematch_of"),
         }
-        self._conn.execute(insert(tables.matches).values(**values))
+        try:
+            self._conn.execute(insert(tables.matches).values(**values))
+        except IntegrityError:
+            if values["rematch_of"] is None:
+                raise
+            # The unique rematch_of: another request made this rematch first (the
+            # transaction is spoiled on PostgreSQL; the caller rolls back and reads it).
+            raise RematchExists(values["rematch_of"]) from None
         return MatchRecord(**{k: values[k] for k in MatchRecord.__dataclass_fields__})
 
     def get(self, match_id: str) -> MatchRecord | None:
@@ -178,18 +193,28 @@ class MatchRepository:
             raise MatchNotFound(match_id)
 
     def list(
-        self, status: str | None = None, limit: int = 20, cursor: str | None = None
+        self, status: str | None = None, limit: int = 20, cursor: str | None = None, *,
+        preset: str | None = None, has_open_seat: bool | None = None, player_ref: str | None = None,
     ) -> MatchPage:
         """Matches newest first (``created_at``, then ``id``, descending).
 
-        ``limit`` is clamped to 1..100.  ``next_cursor`` is ``None`` on the
+        Filters: ``status``, ``preset``, ``has_open_seat`` (an open seat anyone may
+        claim: seats kept for a rematch do not count), ``player_ref`` (a seat of that
+        player).  ``limit`` is clamped to 1..100.  ``next_cursor`` is ``None`` on the
         last page.  Raises :class:`InvalidCursor` for a cursor not made here.
         """
         limit = max(1, min(int(limit), MAX_PAGE_SIZE))
-        m = tables.matches
+        m, s = tables.matches, tables.seats
         query = select(m)
         if status is not None:
             query = query.where(m.c.status == status)
+        if preset is not None:
+            query = query.where(m.c.preset == preset)
+        if has_open_seat is not None:
+            open_seat = exists().where(s.c.match_id == m.c.id, s.c.type == "open", s.c.reserved_for.is_(None))
+            query = query.where(open_seat if has_open_seat else ~open_seat)
+        if player_ref is not None:
+            query = query.where(exists().where(s.c.match_id == m.c.id, s.c.player_ref == player_ref))
         if cursor is not None:
             created_at, match_id = decode_cursor(cursor)
             query = query.where(
@@ -208,10 +233,50 @@ class MatchRepository:
         return MatchPage(items=items, next_cursor=next_cursor)
 
 
+    def get_rematch(self, match_id: str) -> MatchRecord | None:
+        """The rematch of ``match_id``, or ``None``."""
+        m = tables.matches
+        row = self._conn.execute(select(m).where(m.c.rematch_of == match_id)).first()
+        return None if row is None else _match_record(row)
+
+    def list_stale_clocks(self, now: datetime, limit: int = 100) -> list[str]:
+        """Ids of playing matches whose turn clock ran out before ``now``, most overdue first."""
+        m = tables.matches
+        query = (select(m.c.id).where(m.c.status == "playing", m.c.deadline_at < now)
+                 .order_by(m.c.deadline_at, m.c.id).limit(limit))
+        return list(self._conn.execute(query).scalars())
+
+    def ended_for_player(self, player_ref: str) -> list[tuple[MatchRecord, int]]:
+        """Every ended match with a seat of ``player_ref``, with that seat, oldest end first.
+
+        A match where the player holds several seats appears once per seat.
+        """
+        m, s = tables.matches, tables.seats
+        query = (select(m, s.c.seat.label("player_seat")).join(s, s.c.match_id == m.c.id)
+                 .where(s.c.player_ref == player_ref, m.c.status == "ended")
+                 .order_by(m.c.updated_at, m.c.id, s.c.seat))
+        return [(_match_record(row), row.player_seat) for row in self._conn.execute(query)]
+
+    def result_events(self, match_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """Per match, in seq order, the events that tell its results: ``match_created``
+        (the rules), ``hand_ended`` and ``match_ended``."""
+        e = tables.events
+        out: dict[str, list[dict[str, Any]]] = {match_id: [] for match_id in match_ids}
+        for start in range(0, len(match_ids), 500):
+            chunk = match_ids[start:start + 500]
+            query = (select(e.c.match_id, e.c.type, e.c.schema_version, e.c.data)
+                     .where(e.c.match_id.in_(chunk),
+                            e.c.type.in_(("match_created", "hand_ended", "match_ended")))
+                     .order_by(e.c.match_id, e.c.seq))
+            for row in self._conn.execute(query):
+                out[row.match_id].append(decode_event(row.type, row.schema_version, row.data))
+        return out
+
+
 class SeatRepository:
     """``uow.seats``: rows of the ``seats`` table as :class:`SeatRecord`."""
 
-    UPDATABLE = frozenset({"name", "type", "level", "token_hash", "player_ref"})
+    UPDATABLE = frozenset({"name", "type", "level", "token_hash", "player_ref", "reserved_for"})
     _FIELDS = frozenset({"match_id", "seat"}) | UPDATABLE
 
     def __init__(self, connection: Connection):
@@ -234,6 +299,18 @@ class SeatRepository:
         """The match's seats ordered by seat number."""
         rows = self._conn.execute(_SEATS_OF_MATCH, {"match_id": match_id}).all()
         return [_seat_record(row) for row in rows]
+
+    def refs_for(self, match_ids: list[str]) -> dict[str, dict[int, str]]:
+        """``{match_id: {seat: player_ref}}`` for the seats that carry a player_ref."""
+        if not match_ids:
+            return {}
+        s = tables.seats
+        rows = self._conn.execute(select(s.c.match_id, s.c.seat, s.c.player_ref)
+                                  .where(s.c.match_id.in_(match_ids), s.c.player_ref.is_not(None)))
+        out: dict[str, dict[int, str]] = {}
+        for row in rows:
+            out.setdefault(row.match_id, {})[row.seat] = row.player_ref
+        return out
 
     def find_by_token_hash(self, match_id: str, token_hash: str) -> SeatRecord | None:
         """The seat in this match holding ``token_hash`` (sha256 hex), or ``None``."""

@@ -93,11 +93,19 @@ matches = Table(
     Column("last_seq", Integer, nullable=False, server_default="0"),
     Column("summary", JSONDocument, nullable=False),
     Column("last_hash", String(64), nullable=False, server_default=GENESIS_HASH),
+    # Turn clocks: when the seat to move times out (NULL: no clock running). The sweep
+    # finds overdue tables through the index.
+    Column("deadline_at", UTCDateTime(), nullable=True),
+    # The match this one is the rematch of; unique, so a second rematch of the same
+    # match collides here instead of making two.
+    Column("rematch_of", String(32), nullable=True),
     CheckConstraint(_in("status", MATCH_STATUSES), name="status"),
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
     Index(None, "status", "created_at", "id"),
     Index(None, "created_at", "id"),
+    Index(None, "deadline_at"),
+    Index(None, "rematch_of", unique=True),
 )
 
 seats = Table(
@@ -115,11 +123,14 @@ seats = Table(
     Column("level", String(32), nullable=True),
     Column("token_hash", String(64), nullable=True),
     Column("player_ref", String(128), nullable=True),
+    # A rematch's open seat kept for the old seat's token (its SHA-256): only it may claim.
+    Column("reserved_for", String(64), nullable=True),
     PrimaryKeyConstraint("match_id", "seat"),
     CheckConstraint(_in("type", SEAT_TYPES), name="type"),
     CheckConstraint("seat >= 0", name="seat"),
     # Tells a token of another match (403) from an unknown one (401) without a scan.
     Index(None, "token_hash"),
+    Index(None, "player_ref"),
 )
 
 events = Table(

@@ -114,7 +114,10 @@ class Store:
 
     def ping(self) -> None:
         """Run ``SELECT 1``; raises if the database is unreachable."""
+        # Read-only: on SQLite a plain BEGIN, so a health check never queues for the write
+        # lock behind busy writers (BEGIN IMMEDIATE waits up to the busy timeout).
         with self.engine.connect() as conn:
+            conn.execution_options(**{READONLY_OPTION: True})
             conn.execute(text("SELECT 1"))
             conn.rollback()
 

@@ -57,3 +57,8 @@ def test_healthz_reports_an_unreachable_database_as_503(app, client):
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.get_json(force=True)["code"] == "database_unavailable"
+
+
+def test_livez_answers_without_the_database(client):
+    response = client.get("/livez")
+    assert response.status_code == 200 and response.get_json() == {"status": "ok"}

@@ -29,14 +29,15 @@ CASES = [(p, n) for p, (_, sizes, _) in EXPECTED.items() for n in sizes]
 def test_the_preset_table_is_exactly_the_rule_books():
     assert set(PRESETS) == set(EXPECTED)
     assert DEFAULT_PRESET == "standard-draw"
-    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size"}
+    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit"}
 
 
 @pytest.mark.parametrize("preset,players", CASES)
 def test_every_preset_resolves_to_the_rule_books_values(preset, players):
     options, sizes, targets = EXPECTED[preset]
     rules = resolve_rules(preset, {}, players)
-    expected = dict(options, preset=preset, players=players, hand_size=sizes[players], target=targets[players])
+    expected = dict(options, preset=preset, players=players, hand_size=sizes[players], target=targets[players],
+                    turn_seconds=None, timeout_limit=None)
     assert rules.to_dict() == expected
     assert rules.boneyard_size == 28 - players * sizes[players]
 

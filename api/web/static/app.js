@@ -245,6 +245,7 @@ async function act(action) {
     const body = { ...action, expected_seq: S.view.seq };
     delete body.scores;   // a hint the view carries, not part of the move
     const { data, etag } = await api(`matches/${S.match.id}/actions`, { method: "POST", token: S.match.local[S.viewer], body });
+    $("#toast").hidden = true;     // a hint about the last attempt is stale once a move went through
     S.etags[S.viewer] = { etag, view: data.view };
     S.selected = Math.min(S.selected, Math.max(0, (data.view.hand || []).length - 1));
     S.chosenEnd = null;
@@ -384,6 +385,7 @@ function render() {
   const v = S.view;
   if (!v) return;
   const hidden = S.overlay === "pass" || S.passTo !== null;
+  document.body.dataset.seq = String(v.seq);     // lets tests (and curious people) see what is shown
   document.body.classList.toggle("my-turn", myTurn());
   renderMeta(v);
   renderOpponents(v);
@@ -472,6 +474,9 @@ function renderHand(v, hidden) {
         "aria-label": `${t[0]}-${t[1]}${playable ? `, plays on ${ends.join(" or ")}` : ""}`,
         dataset: { tile: k, index: String(i), ends: ends.join(" ") },
       }, tileEl(t[0], t[1], true));
+      // fives games: the view marks plays that score; show the best of this tile's
+      const bonus = Math.max(0, ...(options.get(k) || []).map((a) => a.scores || 0));
+      if (playable && bonus) btn.append(h("span", { class: "bonus", title: `scores ${bonus}` }, `+${bonus}`));
       if (turn && !playable) btn.classList.add("dim");
       return btn;
     }));
@@ -486,6 +491,23 @@ function renderHand(v, hidden) {
   $("#knock").disabled = !(turn && legal("knock").length && !hidden);
   const muggins = legal("muggins");
   $("#muggins").hidden = !(muggins.length && !hidden);
+  renderEndChoice(turn && !hidden);
+}
+
+// A tile that fits several ends also gets big buttons, one per end: on a crowded line the
+// ends themselves can be small targets for a finger.
+function renderEndChoice(active) {
+  const box = $("#end-choice");
+  const tileKey = selectedTileKey();
+  const options = active && tileKey ? (plays().get(tileKey) || []) : [];
+  box.hidden = options.length < 2;
+  if (box.hidden) { box.replaceChildren(); return; }
+  const values = Object.fromEntries((S.view.ends || []).map((e) => [e.end, e.value]));
+  const ordered = END_ORDER.filter((end) => options.some((a) => a.end === end));
+  box.replaceChildren(h("span", { class: "label" }, `${tileKey} on`), ...ordered.map((end) =>
+    h("button", { type: "button", class: `btn small${S.chosenEnd === end ? " primary" : ""}`, dataset: { chooseEnd: end },
+      onclick: () => playTile(tileKey, end) }, `${end} · ${values[end] ?? ""}`,
+      options.find((a) => a.end === end)?.scores ? ` (+${options.find((a) => a.end === end).scores})` : "")));
 }
 
 // The line is laid out as a snake (rows alternate direction, like a line turning at the
@@ -590,7 +612,8 @@ function snakeRows(items, capacity, gap) {
 }
 
 const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
-const maxUnit = () => (window.innerWidth < 640 ? 22 : 30);
+// the line starts big and shrinks as it grows (the layout picks the largest unit that fits)
+const maxUnit = () => (window.innerWidth < 640 ? 34 : 44);
 
 function selectedTileKey() {
   const t = S.view?.hand?.[S.selected];
@@ -609,19 +632,19 @@ function logLines() {
   for (const e of S.events) {
     if (e.type === "tile_drawn") {
       if (lastDraw && lastDraw.seat === e.seat) { lastDraw.n += 1; lastDraw.el.textContent = `${seatName(e.seat)} drew ${lastDraw.n} from the boneyard`; continue; }
-      lastDraw = { seat: e.seat, n: 1, el: h("li", { class: "draw", dataset: { event: "draw", seat: String(e.seat) } }, `${seatName(e.seat)} drew 1 from the boneyard`) };
+      lastDraw = { seat: e.seat, n: 1, el: h("li", { class: "ev-draw", dataset: { event: "draw", seat: String(e.seat) } }, `${seatName(e.seat)} drew 1 from the boneyard`) };
       lines.push(lastDraw.el);
       continue;
     }
     lastDraw = null;
-    const li = (cls, ...text) => lines.push(h("li", { class: cls, dataset: { event: e.type, seq: String(e.seq) } }, ...text));
+    const li = (cls, ...text) => lines.push(h("li", { class: `ev-${cls}`, dataset: { event: e.type, seq: String(e.seq) } }, ...text));
     switch (e.type) {
       case "match_created": li("sys", `New match: first to ${e.rules.target}.`); break;
       case "seat_claimed": li("sys", `${e.name} took seat ${e.seat + 1}.`); break;
       case "tiles_turned_up": li("sys", `Tiles turned up; ${seatName(e.leader)} leads.`); break;
       case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${e.boneyard} in the boneyard. ${seatName(e.leader)} leads.`); break;
       case "tile_played": li("play", `${seatName(e.seat)} ${e.auto ? "led" : "played"} `, h("b", {}, `${e.tile[0]}-${e.tile[1]}`),
-        e.auto ? "" : ` on the ${e.end}`, `  (ends ${endsText(e.ends)})`); break;
+        e.auto ? "" : ` on the ${e.end}${e.end === "up" || e.end === "down" ? " arm" : ""}`, `  (ends ${endsText(e.ends)})`); break;
       case "knocked": li("knock", `${seatName(e.seat)} knocked: nothing for ${endsText(e.ends)}`); break;
       case "points_scored": li("points", `${seatName(e.seat)} scored ${e.points}${e.how === "muggins" ? " calling muggins" : ` (count ${e.count})`}`); break;
       case "hand_ended": li("result", e.winner === null ? `Hand ${e.hand_number} blocked: a tie, nobody scores.`
@@ -741,6 +764,7 @@ function chooseEnd(step) {
   S.chosenEnd = at < 0 ? (step < 0 ? ordered[0] : ordered[ordered.length - 1])
                        : ordered[clamp(at + step, 0, ordered.length - 1)];
   renderLine();
+  renderEndChoice(myTurn());
 }
 
 function playSelected() {

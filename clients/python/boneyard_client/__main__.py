@@ -98,7 +98,7 @@ class Progress:
                      f"scores {view['scores']}")
         if view["status"] == "playing" and view["hand_number"] != self.hand_number:
             self.hand_number = view["hand_number"]
-            self.say(f"hand {self.hand_number}: my tiles {view.get('hand')}")
+            self.say(f"hand {self.hand_number}: holding {view.get('hand')}")
         if view["status"] == "ended":
             self.say(f"match over: scores {view['scores']}, winner {view['winner']}")
 

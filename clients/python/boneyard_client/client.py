@@ -40,7 +40,7 @@ REFETCH_CODES = frozenset({
     # Rule refusals of an action taken from a current view's legal_actions can only come
     # from a race (a muggins call landing first) or a strategy bug; a fresh view settles
     # the first, and ``max_refusals`` stops the second.
-    "illegal_play", "tile_not_in_hand", "must_play", "must_draw", "boneyard_reserved",
+    "illegal_play", "tile_not_in_hand", "must_play", "must_draw", "boneyard_reserved", "boneyard_empty",
     "drawing_not_allowed", "wrong_claim", "nothing_to_muggins", "illegal_action",
 })
 
@@ -163,7 +163,7 @@ class Bot:
     """
 
     def __init__(self, client: BoneyardClient, match_id: str, token: str, strategy: Strategy = first_legal,
-                 *, poll_interval: float = 0.05, max_poll_interval: float = 1.0, max_wait: float | None = None,
+                 *, poll_interval: float = 0.02, max_poll_interval: float = 1.0, max_wait: float | None = None,
                  max_refusals: int = 5, on_view: Callable[[View], None] | None = None):
         self.client = client
         self.match_id = match_id

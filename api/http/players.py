@@ -1,0 +1,30 @@
+"""/v1/players: what the lobby knows about a portal's player (by its ``player_ref``)."""
+
+from __future__ import annotations
+
+from flask import current_app
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from api.http import schemas
+from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemSchema
+from api.http.limits import require_portal_key
+from api.services.stats import player_stats
+
+blp = Blueprint("players", __name__, url_prefix="/v1/players",
+                description="Players as the portal names them (player_ref): statistics")
+
+PORTAL_KEY = [{"portalKey": []}, {}]
+
+
+@blp.route("/<string:player_ref>/stats")
+class PlayerStats(MethodView):
+    @blp.doc(security=PORTAL_KEY)
+    @blp.response(200, schemas.PlayerStatsSchema)
+    @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
+                      description="A portal key is required (`invalid_api_key`)")
+    def get(self, player_ref):
+        """Matches played and won, hands won, best winning margin and win streaks, from the
+        ended matches where a seat carries this ``player_ref`` (zeros for an unknown one)."""
+        require_portal_key()
+        return player_stats(current_app.extensions["boneyard.matches"], player_ref)

@@ -1,0 +1,111 @@
+"""Waiting for the other players: long-polls and server-sent events, in-process."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from .helpers import auth, create, tokens_of, view
+
+TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+
+
+def _live(client):
+    created = create(client, TWO_REMOTE)
+    return created["id"], tokens_of(created), created["seq"]
+
+
+def _act_later(client, match_id, token, delay):
+    def run():
+        time.sleep(delay)
+        action = view(client, match_id, token)["legal_actions"][0]
+        client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth(token))
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_a_long_poll_answers_at_once_when_events_exist(client):
+    match_id, _, seq = _live(client)
+    started = time.monotonic()
+    page = client.get(f"/v1/matches/{match_id}/events?after={seq - 1}&wait=30").get_json()
+    assert [e["seq"] for e in page["events"]] == [seq]
+    assert time.monotonic() - started < 1
+
+
+def test_a_long_poll_is_woken_by_another_clients_action(app, client):
+    match_id, tokens, seq = _live(client)
+    turn = view(client, match_id)["turn"]
+    other = app.test_client()
+    thread = _act_later(other, match_id, tokens[turn], 0.3)
+    started = time.monotonic()
+    page = client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=20").get_json()
+    elapsed = time.monotonic() - started
+    thread.join()
+    assert page["events"] and page["events"][0]["seq"] == seq + 1
+    assert 0.25 < elapsed < 2.0
+
+
+def test_a_long_poll_times_out_with_an_empty_page(client):
+    match_id, _, seq = _live(client)
+    started = time.monotonic()
+    page = client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=0.5").get_json()
+    assert page["events"] == [] and page["seq"] == seq
+    assert 0.45 < time.monotonic() - started < 3
+
+
+def test_wait_is_bounded_to_sixty_seconds(client):
+    match_id, _, seq = _live(client)
+    response = client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=61")
+    assert response.status_code == 422
+
+
+def _read_stream(response, stop_after_type="match_ended", limit=10_000):
+    """Parse server-sent events from a streamed test response."""
+    messages, buffer = [], ""
+    for chunk in response.response:
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            fields = {}
+            for line in block.split("\n"):
+                if line.startswith(":") or not line:
+                    continue
+                name, _, value = line.partition(": ")
+                fields[name] = value
+            if "event" in fields:
+                messages.append(fields)
+                if fields["event"] == stop_after_type or len(messages) >= limit:
+                    response.close()
+                    return messages
+    return messages
+
+
+def test_the_stream_sends_the_view_then_events_with_ids_and_resumes_after_last_event_id(client):
+    created = create(client, [{"name": "A", "type": "bot", "level": "random"},
+                              {"name": "B", "type": "bot", "level": "random"}], rules={"target": 15})
+    match_id, final_seq = created["id"], created["seq"]
+    response = client.get(f"/v1/matches/{match_id}/stream", headers={"Last-Event-ID": "5"}, buffered=False)
+    assert response.mimetype == "text/event-stream"
+    messages = _read_stream(response)
+    assert messages[0]["event"] == "view" and "id" not in messages[0]
+    ids = [int(m["id"]) for m in messages[1:]]
+    assert ids == list(range(6, final_seq + 1))
+    assert messages[-1]["event"] == "match_ended"
+
+
+def test_the_live_stream_delivers_an_action_appended_after_it_opened(app, client):
+    match_id, tokens, seq = _live(client)
+    turn = view(client, match_id)["turn"]
+    thread = _act_later(app.test_client(), match_id, tokens[turn], 0.3)
+    response = client.get(f"/v1/matches/{match_id}/stream", headers=auth(tokens[1 - turn]), buffered=False)
+    messages = _read_stream(response, limit=2)
+    thread.join()
+    assert messages[0]["event"] == "view"
+    assert int(messages[1]["id"]) == seq + 1
+
+
+def test_the_stream_refuses_a_bad_token_before_streaming(client):
+    match_id, _, _ = _live(client)
+    response = client.get(f"/v1/matches/{match_id}/stream?token=nope")
+    assert response.status_code == 401 and response.mimetype == "application/problem+json"

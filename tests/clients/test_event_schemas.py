@@ -1,0 +1,124 @@
+"""openapi/events.schema.json: one schema per event type, valid for every real log."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import pytest
+from apispec import APISpec
+from jsonschema import Draft202012Validator
+
+from api.http.event_schemas import EVENTS_SCHEMA, load_event_schemas, register_event_schemas
+from api.rules import EVENT_TYPES
+from api.tools.golden import ROW_FIELDS
+
+from .support import VECTOR_NAMES, bots, create, golden
+
+DOCUMENT = json.loads(EVENTS_SCHEMA.read_text())
+DEFS = DOCUMENT["$defs"]
+
+
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": DEFS})
+
+
+AUDIT_LOG, VISIBLE_EVENT = validator("AuditLog"), validator("VisibleEvent")
+
+
+def schema_of(event: dict, union: str = "Event") -> dict:
+    return DEFS[DEFS[union]["discriminator"]["mapping"][event["type"]].rsplit("/", 1)[1]]
+
+
+def assert_valid(v: Draft202012Validator, instance) -> None:
+    errors = sorted(v.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+
+
+def assert_exact_fields(event: dict, union: str = "Event") -> None:
+    """Schemas stay open for additive change; the engine's output must still be fully described."""
+    schema = schema_of(event, union)
+    assert set(event) <= set(schema["properties"]), f"{event['type']} has undocumented fields"
+    assert set(schema["required"]) <= set(event)
+
+
+def test_the_schema_file_is_valid_json_schema_2020_12():
+    Draft202012Validator.check_schema(DOCUMENT)
+
+
+def test_every_event_type_of_the_engine_has_a_schema_with_exactly_its_fields():
+    for union in ("Event", "AuditEvent", "VisibleEvent"):
+        assert set(DEFS[union]["discriminator"]["mapping"]) == set(EVENT_TYPES), union
+    for type_name, cls in EVENT_TYPES.items():
+        schema = schema_of({"type": type_name})
+        assert schema["properties"]["type"] == {"type": "string", "const": type_name}
+        assert set(schema["properties"]) == {"type"} | {f.name for f in fields(cls)}, type_name
+        assert set(schema["required"]) == set(schema["properties"]), f"{type_name}: every field is always present"
+
+
+@pytest.mark.parametrize("name", VECTOR_NAMES)
+def test_every_row_of_every_golden_log_validates(name):
+    audit, _ = golden(name)
+    assert_valid(AUDIT_LOG, audit)
+    for row in audit["events"]:
+        assert_exact_fields({k: v for k, v in row.items() if k not in ROW_FIELDS})
+
+
+def test_real_logs_from_the_api_validate_in_full_and_as_each_viewer_sees_them(client):
+    for preset, seats, rules in [("all-fives", bots("greedy", "random", "random", "greedy"), {"partners": True}),
+                                 ("dominorules-block", bots("random", "greedy", "random"), {}),
+                                 ("muggins", bots("random", "greedy"), {"muggins_calls": True, "auto_draw": True})]:
+        match_id = create(client, seats, preset, rules)["id"]
+        audit = client.get(f"/v1/matches/{match_id}/audit").get_json()
+        assert_valid(AUDIT_LOG, audit)
+        page = client.get(f"/v1/matches/{match_id}/events?limit=1000").get_json()
+        assert len(page["events"]) == audit["seq"]
+        for event in page["events"]:
+            seen = {k: v for k, v in event.items() if k != "seq"}
+            assert_valid(VISIBLE_EVENT, seen)
+            assert_exact_fields(seen, "VisibleEvent")
+    created = create(client, [{"name": "Ann", "type": "remote"}, *bots("greedy")], "standard-draw")
+    token = created["seats"][0]["token"]
+    for _ in range(6):      # a few moves of a remote seat: its own hand and draws are visible to it
+        view = client.get(f"/v1/matches/{created['id']}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
+        if not view["legal_actions"]:
+            break
+        client.post(f"/v1/matches/{created['id']}/actions", json=view["legal_actions"][-1],
+                    headers={"Authorization": f"Bearer {token}"})
+    page = client.get(f"/v1/matches/{created['id']}/events", headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert any("hand" in e for e in page["events"] if e["type"] == "hand_started")
+    for event in page["events"]:
+        assert_valid(VISIBLE_EVENT, {k: v for k, v in event.items() if k != "seq"})
+
+
+def test_the_schemas_enter_an_openapi_3_0_document_in_its_dialect():
+    spec = APISpec("t", "1", "3.0.3")
+    names = register_event_schemas(spec)
+    assert set(names) == set(load_event_schemas())
+    schemas = spec.to_dict()["components"]["schemas"]
+    text = json.dumps(schemas)
+    assert '"const"' not in text and "#/$defs/" not in text
+    refs = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("type"), list):
+                raise AssertionError(f"a union type in OpenAPI 3.0: {node}")
+            if "$ref" in node:
+                refs.add(node["$ref"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schemas)
+    assert {r.rsplit("/", 1)[1] for r in refs} <= set(schemas)
+    assert schemas["HandEnded"]["properties"]["winner"]["nullable"] is True
+    assert schemas["TilePlayed"]["properties"]["type"]["enum"] == ["tile_played"]
+
+
+def test_the_served_openapi_document_carries_every_event_schema(app):
+    components = app.extensions["boneyard.api"].spec.to_dict()["components"]["schemas"]
+    missing = sorted(set(DEFS) - set(components))
+    assert not missing, f"register_event_schemas(api.spec) is not wired in api/app.py: {missing[:3]}…"

@@ -1,0 +1,108 @@
+"""End-to-end fixtures: the real app on a loopback port, and headless Chromium driven by Playwright.
+
+* ``live_server``: the Flask app served by werkzeug in a thread on a free 127.0.0.1 port,
+  with its own SQLite file (once per session: the browser tests share one server, and each
+  test starts its own match). These tests need no PostgreSQL, so the PostgreSQL pass of
+  ``scripts/test`` skips them rather than run the same browser twice.
+* ``browser``: Debian's ``/usr/bin/chromium`` (``scripts/ensure-chromium`` installs it;
+  Playwright's own browser downloads are not available here). Missing browser or
+  ``playwright`` package: skipped locally, a failure under CI (``CI=true``), so a broken
+  install step cannot pass green.
+* ``artifacts``: screenshots go to ``tests/e2e/artifacts/`` (ignored by git via a
+  ``.gitignore`` written there), to look at after a run.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+from werkzeug.serving import make_server
+
+CHROMIUM = os.environ.get("BONEYARD_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason} (run scripts/ensure-chromium and install .[test])", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of the real app, served over HTTP on a free loopback port."""
+    external = os.environ.get("DATABASE_URL")
+    if external and make_url(external).get_backend_name() == "postgresql":
+        pytest.skip("browser tests run in the SQLite pass only")
+    from api import create_app
+    import api.web
+
+    path = tmp_path_factory.mktemp("e2e") / "boneyard.db"
+    app = create_app({"DATABASE_URL": f"sqlite:///{path}", "RATELIMIT_ENABLED": False,
+                      "LOG_LEVEL": "WARNING"})
+    if "web" not in app.blueprints:  # until create_app registers the table itself
+        app.register_blueprint(api.web.blp)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="e2e-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+        app.extensions["boneyard.store"].dispose()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the session."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright package is not installed")
+    if not os.access(CHROMIUM, os.X_OK):
+        _unavailable(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page_at(browser, live_server):
+    """``page_at(size)``: a fresh page (own storage) of that viewport, on the live server."""
+    contexts = []
+
+    def open_page(size=DESKTOP, **options):
+        # bypass_csp: the page's CSP forbids eval, which Playwright's string predicates use;
+        # the page's own code still runs under it (it would fail to load otherwise)
+        context = browser.new_context(viewport=size, base_url=live_server, bypass_csp=True, **options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.js_errors = errors
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    # a .gitignore of "*" ignores the folder and itself: screenshots are never committed
+    (ARTIFACTS / ".gitignore").write_text("*\n")
+    return ARTIFACTS
