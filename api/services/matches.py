@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from .waiting import Waiter
 SEAT_TYPES = ("remote", "bot", "open")
 DEFAULT_BOT_LEVEL = "greedy"
 MAX_EVENTS_PAGE = 1000
+MIN_CLOCK_NAP = 0.2       # seconds: a waiting request re-checks an overdue clock at most this often
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,7 @@ class MatchService:
             seat = self._authenticate(uow, match_id, token)
             stored = uow.events.load(match_id, after=after, limit=limit)
         if not stored and wait > 0 and record.status != ENDED:
-            self.waiter.wait_for(match_id, after, wait, lambda: self.last_seq(match_id))
+            self._wait_for_event(record, after, wait)
             with self.store.unit_of_work(readonly=True) as uow:
                 record = self._get(uow, match_id)
                 stored = uow.events.load(match_id, after=after, limit=limit)
@@ -161,6 +163,21 @@ class MatchService:
         last = items[-1]["seq"] if items else after
         return {"match_id": match_id, "seat": seat, "seq": record.last_seq, "events": items,
                 "next_after": last if last < record.last_seq else None}
+
+    def _wait_for_event(self, record: MatchRecord, after: int, wait: float) -> None:
+        """Sleep until an event after ``after`` exists, or ``wait`` seconds pass; a turn clock
+        that runs out meanwhile is played here (the waiting client is often the one owed it)."""
+        give_up = time.monotonic() + wait
+        while (remaining := give_up - time.monotonic()) > 0:
+            nap = remaining
+            if record.deadline_at is not None:
+                until_deadline = (record.deadline_at - self.now()).total_seconds()
+                nap = min(remaining, max(MIN_CLOCK_NAP, until_deadline + MIN_CLOCK_NAP))
+            seq = self.waiter.wait_for(record.id, after, nap, lambda: self.last_seq(record.id))
+            if seq > after or clocks.run_due(self, record.id):
+                return
+            with self.store.unit_of_work(readonly=True) as uow:
+                record = self._get(uow, record.id)
 
     def last_seq(self, match_id: str) -> int:
         with self.store.unit_of_work(readonly=True) as uow:

@@ -47,7 +47,7 @@ def test_a_view_shows_when_the_seat_to_move_times_out(client, clock):
     result = act(client, created["id"], tokens[seat], view(client, created["id"], tokens[seat])["legal_actions"][0])
     assert result["view"]["deadline_at"] == (clock.now + timedelta(seconds=30)).isoformat()
     plain = create(client, TWO_REMOTE)
-    assert "deadline_at" not in view(client, plain["id"]) and "turn_seconds" not in plain["rules"]
+    assert "deadline_at" not in view(client, plain["id"]) and plain["rules"]["turn_seconds"] is None
 
 
 def test_a_request_after_the_deadline_plays_the_seats_turn_and_starts_the_next_clock(client, clock):
@@ -126,3 +126,26 @@ def test_a_match_played_by_timeouts_alone_ends_and_passes_the_fairness_check(cli
     fairness = client.get(f"/v1/matches/{match_id}/fairness").get_json()
     assert fairness["verified"] is True, fairness["problems"]
     assert fairness["moves_checked"] >= 2
+
+
+class RunningClock:
+    """Real time, shifted: the deadline comes a fraction of a second into a long-poll."""
+
+    def __init__(self, shift: float):
+        self.shift = timedelta(seconds=shift)
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.shift
+
+
+def test_a_long_poll_plays_a_turn_whose_clock_runs_out_while_it_waits(app, client):
+    import time
+    service = app.extensions["boneyard.matches"]
+    service.now = RunningClock(0)
+    created = create(client, TWO_REMOTE, rules={"turn_seconds": 30})
+    service.now = RunningClock(29.6)          # 0.4 s of the turn left
+    started = time.monotonic()
+    page = client.get(f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=10").get_json()
+    elapsed = time.monotonic() - started
+    assert page["events"][0]["type"] == "turn_timed_out"
+    assert 0.2 < elapsed < 3
