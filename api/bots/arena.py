@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from api.rules import (create_match, decide, legal_actions, parse_action, redact_event, replay, start_match,
+from api.rules import (create_match, decide, parse_action, redact_event, replay, start_match,
                        view)
 from api.rules.events import Event
 from api.rules.ruleset import RuleSet
@@ -21,13 +21,9 @@ Observer = Callable[[int, str, float, dict, list, dict], None]
 
 
 def next_actor(st: MatchState) -> int:
-    """The seat to ask next: an opponent who may call muggins first, then the seat to move."""
-    n = st.players
-    for k in range(1, n):
-        seat = (st.turn + k) % n
-        if legal_actions(st, seat):
-            return seat
-    return st.turn
+    """The seat to ask next: an opponent who may call muggins first, then the seat to move
+    (the same rule the server follows: ``MatchState.next_to_act``)."""
+    return st.next_to_act(range(st.players))
 
 
 class BotMatch:

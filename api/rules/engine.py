@@ -21,7 +21,7 @@ from .events import (Event, HandEnded, HandStarted, Knocked, MatchCreated, Match
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
 from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
-from .state import (DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
+from .state import (DRAW, ENDED, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
                     turn_up_leader)
 from .tiles import ALL_TILES, Tile
 

@@ -7,7 +7,7 @@ Clients in other languages fold these, so the names and fields are a contract
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .errors import InvalidAction

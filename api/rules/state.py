@@ -164,6 +164,17 @@ class MatchState:
             moves.append((KNOCK,))
         return moves
 
+    def next_to_act(self, among) -> int | None:
+        """Which of the seats ``among`` acts next: one that may call muggins on pending
+        points first (out of turn), else the seat to move if it is one of them."""
+        pending = self.pending_muggins
+        if pending is not None:
+            side_of = self.rules.side_of
+            for seat in among:
+                if side_of(seat) != side_of(pending[0]):
+                    return seat
+        return self.turn if self.turn in among else None
+
     def is_blocked(self) -> bool:
         """Nobody can play and nobody can draw: certain, so the hand ends now."""
         rules = self.rules

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api import bots
-from api.rules import (PLAYING, RuleSet, claim_seat, create_match, decide, parse_action, ready_to_start,
+from api.rules import (PLAYING, claim_seat, create_match, decide, parse_action, ready_to_start,
                        redact_event, resolve_rules, start_match, view)
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.rules.state import ENDED, MatchState
@@ -183,13 +183,16 @@ class MatchService:
         with self.store.unit_of_work(readonly=True) as uow:
             return uow.events.last_seq(match_id)
 
-    def audit(self, match_id: str) -> dict[str, Any]:
+    def _ended_log(self, match_id: str, what: str) -> tuple[MatchRecord, list]:
+        """The record and whole stored log of a match that has ended (else MatchNotOver)."""
         with self.store.unit_of_work(readonly=True) as uow:
             record = self._get(uow, match_id)
             if record.status != ENDED:
-                raise errors.MatchNotOver("the audit log opens when the match has ended",
-                                          match_status=record.status)
-            stored = uow.events.load(match_id)
+                raise errors.MatchNotOver(f"{what} opens when the match has ended", match_status=record.status)
+            return record, uow.events.load(match_id)
+
+    def audit(self, match_id: str) -> dict[str, Any]:
+        record, stored = self._ended_log(match_id, "the audit log")
         return {"match_id": match_id, "seed": record.seed, "seed_commitment": record.seed_commitment,
                 "shuffle_algorithm": SHUFFLE_ALGORITHM, "seq": record.last_seq,
                 "events": [{"seq": e.seq, **e.to_dict(), "schema_version": e.schema_version,
@@ -197,12 +200,7 @@ class MatchService:
 
     def fairness(self, match_id: str) -> dict[str, Any]:
         """Re-derive every deal from the revealed seeds, re-decide every move, check the chain."""
-        with self.store.unit_of_work(readonly=True) as uow:
-            record = self._get(uow, match_id)
-            if record.status != ENDED:
-                raise errors.MatchNotOver("the fairness check needs the revealed seed: the match is not over",
-                                          match_status=record.status)
-            stored = uow.events.load(match_id)
+        record, stored = self._ended_log(match_id, "the fairness check (it needs the revealed seed)")
         chain_problems = verify_chain(stored)
         report = verify_log([e.to_dict() for e in stored], record.seed)
         return {"match_id": match_id, "verified": report.ok and not chain_problems,
@@ -259,7 +257,7 @@ class MatchService:
             snap = fold(snap, appended)
         levels = {i: s.get("level") for i, s in enumerate(snap.state.seats) if s.get("type") == "bot"}
         while snap.state.status == PLAYING:
-            seat = _bot_to_move(snap.state, levels)
+            seat = snap.state.next_to_act(levels)
             if seat is None:
                 break
             action = bots.choose_action(levels[seat] or DEFAULT_BOT_LEVEL, view(snap.state, seat),
@@ -272,13 +270,12 @@ class MatchService:
 
     def _append(self, uow, match_id: str, expected: int, rows: list[dict], snap: Snapshot):
         """Append ``rows`` and the match's new summary; answers the turn clock's new deadline."""
+        deadline = clocks.deadline_after(snap.state, self.now())
         try:
-            uow.events.append(match_id, expected, [_without_seq(r) for r in rows])
+            uow.events.append(match_id, expected, [_without_seq(r) for r in rows], match_fields={
+                "status": snap.state.status, "summary": _public_summary(snap.state), "deadline_at": deadline})
         except StoreStaleSeq as exc:
             raise errors.StaleSeq(expected, exc.current_seq) from None
-        deadline = clocks.deadline_after(snap.state, self.now())
-        uow.matches.update(match_id, status=snap.state.status, summary=_public_summary(snap.state),
-                           deadline_at=deadline)
         return deadline
 
     def _get(self, uow, match_id: str) -> MatchRecord:
@@ -342,15 +339,6 @@ def _public_summary(state: MatchState) -> dict[str, Any]:
             "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level"),
                        "client_seed": s.get("client_seed")} for i, s in enumerate(state.seats)],
             "open_seats": [i for i, s in enumerate(state.seats) if s.get("type") == "open"]}
-
-
-def _bot_to_move(state: MatchState, levels: dict[int, str]) -> int | None:
-    pending = state.pending_muggins
-    if pending is not None:
-        for seat in levels:
-            if state.rules.side_of(seat) != state.rules.side_of(pending[0]):
-                return seat
-    return state.turn if state.turn in levels else None
 
 
 def bot_seed(seed: str, seq: int, seat: int) -> str:

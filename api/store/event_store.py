@@ -49,6 +49,9 @@ _MOVE = (update(_m)
                 _m.c.last_hash == bindparam("expected_hash"))
          .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"),
                  updated_at=bindparam("now")))
+# The same compare-and-set, also writing the match's public summary (one UPDATE per action).
+_MOVE_WITH_SUMMARY = _MOVE.values(status=bindparam("status"), summary=bindparam("summary"),
+                                  deadline_at=bindparam("deadline_at"))
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 _INSERT = insert(_e)
 _MAX_SEQ = (select(_e.c.seq).where(_e.c.match_id == bindparam("match_id"))
@@ -78,7 +81,8 @@ class EventRepository:
         return value
 
     def append(
-        self, match_id: str, expected_seq: int, events: Sequence[Mapping[str, Any]]
+        self, match_id: str, expected_seq: int, events: Sequence[Mapping[str, Any]],
+        *, match_fields: Mapping[str, Any] | None = None,
     ) -> int:
         """Store ``events`` as seqs ``expected_seq + 1 ...`` and return the new last seq.
 
@@ -89,6 +93,8 @@ class EventRepository:
         such match, :class:`~api.store.codec.EventCodecError` for an event
         that cannot be stored.  ``matches.last_seq`` and ``updated_at`` move
         in the same transaction.  An empty list only checks ``expected_seq``.
+        ``match_fields`` (``status``, ``summary``, ``deadline_at``, all three) are written
+        to the match row by the same statement, saving the caller an UPDATE.
         """
         encoded = [encode_event(event) for event in events]
         if not encoded:
@@ -100,9 +106,9 @@ class EventRepository:
         new_last = expected_seq + len(encoded)
         now = utcnow()
         hinted = self._locked_hashes.pop(match_id, None)
-        moved, rows, last_hash = self._move(match_id, expected_seq, encoded, now, hinted)
+        moved, rows, last_hash = self._move(match_id, expected_seq, encoded, now, hinted, match_fields)
         if not moved and hinted is not None:
-            moved, rows, last_hash = self._move(match_id, expected_seq, encoded, now, None)
+            moved, rows, last_hash = self._move(match_id, expected_seq, encoded, now, None, match_fields)
         if not moved:
             raise StaleSeq(expected_seq, self.last_seq(match_id))
 
@@ -121,7 +127,7 @@ class EventRepository:
         self._locked_hashes[match_id] = last_hash
         return new_last
 
-    def _move(self, match_id, expected_seq, encoded, now, prev):
+    def _move(self, match_id, expected_seq, encoded, now, prev, match_fields=None):
         """Chain the rows onto ``prev`` (read now if None) and compare-and-set the match row."""
         if prev is None:
             prev = self._conn.execute(_LAST_HASH, {"match_id": match_id}).scalar_one_or_none()
@@ -135,9 +141,12 @@ class EventRepository:
                          "schema_version": event.schema_version, "data": event.data,
                          "recorded_at": now, "prev_hash": prev, "hash": digest})
             prev = digest
-        moved = self._conn.execute(_MOVE, {"match_id": match_id, "expected_seq": expected_seq,
-                                           "expected_hash": first_prev, "new_seq": expected_seq + len(rows),
-                                           "new_hash": prev, "now": now}).rowcount
+        params = {"match_id": match_id, "expected_seq": expected_seq, "expected_hash": first_prev,
+                  "new_seq": expected_seq + len(rows), "new_hash": prev, "now": now}
+        if match_fields is None:
+            moved = self._conn.execute(_MOVE, params).rowcount
+        else:
+            moved = self._conn.execute(_MOVE_WITH_SUMMARY, {**params, **match_fields}).rowcount
         return moved == 1, rows, prev
 
     def _current_seq_after_failure(self, match_id: str) -> int:

@@ -9,8 +9,11 @@ Everything is deterministic: each vector has a fixed server seed, and the comput
 choose as the server's do (``api.bots.choose_action`` seeded by ``bot_seed``), so a server
 started with ``ALLOW_CLIENT_SEED`` that is given the same seats and seed writes the same
 log. Remote seats (a claimed seat) are played here by the greedy bot under another seed,
-standing in for a person. ``python -m api.tools.golden --check`` exits 1 when the
-committed files differ from what the engine produces now.
+standing in for a person. A vector with a turn clock names the turns its remote seats let
+run out (``Vector.timeouts``): there the driver calls ``time_out`` as the server does when
+the deadline passes, and a seat the server hands to a bot (``seat_replaced``) is played
+from then on by that bot, exactly as the server's. ``python -m api.tools.golden --check``
+exits 1 when the committed files differ from what the engine produces now.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 from api import bots
 from api.rules import (PLAYING, claim_seat, create_match, decide, parse_action, ready_to_start, redact_event,
                        replay, resolve_rules, start_match, view)
+from api.rules.clock import time_out
 from api.rules.engine import mutate
 from api.rules.events import event_from_dict
 from api.rules.ruleset import PRESETS
@@ -46,6 +50,9 @@ class Vector:
     rules: dict = field(default_factory=dict)
     seats: tuple = ()            # explicit seats; default: bots of LEVELS
     claims: tuple = ()           # (seat, name, client_seed) for open seats, in order
+    # Turn clocks: (seat, turns) for remote seats; the seat lets these of its turns run out,
+    # counting from 1 every time the seat is to move (each draw is a turn of its own).
+    timeouts: tuple = ()
 
     @property
     def seed(self) -> str:
@@ -78,6 +85,17 @@ def _vectors() -> list[Vector]:
                ({"name": "Ada", "type": "bot", "level": "greedy", "client_seed": "ada's dice"},
                 {"name": "Seat 1", "type": "open"}),
                ((1, "Ben", "ben's dice"),)),
+        # turn clocks: the remote seat 1 lets turns run out (the server draws, then plays the
+        # heaviest tile); three in a row hand it to a greedy bot for the rest of the match
+        Vector("standard-draw-clock-2p", "standard-draw", 2, {"turn_seconds": 30, "timeout_limit": 3, "target": 50},
+               ({"name": "Ada", "type": "bot", "level": "greedy"}, {"name": "Idle", "type": "remote"}),
+               timeouts=((1, (2, 7, 8, 14, 15, 16)),)),
+        # no limit: two remote seats time out now and then, in the Block game (forced knocks)
+        # with a free lead (a timed-out leader opens with its heaviest tile)
+        Vector("dominorules-block-clock-3p", "dominorules-block", 3, {"turn_seconds": 60, "target": 50},
+               ({"name": "Cy", "type": "remote"}, {"name": "Bot 1", "type": "bot", "level": "random"},
+                {"name": "Di", "type": "remote"}),
+               timeouts=((0, tuple(range(1, 200, 3))), (2, tuple(range(2, 200, 4))))),
     ]
     return out
 
@@ -125,13 +143,21 @@ class _Match:
             self._add(claim_seat(self.state, seat, name, client_seed))
             if ready_to_start(self.state):
                 self._add(start_match(self.state, self.seed))
-        levels = {i: s.get("level") for i, s in enumerate(self.state.seats) if s.get("type") == "bot"}
+        timeouts = {seat: set(turns) for seat, turns in self.vector.timeouts}
+        turns = dict.fromkeys(timeouts, 0)
         while self.state.status == PLAYING:
+            # read each time: a seat replaced after timing out is a bot from then on
+            levels = {i: s.get("level") for i, s in enumerate(self.state.seats) if s.get("type") == "bot"}
             seat = _bot_to_move(self.state, levels)
             if seat is not None:
                 level, rng = levels[seat] or DEFAULT_BOT_LEVEL, bot_seed(self.seed, len(self.rows), seat)
             else:     # a remote seat: a person, played here by a greedy bot under its own seed
                 seat = self._remote_to_move()
+                if seat == self.state.turn and seat in turns:
+                    turns[seat] += 1
+                    if turns[seat] in timeouts[seat]:     # the person lets the clock run out
+                        self._add(time_out(self.state, seat, self.seed))
+                        continue
                 level, rng = "greedy", "remote:" + bot_seed(self.seed, len(self.rows), seat)
             log = [redact_event(row, seat) for row in self.hand_log]
             action = bots.choose_action(level, view(self.state, seat), log, rng)

@@ -81,3 +81,8 @@ def tiles_in(body, skip=()) -> set[tuple[int, int]]:
 
     walk(json.loads(body) if isinstance(body, (str, bytes)) else body)
     return found
+
+
+def seq_of(client, match_id):
+    """The match's current seq, from its public summary."""
+    return client.get(f"/v1/matches/{match_id}").get_json()["seq"]

@@ -7,7 +7,7 @@ import pytest
 from api.rules import event_from_dict, replay, shuffled_tiles
 from api.rules.shuffle import deal_label, seed_commitment
 
-from .helpers import (act, assert_problem, auth, create, play_to_end, tiles_in, tokens_of, view)
+from .helpers import (act, assert_problem, auth, create, play_to_end, seq_of, tiles_in, tokens_of, view)
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
@@ -79,16 +79,10 @@ def test_bot_replies_come_back_in_the_same_response(client):
 
 
 # --- refusals: status, code, and nothing written -------------------------------------------
-@pytest.fixture
-def live(client):
-    created = create(client, TWO_REMOTE)
-    match_id, tokens = created["id"], tokens_of(created)
-    turn = view(client, match_id)["turn"]
-    return match_id, tokens, turn
 
 
 def _seq(client, match_id):
-    return client.get(f"/v1/matches/{match_id}").get_json()["seq"]
+    return seq_of(client, match_id)
 
 
 def test_acting_out_of_turn_is_409_not_your_turn_and_writes_nothing(client, live):

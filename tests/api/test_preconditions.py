@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
-
-from .helpers import assert_problem, auth, create, tokens_of, view
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import assert_problem, auth, seq_of, view
 
 
-@pytest.fixture
-def live(client):
-    created = create(client, TWO_REMOTE)
-    match_id, tokens = created["id"], tokens_of(created)
-    turn = view(client, match_id)["turn"]
-    return match_id, tokens, turn
 
 
 def _seq(client, match_id):
-    return client.get(f"/v1/matches/{match_id}").get_json()["seq"]
+    return seq_of(client, match_id)
 
 
 def test_every_read_of_a_match_carries_an_etag_naming_its_seq(client, live):

@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from api.rules import (ALL_TILES, apply, PRESETS, IllegalAction, InvalidAction, RulesError, Tile, create_match,
+from api.rules import (ALL_TILES, apply, PRESETS, IllegalAction, InvalidAction, Tile, create_match,
                        event_from_dict, legal_actions, parse_action, redact_event, replay, resolve_rules,
                        start_match, view)
 from api.rules.engine import SeedDealer, decide
