@@ -90,12 +90,14 @@ def _vectors() -> list[Vector]:
         Vector("standard-draw-clock-2p", "standard-draw", 2, {"turn_seconds": 30, "timeout_limit": 3, "target": 50},
                ({"name": "Ada", "type": "bot", "level": "greedy"}, {"name": "Idle", "type": "remote"}),
                timeouts=((1, (2, 7, 8, 14, 15, 16)),)),
-        # no limit: two remote seats time out now and then, in the Block game (forced knocks)
-        # with a free lead (a timed-out leader opens with its heaviest tile)
-        Vector("dominorules-block-clock-3p", "dominorules-block", 3, {"turn_seconds": 60, "target": 50},
+        # no limit: two remote seats let turns run out now and then, in a Block game (forced
+        # knocks) of Muggins with claims (the server claims its forced plays' counts rightly);
+        # after hand 1 the winner leads any tile (a timed-out leader opens with its heaviest)
+        Vector("muggins-block-clock-3p", "muggins", 3,
+               {"game": "block", "muggins_calls": True, "turn_seconds": 60, "target": 100},
                ({"name": "Cy", "type": "remote"}, {"name": "Bot 1", "type": "bot", "level": "random"},
                 {"name": "Di", "type": "remote"}),
-               timeouts=((0, tuple(range(1, 200, 3))), (2, tuple(range(2, 200, 4))))),
+               timeouts=((0, tuple(range(1, 100, 4))), (2, tuple(range(3, 100, 3))))),
     ]
     return out
 

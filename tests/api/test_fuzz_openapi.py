@@ -55,7 +55,10 @@ SLOW_EXAMPLES = 300
 
 @pytest.fixture
 def fuzz_app(database_url):
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False})
+    # A stream answers the view and closes at once: a real one stays open (long-polling for
+    # events) up to STREAM_MAX_SECONDS, which would spend the time budget waiting.
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
+                      "STREAM_MAX_SECONDS": 0})
     yield app
     app.extensions["boneyard.store"].dispose()
 
