@@ -43,6 +43,14 @@ class BoneyardApi(Api):
     def handle_http_exception(self, error):
         return errors.handle_http_exception(error)
 
+    def _register_responses(self):
+        # flask-smorest documents its error responses as application/json; ours are problem+json.
+        self.DEFAULT_RESPONSE_CONTENT_TYPE = errors.PROBLEM_CONTENT_TYPE
+        try:
+            super()._register_responses()
+        finally:
+            del self.DEFAULT_RESPONSE_CONTENT_TYPE
+
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the Flask app.

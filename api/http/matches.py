@@ -20,6 +20,7 @@ from api.rules import RulesError
 from api.services.errors import ServiceError
 from api.services.idempotency import IdempotencyService, parse_key
 from api.services.lobby import rematch
+from api.services.match_ids import is_match_id
 from api.services.matches import MatchService, SeatSpec
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
@@ -44,6 +45,8 @@ def idempotent(view):
         token = bearer_token()
         if header is None or token is None:
             return view(*args, **kwargs)
+        if not is_match_id(kwargs.get("match_id", "")):
+            return view(*args, **kwargs)         # no such match: nothing to remember
         key = parse_key(header)
         keys: IdempotencyService = current_app.extensions[IDEMPOTENCY_KEY]
         fingerprint = hashlib.sha256(json.dumps(
@@ -103,6 +106,8 @@ def problems(*statuses: int):
 
 
 _DESCRIPTIONS = {
+    400: "Unreadable request: a body that is not JSON (`malformed_json`), an `If-Match` that is not "
+         "one of our ETags (`invalid_if_match`)",
     401: "Missing or unknown seat token (`invalid_token`), or portal key (`invalid_api_key`)",
     429: "Rate limit reached (`too_many_requests`); see `Retry-After`",
     412: "`If-Match` names another seq than the match's (`precondition_failed`, with `current_seq`)",
@@ -131,7 +136,7 @@ class Matches(MethodView):
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.MatchCreateSchema)
     @blp.response(201, schemas.CreatedMatchSchema)
-    @problems(401, 422, 429)
+    @problems(400, 401, 422, 429)
     def post(self, body):
         """Create a match; remote seats get their secret token in this answer only."""
         require_portal_key()
@@ -169,13 +174,15 @@ class Actions(MethodView):
     @rate_limited_actions
     @idempotent
     @blp.doc(security=SEAT_TOKEN, parameters=[
-        {"in": "header", "name": "If-Match", "required": False, "schema": {"type": "string"},
+        {"in": "header", "name": "If-Match", "required": False,
+         "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]+(:[^",]*)?")$'},
          "description": "An ETag of this match: refused with 412 unless the match is still at its seq"},
-        {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string"},
+        {"in": "header", "name": "Idempotency-Key", "required": False,
+         "schema": {"type": "string", "pattern": "^[!-~]([ -~]{0,253}[!-~])?$"},
          "description": "A retry with the same key and body gets the first response, and changes nothing"}])
     @blp.arguments(schemas.ActionSchema)
     @blp.response(200, schemas.ActionResultSchema)
-    @problems(401, 403, 404, 409, 412, 422, 429)
+    @problems(400, 401, 403, 404, 409, 412, 422, 429)
     def post(self, body, match_id):
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
@@ -210,7 +217,7 @@ class Claim(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @blp.arguments(schemas.ClaimSchema)
     @blp.response(200, schemas.ClaimResultSchema)
-    @problems(403, 404, 409, 422)
+    @problems(400, 403, 404, 409, 422)
     def post(self, body, match_id, seat):
         """Take an open seat; answers its secret token (shown this once). A rematch seat is
         claimed with the token of the player's seat in the previous match."""

@@ -10,9 +10,12 @@ from api.rules import DEFAULT_PRESET, PRESETS
 
 SEAT_TYPES = ("remote", "bot", "open")
 STATUSES = ("waiting", "playing", "ended")
-NAME = validate.Length(min=1, max=40)
-SEED = validate.Length(min=1, max=128)
-PLAYER_REF = validate.Length(min=1, max=128)
+# PostgreSQL text cannot hold NUL: a string with one used to reach the database and fail
+# there (500); refused here instead (422), and the OpenAPI pattern says so.
+NO_NUL = validate.Regexp(r"^[^\x00]*$", error="must not contain NUL characters")
+NAME = [validate.Length(min=1, max=40), NO_NUL]
+SEED = [validate.Length(min=1, max=128), NO_NUL]
+PLAYER_REF = [validate.Length(min=1, max=128), NO_NUL]
 MAX_SEQ = 2**31 - 1   # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)
 
 

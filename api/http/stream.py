@@ -46,7 +46,10 @@ class Stream(MethodView):
         {"in": "query", "name": "token", "required": False, "schema": {"type": "string"},
          "description": "The seat token, for EventSource clients that cannot send headers"}],
         responses={"200": {"description": "A text/event-stream of the view then the events",
-                           "content": {"text/event-stream": {"schema": {"type": "string"}}}}})
+                           "content": {"text/event-stream": {"schema": {
+                               "type": "object", "properties": {
+                                   "event": {"type": "string"}, "data": {"type": "string"},
+                                   "id": {"type": "string"}, "retry": {"type": "string"}}}}}}})
     @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="Bad token")
     @blp.alt_response(403, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="Token of another match")
     @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="No such match")

@@ -40,6 +40,8 @@ def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
     """The events of ``seat``'s timed-out turn (consequences included)."""
     st = state.copy()
     _check_live(st, seat)
+    if not st.rules.turn_seconds:
+        raise errors.IllegalAction("this match has no turn clock", code="no_turn_clock")
     _check_turn(st, seat)
     if st.seats[seat].get("type") == "bot":
         raise errors.IllegalAction("a computer player moves at once: its turn cannot time out",

@@ -13,16 +13,38 @@ from .tiles import ALL_TILES, Tile
 # ``TILE_MASK[tile] & mask``. (Tiles are interned, so the lookup hashes by identity.)
 TILE_MASK: dict[Tile, int] = {t: (1 << t.high) | (1 << t.low) for t in ALL_TILES}
 
+# Tiles counted by number, four bits per number (a count of 0 to 15; at most 7 tiles of a
+# set show any one number): ``TILE_COUNT[tile]`` counts the tile once under each number it
+# shows, so a sum of them counts, for every number, the tiles of a group that show it.
+# ``NUMBER_FIELDS[mask]`` selects the counts of the numbers in ``mask``: a group holds a
+# tile fitting the open numbers ``mask`` iff ``counts & NUMBER_FIELDS[mask]``.
+TILE_COUNT: dict[Tile, int] = {t: (1 << 4 * t.high) | (1 << 4 * t.low) for t in ALL_TILES}
+NUMBER_FIELDS: tuple[int, ...] = tuple(sum(0xF << 4 * n for n in range(7) if mask >> n & 1)
+                                       for mask in range(1 << 7))
+
 END_NAMES = ("left", "right", "up", "down")
 LEFT, RIGHT, UP, DOWN = range(4)
 END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
+
+# ``Layout.ends_key`` names the open numbers in one small int, three bits per end in
+# ``END_NAMES`` order, 7 for a closed end: ``left | right << 3 | up << 6 | down << 9``.
+# Equal keys mean the same tiles fit the same ends, so questions about the ends can be
+# answered once per key and looked up (``MatchState.legal_moves`` does).
+CLOSED = 7
+EMPTY_KEY = CLOSED | CLOSED << 3 | CLOSED << 6 | CLOSED << 9   # no tile yet: every end closed
+_NO_ARMS = CLOSED << 6 | CLOSED << 9                           # a line: up and down closed
+
+
+def ends_of_key(key: int) -> list[int | None]:
+    """The open number of each end (None: closed) that ``key`` stands for."""
+    return [None if (v := key >> 3 * i & 7) == CLOSED else v for i in range(4)]
 
 
 class Layout:
     """Mutable working layout; callers that need immutability copy it first."""
 
     __slots__ = ("values", "doubles", "occupied", "spinner_ends", "spinner", "spinner_sides",
-                 "tiles", "first", "uses_spinner", "open_mask", "end_bits")
+                 "tiles", "first", "uses_spinner", "open_mask", "ends_key")
 
     def __init__(self, uses_spinner: bool = False):
         self.values: list[int | None] = [None, None, None, None]  # open number per end
@@ -35,7 +57,7 @@ class Layout:
         self.first: Tile | None = None
         self.uses_spinner = uses_spinner
         self.open_mask = 0                            # bit n set: some open end shows n
-        self.end_bits: tuple[tuple[int, int], ...] = ()  # (end index, 1 << number) per open end
+        self.ends_key = EMPTY_KEY                     # the open numbers, packed (see above)
 
     def copy(self) -> "Layout":
         other = Layout.__new__(Layout)
@@ -49,7 +71,7 @@ class Layout:
         other.first = self.first
         other.uses_spinner = self.uses_spinner
         other.open_mask = self.open_mask
-        other.end_bits = self.end_bits
+        other.ends_key = self.ends_key
         return other
 
     # --- questions ------------------------------------------------------------
@@ -102,19 +124,19 @@ class Layout:
                 self.spinner_ends = {LEFT, RIGHT}
             self.tiles = 1
             self.open_mask = (1 << tile.high) | (1 << tile.low)
-            self.end_bits = ((LEFT, 1 << tile.high), (RIGHT, 1 << tile.low))
+            self.ends_key = tile.high | tile.low << 3 | _NO_ARMS
             return
         values = self.values
-        number = values[end]
-        values[end] = tile.low if tile.high == number else tile.high   # tile.other(number)
+        high = tile.high
+        values[end] = tile.low if high == values[end] else high   # tile.other(number)
         self.doubles[end] = tile.is_double
         self.occupied[end] = True
         self.tiles += 1
         if not self.uses_spinner:
             # Line games: two ends, nothing else to track (the branch below, specialised).
-            left, right = 1 << values[LEFT], 1 << values[RIGHT]
-            self.end_bits = ((LEFT, left), (RIGHT, right))
-            self.open_mask = left | right
+            left, right, _up, _down = values
+            self.open_mask = (1 << left) | (1 << right)
+            self.ends_key = left | right << 3 | _NO_ARMS
             return
         if end in self.spinner_ends:
             # A tile against one of the spinner's sides; with both sides taken its ends open.
@@ -128,11 +150,11 @@ class Layout:
             self.spinner_ends = {end}
             self.spinner_sides = 1
         # left and right are always open once a tile lies; up and down only after the spinner fills.
-        bits = ((LEFT, 1 << values[LEFT]), (RIGHT, 1 << values[RIGHT]))
-        if values[UP] is not None:
-            bits += ((UP, 1 << values[UP]), (DOWN, 1 << values[DOWN]))
-        mask = 0
-        for _end, bit in bits:
-            mask |= bit
-        self.end_bits = bits
-        self.open_mask = mask
+        left, right, up = values[LEFT], values[RIGHT], values[UP]
+        if up is None:
+            self.open_mask = (1 << left) | (1 << right)
+            self.ends_key = left | right << 3 | _NO_ARMS
+        else:
+            down = values[DOWN]
+            self.open_mask = (1 << left) | (1 << right) | (1 << up) | (1 << down)
+            self.ends_key = left | right << 3 | up << 6 | down << 9

@@ -84,35 +84,46 @@ def start(st: MatchState, rng: random.Random) -> RandomDealer:
 def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = False) -> MatchState:
     """Play uniformly random legal moves until the hand (or the match) ends; ``st`` changes."""
     dealer = RandomDealer(rng) if whole_match else None
-    choice = rng.choice
-    legal_moves = st.legal_moves
     if st.rules.fives_scoring:
+        choice = rng.choice
+        legal_moves = st.legal_moves
         while st.status == PLAYING and (st.hand_live or whole_match):
             push(st, choice(legal_moves()), dealer)
         return st
     # Line games score nothing during play: push's body, inlined (one call fewer per move).
+    # ``turn_moves`` is ``legal_moves()`` minus the checks that the hand is live, which
+    # ``live`` already answers; it only changes after ``settle``.
     on_tile_played, on_knocked, on_tile_drawn = st.on_tile_played, st.on_knocked, st.on_tile_drawn
-    hand_outcome = st.hand_outcome
+    turn_moves, hand_outcome = st.turn_moves, st.hand_outcome
     next_hands = dealer is not None
     # A knock only passes the turn: the hand cannot end by it, so settle has nothing to do
     # unless automatic draws or knocks may follow for the next seat.
-    knock_settles = st.rules.auto_draw or st.rules.auto_knock
+    auto = st.rules.auto_draw or st.rules.auto_knock
     uniform = rng.random                         # moves[int(uniform() * n)]: choice() without its checks
-    while st.status == PLAYING and (st.hand_live or whole_match):
-        moves = legal_moves()
+    live = st.status == PLAYING and (st.hand_live or whole_match)
+    while live:
+        moves = turn_moves()
         move = moves[int(uniform() * len(moves))]
         kind = move[0]
         if kind == PLAY:
             on_tile_played(st.turn, move[1], move[2], None)
         elif kind == KNOCK:
             on_knocked(st.turn)
-            if not knock_settles:
+            if not auto:
                 continue
         else:
             on_tile_drawn(st.turn)
-        # settle's first question, asked here: most moves end nothing and need no settling.
-        if knock_settles or hand_outcome() is not None:
+        if auto:
             settle(st, SINK, dealer, next_hands)
+        else:
+            # settle's first question, asked here: most moves end nothing and need no settling.
+            # (No side can be at the target here: line games score only when a hand ends.)
+            result = hand_outcome()
+            if result is None:
+                continue
+            SINK.hand_ended(st, result)
+            settle(st, SINK, dealer, next_hands)
+        live = st.status == PLAYING and (st.hand_live or whole_match)
     return st
 
 

@@ -12,15 +12,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .layout import END_NAMES, LEFT, TILE_MASK, Layout
+from .layout import EMPTY_KEY, END_NAMES, LEFT, NUMBER_FIELDS, TILE_COUNT, TILE_MASK, Layout, ends_of_key
 from .ruleset import RuleSet
-from .tiles import DOUBLES, Tile, pip_count, weight_key
+from .tiles import ALL_TILES, DOUBLES, Tile, weight_key
 
 WAITING, PLAYING, ENDED = "waiting", "playing", "ended"
 DOMINO, BLOCKED = "domino", "blocked"
 
 # Moves in the fast path are plain tuples: (PLAY, tile, end), (DRAW,), (KNOCK,), (MUGGINS,).
 PLAY, DRAW, KNOCK, MUGGINS = "play", "draw", "knock", "muggins"
+_DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
+
+
+# Every tile's plays on the open ends of one ``Layout.ends_key``: (PLAY, tile, end) in end
+# order, () when it fits none. A row is built the first time its key is met (a few hundred
+# keys are reachable), so listing the plays costs one lookup per tile in hand and builds
+# no tuple. Rows are never changed once built; two threads racing to build one agree.
+_PLAY_ROWS: list[dict[Tile, tuple] | None] = [None] * (EMPTY_KEY + 1)
+
+
+def _plays_row(key: int) -> dict[Tile, tuple]:
+    if key == EMPTY_KEY:                         # the first tile of a hand: any, opening the line
+        row = {t: ((PLAY, t, LEFT),) for t in ALL_TILES}
+    else:
+        ends = [(i, v) for i, v in enumerate(ends_of_key(key)) if v is not None]
+        row = {t: tuple((PLAY, t, i) for i, v in ends if t.high == v or t.low == v) for t in ALL_TILES}
+    _PLAY_ROWS[key] = row
+    return row
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +61,7 @@ class MatchState:
     __slots__ = ("rules", "seats", "seed_commitment", "status", "hand_number", "leader", "turn",
                  "hands", "boneyard", "layout", "placements", "scores", "hand_live",
                  "last_result", "winner", "turn_up_leader", "pending_muggins", "drawn",
-                 "knocks_in_row", "seeded_by_client", "timeouts")
+                 "knocks_in_row", "seeded_by_client", "timeouts", "held")
 
     def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
         self.rules = rules
@@ -67,6 +85,7 @@ class MatchState:
         self.knocks_in_row = 0
         self.seeded_by_client = False
         self.timeouts = [0] * rules.players       # turns timed out in a row, per seat (turn clocks)
+        self.held = 0                             # every hand's tiles counted by number (TILE_COUNT)
 
     def copy(self) -> "MatchState":
         other = MatchState.__new__(MatchState)
@@ -91,6 +110,7 @@ class MatchState:
         other.knocks_in_row = self.knocks_in_row
         other.seeded_by_client = self.seeded_by_client
         other.timeouts = self.timeouts[:]
+        other.held = self.held
         return other
 
     # --- questions ---------------------------------------------------------------
@@ -130,38 +150,33 @@ class MatchState:
         """The moves ``seat`` (default: the seat to move) may make, as fast-path tuples."""
         if self.status != PLAYING or not self.hand_live:
             return []
-        moves: list[tuple] = []
-        if self.pending_muggins is not None and seat is not None:
-            if self.rules.side_of(seat) != self.rules.side_of(self.pending_muggins[0]):
-                moves.append((MUGGINS,))
         if seat is None:
-            seat = self.turn
-        if seat != self.turn:
-            return moves
-        # The plays, in the order of ``playable`` (hand order, then end index); written out
-        # because bots' playouts call this once per move.
-        layout = self.layout
-        hand = self.hands[seat]
-        before = len(moves)
-        if layout.tiles == 0:
-            moves.extend([(PLAY, t, LEFT) for t in hand])
-        else:
-            mask = layout.open_mask
-            end_bits = layout.end_bits
-            append = moves.append
-            for t in hand:
-                bits = TILE_MASK[t]
-                if bits & mask:
-                    for i, bit in end_bits:
-                        if bits & bit:                # t.high == number or t.low == number
-                            append((PLAY, t, i))
-        plays = len(moves) > before
+            return self.turn_moves()
+        moves: list[tuple] = []
+        pending = self.pending_muggins
+        if pending is not None and self.rules.side_of(seat) != self.rules.side_of(pending[0]):
+            moves.append(_MUGGINS_MOVE)
+        if seat == self.turn:
+            moves += self.turn_moves()
+        return moves
+
+    def turn_moves(self) -> list[tuple]:
+        """The seat to move's moves while the hand is live (``legal_moves()``, for playouts).
+
+        Plays in hand order, then end order (the order of ``playable``); then a draw when
+        the rules allow one; a knock only when there is neither.
+        """
+        key = self.layout.ends_key
+        row = _PLAY_ROWS[key] or _plays_row(key)
+        moves: list[tuple] = []
+        for t in self.hands[self.turn]:
+            moves += row[t]
         rules = self.rules
-        drawable = rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve  # boneyard_drawable() > 0
-        if drawable and (rules.draw_at_will or not plays):
-            moves.append((DRAW,))
-        if not plays and not drawable:
-            moves.append((KNOCK,))
+        if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
+            if rules.draw_at_will or not moves:
+                moves.append(_DRAW_MOVE)
+        elif not moves:
+            moves.append(_KNOCK_MOVE)
         return moves
 
     def next_to_act(self, among) -> int | None:
@@ -183,12 +198,7 @@ class MatchState:
         layout = self.layout
         if layout.tiles == 0:
             return not any(self.hands)
-        mask = layout.open_mask
-        for hand in self.hands:
-            for t in hand:
-                if TILE_MASK[t] & mask:
-                    return False
-        return True
+        return not self.held & NUMBER_FIELDS[layout.open_mask]   # no tile in any hand fits
 
     def hand_outcome(self) -> HandResult | None:
         """The result if the hand is over now, else None."""
@@ -204,14 +214,20 @@ class MatchState:
 
     def _score(self, reason: str, went_out: int | None) -> HandResult:
         rules = self.rules
-        pips = tuple(pip_count(h) for h in self.hands)
+        side_of = rules.side_of
         side_pips = [0] * rules.sides
-        for seat, p in enumerate(pips):
-            side_pips[rules.side_of(seat)] += p
+        counts = []
+        for seat, hand in enumerate(self.hands):   # pip_count of each hand, as plain loops (once a hand)
+            n = 0
+            for t in hand:
+                n += t.pips
+            counts.append(n)
+            side_pips[side_of(seat)] += n
+        pips = tuple(counts)
         if reason == DOMINO:
-            side = rules.side_of(went_out)
+            side = side_of(went_out)
             winner = went_out
-            points = sum(p for s, p in enumerate(side_pips) if s != side)
+            points = sum(side_pips) - side_pips[side]        # every other side's pips
         else:
             low = min(side_pips)
             if side_pips.count(low) > 1:
@@ -220,8 +236,10 @@ class MatchState:
             points = sum(side_pips) - low
             if rules.blocked_scoring == "others_minus_own":
                 points -= low
-            members = rules.seats_of_side(side)
-            winner = min(members, key=lambda s: (pips[s], s))
+            winner = None                        # the side's lightest hand; on equal pips the lower seat
+            for seat, p in enumerate(pips):
+                if side_of(seat) == side and (winner is None or p < pips[winner]):
+                    winner = seat
         if rules.round_to_five:
             points = round_to_five(points)
         return HandResult(reason, winner, side, points, pips)
@@ -278,6 +296,7 @@ class MatchState:
         self.leader = leader
         self.turn = leader
         self.hands = [list(h) for h in hands]
+        self.held = sum(TILE_COUNT[t] for h in self.hands for t in h)
         self.boneyard = list(boneyard)
         self.layout = Layout(self.rules.spinner == "first_double")
         self.placements = []
@@ -288,12 +307,14 @@ class MatchState:
 
     def on_tile_played(self, seat: int, tile: Tile, end: int, claim: int | None = None) -> None:
         self.hands[seat].remove(tile)
+        self.held -= TILE_COUNT[tile]
         self.layout.place(tile, end)
         self.placements.append((seat, tile, end))
         self.knocks_in_row = 0
-        self.turn = (seat + 1) % self.rules.players
+        rules = self.rules
+        self.turn = (seat + 1) % rules.players
         self.pending_muggins = None
-        if self.rules.muggins_calls and claim is None:
+        if rules.muggins_calls and claim is None:
             # An unclaimed count stays open to a muggins call until the next tile is played.
             points = self.scoring_count()
             if points:
@@ -302,6 +323,7 @@ class MatchState:
     def on_tile_drawn(self, seat: int) -> Tile:
         tile = self.boneyard.pop(0)
         self.hands[seat].append(tile)
+        self.held += TILE_COUNT[tile]
         self.drawn[seat] += 1
         return tile
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from api.rules.clock import time_out
 from api.rules.state import PLAYING, MatchState
 
+from .match_ids import is_match_id
 from .snapshots import Snapshot, fold
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +80,8 @@ def run_due(service: "MatchService", match_id: str) -> bool:
     Cheap when there is nothing to do: a cached state without a clock costs nothing,
     otherwise one read of the match row.
     """
+    if not is_match_id(match_id):
+        return False
     cached = service.cache.get(match_id)
     if cached is not None and not cached.state.rules.turn_seconds:
         return False

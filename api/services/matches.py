@@ -24,6 +24,7 @@ from api.store.chain import verify_chain
 from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
 
 from . import clocks, errors, lobby, tokens
+from .match_ids import is_match_id
 from .snapshots import Snapshot, SnapshotCache, fold
 from .waiting import Waiter
 
@@ -195,7 +196,8 @@ class MatchService:
         record, stored = self._ended_log(match_id, "the audit log")
         return {"match_id": match_id, "seed": record.seed, "seed_commitment": record.seed_commitment,
                 "shuffle_algorithm": SHUFFLE_ALGORITHM, "seq": record.last_seq,
-                "events": [{"seq": e.seq, **e.to_dict(), "schema_version": e.schema_version,
+                # The rows as stored (not upcast): what the hash chain covers, verifiable as shown.
+                "events": [{"seq": e.seq, "type": e.type, **e.data, "schema_version": e.schema_version,
                             "prev_hash": e.prev_hash, "hash": e.hash} for e in stored]}
 
     def fairness(self, match_id: str) -> dict[str, Any]:
@@ -279,13 +281,13 @@ class MatchService:
         return deadline
 
     def _get(self, uow, match_id: str) -> MatchRecord:
-        record = uow.matches.get(match_id)
+        record = uow.matches.get(match_id) if is_match_id(match_id) else None
         if record is None:
             raise errors.UnknownMatch(f"no match {match_id}")
         return record
 
     def _lock(self, uow, match_id: str) -> MatchRecord:
-        record = uow.matches.get_for_update(match_id)
+        record = uow.matches.get_for_update(match_id) if is_match_id(match_id) else None
         if record is None:
             raise errors.UnknownMatch(f"no match {match_id}")
         return record

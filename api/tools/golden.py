@@ -148,41 +148,23 @@ class _Match:
         timeouts = {seat: set(turns) for seat, turns in self.vector.timeouts}
         turns = dict.fromkeys(timeouts, 0)
         while self.state.status == PLAYING:
+            st = self.state
             # read each time: a seat replaced after timing out is a bot from then on
-            levels = {i: s.get("level") for i, s in enumerate(self.state.seats) if s.get("type") == "bot"}
-            seat = _bot_to_move(self.state, levels)
+            levels = {i: s.get("level") for i, s in enumerate(st.seats) if s.get("type") == "bot"}
+            seat = st.next_to_act(levels)                 # as the service: bots first
             if seat is not None:
                 level, rng = levels[seat] or DEFAULT_BOT_LEVEL, bot_seed(self.seed, len(self.rows), seat)
             else:     # a remote seat: a person, played here by a greedy bot under its own seed
-                seat = self._remote_to_move()
-                if seat == self.state.turn and seat in turns:
+                seat = st.next_to_act([i for i, s in enumerate(st.seats) if s.get("type") == "remote"])
+                if seat == st.turn and seat in turns:
                     turns[seat] += 1
                     if turns[seat] in timeouts[seat]:     # the person lets the clock run out
-                        self._add(time_out(self.state, seat, self.seed))
+                        self._add(time_out(st, seat, self.seed))
                         continue
                 level, rng = "greedy", "remote:" + bot_seed(self.seed, len(self.rows), seat)
             log = [redact_event(row, seat) for row in self.hand_log]
-            action = bots.choose_action(level, view(self.state, seat), log, rng)
-            self._add(decide(self.state, parse_action(seat, action), self.seed))
-
-    def _remote_to_move(self) -> int:
-        st = self.state
-        pending = st.pending_muggins
-        if pending is not None:
-            for seat, s in enumerate(st.seats):
-                if s.get("type") == "remote" and st.rules.side_of(seat) != st.rules.side_of(pending[0]):
-                    return seat
-        return st.turn
-
-
-def _bot_to_move(state, levels: dict[int, str]) -> int | None:
-    """As the service: a bot that may take pending muggins points first, else the bot to play."""
-    pending = state.pending_muggins
-    if pending is not None:
-        for seat in levels:
-            if state.rules.side_of(seat) != state.rules.side_of(pending[0]):
-                return seat
-    return state.turn if state.turn in levels else None
+            action = bots.choose_action(level, view(st, seat), log, rng)
+            self._add(decide(st, parse_action(seat, action), self.seed))
 
 
 def audit_document(match_id: str, seed: str, events: list[dict]) -> dict[str, Any]:

@@ -7,7 +7,8 @@
 // from the seed (boneyard-shuffle-v1, deal seed with the seats' client seeds); every seat's
 // move legal when made; every consequence the server emits on its own (forced leads, automatic
 // draws and knocks, points during play, hand ends, the next deal, the match end) exactly as
-// the rules give it. Exit 0 and a JSON summary on stdout, or exit 1 and the first problem on stderr.
+// the rules give it; every timed-out turn (turn clocks) played as the rules play it, and the
+// seat handed to a bot when it should be. Exit 0 and a JSON summary on stdout, or exit 1 and the first problem on stderr.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
@@ -59,6 +60,42 @@ function consequences(m, serverSeed, afterPlay) {
     }
   }
   return [];
+}
+
+// The bot level that takes over a seat after timeout_limit timeouts in a row (api/rules/clock.py).
+const REPLACEMENT_LEVEL = "greedy";
+
+/** A seat's turn_timed_out, checked against the state before it (the server's own event, but
+ *  the server chooses when: only the seat to move, a person, in a match with a clock). */
+function checkTimeout(m, e, seq) {
+  const fail = (msg) => { throw new LogError(seq, msg); };
+  if (m.rules.turn_seconds === null || m.rules.turn_seconds === undefined) fail("a turn timed out in a match without turn_seconds");
+  if (m.status !== "playing" || !m.handLive) fail("a turn timed out while no hand is being played");
+  if (m.turn !== e.seat) fail(`seat ${e.seat} timed out but it is seat ${m.turn}'s turn`);
+  if (m.isBot(e.seat)) fail(`seat ${e.seat} is a computer player: it moves at once, its turn cannot time out`);
+  const want = { type: "turn_timed_out", seat: e.seat, consecutive: m.timeouts[e.seat] + 1 };
+  if (!equal(e, want)) fail(`timeout should be ${JSON.stringify(want)} (its timeouts in a row, this one included)`);
+}
+
+/** The next events of a timed-out turn being played by the server (all auto): draw one at a
+ *  time while nothing fits and drawing is allowed, then play the heaviest playable tile or knock;
+ *  then seat_replaced once the seat has timed out timeout_limit times in a row. [] when done:
+ *  the ordinary consequences follow. */
+function forcedTurn(m, f) {
+  if (f.phase === "turn") {
+    const choice = m.forcedChoice(f.seat);
+    if (choice === null && m.drawable() > 0 && m.handOutcome() === null) {
+      return [{ type: "tile_drawn", seat: f.seat, tile: norm(m.boneyard[0]), auto: true }];
+    }
+    f.phase = "replace";
+    if (choice !== null) return playEvents(m, f.seat, choice[0], choice[1], null, true).filter(Boolean);
+    if (m.handOutcome() === null) return [{ type: "knocked", seat: f.seat, ends: m.layout.endsObject(), auto: true }];
+    // else the last draw left nobody able to move: the hand's end follows, as after any draw
+  }
+  f.phase = "done";
+  const limit = m.rules.timeout_limit;
+  return limit !== null && limit !== undefined && f.consecutive >= limit
+    ? [{ type: "seat_replaced", seat: f.seat, level: REPLACEMENT_LEVEL }] : [];
 }
 
 /** The next deal (the turn-up first, under rotate_any), and the forced lead when there is one. */
@@ -174,12 +211,18 @@ export function replayAudit(audit) {
   }
   const m = new Match(created.rules, created.seats);
   const hands = [];
-  const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0 };
+  const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,
+                   timeouts_checked: 0 };
   let expected = [];          // events the server must emit next, on its own
+  let forced = null;          // a timed-out turn the server is playing: {seat, consecutive, phase}
   for (let i = 1; i < events.length; i++) {
     const e = events[i];
     const seq = i + 1;
     if (m.status === "ended") throw new LogError(seq, `${e.type} after match_ended`);
+    if (expected.length === 0 && forced) {
+      expected = forcedTurn(m, forced);
+      if (forced.phase === "done") forced = null;
+    }
     if (expected.length === 0) expected = consequences(m, serverSeed, null);
     let follow = null;
     if (expected.length) {
@@ -196,6 +239,12 @@ export function replayAudit(audit) {
       if (e.type === "hand_started" || e.type === "tiles_turned_up") checks.deals_checked += 1;
     } else if (e.type === "seat_claimed") {
       if (m.status !== "waiting" || m.seats[e.seat]?.type !== "open") throw new LogError(seq, `seat ${e.seat} is not open`);
+    } else if (e.type === "turn_timed_out") {
+      checkTimeout(m, e, seq);
+      forced = { seat: e.seat, consecutive: e.consecutive, phase: "turn" };
+      checks.timeouts_checked += 1;
+    } else if (e.type === "seat_replaced") {
+      throw new LogError(seq, `seat_replaced only ends a timed-out turn that reaches timeout_limit`);
     } else {
       follow = checkMove(m, e, seq);
       checks.moves_checked += 1;

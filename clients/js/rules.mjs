@@ -10,6 +10,8 @@ const pips = (t) => t[0] + t[1];
 const isDouble = (t) => t[0] === t[1];
 const has = (t, n) => t[0] === n || t[1] === n;
 const pipCount = (tiles) => tiles.reduce((sum, t) => sum + pips(t), 0);
+// The forced play's order of weight: pips, then a double, then the higher end (one number per tile).
+const forcedWeight = (t) => pips(t) * 100 + (isDouble(t) ? 10 : 0) + Math.max(t[0], t[1]);
 const heavier = (a, b) => pips(a) > pips(b) || (pips(a) === pips(b) && Math.max(...a) > Math.max(...b));
 
 export class Layout {
@@ -111,6 +113,7 @@ export class Match {
     this.turnUpLeader = null;
     this.pendingMuggins = null;   // [seat, points]: an unclaimed count (muggins_calls)
     this.drawn = new Array(this.players).fill(0);
+    this.timeouts = new Array(this.players).fill(0); // turns timed out in a row, per seat (turn clocks)
   }
 
   sideOf(seat) { return this.rules.partners ? seat % 2 : seat; }
@@ -120,6 +123,20 @@ export class Match {
     return Math.max(0, this.boneyard.length - this.rules.boneyard_reserve);
   }
   canPlay(seat) { return this.hands[seat].some((t) => this.layout.accepts(t)); }
+  isBot(seat) { return this.seats[seat].type === "bot"; }
+
+  /** What a timed-out seat plays: [tile, end index] of its heaviest playable tile (equal weight:
+   *  the double, then the higher end), on the first open end it fits (left, right, up, down),
+   *  or null when nothing fits. On an empty table every tile fits, on end left. */
+  forcedChoice(seat) {
+    let best = null;
+    for (const tile of this.hands[seat]) {
+      const ends = this.layout.tiles === 0 ? [LEFT]
+        : this.layout.openEnds().filter(([, v]) => has(tile, v)).map(([i]) => i);
+      if (ends.length && (best === null || forcedWeight(tile) > forcedWeight(best[0]))) best = [norm(tile), ends[0]];
+    }
+    return best;
+  }
   holds(seat, tile) { return this.hands[seat].findIndex((t) => key(t) === key(tile)); }
   clientSeeds() { return this.seats.map((s) => s.client_seed ?? null); }
 
@@ -182,6 +199,9 @@ export class Match {
 
   // --- the fold: one effect per event type ---------------------------------------------------
   apply(e) {
+    // A seat's own move (not auto; a muggins call too) ends its run of timed-out turns.
+    if ((["tile_played", "tile_drawn", "knocked"].includes(e.type) && !e.auto)
+        || (e.type === "points_scored" && e.how === "muggins")) this.timeouts[e.seat] = 0;
     switch (e.type) {
       case "seat_claimed":
         this.seats[e.seat] = { ...this.seats[e.seat], name: e.name, type: "remote" };
@@ -220,6 +240,12 @@ export class Match {
       case "hand_ended":
         if (e.side !== null) this.scores[e.side] += e.points;
         this.handLive = false; this.turn = null; this.pendingMuggins = null; this.lastResult = e;
+        break;
+      case "turn_timed_out":
+        this.timeouts[e.seat] = e.consecutive;
+        break;
+      case "seat_replaced":
+        this.seats[e.seat] = { ...this.seats[e.seat], type: "bot", level: e.level };
         break;
       case "match_ended":
         this.status = "ended"; this.handLive = false; this.turn = null; this.winner = e.winner; this.pendingMuggins = null;

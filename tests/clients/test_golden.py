@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -37,8 +38,17 @@ def test_every_preset_at_every_player_count_has_a_vector_and_partners_are_covere
 def test_the_vectors_hold_every_event_type_and_flag():
     seen = set()
     for name in VECTOR_NAMES:
-        for row in golden(name)[0]["events"]:
+        rows = golden(name)[0]["events"]
+        for i, row in enumerate(rows):
             seen.add(row["type"])
+            if row["type"] == "turn_timed_out":
+                # what the server did with the turn: draw first, play (with a claim), lead, knock
+                after = rows[i + 1]
+                seen.add(f"timed_out:{after['type']}" + (":claim" if after.get("claim") else ""))
+                if rows[i - 1]["type"] == "hand_started":
+                    seen.add("timed_out:lead")
+                if row["consecutive"] > 1:
+                    seen.add("timed_out:in_a_row")
             if row.get("auto"):
                 seen.add(f"{row['type']}:auto")
             if row["type"] == "points_scored":
@@ -52,7 +62,19 @@ def test_the_vectors_hold_every_event_type_and_flag():
     assert seen >= {"match_created", "seat_claimed", "tiles_turned_up", "hand_started", "tile_played", "tile_drawn",
                     "knocked", "points_scored", "hand_ended", "match_ended", "tile_played:auto", "tile_drawn:auto",
                     "knocked:auto", "points_scored:play", "points_scored:muggins", "tile_played:claim",
-                    "match_ended:mid-hand", "hand_ended:tie"}
+                    "match_ended:mid-hand", "hand_ended:tie", "turn_timed_out", "seat_replaced",
+                    "timed_out:tile_drawn", "timed_out:tile_played", "timed_out:tile_played:claim",
+                    "timed_out:knocked", "timed_out:lead", "timed_out:in_a_row"}
+
+
+def test_a_replaced_seat_is_played_by_the_greedy_bot_from_its_replacement_on():
+    audit, _ = golden("standard-draw-clock-2p")
+    log = log_of(audit)
+    at = next(i for i, e in enumerate(log) if e["type"] == "seat_replaced")
+    assert log[at] == {"type": "seat_replaced", "seat": 1, "level": "greedy"}
+    assert log[at - 2] == {"type": "turn_timed_out", "seat": 1, "consecutive": 3}
+    assert not any(e["type"] == "turn_timed_out" for e in log[at:])      # a bot's turn never times out
+    assert replay(event_from_dict(e) for e in log).seats[1] == {"name": "Idle", "type": "bot", "level": "greedy"}
 
 
 @pytest.mark.parametrize("name", VECTOR_NAMES)
@@ -75,30 +97,52 @@ def test_each_golden_log_replays_verifies_and_folds_to_its_expected_state(name):
     assert verify_chain(rows) == []
 
 
+class FrozenClock:
+    """The service's time, moved only by the test (turn clocks run out when told to)."""
+
+    def __init__(self):
+        self.now = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
 @pytest.fixture
 def seeding_client(database_url):
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "ALLOW_CLIENT_SEED": True,
                       "RATELIMIT_ENABLED": False})
-    yield app.test_client()
+    clock = app.extensions["boneyard.matches"].now = FrozenClock()
+    client = app.test_client()
+    client.clock = clock
+    yield client
     app.extensions["boneyard.store"].dispose()
 
 
-@pytest.mark.parametrize("name", ["all-fives-4p-partners", "muggins-calls-2p", "standard-draw-client-seeds-2p"])
+@pytest.mark.parametrize("name", ["all-fives-4p-partners", "muggins-calls-2p", "standard-draw-client-seeds-2p",
+                                  "standard-draw-clock-2p", "muggins-block-clock-3p"])
 def test_a_server_given_the_same_seed_and_moves_writes_the_very_same_log(seeding_client, name):
-    """The vectors are what the server itself records: same events, same hashes."""
+    """The vectors are what the server itself records: same events, same hashes (turns left
+    to run out included: the test lets the server's clock pass the deadline there)."""
     audit, _ = golden(name)
     vector = next(v for v in VECTORS if v.name == name)
     response = seeding_client.post("/v1/matches", json={"preset": vector.preset, "rules": vector.rules,
                                                          "seats": vector.seat_specs(), "seed": vector.seed})
     assert response.status_code == 201, response.get_json()
     match_id = response.get_json()["id"]
-    tokens = {}
+    tokens = {s["seat"]: s["token"] for s in response.get_json()["seats"] if s.get("token")}
     for seat, player, client_seed in vector.claims:
         claimed = seeding_client.post(f"/v1/matches/{match_id}/seats/{seat}/claim",
                                       json={"name": player, "client_seed": client_seed}).get_json()
         tokens[seat] = claimed["token"]
+    turn_seconds = vector.rules.get("turn_seconds")
     for row in audit["events"]:   # a remote seat's own moves, sent as a person would
         seat = row.get("seat")
+        if row["type"] == "turn_timed_out":     # the person waits: the next request plays its turn
+            seeding_client.clock.now += timedelta(seconds=turn_seconds + 1)
+            assert seeding_client.get(f"/v1/matches/{match_id}").status_code == 200
+            continue
+        if row["type"] == "seat_replaced":      # from here on the server's bot plays the seat
+            tokens.pop(seat)
         if seat not in tokens or row.get("auto"):
             continue
         if row["type"] in REMOTE_MOVES or (row["type"] == "points_scored" and row["how"] == "muggins"):

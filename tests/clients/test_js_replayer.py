@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from api.tools.golden import audit_document, log_of, summarize
+from api.rules import replay
+from api.rules.audit import verify_log
+from api.rules.engine import Play, decide
+from api.rules.events import event_from_dict
+from api.rules.layout import END_NAMES
+from api.rules.tiles import Tile
+from api.tools.golden import EXAMPLES, audit_document, log_of, summarize
 
 from .support import VECTOR_NAMES, bots, create, golden, run_replayer
 
@@ -103,3 +109,69 @@ def test_a_seed_that_does_not_match_its_commitment_is_refused(tmp_path):
     done = run_replayer(path)
     assert done.returncode == 1
     assert "seq 1: the revealed seed does not match the commitment published at match_created" in done.stderr
+
+
+def _timed_out_play_with_a_choice(log: list[dict]) -> tuple[int, dict]:
+    """The first timed-out turn that played at once while holding two or more playable
+    tiles, and the same seat's play of another of them, as a forger would log it."""
+    for i, event in enumerate(log):
+        if event["type"] != "turn_timed_out" or log[i + 1]["type"] != "tile_played":
+            continue
+        state = replay(event_from_dict(e) for e in log[:i + 1])
+        heaviest = Tile.from_json(log[i + 1]["tile"])
+        others = [(t, end) for t, end in state.playable(event["seat"]) if t != heaviest]
+        if others:
+            tile, end = others[0]
+            forged = decide(state, Play(event["seat"], tile, END_NAMES[end]), audit_seed(log))[0].to_dict()
+            return i + 1, {**forged, "auto": True}
+    raise AssertionError("no timed-out turn with a choice in this vector")
+
+
+def audit_seed(log: list[dict]) -> str:
+    return next(e["seed"] for e in log if e["type"] == "match_ended")
+
+
+def test_node_refuses_timed_out_turns_and_replacements_the_rules_do_not_give(tmp_path):
+    audit, _ = golden("standard-draw-clock-2p")
+    original = log_of(audit)
+    timeouts = [i for i, e in enumerate(original) if e["type"] == "turn_timed_out"]
+    replaced = _first(original, "seat_replaced")
+    cases = []
+    log = log_of(audit)                                        # a lighter tile than the heaviest that fits
+    i, lighter = _timed_out_play_with_a_choice(log)
+    heaviest = json.dumps(log[i]["tile"], separators=(",", ":"))
+    log[i] = lighter
+    cases.append((log, f"seq {i + 1}: the log holds", f'where the rules give {{"type":"tile_played","seat":1,"tile":{heaviest}'))
+    log = log_of(audit)                                        # a count of timeouts in a row that is not the seat's
+    log[timeouts[0]]["consecutive"] += 1
+    cases.append((log, f"seq {timeouts[0] + 1}: timeout should be", '"consecutive":1'))
+    log = log_of(audit)                                        # the limit is reached but the seat is not handed over
+    del log[replaced]
+    cases.append((log, f"seq {replaced + 1}: the log holds", '"type":"seat_replaced","seat":1,"level":"greedy"'))
+    log = log_of(audit)                                        # a bot's turn "timing out"
+    i = _first(log, "tile_played", seat=0, auto=False)
+    log.insert(i, {"type": "turn_timed_out", "seat": 0, "consecutive": 1})
+    cases.append((log, f"seq {i + 1}: seat 0 is a computer player", "cannot time out"))
+    log = log_of(audit)                                        # the replaced seat is a bot now: no more timeouts
+    i = next(j for j in range(replaced, len(log)) if log[j]["type"] == "tile_played" and log[j]["seat"] == 1)
+    log.insert(i, {"type": "turn_timed_out", "seat": 1, "consecutive": 1})
+    cases.append((log, f"seq {i + 1}: seat 1 is a computer player", "cannot time out"))
+    log = log_of(audit)                                        # the bot's moves are checked like anyone's
+    held = {tuple(t.to_json()) for t in replay(event_from_dict(e) for e in log[:i]).hands[1]}
+    log[i]["tile"] = next([a, b] for a in range(7) for b in range(a + 1) if (a, b) not in held)
+    cases.append((log, f"seq {i + 1}:", "does not hold"))
+    for number, (forged, where, what) in enumerate(cases):
+        assert not verify_log(forged, audit["seed"]).ok, where       # the server's own audit agrees
+        path = tmp_path / f"forged-clock-{number}.json"
+        path.write_text(json.dumps(_rechained(audit, forged)))
+        done = run_replayer(path)
+        assert done.returncode == 1, (where, done.stdout[:200])
+        assert "verification failed" in done.stderr and where in done.stderr and what in done.stderr, done.stderr
+
+
+def test_node_counts_every_timed_out_turn_it_re_played():
+    audit, _ = golden("muggins-block-clock-3p")
+    done = run_replayer(EXAMPLES / "muggins-block-clock-3p.audit.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["checks"]["timeouts_checked"] == sum(
+        1 for row in audit["events"] if row["type"] == "turn_timed_out") > 0

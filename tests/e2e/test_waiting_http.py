@@ -32,17 +32,21 @@ def _start(database_url: str) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "DATABASE_URL": database_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
            "GUNICORN_THREADS": "8", "AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false", "LOG_LEVEL": "warning"}
     proc = subprocess.Popen([str(GUNICORN), "-c", "gunicorn.conf.py", "wsgi:app"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return proc, base
-        except requests.RequestException:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"gunicorn did not start: {proc.stderr.read().decode()[-2000:]}")
+    try:
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    return proc, base
+            except requests.RequestException:
+                time.sleep(0.1)
+        raise RuntimeError("gunicorn did not answer /healthz within 20 s")
+    except BaseException:
+        proc.kill()          # never leave a server behind, whatever went wrong
+        proc.wait(10)
+        raise
 
 
 @pytest.fixture

@@ -147,3 +147,12 @@ def test_a_match_with_timed_out_turns_folds_back_and_passes_the_audit():
     first = next(i for i, e in enumerate(tampered) if e["type"] == "turn_timed_out")
     tampered[first]["consecutive"] = 5
     assert not verify_log(tampered, SEED).ok
+
+
+def test_a_match_without_a_turn_clock_cannot_time_out():
+    from api.rules import IllegalAction
+    from api.rules.clock import time_out
+    t = Table("standard-draw", ["6-6 2-0 2-2", "6-1 3-3 4-4"], "0-0 5-2 5-1 4-3")
+    with pytest.raises(IllegalAction) as refused:
+        time_out(t.state, t.state.turn, "seed")
+    assert refused.value.code == "no_turn_clock"
