@@ -26,6 +26,8 @@ Environment variables (all optional):
 ``STREAM_MAX_SECONDS``
     How long one server-sent-events stream stays open before the server closes it
     (default 900; clients reconnect with ``Last-Event-ID`` and miss nothing).
+``LONG_POLL_MAX_SECONDS``
+    The longest a ``GET /events?wait=`` is held (default 60, the API's maximum).
 ``API_KEYS``
     Comma-separated portal keys; when set, creating and listing matches needs one in
     the ``X-API-Key`` header (default: none, open).
@@ -119,6 +121,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "ALLOW_CLIENT_SEED": parse_bool(environ.get("ALLOW_CLIENT_SEED", "false")),
         "PROXY_HOPS": int(environ.get("PROXY_HOPS", "0")),
         "STREAM_MAX_SECONDS": int(environ.get("STREAM_MAX_SECONDS", "900")),
+        "LONG_POLL_MAX_SECONDS": float(environ.get("LONG_POLL_MAX_SECONDS", "60")),
         "API_KEYS": [k.strip() for k in environ.get("API_KEYS", "").split(",") if k.strip()],
         "RATELIMIT_ENABLED": parse_bool(environ.get("RATELIMIT_ENABLED", "true")),
         "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "memory://"),

@@ -198,7 +198,8 @@ class Events(MethodView):
     @problems(401, 403, 404, 422)
     def get(self, query, match_id):
         """The log as the caller may see it, in seq order, after ``after``."""
-        page = service().events(match_id, bearer_token(), query["after"], query["limit"], query["wait"])
+        wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
+        page = service().events(match_id, bearer_token(), query["after"], query["limit"], wait)
         tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 

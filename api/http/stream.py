@@ -67,10 +67,13 @@ class Stream(MethodView):
             after = first["seq"] if resume is None else min(resume, first["seq"])
             ended = first["status"] == "ended" and resume is None
             started = time.monotonic()
-            while not ended and time.monotonic() - started < max_seconds:
-                page = matches.events(match_id, token, after, 200, wait=HEARTBEAT_SECONDS)
+            wait = 0                        # first catch up on the backlog, then wait for more
+            while not ended and (wait == 0 or time.monotonic() - started < max_seconds):
+                page = matches.events(match_id, token, after, 200, wait=wait)
                 if not page["events"]:
-                    yield ": heartbeat\n\n"
+                    if wait:
+                        yield ": heartbeat\n\n"
+                    wait = HEARTBEAT_SECONDS
                     continue
                 for event in page["events"]:
                     yield _message(event, event["type"], event["seq"])

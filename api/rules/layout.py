@@ -40,23 +40,30 @@ def ends_of_key(key: int) -> list[int | None]:
     return [None if (v := key >> 3 * i & 7) == CLOSED else v for i in range(4)]
 
 
+# Per ends key: the open numbers as a mask (bit n: some open end shows n), and the
+# ``NUMBER_FIELDS`` of that mask. Looked up rather than kept up to date on every play.
+_BIT = tuple(1 << n for n in range(CLOSED)) + (0,)            # a closed end shows nothing
+OPEN_MASK: tuple[int, ...] = tuple(_BIT[k & 7] | _BIT[k >> 3 & 7] | _BIT[k >> 6 & 7] | _BIT[k >> 9]
+                                   for k in range(EMPTY_KEY + 1))
+OPEN_FIELDS: tuple[int, ...] = tuple(NUMBER_FIELDS[mask] for mask in OPEN_MASK)
+
+
 class Layout:
     """Mutable working layout; callers that need immutability copy it first."""
 
     __slots__ = ("values", "doubles", "occupied", "spinner_ends", "spinner", "spinner_sides",
-                 "tiles", "first", "uses_spinner", "open_mask", "ends_key")
+                 "tiles", "first", "uses_spinner", "ends_key")
 
     def __init__(self, uses_spinner: bool = False):
         self.values: list[int | None] = [None, None, None, None]  # open number per end
         self.doubles = [False, False, False, False]  # the end tile is a double (counts twice)
         self.occupied = [False, False, False, False]  # a tile lies on this arm
-        self.spinner_ends: set[int] = set()          # ends whose end tile is the spinner itself
+        self.spinner_ends: frozenset[int] = frozenset()  # ends whose end tile is the spinner itself
         self.spinner: Tile | None = None
         self.spinner_sides = 0                        # sides of the spinner holding a tile
         self.tiles = 0
         self.first: Tile | None = None
         self.uses_spinner = uses_spinner
-        self.open_mask = 0                            # bit n set: some open end shows n
         self.ends_key = EMPTY_KEY                     # the open numbers, packed (see above)
 
     def copy(self) -> "Layout":
@@ -64,13 +71,12 @@ class Layout:
         other.values = self.values[:]
         other.doubles = self.doubles[:]
         other.occupied = self.occupied[:]
-        other.spinner_ends = set(self.spinner_ends)
+        other.spinner_ends = self.spinner_ends      # frozen: replaced, never changed in place
         other.spinner = self.spinner
         other.spinner_sides = self.spinner_sides
         other.tiles = self.tiles
         other.first = self.first
         other.uses_spinner = self.uses_spinner
-        other.open_mask = self.open_mask
         other.ends_key = self.ends_key
         return other
 
@@ -78,6 +84,11 @@ class Layout:
     @property
     def is_empty(self) -> bool:
         return self.tiles == 0
+
+    @property
+    def open_mask(self) -> int:
+        """Bit n set: some open end shows n."""
+        return OPEN_MASK[self.ends_key]
 
     def open_ends(self) -> list[tuple[int, int]]:
         """(end index, number) for every end a tile may be placed on now."""
@@ -92,7 +103,7 @@ class Layout:
     def accepts_any(self, tiles) -> bool:
         if self.tiles == 0:
             return bool(tiles)
-        mask = self.open_mask
+        mask = OPEN_MASK[self.ends_key]
         for t in tiles:          # a plain loop: this is the hottest question in playouts
             if TILE_MASK[t] & mask:
                 return True
@@ -115,15 +126,14 @@ class Layout:
     # --- change -----------------------------------------------------------------
     def place(self, tile: Tile, end: int) -> None:
         """Put ``tile`` on ``end`` (the caller has checked it fits)."""
-        if self.tiles == 0:
+        if not self.tiles:
             self.first = tile
             self.values[LEFT], self.values[RIGHT] = tile.high, tile.low
             self.doubles[LEFT] = self.doubles[RIGHT] = tile.is_double
             if self.uses_spinner and tile.is_double:
                 self.spinner = tile
-                self.spinner_ends = {LEFT, RIGHT}
+                self.spinner_ends = frozenset((LEFT, RIGHT))
             self.tiles = 1
-            self.open_mask = (1 << tile.high) | (1 << tile.low)
             self.ends_key = tile.high | tile.low << 3 | _NO_ARMS
             return
         values = self.values
@@ -134,27 +144,22 @@ class Layout:
         self.tiles += 1
         if not self.uses_spinner:
             # Line games: two ends, nothing else to track (the branch below, specialised).
-            left, right, _up, _down = values
-            self.open_mask = (1 << left) | (1 << right)
-            self.ends_key = left | right << 3 | _NO_ARMS
+            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS
             return
         if end in self.spinner_ends:
             # A tile against one of the spinner's sides; with both sides taken its ends open.
-            self.spinner_ends.discard(end)
+            self.spinner_ends = self.spinner_ends - {end}
             self.spinner_sides += 1
             if self.spinner_sides == 2:
                 values[UP] = values[DOWN] = self.spinner.high
         elif self.uses_spinner and self.spinner is None and tile.is_double:
             # The first double, played on a line end: its inner side already touches the line.
             self.spinner = tile
-            self.spinner_ends = {end}
+            self.spinner_ends = frozenset((end,))
             self.spinner_sides = 1
         # left and right are always open once a tile lies; up and down only after the spinner fills.
-        left, right, up = values[LEFT], values[RIGHT], values[UP]
+        up = values[UP]
         if up is None:
-            self.open_mask = (1 << left) | (1 << right)
-            self.ends_key = left | right << 3 | _NO_ARMS
+            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS
         else:
-            down = values[DOWN]
-            self.open_mask = (1 << left) | (1 << right) | (1 << up) | (1 << down)
-            self.ends_key = left | right << 3 | up << 6 | down << 9
+            self.ends_key = values[LEFT] | values[RIGHT] << 3 | up << 6 | values[DOWN] << 9

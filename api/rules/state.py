@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .layout import EMPTY_KEY, END_NAMES, LEFT, NUMBER_FIELDS, TILE_COUNT, TILE_MASK, Layout, ends_of_key
+from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
 from .tiles import ALL_TILES, DOUBLES, Tile, weight_key
 
@@ -24,20 +24,28 @@ PLAY, DRAW, KNOCK, MUGGINS = "play", "draw", "knock", "muggins"
 _DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
 
 
-# Every tile's plays on the open ends of one ``Layout.ends_key``: (PLAY, tile, end) in end
-# order, () when it fits none. A row is built the first time its key is met (a few hundred
-# keys are reachable), so listing the plays costs one lookup per tile in hand and builds
-# no tuple. Rows are never changed once built; two threads racing to build one agree.
-_PLAY_ROWS: list[dict[Tile, tuple] | None] = [None] * (EMPTY_KEY + 1)
+# Every tile's plays on the open ends of one ``Layout.ends_key``, by tile index:
+# (PLAY, tile, end) in end order, () when it fits none. A row is built the first time its
+# key is met, so listing the plays costs one lookup per tile in hand and builds no tuple.
+# Rows share their move tuples (``_PLAYS_OF``), so even all ~2,450 keys a game can reach
+# would take about 1 MB. Rows never change once built; racing builders agree.
+_PLAY_ROWS: list[tuple[tuple, ...] | None] = [None] * (EMPTY_KEY + 1)
+_PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple] = {}     # (tile, ends) -> its plays there
 
 
-def _plays_row(key: int) -> dict[Tile, tuple]:
+def _plays_row(key: int) -> tuple[tuple, ...]:
     if key == EMPTY_KEY:                         # the first tile of a hand: any, opening the line
-        row = {t: ((PLAY, t, LEFT),) for t in ALL_TILES}
+        fits = [(t, (LEFT,)) for t in ALL_TILES]
     else:
         ends = [(i, v) for i, v in enumerate(ends_of_key(key)) if v is not None]
-        row = {t: tuple((PLAY, t, i) for i, v in ends if t.high == v or t.low == v) for t in ALL_TILES}
-    _PLAY_ROWS[key] = row
+        fits = [(t, tuple(i for i, v in ends if t.high == v or t.low == v)) for t in ALL_TILES]
+    row = []
+    for tile, at in fits:
+        plays = _PLAYS_OF.get((tile, at))
+        if plays is None:
+            plays = _PLAYS_OF[(tile, at)] = tuple((PLAY, tile, i) for i in at)
+        row.append(plays)
+    _PLAY_ROWS[key] = row = tuple(row)
     return row
 
 
@@ -96,7 +104,7 @@ class MatchState:
         other.hand_number = self.hand_number
         other.leader = self.leader
         other.turn = self.turn
-        other.hands = [h[:] for h in self.hands]
+        other.hands = list(map(list.copy, self.hands))
         other.boneyard = self.boneyard[:]
         other.layout = self.layout.copy()
         other.placements = self.placements[:]
@@ -170,11 +178,12 @@ class MatchState:
         row = _PLAY_ROWS[key] or _plays_row(key)
         moves: list[tuple] = []
         for t in self.hands[self.turn]:
-            moves += row[t]
+            moves += row[t.index]
         rules = self.rules
+        if moves and not rules.draw_at_will:
+            return moves                         # the usual answer: plays, and no drawing instead
         if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
-            if rules.draw_at_will or not moves:
-                moves.append(_DRAW_MOVE)
+            moves.append(_DRAW_MOVE)
         elif not moves:
             moves.append(_KNOCK_MOVE)
         return moves
@@ -192,22 +201,26 @@ class MatchState:
 
     def is_blocked(self) -> bool:
         """Nobody can play and nobody can draw: certain, so the hand ends now."""
+        layout = self.layout
+        if layout.tiles and self.held & OPEN_FIELDS[layout.ends_key]:
+            return False                         # some hand holds a tile that fits (the usual answer)
         rules = self.rules
         if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
             return False
-        layout = self.layout
-        if layout.tiles == 0:
-            return not any(self.hands)
-        return not self.held & NUMBER_FIELDS[layout.open_mask]   # no tile in any hand fits
+        return layout.tiles > 0 or not any(self.hands)
 
     def hand_outcome(self) -> HandResult | None:
         """The result if the hand is over now, else None."""
         if not self.hand_live:
             return None
-        if self.layout.tiles and not all(self.hands):
-            for seat, hand in enumerate(self.hands):
-                if not hand:
-                    return self._score(DOMINO, seat)
+        layout = self.layout
+        if layout.tiles:
+            if not all(self.hands):
+                for seat, hand in enumerate(self.hands):
+                    if not hand:
+                        return self._score(DOMINO, seat)
+            if self.held & OPEN_FIELDS[layout.ends_key]:
+                return None                      # is_blocked()'s usual answer, without the call
         if self.is_blocked():
             return self._score(BLOCKED, None)
         return None

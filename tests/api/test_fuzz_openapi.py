@@ -56,9 +56,10 @@ SLOW_EXAMPLES = 300
 @pytest.fixture
 def fuzz_app(database_url):
     # A stream answers the view and closes at once: a real one stays open (long-polling for
-    # events) up to STREAM_MAX_SECONDS, which would spend the time budget waiting.
+    # events) up to STREAM_MAX_SECONDS, and a long-poll up to its `wait`, which would spend the
+    # time budget waiting: both are cut short here (they have tests of their own).
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "STREAM_MAX_SECONDS": 0})
+                      "STREAM_MAX_SECONDS": 0, "LONG_POLL_MAX_SECONDS": 0.05})
     yield app
     app.extensions["boneyard.store"].dispose()
 
