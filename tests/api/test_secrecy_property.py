@@ -251,10 +251,10 @@ def test_no_answer_shows_a_seat_or_a_spectator_a_tile_it_may_not_know(secrecy_ap
 
 
 @pytest.mark.slow
-@settings(max_examples=150, **COMMON)
+@settings(max_examples=30, **COMMON)
 @given(data=st.data())
 def test_no_answer_shows_a_hidden_tile_over_many_long_matches(secrecy_app, data):
-    play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=400)
+    play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=200)
 
 
 def test_the_truth_sees_the_hidden_tiles_a_leak_would_show(secrecy_app):
