@@ -184,7 +184,7 @@ def main(argv=None) -> int:
         args.deals, args.rounds, args.match_seconds = 500, 2, 1.0
 
     began = time.perf_counter()
-    print(f"# Boneyard rules-engine throughput\n")
+    print("# Boneyard rules-engine throughput\n")
     print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
           f"{platform.system()} {platform.machine()}")
     print(f"Command: {' '.join([Path(sys.executable).name, *sys.argv])}\n")

@@ -107,7 +107,6 @@ def bench(args) -> int:
     print()
     print("| endpoint | requests/s (median of rounds) | p50 latency | p95 latency | client CPU | vs healthz |")
     print("|---|---|---|---|---|---|")
-    floor = median([r["rate"] for r in results["healthz"]])
     ratios = {}
     for p in phases:
         rates = [r["rate"] for r in results[p]]
