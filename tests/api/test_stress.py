@@ -14,16 +14,11 @@ Two ways in: the in-process app shared by threads (SQLite by default, PostgreSQL
 
 from __future__ import annotations
 
-import os
 import random
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
@@ -33,7 +28,8 @@ from api.rules import event_from_dict, replay
 from api.rules.audit import verify_log
 from api.store import Store, make_engine
 
-ROOT = Path(__file__).parents[2]
+from tests.servers import running_gunicorn
+
 COPIES = 4              # racing copies of each move
 TIME_BUDGET = 20.0      # seconds of racing per test
 TABLES = [("standard-draw", 2, {}), ("all-fives", 3, {"auto_draw": True}), ("standard-block", 4, {}),
@@ -227,46 +223,13 @@ def test_racing_copies_of_every_move_through_one_shared_app_lose_nothing(shared_
     assert result["statuses"].get(200, 0) >= result["races"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def gunicorn_url(database_url, is_postgres, tmp_path):
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "PORT": str(port), "BIND": f"127.0.0.1:{port}",
-           "WEB_CONCURRENCY": "3", "GUNICORN_THREADS": "8", "AUTO_MIGRATE": "false",
-           "RATELIMIT_ENABLED": "false", "LOG_LEVEL": "warning", "DB_POOL_SIZE": "4"}
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    # To a file, not a pipe: the access log of thousands of requests would fill a pipe
-    # nobody reads until the end, and gunicorn would block writing it.
-    log = tmp_path / "gunicorn.log"
-    process = subprocess.Popen([str(gunicorn), "-c", "gunicorn.conf.py", "wsgi:app"], cwd=ROOT, env=env,
-                               stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(url + "/healthz", timeout=5).status_code == 200:
-                    break
-            except requests.RequestException:   # not listening yet, or a worker still booting
-                pass
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "gunicorn did not come up in 30 s"
-            time.sleep(0.2)
+    with running_gunicorn(database_url, tmp_path / "gunicorn.log", WEB_CONCURRENCY="3", GUNICORN_THREADS="8",
+                          AUTO_MIGRATE="false", RATELIMIT_ENABLED="false", DB_POOL_SIZE="4") as (url, log):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        output = log.read_text()
-        assert "Traceback" not in output, output[-3000:]
+    output = log.read_text()
+    assert "Traceback" not in output, output[-3000:]
 
 
 @pytest.mark.postgres

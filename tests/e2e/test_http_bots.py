@@ -16,19 +16,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import requests
 from sqlalchemy.engine import make_url
 
 from api.rules import event_from_dict, replay
+from tests.servers import running_gunicorn
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_DIR = ROOT / "clients" / "python"
@@ -39,12 +37,6 @@ from boneyard_client import (BoneyardClient, Bot, InvalidToken, UnknownMatch, Wr
 
 STARTUP_SECONDS = 30
 MATCH_SECONDS = 60      # a bound on one bot's whole match, so a hang fails instead of stalling
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
@@ -61,46 +53,15 @@ def _database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a real gunicorn serving Boneyard; stopped after this module."""
-    port = _free_port()
     log_path = tmp_path_factory.mktemp("http-bots-log") / "gunicorn.log"
-    env = {key: value for key, value in os.environ.items() if key not in ("BIND", "API_KEYS")}
-    env.update({
-        "DATABASE_URL": _database_url(tmp_path_factory), "AUTO_MIGRATE": "1",
-        "PORT": str(port), "WEB_CONCURRENCY": "2", "GUNICORN_THREADS": "4", "LOG_LEVEL": "warning",
-        # Limits stay on (their code path is part of the deployed server) but far above
-        # what two bots playing flat out send in a minute.
-        "RATE_LIMIT_ACTIONS_PER_TOKEN": "100000 per minute",
-        "RATE_LIMIT_ACTIONS_PER_ADDRESS": "100000 per minute",
-        "RATE_LIMIT_CREATE": "10000 per minute",
-    })
-    base = f"http://127.0.0.1:{port}"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        _wait_healthy(base, proc, log_path)
+    # Limits stay on (their code path is part of the deployed server) but far above what
+    # two bots playing flat out send in a minute.
+    with running_gunicorn(_database_url(tmp_path_factory), log_path, startup_seconds=STARTUP_SECONDS,
+                          AUTO_MIGRATE="1", WEB_CONCURRENCY="2", GUNICORN_THREADS="4",
+                          RATE_LIMIT_ACTIONS_PER_TOKEN="100000 per minute",
+                          RATE_LIMIT_ACTIONS_PER_ADDRESS="100000 per minute",
+                          RATE_LIMIT_CREATE="10000 per minute") as (base, _log):
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def _wait_healthy(base: str, proc: subprocess.Popen, log_path: Path) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-        try:
-            if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.1)
-    pytest.fail(f"gunicorn not healthy after {STARTUP_SECONDS} s:\n{log_path.read_text()[-3000:]}")
 
 
 def client_for(server: str) -> BoneyardClient:

@@ -6,66 +6,21 @@ within a fraction of a second (PostgreSQL: LISTEN/NOTIFY; SQLite: a 0.2 s poll).
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 import requests
 
-ROOT = Path(__file__).resolve().parents[2]
-GUNICORN = Path(sys.executable).with_name("gunicorn")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(database_url: str) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "PORT": str(port), "WEB_CONCURRENCY": "1",
-           "GUNICORN_THREADS": "8", "AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false", "LOG_LEVEL": "warning"}
-    proc = subprocess.Popen([str(GUNICORN), "-c", "gunicorn.conf.py", "wsgi:app"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    try:
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    return proc, base
-            except requests.RequestException:
-                time.sleep(0.1)
-        raise RuntimeError("gunicorn did not answer /healthz within 20 s")
-    except BaseException:
-        proc.kill()          # never leave a server behind, whatever went wrong
-        proc.wait(10)
-        raise
+from tests.servers import running_gunicorn
 
 
 @pytest.fixture
-def two_servers(database_url):
-    procs = []
-    try:
-        a, base_a = _start(database_url)
-        procs.append(a)
-        b, base_b = _start(database_url)
-        procs.append(b)
+def two_servers(database_url, tmp_path):
+    settings = {"WEB_CONCURRENCY": "1", "GUNICORN_THREADS": "8", "AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false"}
+    with running_gunicorn(database_url, tmp_path / "a.log", **settings) as (base_a, _), \
+            running_gunicorn(database_url, tmp_path / "b.log", **settings) as (base_b, _):
         yield base_a, base_b
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, is_postgres):

@@ -1,0 +1,63 @@
+"""A real gunicorn serving Boneyard for end-to-end tests, on a free loopback port.
+
+One helper for every test that needs the deployed server: it starts gunicorn with the
+project's own ``gunicorn.conf.py``, waits for ``/healthz``, and always stops the server
+(terminate, then kill), whatever happened. The server's output goes to a file, never to a
+pipe nobody reads (a full pipe would block gunicorn).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_gunicorn(database_url: str, log_path: Path, *, startup_seconds: float = 30,
+                     **env: str) -> Iterator[tuple[str, Path]]:
+    """Yield ``(base_url, log_path)`` of gunicorn serving ``database_url``; ``env`` adds settings."""
+    port = free_port()
+    environ = {key: value for key, value in os.environ.items() if key not in ("BIND", "API_KEYS")}
+    environ.update({"DATABASE_URL": database_url, "PORT": str(port), "LOG_LEVEL": "warning", **env})
+    base = f"http://127.0.0.1:{port}"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+                                cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + startup_seconds
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                if requests.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:      # not listening yet, or a worker still booting
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn not healthy after {startup_seconds} s:\n"
+                                   f"{log_path.read_text()[-3000:]}")
+            time.sleep(0.1)
+        yield base, log_path
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
