@@ -69,7 +69,7 @@ class MatchState:
     __slots__ = ("rules", "seats", "seed_commitment", "status", "hand_number", "leader", "turn",
                  "hands", "boneyard", "layout", "placements", "scores", "hand_live",
                  "last_result", "winner", "turn_up_leader", "pending_muggins", "drawn",
-                 "knocks_in_row", "seeded_by_client", "timeouts", "held")
+                 "seeded_by_client", "timeouts", "held")
 
     def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
         self.rules = rules
@@ -88,9 +88,8 @@ class MatchState:
         self.last_result: dict | None = None     # the last hand_ended event, as a dict
         self.winner: int | None = None            # winning side once the match is over
         self.turn_up_leader: int | None = None
-        self.pending_muggins: tuple[int, int, int] | None = None  # (seat, points, count)
+        self.pending_muggins: tuple[int, int] | None = None      # (seat that missed them, points)
         self.drawn = [0] * rules.players          # tiles drawn this hand, per seat (public)
-        self.knocks_in_row = 0
         self.seeded_by_client = False
         self.timeouts = [0] * rules.players       # turns timed out in a row, per seat (turn clocks)
         self.held = 0                             # every hand's tiles counted by number (TILE_COUNT)
@@ -115,7 +114,6 @@ class MatchState:
         other.turn_up_leader = self.turn_up_leader
         other.pending_muggins = self.pending_muggins
         other.drawn = self.drawn[:]
-        other.knocks_in_row = self.knocks_in_row
         other.seeded_by_client = self.seeded_by_client
         other.timeouts = self.timeouts[:]
         other.held = self.held
@@ -139,12 +137,6 @@ class MatchState:
 
     def can_play(self, seat: int) -> bool:
         return self.layout.accepts_any(self.hands[seat])
-
-    def can_draw(self, seat: int) -> bool:
-        """May ``seat`` draw now, by the rules (whoever's turn it is)?"""
-        if self.boneyard_drawable() == 0:
-            return False
-        return self.rules.draw_at_will or not self.can_play(seat)
 
     def playable(self, seat: int) -> list[tuple[Tile, int]]:
         """Every (tile, end) the seat could place now."""
@@ -316,14 +308,12 @@ class MatchState:
         self.hand_live = True
         self.pending_muggins = None
         self.drawn = [0] * self.rules.players
-        self.knocks_in_row = 0
 
     def on_tile_played(self, seat: int, tile: Tile, end: int, claim: int | None = None) -> None:
         self.hands[seat].remove(tile)
         self.held -= TILE_COUNT[tile]
         self.layout.place(tile, end)
         self.placements.append((seat, tile, end))
-        self.knocks_in_row = 0
         rules = self.rules
         self.turn = (seat + 1) % rules.players
         self.pending_muggins = None
@@ -331,7 +321,7 @@ class MatchState:
             # An unclaimed count stays open to a muggins call until the next tile is played.
             points = self.scoring_count()
             if points:
-                self.pending_muggins = (seat, points, points)
+                self.pending_muggins = (seat, points)
 
     def on_tile_drawn(self, seat: int) -> Tile:
         tile = self.boneyard.pop(0)
@@ -341,7 +331,6 @@ class MatchState:
         return tile
 
     def on_knocked(self, seat: int) -> None:
-        self.knocks_in_row += 1
         self.turn = (seat + 1) % self.rules.players
 
     def on_points_scored(self, side: int, points: int) -> None:
