@@ -292,8 +292,12 @@ def test_no_response_to_a_seat_holds_a_tile_of_another_hand_or_the_boneyard(app,
         live_events = [e for e in body["events"] if e["type"] not in ("hand_ended", "match_ended")]
         if body["view"]["status"] == "playing" and not any(e["type"] == "hand_ended" for e in body["events"]):
             assert not tiles_in({"events": live_events, "view": body["view"]}, previous_hand) & secret
-        other = (turn + 1) % 3
+        if body["view"]["status"] != "playing":
+            continue
+        # A refusal leaks nothing either: a seat that is not to move now knocks.
+        other = (body["view"]["turn"] + 1) % 3
         refused = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers=auth(tokens[other]))
+        assert refused.status_code == 409
         assert not tiles_in(refused.get_data()) & _secret_tiles(app, match_id, other)[0]
     else:
         raise AssertionError("match did not end")
