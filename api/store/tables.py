@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy import (
     JSON,
+    Boolean,
+    Float,
     CheckConstraint,
     Column,
     DateTime,
@@ -24,6 +26,7 @@ from sqlalchemy import (
     String,
     Table,
     TypeDecorator,
+    false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -99,6 +102,14 @@ matches = Table(
     # The match this one is the rematch of; unique, so a second rematch of the same
     # match collides here instead of making two.
     Column("rematch_of", String(32), nullable=True),
+    # The autoplay queue (api.services.autoplay): when a computer player is owed a move
+    # that no request played (NULL: none), and the runner's claim on the match.
+    Column("bots_due_at", UTCDateTime(), nullable=True),
+    Column("autoplay_lease_until", UTCDateTime(), nullable=True),
+    # Who created it (a keyed hash of the client address) and whether every seat is a
+    # computer player: the per-address cap on running all-bot matches counts these.
+    Column("creator_key", String(64), nullable=True),
+    Column("all_bots", Boolean, nullable=False, server_default=false()),
     CheckConstraint(_in("status", MATCH_STATUSES), name="status"),
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
@@ -106,6 +117,8 @@ matches = Table(
     Index(None, "created_at", "id"),
     Index(None, "deadline_at"),
     Index(None, "rematch_of", unique=True),
+    Index(None, "bots_due_at"),
+    Index(None, "creator_key", "status"),
 )
 
 seats = Table(
@@ -170,4 +183,48 @@ idempotency_keys = Table(
     PrimaryKeyConstraint("token_hash", "key"),
     CheckConstraint(_in("state", ("in_flight", "done")), name="state"),
     Index(None, "created_at"),
+)
+
+#: The fairness check of an ended match, computed once and kept (it never changes).
+fairness_reports = Table(
+    "fairness_reports",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("report", JSONDocument, nullable=False),
+    Column("computed_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("match_id"),
+)
+
+#: One row per open long-poll or stream, shared by every app server: the per-address cap
+#: counts live rows. ``expires_at`` bounds a row left behind by a killed process.
+waiter_slots = Table(
+    "waiter_slots",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("address_key", String(64), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("id"),
+    Index(None, "address_key", "expires_at"),
+    Index(None, "expires_at"),
+)
+
+#: Rate-limit counters shared by every app server (fixed windows; ``expires_at`` is
+#: seconds since the epoch, as the ``limits`` library counts).
+rate_limit_counters = Table(
+    "rate_limit_counters",
+    metadata,
+    Column("key", String(255), nullable=False),
+    Column("count", Integer, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    PrimaryKeyConstraint("key"),
+    Index(None, "expires_at"),
+)
+
+#: Readiness: each process writes its row now and then, proving the database takes writes.
+health_probes = Table(
+    "health_probes",
+    metadata,
+    Column("id", String(64), nullable=False),
+    Column("checked_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("id"),
 )
