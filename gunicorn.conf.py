@@ -1,22 +1,40 @@
 """gunicorn settings; every value can be overridden from the environment.
 
-BIND (default 127.0.0.1:$PORT, PORT default 8000), WEB_CONCURRENCY (workers,
-default 2), GUNICORN_THREADS (default 32), GUNICORN_TIMEOUT (default 30).
+BIND (default 127.0.0.1:$PORT, PORT default 8000), WEB_CONCURRENCY (workers, default 2),
+GUNICORN_WORKER_CONNECTIONS (connections per worker, default 10000), GUNICORN_TIMEOUT
+(default 30).
+
+Workers are gevent workers (``api.serving.Worker``): a waiting client (a long-poll, an
+event stream, a request body still arriving) holds a greenlet, not a thread, so one worker
+holds thousands of them; docs/deployment.md says why and what was measured.
 """
 
 import os
 
+from api import serving
+
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
-worker_class = "gthread"
-# Waiting clients (long-polls, streams) each hold a thread but no database connection.
-threads = int(os.environ.get("GUNICORN_THREADS", "32"))
+worker_class = "api.serving.Worker"
+# Open connections per worker, idle waiters included (each is one file descriptor: see on_starting).
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "10000"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "30"))
 graceful_timeout = 10
 accesslog = "-"
 errorlog = "-"
+# Seat tokens (``/stream?token=``) and the Authorization header never reach the logs.
+logger_class = "api.serving.AccessLogger"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 # gunicorn >= 25 opens a control socket at $HOME/.gunicorn/gunicorn.ctl by
 # default: one fixed path shared by every instance of the user, and no HOME in
 # the container.  Boneyard does not use it.
 control_socket_disable = True
+
+
+def on_starting(server):
+    """Before the workers fork: room for every connection they may hold."""
+    limit = serving.raise_open_files_limit(server.log)
+    wanted = worker_connections + 256           # per process: each worker has its own descriptors
+    if limit < wanted:
+        server.log.warning("open-files limit %s is below %s (worker_connections + files): raise the "
+                           "hard limit (ulimit -Hn) for a worker to hold that many connections", limit, wanted)

@@ -19,20 +19,25 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from flask_smorest import Api
 
 from api import config as config_module
-from api.http import domain_errors, errors
+from api.http import domain_errors, errors, input_guard
 from api.http.event_schemas import register_event_schemas
+from api.http.health import READINESS_KEY
 from api.http.limits import limiter
+from api.http.request_body import RequestBodyDeadline
+from api.http.rate_limit_storage import COUNTERS_KEY
 from api.web import blp as web_blp
-from api.services.idempotency import IdempotencyService
+from api.services.health import Readiness
+from api.services.limits import WorkLimits
 from api.services.matches import MatchService
+from api.services.rate_limits import RateLimitCounters
 from api.services.snapshots import SnapshotCache
+from api.services.waiting import Waiter
 from api.store import Store, make_engine
 from api.store.migrate import upgrade
 
 STORE_KEY = "boneyard.store"
 API_KEY = "boneyard.api"
 MATCHES_KEY = "boneyard.matches"
-IDEMPOTENCY_KEY = "boneyard.idempotency"
 
 
 class BoneyardApi(Api):
@@ -50,6 +55,8 @@ class BoneyardApi(Api):
             super()._register_responses()
         finally:
             del self.DEFAULT_RESPONSE_CONTENT_TYPE
+        # Every operation's default response: what the input guard refuses before any operation runs.
+        self.spec.components.responses_lazy["DEFAULT_ERROR"]["description"] = input_guard.ANY_OPERATION_ERRORS
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -73,15 +80,23 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     if app.config["PROXY_HOPS"]:
         # Behind N trusted proxies the client address (rate limits) comes from X-Forwarded-For.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
+    # Outermost: a body is read whole, within the deadline, before anything else runs.
+    app.wsgi_app = RequestBodyDeadline(app.wsgi_app, timeout=app.config["REQUEST_BODY_TIMEOUT_SECONDS"],
+                                       max_length=app.config["MAX_CONTENT_LENGTH"])
+    input_guard.install(app)                 # before the limiter: refused input costs no counter
+    app.extensions[COUNTERS_KEY] = RateLimitCounters(store)       # database:// (the default storage)
+    app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
     api = BoneyardApi(app)
+    input_guard.document(api)
     app.extensions[API_KEY] = api
     errors.register_error_handlers(app)
     domain_errors.register(app)
     app.extensions[MATCHES_KEY] = MatchService(store, SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
-                                               allow_client_seed=app.config["ALLOW_CLIENT_SEED"])
-    app.extensions[IDEMPOTENCY_KEY] = IdempotencyService(store)
+                                               allow_client_seed=app.config["ALLOW_CLIENT_SEED"],
+                                               waiter=Waiter(store, per_address=app.config["WAITERS_PER_ADDRESS"]),
+                                               limits=work_limits(app.config))
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "The seat's secret token, from match creation or a claim"})
@@ -108,6 +123,14 @@ def register_blueprints(api: Api) -> None:
     api.register_blueprint(stream_blp)
 
 
+def work_limits(config: Mapping[str, Any]) -> WorkLimits:
+    """The bounds on work one client can cause, from the configuration."""
+    return WorkLimits(inline_bot_moves=config["INLINE_BOT_MOVES"],
+                      max_events_per_match=config["MAX_EVENTS_PER_MATCH"],
+                      bot_matches_per_creator=config["BOT_MATCHES_PER_ADDRESS"],
+                      autoplay_pace=config["AUTOPLAY_PACE_SECONDS"])
+
+
 def get_store() -> Store:
     """The current app's :class:`~api.store.Store`."""
     return current_app.extensions[STORE_KEY]
@@ -132,6 +155,23 @@ def migrate_command(revision: str) -> None:
     store = get_store()
     upgrade(store.engine, revision, script_location=current_app.config["MIGRATIONS_DIR"])
     click.echo(f"database at {revision}: {store.engine.url.render_as_string(hide_password=True)}")
+
+
+@boneyard_cli.command("autoplay")
+@click.option("--step-moves", default=1, show_default=True, help="Computer moves per step (one transaction).")
+def autoplay_command(step_moves: int) -> None:
+    """Play the computer players' owed moves and expired turn clocks until stopped (SIGTERM/SIGINT)."""
+    import signal
+    import threading
+
+    from api.services.autoplay import Autoplay
+
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    logging.getLogger("api").info("autoplay runner started")
+    Autoplay(current_app.extensions[MATCHES_KEY], step_moves=step_moves).run(stop)
+    click.echo("autoplay runner stopped")
 
 
 @boneyard_cli.command("sweep")

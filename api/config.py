@@ -28,18 +28,41 @@ Environment variables (all optional):
     (default 900; clients reconnect with ``Last-Event-ID`` and miss nothing).
 ``LONG_POLL_MAX_SECONDS``
     The longest a ``GET /events?wait=`` is held (default 60, the API's maximum).
+``WAITERS_PER_ADDRESS``
+    Open long-polls (while they wait) and streams one client address may hold at once,
+    counted in the database so the cap holds across servers (default 64; 0: no cap).
+    One more is refused with 429 ``too_many_waiters``.
+``REQUEST_BODY_TIMEOUT_SECONDS``
+    A request body must arrive whole within this many seconds, or the answer is 408
+    ``request_timeout`` and the connection is closed (default 10).
 ``API_KEYS``
     Comma-separated portal keys; when set, creating and listing matches needs one in
     the ``X-API-Key`` header (default: none, open).
 ``RATELIMIT_ENABLED`` / ``RATELIMIT_STORAGE_URI``
-    Rate limits on (default ``true``) and where counters live (default ``memory://``,
-    per process; use ``redis://…`` to share them between workers).
+    Rate limits on (default ``true``) and where counters live (default ``database://``:
+    the app's own database, one budget across every worker and server on it;
+    ``memory://`` counts per process; ``redis://…`` needs ``pip install redis``).
 ``RATE_LIMIT_CREATE`` / ``RATE_LIMIT_ACTIONS_PER_TOKEN`` / ``RATE_LIMIT_ACTIONS_PER_ADDRESS``
     Limits in flask-limiter notation (defaults ``30 per minute``, ``600 per minute``,
-    ``3000 per minute``).
+    ``3000 per minute``); a rematch counts against ``RATE_LIMIT_CREATE``.
+``RATE_LIMIT_AUDIT``
+    Per client address, for each of ``/audit`` (per page) and ``/fairness`` (default
+    ``60 per minute``).
+``HEALTH_CHECK_INTERVAL``
+    Seconds a ``/healthz`` probe (a write to the database) is reused by its process
+    (default 2).
 ``SNAPSHOT_CACHE_SIZE``
     Match states kept in memory per process (default 2048; a bounded LRU checked
     against the log's seq, so it is only ever a shortcut).
+``INLINE_BOT_MOVES``
+    Computer moves one request plays in its own answer (default 64); the rest, and every
+    move of an all-bot match, are played by the autoplay runner (``flask boneyard autoplay``).
+``AUTOPLAY_PACE_SECONDS``
+    Seconds between two moves of an all-bot match (default 0.1).
+``MAX_EVENTS_PER_MATCH``
+    The longest log a match may have (default 20000; an append past it is a 422).
+``BOT_MATCHES_PER_ADDRESS``
+    Unfinished all-bot matches one client address may have at once (default 5; 422 beyond).
 ``LOG_LEVEL``
     Root log level for the ``api`` logger (default ``INFO``).
 """
@@ -122,9 +145,13 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "PROXY_HOPS": int(environ.get("PROXY_HOPS", "0")),
         "STREAM_MAX_SECONDS": int(environ.get("STREAM_MAX_SECONDS", "900")),
         "LONG_POLL_MAX_SECONDS": float(environ.get("LONG_POLL_MAX_SECONDS", "60")),
+        "WAITERS_PER_ADDRESS": int(environ.get("WAITERS_PER_ADDRESS", "64")),
+        "REQUEST_BODY_TIMEOUT_SECONDS": float(environ.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
         "API_KEYS": [k.strip() for k in environ.get("API_KEYS", "").split(",") if k.strip()],
         "RATELIMIT_ENABLED": parse_bool(environ.get("RATELIMIT_ENABLED", "true")),
-        "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "database://"),
+        "RATE_LIMIT_AUDIT": environ.get("RATE_LIMIT_AUDIT", "60 per minute"),
+        "HEALTH_CHECK_INTERVAL": float(environ.get("HEALTH_CHECK_INTERVAL", "2")),
         "RATE_LIMIT_CREATE": environ.get("RATE_LIMIT_CREATE", "30 per minute"),
         "RATE_LIMIT_ACTIONS_PER_TOKEN": environ.get("RATE_LIMIT_ACTIONS_PER_TOKEN", "600 per minute"),
         "RATE_LIMIT_ACTIONS_PER_ADDRESS": environ.get("RATE_LIMIT_ACTIONS_PER_ADDRESS", "3000 per minute"),
@@ -133,6 +160,10 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),
         "MAX_CONTENT_LENGTH": int(environ.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
+        "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
+        "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),
+        "MAX_EVENTS_PER_MATCH": int(environ.get("MAX_EVENTS_PER_MATCH", "20000")),
+        "BOT_MATCHES_PER_ADDRESS": int(environ.get("BOT_MATCHES_PER_ADDRESS", "5")),
         # Keep key order as declared in schemas; JSON bodies are small.
         "JSON_SORT_KEYS": False,
         # flask-smorest / OpenAPI: the document is served at /v1/openapi.json

@@ -63,9 +63,15 @@ loglevel = "warning"
 
 
 class Server:
-    """``gunicorn -c gunicorn.conf.py wsgi:app`` on a free loopback port, migrated first."""
+    """``gunicorn -c gunicorn.conf.py wsgi:app`` on a free loopback port, migrated first.
 
-    def __init__(self, database_url: str, *, workers: int = 1, threads: int = 1,
+    The workers are the project's gevent workers (``api.serving.Worker``): each takes up to
+    ``GUNICORN_WORKER_CONNECTIONS`` connections at once, one greenlet each, so a worker's
+    concurrency is bounded by its connections (and its database pool), not by threads.
+    Nothing plays the all-bot tables here: start an :class:`AutoplayRunner` beside it for that.
+    """
+
+    def __init__(self, database_url: str, *, workers: int = 1,
                  env: dict | None = None, access_log: bool = False):
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
@@ -74,7 +80,7 @@ class Server:
         conf = Path(self._tmp) / "gunicorn_bench.conf.py"
         conf.write_text(GUNICORN_CONF.format(conf=str(ROOT / "gunicorn.conf.py")))
         self.env = {**os.environ, "DATABASE_URL": database_url, "BIND": f"{HOST}:{self.port}",
-                    "WEB_CONCURRENCY": str(workers), "GUNICORN_THREADS": str(threads),
+                    "WEB_CONCURRENCY": str(workers),
                     "AUTO_MIGRATE": "false", "LOG_LEVEL": "WARNING",
                     "BENCH_ACCESS_LOG": "1" if access_log else "0", **(env or {})}
         self.conf = conf
@@ -137,6 +143,39 @@ class Server:
             print(f"server log had {len(errors)} error lines; tail:\n"
                   + self.log.read_text(errors="replace")[-3000:], file=sys.stderr)
         shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+class AutoplayRunner:
+    """``flask --app wsgi boneyard autoplay`` beside a :class:`Server`, on its database (as
+    ``scripts/run`` starts it): it plays the all-bot tables and expired turn clocks."""
+
+    def __init__(self, server: Server, env: dict | None = None):
+        self.env = {**server.env, **(env or {})}
+        self.log = Path(server._tmp) / "autoplay.log"
+        self.proc: subprocess.Popen | None = None
+
+    def __enter__(self) -> AutoplayRunner:
+        self._logfile = open(self.log, "wb")
+        self.proc = subprocess.Popen([str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "autoplay"],
+                                     cwd=ROOT, env=self.env, stdout=self._logfile, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        return self
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU the runner used so far (from /proc)."""
+        assert self.proc is not None
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def __exit__(self, *exc) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._logfile.close()
 
 
 def sqlite_url(directory: str) -> str:

@@ -3,18 +3,21 @@
     .venv/bin/python bench/http_floor.py              # ~1 min: 3 rounds x 4 phases x 4 s
     .venv/bin/python bench/http_floor.py --profile    # pyinstrument of the action path, in-process
 
-One gunicorn worker with one thread (``gthread``) on SQLite, access log off, rate limits
-off (every request comes from 127.0.0.1); this script is the load generator, a separate
-process with ``--connections`` threads, each on a keep-alive connection (``http.client``). Phases, rotated
-every round so machine noise hits them all alike:
+One gunicorn worker on SQLite: the project's gevent worker (``api.serving.Worker``), so the
+``--connections`` keep-alive connections are served concurrently by greenlets of one process
+(one core at most); access log off, rate limits off (every request comes from 127.0.0.1).
+This script is the load generator, a separate process with one thread per connection
+(``http.client``). Phases, rotated every round so machine noise hits them all alike:
 
-* ``healthz``  ``GET /healthz``: the app's trivial endpoint (it pings the database);
+* ``healthz``  ``GET /healthz``: the app's trivial endpoint (readiness: it repeats the
+  outcome of the process's last write probe, made at most every ``HEALTH_CHECK_INTERVAL``, 2 s);
 * ``notfound`` ``GET /v1/nope``: routing miss -> problem+json 404, no database at all;
 * ``openapi``  ``GET /v1/openapi.json``: a large cached-spec JSON body, no database;
 * ``actions``  whole matches: one remote seat against a greedy bot (``standard-draw``,
   target 100), the client always sends ``legal_actions[0]`` from the view it got back.
-  Each action is a full write: lock, authenticate, decide, bot replies, hash-chained
-  append, commit, redacted events and view. Match creation is inside the phase's time
+  Each action is a full write: lock, authenticate, decide, the bot's replies (played inline,
+  in the same answer: a table with a person at it, under ``INLINE_BOT_MOVES``, so no autoplay
+  runner is needed), hash-chained append, commit, redacted events and view. Match creation is inside the phase's time
   but not counted as an action (so the ratio is conservative).
 
 The figure of merit is actions/s over healthz requests/s, per round, median of rounds.
@@ -89,10 +92,10 @@ def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict:
 def bench(args) -> int:
     phases = ["healthz", "notfound", "openapi", "actions"]
     with tempfile.TemporaryDirectory() as tmp, \
-            Server(sqlite_url(tmp), workers=1, threads=1, env={"RATELIMIT_ENABLED": "false"},
+            Server(sqlite_url(tmp), workers=1, env={"RATELIMIT_ENABLED": "false"},
                    access_log=args.access_log) as server:
         print(f"# http_floor: {machine_line()}")
-        print(f"# gunicorn 1 worker x 1 thread (gthread), SQLite, access log "
+        print(f"# gunicorn 1 gevent worker, SQLite, access log "
               f"{'on' if args.access_log else 'off'}; client: {args.connections} keep-alive connections")
         (run_phase(server.url, "actions", 2, args.connections))   # warm caches, JIT-free warm-up
         results = {p: [] for p in phases}
@@ -113,7 +116,7 @@ def bench(args) -> int:
         lat = [x for r in results[p] for x in r["lat"]]
         per_round = [a["rate"] / b["rate"] for a, b in zip(results[p], results["healthz"])]
         ratios[p] = median(per_round)
-        label = {"healthz": "`GET /healthz` (DB ping)", "notfound": "`GET /v1/nope` (404, no DB)",
+        label = {"healthz": "`GET /healthz` (readiness)", "notfound": "`GET /v1/nope` (404, no DB)",
                  "openapi": "`GET /v1/openapi.json`",
                  "actions": "`POST .../actions` in whole matches"}[p]
         print(f"| {label} | {median(rates):.0f} | {ms(pct(lat, .5))} | {ms(pct(lat, .95))} | "

@@ -1,17 +1,31 @@
-"""Memory of one worker as finished matches pile up: is it flat?
+"""Memory as finished matches pile up: is it flat, in the web worker and in the autoplay runner?
 
-    .venv/bin/python bench/http_memory.py                     # ~3-5 min: 10,000 matches
-    .venv/bin/python bench/http_memory.py --matches 2000      # quicker
+    .venv/bin/python bench/http_memory.py                     # ~15 min: 10,000 matches
+    .venv/bin/python bench/http_memory.py --matches 2000      # ~3 min
 
-One gunicorn worker (``gthread``, ``--threads`` 2) on SQLite. This script creates bot-only
-matches (``standard-draw``, two bots, greedy vs random, ``{"target": --target}``): each
-``POST /v1/matches`` plays the whole match inside the request, so one request = one
-finished match in the log and in the worker's snapshot cache (``SNAPSHOT_CACHE_SIZE``,
-default 2048, an LRU). Rate limits stay on, with a creation limit high enough for the run,
-so the limiter's own storage is part of what is measured. After each checkpoint
-(1, 100, 1,000, 2,000, 5,000, 10,000 matches) the script reads the worker's RSS from
-``/proc/<pid>/status`` (VmRSS), and reports each against the 1,000-match figure
-(target: 10,000 within 20% of 1,000).
+One gunicorn worker (the project's gevent worker) on SQLite and, beside it, the autoplay runner
+(``flask --app wsgi boneyard autoplay``, as ``scripts/run`` starts it). ``POST /v1/matches`` no
+longer plays a match of only computer players: it answers at once and the runner plays the
+match, one move per step, each step its own short transaction. So finished matches now pile up
+in two processes, and both are measured:
+
+* the **runner** holds in its snapshot cache every match it plays;
+* the **worker** holds every match a client asks about: after a match has ended, this script
+  reads it once, ``GET /v1/matches/{id}`` (the summary a spectator asks for), which folds its
+  whole log into the worker's cache, as the in-request play used to leave it there.
+
+Both caches are LRUs of ``SNAPSHOT_CACHE_SIZE`` (default 2048) match states. The script creates
+bot-only matches (``standard-draw``, greedy vs random, ``{"target": --target}``) and keeps up to
+``--window`` of them unfinished at once; the server's ``BOT_MATCHES_PER_ADDRESS`` is set to that
+window, so the cap is in force (a 422 from it fails the run). The runner runs with
+``AUTOPLAY_PACE_SECONDS=0``: the default pause of 0.1 s between two moves of a match would make
+the run last hours, and it changes when moves are stored, not what is stored or kept. Every
+0.2 s one ``GET /v1/matches?status=playing`` tells which matches have ended. At each checkpoint
+(1, 100, 1,000, 2,000, 5,000, 10,000 finished matches) the script lets every unfinished match
+end and be read, then takes the VmRSS of the worker and of the runner from ``/proc/<pid>/status``
+and reports each against its 1,000-match figure (target: 10,000 within 20% of 1,000, for both).
+Rate limits stay on, with a creation limit high enough for the run; their counters live in the
+database (``RATELIMIT_STORAGE_URI``'s default ``database://``), not in either process.
 """
 
 from __future__ import annotations
@@ -19,92 +33,113 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import threading
 import time
 
-from _http import Http, Server, machine_line, sqlite_url
+from _http import AutoplayRunner, Http, Server, machine_line, sqlite_url
 
 TARGET = 1.20
+POLL_SECONDS = 0.2
+MAX_LIST = 100       # the list endpoint's largest page: every unfinished match fits in one
 MATCH = lambda target: {"preset": "standard-draw", "rules": {"target": target},  # noqa: E731
                         "seats": [{"name": "g", "type": "bot", "level": "greedy"},
                                   {"name": "r", "type": "bot", "level": "random"}]}
 
 
-def create_many(base: str, count: int, target: int, clients: int, errors: list) -> int:
-    """Create ``count`` bot-only matches over ``clients`` connections; the events they hold."""
-    left, lock, events = [count], threading.Lock(), [0]
+class Piler:
+    """Creates bot-only matches, at most ``window`` unfinished at once, and reads each ended one."""
 
-    def loop():
-        http = Http(base)
-        while True:
-            with lock:
-                if left[0] <= 0:
-                    break
-                left[0] -= 1
-            status, body, _ = http.post("/v1/matches", MATCH(target))
-            if status != 201 or body["status"] != "ended":
-                errors.append(f"{status}: {str(body)[:200]}")
-                break
-            with lock:
-                events[0] += body["seq"]
-        http.close()
+    def __init__(self, base: str, target: int, window: int):
+        self.http, self.target, self.window = Http(base), target, window
+        self.pending: set[str] = set()
+        self.created = self.finished = self.events = 0
+        self.wait_seconds = 0.0      # time spent waiting for the runner with nothing left to create
 
-    threads = [threading.Thread(target=loop) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return events[0]
+    def until(self, finished: int) -> None:
+        """Create and follow matches until ``finished`` have ended and been read, none pending."""
+        while self.finished < finished:
+            while len(self.pending) < self.window and self.created < finished:
+                status, body, _ = self.http.post("/v1/matches", MATCH(self.target))
+                if status != 201 or body["status"] == "waiting":
+                    raise RuntimeError(f"create: {status}: {str(body)[:300]}")
+                self.created += 1
+                self.pending.add(body["id"])
+            started = time.perf_counter()
+            time.sleep(POLL_SECONDS)
+            status, page, _ = self.http.get(f"/v1/matches?status=playing&limit={MAX_LIST}")
+            if status != 200:
+                raise RuntimeError(f"list: {status}: {str(page)[:300]}")
+            playing = {item["id"] for item in page["items"]}
+            for match_id in self.pending - playing:
+                status, summary, _ = self.http.get(f"/v1/matches/{match_id}")
+                if status != 200 or summary["status"] != "ended":
+                    raise RuntimeError(f"{match_id} is not playing, yet: {status}: {str(summary)[:300]}")
+                self.pending.discard(match_id)
+                self.finished += 1
+                self.events += summary["seq"]
+            if self.created >= finished:
+                self.wait_seconds += time.perf_counter() - started
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10000)
     parser.add_argument("--target", type=int, default=30)
-    parser.add_argument("--threads", type=int, default=2, help="GUNICORN_THREADS of the one worker")
-    parser.add_argument("--clients", type=int, default=2)
+    parser.add_argument("--window", type=int, default=40,
+                        help=f"unfinished matches at once (BOT_MATCHES_PER_ADDRESS too; at most {MAX_LIST})")
     parser.add_argument("--cache", type=int, default=None, help="SNAPSHOT_CACHE_SIZE (default: the app's)")
-    parser.add_argument("--check", action="store_true", help=f"exit 1 if 10,000 is over {TARGET}x 1,000")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 if the largest RSS of either process is over {TARGET}x its 1,000-match RSS")
     args = parser.parse_args()
+    if not 1 <= args.window <= MAX_LIST:
+        parser.error(f"--window must be 1 to {MAX_LIST}")
 
     checkpoints = [c for c in (1, 100, 1000, 2000, 5000, 10000, 20000, 50000) if c <= args.matches]
     if checkpoints[-1] != args.matches:
         checkpoints.append(args.matches)
-    env = {"RATE_LIMIT_CREATE": "100000000 per minute"}
+    env = {"RATE_LIMIT_CREATE": "100000000 per minute", "BOT_MATCHES_PER_ADDRESS": str(args.window),
+           "AUTOPLAY_PACE_SECONDS": "0"}
     if args.cache is not None:
         env["SNAPSHOT_CACHE_SIZE"] = str(args.cache)
-    errors: list[str] = []
     rows = []
     with tempfile.TemporaryDirectory() as tmp, \
-            Server(sqlite_url(tmp), workers=1, threads=args.threads, env=env) as server:
+            Server(sqlite_url(tmp), workers=1, env=env) as server, AutoplayRunner(server) as runner:
         (pid,) = server.worker_pids()
         print(f"# http_memory: {machine_line()}")
-        print(f"# gunicorn 1 worker x {args.threads} threads, SQLite, SNAPSHOT_CACHE_SIZE "
+        print(f"# gunicorn 1 gevent worker + the autoplay runner (pace 0), SQLite, SNAPSHOT_CACHE_SIZE "
               f"{args.cache or 'default (2048)'}; bot-only standard-draw to {args.target}, "
-              f"{args.clients} client connections")
-        print(f"worker RSS before any match: {server.rss_kib(pid) / 1024:.1f} MiB", flush=True)
-        done, events, start = 0, 0, time.perf_counter()
+              f"up to {args.window} unfinished at once; each ended match read once through the worker")
+        time.sleep(1.0)   # the runner's interpreter and app start
+        print(f"RSS before any match: worker {server.rss_kib(pid) / 1024:.1f} MiB, "
+              f"runner {server.rss_kib(runner.proc.pid) / 1024:.1f} MiB", flush=True)
+        piler, start = Piler(server.url, args.target, args.window), time.perf_counter()
         for checkpoint in checkpoints:
-            events += create_many(server.url, checkpoint - done, args.target, args.clients, errors)
-            done = checkpoint
-            if errors:
-                break
-            rss = server.rss_kib(pid) / 1024
-            rows.append((checkpoint, rss, events, time.perf_counter() - start))
-            print(f"  {checkpoint:>6} matches ({events} events): RSS {rss:.1f} MiB "
-                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+            piler.until(checkpoint)
+            worker, player = server.rss_kib(pid) / 1024, server.rss_kib(runner.proc.pid) / 1024
+            rows.append((checkpoint, piler.events, worker, player))
+            print(f"  {checkpoint:>6} matches ({piler.events} events): RSS worker {worker:.1f} MiB, "
+                  f"runner {player:.1f} MiB ({time.perf_counter() - start:.0f} s; runner CPU "
+                  f"{runner.cpu_seconds():.0f} s)", flush=True)
+        piler.http.close()
+        elapsed = time.perf_counter() - start
         assert server.worker_pids() == [pid], "the worker was replaced during the run"
-    if errors:
-        print("errors:", errors[:5])
-        return 1
-    ref = next((rss for n, rss, _, _ in rows if n == 1000), rows[0][1])
-    print("\n| finished matches | events stored | worker RSS | vs 1,000 matches |")
-    print("|---|---|---|---|")
-    for n, rss, ev, _ in rows:
-        print(f"| {n:,} | {ev:,} | {rss:.1f} MiB | {rss / ref:.2f} |")
-    worst = max(rss for _, rss, _, _ in rows) / ref
-    print(f"\nlargest / 1,000-match RSS = {worst:.2f} (target <= {TARGET})")
-    return 1 if args.check and worst > TARGET else 0
+        assert runner.proc.poll() is None, "the autoplay runner exited during the run"
+        runner_errors = [line for line in runner.log.read_text(errors="replace").splitlines()
+                         if "Traceback" in line or " ERROR " in line]
+    if runner_errors:
+        print(f"autoplay runner log had {len(runner_errors)} error lines, first: {runner_errors[:3]}")
+    ref = next((row for row in rows if row[0] == 1000), rows[0])
+    print("\n| finished matches | events stored | worker RSS | vs 1,000 | runner RSS | vs 1,000 |")
+    print("|---|---|---|---|---|---|")
+    for n, ev, worker, player in rows:
+        print(f"| {n:,} | {ev:,} | {worker:.1f} MiB | {worker / ref[2]:.2f} | "
+              f"{player:.1f} MiB | {player / ref[3]:.2f} |")
+    worst_worker = max(row[2] for row in rows) / ref[2]
+    worst_runner = max(row[3] for row in rows) / ref[3]
+    print(f"\n{rows[-1][0]:,} matches in {elapsed:.0f} s ({piler.wait_seconds:.0f} s of it waiting at checkpoints "
+          f"for the last matches to end)")
+    print(f"largest / 1,000-match RSS: worker {worst_worker:.2f}, runner {worst_runner:.2f} (target <= {TARGET})")
+    bad = max(worst_worker, worst_runner) > TARGET or bool(runner_errors)
+    return 1 if args.check and bad else 0
 
 
 if __name__ == "__main__":

@@ -1,21 +1,27 @@
 """PostgreSQL with several gunicorn workers: throughput, latency, and no lost events.
 
-    .venv/bin/python bench/http_pg_workers.py                  # ~3 min: workers 1,2,4 x 30 s
+    .venv/bin/python bench/http_pg_workers.py                  # ~2-3 min: workers 1,2,4 x 30 s
     .venv/bin/python bench/http_pg_workers.py --workers 1,2 --seconds 20
 
 Starts a throwaway PostgreSQL cluster on a free 127.0.0.1 port (as ``scripts/test`` does:
 temporary directory, durability off, run as the ``postgres`` user when root, removed
-afterwards), then for each worker count a fresh database and ``gunicorn`` with N workers x
-``GUNICORN_THREADS`` (8) threads, ``DB_POOL_SIZE`` 5, rate limits off. This script is the
-load generator: ``--clients`` (100) threads, each on its own keep-alive connection, each
-playing whole matches back to back for ``--seconds``, never starting a request after the
-deadline. Matches are mixed by client number:
+afterwards), then for each worker count a fresh database and ``gunicorn`` with N of the
+project's gevent workers, ``DB_POOL_SIZE`` 5, rate limits off. A gevent worker serves every
+connection it accepts at once, one greenlet per request, so no thread count caps it: its
+concurrent transactions are bounded by its pool (``DB_POOL_SIZE`` + 2 x that in overflow,
+15 connections) and the rest queue for a connection. This script is the load generator:
+``--clients`` (100) threads, each on its own keep-alive connection, each playing whole
+matches back to back for ``--seconds``, never starting a request after the deadline.
+Matches are mixed by client number:
 
 * 0 mod 3: two remote seats (the client plays both, fetching the view of the seat to move);
 * 1 mod 3: one remote seat against a greedy bot;
 * 2 mod 3: four seats, two remote and two bots (random, expert).
 
 All ``standard-draw`` with ``{"target": --target}`` (50) so matches finish within the run.
+None is all-bot: every table has a person, so the bots' replies come inline in the answer to
+the action before them (``INLINE_BOT_MOVES``), as the log check below requires; no autoplay
+runner is started (a move it played would be one no client was told of).
 The client sends ``legal_actions[0]``. Reported: matches finished/s, actions/s, requests/s,
 p50/p95/p99 latency (actions, and all requests), status counts.
 
@@ -87,7 +93,7 @@ def client_loop(base: str, client: int, target: int, deadline: float, stats: Sta
             views: dict[int, dict] = {}
             turn, over = created["turn"], created["status"] == "ended"
             while not over and time.perf_counter() < deadline:
-                # the remote seat to move (bots have already moved inside the server)
+                # the remote seat to move (the bots' replies came inline, in the last answer)
                 seat = turn if turn in tokens else next(iter(tokens))
                 view = views.get(seat)
                 if view is None or view["seq"] != record["final_seq"]:
@@ -208,7 +214,7 @@ def table_sizes(url, name: str) -> dict:
 
 
 def run(database_url: str, workers: int, args) -> dict:
-    with Server(database_url, workers=workers, threads=args.threads,
+    with Server(database_url, workers=workers,
                 env={"RATELIMIT_ENABLED": "false", "DB_POOL_SIZE": str(args.pool)}) as server:
         stats, errors = Stats(), []
         cpu0, start = time.process_time(), time.perf_counter()
@@ -241,7 +247,6 @@ def run(database_url: str, workers: int, args) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", default="1,2,4", help="comma-separated worker counts")
-    parser.add_argument("--threads", type=int, default=8, help="GUNICORN_THREADS per worker")
     parser.add_argument("--pool", type=int, default=5, help="DB_POOL_SIZE per worker")
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=30.0)
@@ -253,7 +258,7 @@ def main() -> int:
         url = make_url(base_url)
         print(f"# http_pg_workers: {machine_line()}")
         print(f"# PostgreSQL on 127.0.0.1:{url.port} (fsync off); {args.clients} client threads, "
-              f"{args.seconds:.0f} s per run; gunicorn N workers x {args.threads} threads, DB_POOL_SIZE {args.pool}; "
+              f"{args.seconds:.0f} s per run; gunicorn N gevent workers, DB_POOL_SIZE {args.pool}; "
               f"standard-draw to {args.target}, mixed seats\n", flush=True)
         for n in [int(w) for w in args.workers.split(",")]:
             name = f"boneyard_w{n}"

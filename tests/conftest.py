@@ -168,7 +168,9 @@ def make_match(store: Store) -> Callable[..., MatchRecord]:
 @pytest.fixture
 def app(database_url: str):
     """The real app on this test's database."""
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False})
+    # All-bot tables move as soon as the test lets the runner play (tests/api/helpers.play_bots).
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
+                      "AUTOPLAY_PACE_SECONDS": 0})
     yield app
     app.extensions["boneyard.store"].dispose()
 

@@ -51,3 +51,19 @@ def test_the_api_listens_beyond_localhost_inside_its_container():
     api = load_compose()["services"]["api"]
     assert api["environment"]["BIND"].startswith("0.0.0.0:")
     assert (ROOT / "Dockerfile").read_text(encoding="utf-8").startswith("FROM python:3.11-slim")
+
+
+def test_the_autoplay_runner_runs_beside_the_api_on_the_same_database():
+    services = load_compose()["services"]
+    runner = services["autoplay"]
+    assert runner["environment"]["DATABASE_URL"] == services["api"]["environment"]["DATABASE_URL"]
+    assert command_text(runner).endswith("boneyard autoplay")
+    assert runner["restart"] == "unless-stopped"
+    # It starts after the API, which migrates the database first.
+    assert "api" in runner["depends_on"]
+
+
+def test_scripts_run_starts_the_autoplay_runner_beside_gunicorn():
+    script = (ROOT / "scripts" / "run").read_text(encoding="utf-8")
+    migrate, autoplay = script.index("wsgi boneyard migrate"), script.index("wsgi boneyard autoplay &")
+    assert migrate < autoplay < script.rindex("gunicorn.conf.py")

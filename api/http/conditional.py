@@ -14,7 +14,9 @@ from flask import Response, request
 
 from api.http.errors import ProblemError
 
-_ETAG = re.compile(r'^(?:W/)?"(\d+)(?::[^"]*)?"$')
+# ASCII digits only (``\d`` alone also takes '²', which int() refuses) and at most 10 of
+# them: a seq fits the store's 32-bit column, and int() refuses more than 4,300 digits.
+_ETAG = re.compile(r'^(?:W/)?"([0-9]{1,10})(?::[^"]*)?"$')
 
 
 def etag(seq: int, *parts) -> str:

@@ -42,10 +42,12 @@ STATUS_CODES: dict[int, str] = {
     410: "gone",
     412: "precondition_failed",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "invalid_request",
     428: "precondition_required",
     429: "too_many_requests",
+    431: "header_too_large",
     500: "internal_error",
     501: "not_implemented",
     503: "service_unavailable",
@@ -81,15 +83,26 @@ class ProblemError(Exception):
 
 
 class MalformedJSON(BadRequest):
-    """The request body claims to be JSON but does not parse."""
+    """The request body claims to be JSON but does not parse, or breaks the JSON policy
+    (:mod:`api.http.input_guard`); ``reason`` says which, as the problem's ``reason``."""
 
     description = "The request body is not valid JSON."
+
+    def __init__(self, description: str | None = None, reason: str = "syntax"):
+        super().__init__(description)
+        self.reason = reason
 
 
 class BoneyardRequest(Request):
     """Request class whose ``get_json`` failures become ``malformed_json``."""
 
     def on_json_loading_failed(self, e: ValueError | None) -> Any:
+        # Refused by the JSON policy (api.http.input_guard): read but unacceptable values are
+        # a 422 by field, like the schemas' own refusals; an unreadable body says why.
+        if getattr(e, "errors", None):
+            raise ProblemError(422, "invalid_request", _status_phrase(422), str(e), errors={"json": e.errors})
+        if getattr(e, "reason", None):
+            raise MalformedJSON(str(e), e.reason)
         raise MalformedJSON()
 
 
@@ -109,6 +122,14 @@ class ProblemSchema(ma.Schema):
     errors = ma.fields.Dict(
         metadata={"description": "Validation messages by location, then field (422 only)"}
     )
+    reason = ma.fields.String(metadata={
+        "description": "`malformed_json` only: why the body could not be read (`encoding`, `syntax`, `depth`)"})
+    location = ma.fields.String(metadata={
+        "description": "`invalid_text` (and a credential header refused as not text): where the refused text "
+                       "was (`path`, `query`, `header`)"})
+    name = ma.fields.String(metadata={
+        "description": "`invalid_text`, `header_too_large` (and a credential header refused as not text): the "
+                       "header or query parameter refused"})
 
 
 def problem_body(
@@ -182,12 +203,11 @@ def handle_http_exception(error: HTTPException) -> Response:
     extra: dict[str, Any] = {}
 
     messages = data.get("errors") or data.get("messages")
-    if isinstance(error, MalformedJSON) or (
+    if isinstance(error, MalformedJSON):
+        code, detail, extra["reason"] = "malformed_json", error.description, error.reason
+    elif status == 400 and isinstance(getattr(error, "exc", None), (json.JSONDecodeError, UnicodeDecodeError)):
         # webargs' abort puts the parse error on the exception as ``exc``
-        status == 400
-        and isinstance(getattr(error, "exc", None), (json.JSONDecodeError, UnicodeDecodeError))
-    ):
-        code, detail = "malformed_json", MalformedJSON.description
+        code, detail, extra["reason"] = "malformed_json", MalformedJSON.description, "syntax"
     elif status == 422:
         detail = data.get("message") or "The request did not pass validation."
         if messages:

@@ -1,8 +1,8 @@
-"""``GET /healthz``: liveness plus a database round trip."""
+"""``GET /healthz`` (readiness: the database answers and takes writes) and ``GET /livez``."""
 
 from __future__ import annotations
 
-import logging
+import math
 
 import marshmallow as ma
 from flask import current_app
@@ -10,9 +10,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
-from api.store import Store
+from api.services.health import BUSY, UNAVAILABLE, Readiness
 
-log = logging.getLogger(__name__)
+READINESS_KEY = "boneyard.readiness"
 
 blp = Blueprint("health", __name__, description="Service health")
 
@@ -30,18 +30,20 @@ class Health(MethodView):
         503,
         schema=ProblemSchema,
         content_type=PROBLEM_CONTENT_TYPE,
-        description="The database is unreachable",
+        description="Not ready: the database is unreachable (`database_unavailable`), answers but "
+                    "refuses writes (`database_read_only`), or held its write lock past the busy timeout "
+                    "(`database_busy`); see `Retry-After`",
     )
     def get(self):
-        """Report that the server is up and can reach its database."""
-        store: Store = current_app.extensions["boneyard.store"]
-        try:
-            store.ping()
-        except Exception as exc:
-            log.warning("health check: database unreachable: %s", exc)
-            raise ProblemError(
-                503, "database_unavailable", "Database unavailable", "The database is unreachable."
-            ) from exc
+        """Report that the server can serve: its database answers and takes a write (each process
+        writes its own row in `health_probes`, at most once per `HEALTH_CHECK_INTERVAL` seconds;
+        answers in between repeat the last outcome)."""
+        readiness: Readiness = current_app.extensions[READINESS_KEY]
+        health = readiness.check()
+        if not health.ok:
+            title = {UNAVAILABLE: "Database unavailable", BUSY: "Database busy"}.get(health.status, "Database read-only")
+            raise ProblemError(503, health.status, title, health.detail,
+                               headers={"Retry-After": str(max(1, math.ceil(readiness.interval)))})
         return {"status": "ok"}
 
 

@@ -1,9 +1,12 @@
 """Rate limits (flask-limiter) and portal API keys.
 
-Limits apply per seat token and per client address on the two writing endpoints that
-clients could hammer: match creation and actions. Counters live in the limiter's
-storage (``RATELIMIT_STORAGE_URI``: ``memory://`` per process by default; point every
-worker at one Redis for a shared budget). A breach is a 429 problem with ``Retry-After``.
+Limits apply per client address to match creation (a rematch counts against the same
+budget), per seat token and per address to actions, and per address to the two expensive
+reads, ``/audit`` and ``/fairness``. Counters live in the limiter's storage
+(``RATELIMIT_STORAGE_URI``): ``database://`` by default, the app's own database, so every
+worker of every server on it shares one budget (``api.http.rate_limit_storage``);
+``memory://`` counts per process; ``redis://…`` (with the ``redis`` package) in one Redis.
+A breach is a 429 problem with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from flask import current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
+from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
 from api.http.errors import ProblemError
 
 limiter = Limiter(key_func=get_remote_address, headers_enabled=True, default_limits=[])
@@ -40,7 +44,13 @@ def action_limit_per_address() -> str:
     return current_app.config["RATE_LIMIT_ACTIONS_PER_ADDRESS"]
 
 
-limit_creation = limiter.limit(create_limit, key_func=get_remote_address)
+def audit_limit() -> str:
+    return current_app.config["RATE_LIMIT_AUDIT"]
+
+
+# Shared: creating a match and asking for a rematch spend one budget.
+limit_creation = limiter.shared_limit(create_limit, scope="create", key_func=get_remote_address)
+limit_audit_reads = limiter.limit(audit_limit, key_func=get_remote_address)   # each endpoint its own budget
 limit_actions = [limiter.limit(action_limit_per_token, key_func=token_key),
                  limiter.limit(action_limit_per_address, key_func=get_remote_address)]
 

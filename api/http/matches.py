@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from functools import wraps
 from urllib.parse import urlencode
 
 from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from werkzeug.exceptions import HTTPException
 
 from api.http import schemas
 from api.http.conditional import etag, if_match_seq, not_modified, seat_part
 from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
-from api.http.limits import limit_creation, rate_limited_actions, require_portal_key
-from api.rules import RulesError
-from api.services.errors import ServiceError
-from api.services.idempotency import IdempotencyService, parse_key
+from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions, require_portal_key
+from api.http.waiting import TOO_MANY_WAITERS, waiting_client
+from api.services.idempotency import Keyed, Replay, StoredAnswer, parse_key
 from api.services.lobby import rematch
 from api.services.match_ids import is_match_id
 from api.services.matches import MatchService, SeatSpec
@@ -27,7 +24,6 @@ blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
                 description="Matches, seats, views, actions and the event log")
 
 SERVICE_KEY = "boneyard.matches"
-IDEMPOTENCY_KEY = "boneyard.idempotency"
 SEAT_TOKEN = [{"seatToken": []}]
 SEAT_TOKEN_OR_SPECTATOR = [{"seatToken": []}, {}]
 PORTAL_KEY = [{"portalKey": []}, {}]
@@ -37,50 +33,32 @@ def service() -> MatchService:
     return current_app.extensions[SERVICE_KEY]
 
 
-def idempotent(view):
-    """Honour ``Idempotency-Key``: the first response to a key is stored and replayed."""
-    @wraps(view)
-    def wrapper(*args, **kwargs):
-        header = request.headers.get("Idempotency-Key")
-        token = bearer_token()
-        if header is None or token is None:
-            return view(*args, **kwargs)
-        if not is_match_id(kwargs.get("match_id", "")):
-            return view(*args, **kwargs)         # no such match: nothing to remember
-        key = parse_key(header)
-        keys: IdempotencyService = current_app.extensions[IDEMPOTENCY_KEY]
-        fingerprint = hashlib.sha256(json.dumps(
-            [request.method, request.path, request.headers.get("If-Match"), request.get_json(silent=True)],
-            sort_keys=True).encode()).hexdigest()
-        stored = keys.begin(token, key, kwargs.get("match_id", ""), fingerprint)
-        if stored is not None:
-            return _replay(stored)
-        try:
-            response = view(*args, **kwargs)
-        except (RulesError, ServiceError, ProblemError, HTTPException) as error:
-            response = current_app.handle_user_exception(error)
-        except BaseException:
-            keys.abandon(token, key)
-            raise
-        response = current_app.make_response(response)
-        if response.status_code >= 500:
-            keys.abandon(token, key)
-        else:
-            keys.finish(token, key, response.status_code,
-                        {"body": response.get_json(silent=True), "mimetype": response.mimetype,
-                         "etag": response.headers.get("ETag")})
+def idempotency_of(match_id: str) -> Keyed | None:
+    """The request's ``Idempotency-Key``, with a fingerprint of what it asks, or None."""
+    header = request.headers.get("Idempotency-Key")
+    if header is None or not is_match_id(match_id):
+        return None                              # no key, or no such match: nothing to remember
+    fingerprint = hashlib.sha256(json.dumps(
+        [request.method, request.path, request.headers.get("If-Match"), request.get_json(silent=True)],
+        sort_keys=True).encode()).hexdigest()
+    return Keyed(parse_key(header), fingerprint, _render_refusal)
+
+
+def _render_refusal(error: Exception) -> tuple[int, dict]:
+    """A refusal as this API answers it (status and problem document), to be stored."""
+    response = current_app.handle_user_exception(error)
+    return response.status_code, json.loads(response.get_data())
+
+
+def _replayed(stored: StoredAnswer):
+    """The first answer to an Idempotency-Key, again."""
+    headers = {"Idempotent-Replayed": "true"}
+    if stored.problem is not None:
+        response = Response(json.dumps(stored.problem), status=stored.status, mimetype=PROBLEM_CONTENT_TYPE)
+        response.headers.update(headers)
         return response
-    return wrapper
-
-
-def _replay(stored) -> Response:
-    body = stored.body or {}
-    response = Response(json.dumps(body.get("body")), status=stored.status,
-                        mimetype=body.get("mimetype") or "application/json")
-    response.headers["Idempotent-Replayed"] = "true"
-    if body.get("etag"):
-        response.headers["ETag"] = body["etag"]
-    return response
+    result = stored.result or {}
+    return result, stored.status, {**headers, "ETag": etag(result["seq"], seat_part(result["seat"]))}
 
 
 def bearer_token() -> str | None:
@@ -106,8 +84,9 @@ def problems(*statuses: int):
 
 
 _DESCRIPTIONS = {
-    400: "Unreadable request: a body that is not JSON (`malformed_json`), an `If-Match` that is not "
-         "one of our ETags (`invalid_if_match`)",
+    400: "Unreadable request: a body that is not JSON (`malformed_json`, with `reason`: `encoding`, `syntax`, "
+         "`depth` over 32), a path, query or header that is not text (`invalid_text`, with `location` and "
+         "`name`), an `If-Match` that is not one of our ETags (`invalid_if_match`)",
     401: "Missing or unknown seat token (`invalid_token`), or portal key (`invalid_api_key`)",
     429: "Rate limit reached (`too_many_requests`); see `Retry-After`",
     412: "`If-Match` names another seq than the match's (`precondition_failed`, with `current_seq`)",
@@ -115,7 +94,12 @@ _DESCRIPTIONS = {
     404: "No such match (`unknown_match`) or seat",
     409: "Refused by the rules or the match's state (`not_your_turn`, `illegal_play`, `must_draw`, "
          "`must_play`, `boneyard_reserved`, `match_over`, `stale_seq`, `match_not_over`, `seat_taken`…)",
-    422: "Malformed request (`invalid_request`, `invalid_action`, `invalid_tile`, `invalid_rules` with `field`)",
+    422: "Malformed request (`invalid_request` with `errors` by field, also for an integer beyond ±(2^53 − 1), a "
+         "number that is not finite or a string with NUL or a lone surrogate anywhere in the body; "
+         "`invalid_action`, `invalid_tile`, `invalid_rules` with `field`); a server bound reached: "
+         "`event_limit_reached` (the log holds `MAX_EVENTS_PER_MATCH` events, `limit`), "
+         "`too_many_bot_matches` (this address already has `BOT_MATCHES_PER_ADDRESS` unfinished all-bot "
+         "matches, `limit`)",
 }
 
 
@@ -142,7 +126,8 @@ class Matches(MethodView):
         require_portal_key()
         seats = [SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
                  for s in body["seats"]]
-        created = service().create(body["preset"], body["rules"], seats, body.get("seed"))
+        created = service().create(body["preset"], body["rules"], seats, body.get("seed"),
+                                   creator=request.remote_addr)
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
 
@@ -172,10 +157,9 @@ class View(MethodView):
 @blp.route("/<string:match_id>/actions")
 class Actions(MethodView):
     @rate_limited_actions
-    @idempotent
     @blp.doc(security=SEAT_TOKEN, parameters=[
         {"in": "header", "name": "If-Match", "required": False,
-         "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]+(:[^",]*)?")$'},
+         "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]{1,10}(:[!#-+\--~]*)?")$'},
          "description": "An ETag of this match: refused with 412 unless the match is still at its seq"},
         {"in": "header", "name": "Idempotency-Key", "required": False,
          "schema": {"type": "string", "pattern": "^[!-~]([ -~]{0,253}[!-~])?$"},
@@ -186,7 +170,11 @@ class Actions(MethodView):
     def post(self, body, match_id):
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
-        result = service().act(match_id, bearer_token(), body, expected_seq, if_match_seq=if_match_seq())
+        token, keyed = bearer_token(), idempotency_of(match_id)
+        try:
+            result = service().act(match_id, token, body, expected_seq, if_match_seq=if_match_seq(), keyed=keyed)
+        except Replay as replay:
+            return _replayed(replay.stored)
         return result, 200, {"ETag": etag(result["seq"], seat_part(result["seat"]))}
 
 
@@ -196,21 +184,28 @@ class Events(MethodView):
     @blp.arguments(schemas.EventsQuerySchema, location="query")
     @blp.response(200, schemas.EventsPageSchema)
     @problems(401, 403, 404, 422)
+    @blp.alt_response(429, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description=TOO_MANY_WAITERS)
     def get(self, query, match_id):
         """The log as the caller may see it, in seq order, after ``after``."""
         wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
-        page = service().events(match_id, bearer_token(), query["after"], query["limit"], wait)
+        page = service().events(match_id, bearer_token(), query["after"], query["limit"], wait,
+                                client=waiting_client() if wait > 0 else None)
         tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 
 
 @blp.route("/<string:match_id>/audit")
 class Audit(MethodView):
+    @limit_audit_reads
+    @blp.arguments(schemas.AuditQuerySchema, location="query")
     @blp.response(200, schemas.AuditSchema)
-    @problems(404, 409)
-    def get(self, match_id):
-        """Once the match has ended: the whole unredacted log and the seed."""
-        return service().audit(match_id)
+    @problems(404, 409, 422, 429)
+    def get(self, query, match_id):
+        """Once the match has ended: the unredacted log with its hash chain, page by page (follow
+        `next_after` until it is null), and the seed, its commitment and the shuffle on every page."""
+        page = service().audit(match_id, query["after"], query["limit"])
+        tag = etag(page["seq"], "audit", query["after"], query["limit"])     # an ended log never changes
+        return not_modified(tag) or (page, 200, {"ETag": tag})
 
 
 @blp.route("/<string:match_id>/seats/<int:seat>/claim")
@@ -229,14 +224,18 @@ class Claim(MethodView):
 # --- lobby: rematches and list paging ---------------------------------------------------
 @blp.route("/<string:match_id>/rematch")
 class Rematch(MethodView):
-    @blp.doc(security=SEAT_TOKEN)
+    @limit_creation
+    @blp.doc(security=[{"seatToken": [], "portalKey": []}, {"seatToken": []}])
     @blp.response(201, schemas.MatchSummarySchema)
     @blp.alt_response(200, schema=schemas.MatchSummarySchema,
                       description="The rematch was made before: the same match again")
-    @problems(401, 403, 404, 409)
+    @problems(401, 403, 404, 409, 429)
     def post(self, match_id):
         """After the end: a new match with the same rules and seat types, its seats kept for
-        this match's players (each claims its seat with its old token, for a new one)."""
+        this match's players (each claims its seat with its old token, for a new one). Like
+        creating a match: needs the portal key when the server has API keys, and spends the
+        same per-address budget."""
+        require_portal_key()
         summary, made = rematch(service(), match_id, bearer_token())
         return summary, 201 if made else 200, {"Location": f"/v1/matches/{summary['id']}"}
 
@@ -252,9 +251,10 @@ def _next_link(cursor: str | None) -> dict[str, str]:
 
 @blp.route("/<string:match_id>/fairness")
 class Fairness(MethodView):
+    @limit_audit_reads
     @blp.response(200, schemas.FairnessSchema)
-    @problems(404, 409)
+    @problems(404, 409, 429)
     def get(self, match_id):
         """Once the match has ended: re-derive every deal from the revealed seeds, re-check every
-        move and score, and verify the hash chain of the stored log."""
-        return service().fairness(match_id)
+        move and score, and verify the hash chain of the stored log (checked once, then stored)."""
+        return service().fairness_report(match_id)

@@ -20,9 +20,13 @@ PORTAL_KEY = [{"portalKey": []}, {}]
 @blp.route("/<string:player_ref>/stats")
 class PlayerStats(MethodView):
     @blp.doc(security=PORTAL_KEY)
+    @blp.arguments(schemas.PlayerRefPathSchema, location="path", as_kwargs=True)
     @blp.response(200, schemas.PlayerStatsSchema)
     @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
                       description="A portal key is required (`invalid_api_key`)")
+    @blp.alt_response(422, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
+                      description="Not a player_ref a seat can carry (`invalid_request`: 1 to 128 characters, no "
+                                  "control characters)")
     def get(self, player_ref):
         """Matches played and won, hands won, best winning margin and win streaks, from the
         ended matches where a seat carries this ``player_ref`` (zeros for an unknown one)."""

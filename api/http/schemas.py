@@ -2,21 +2,57 @@
 
 from __future__ import annotations
 
+import re
+
 import marshmallow as ma
 from marshmallow import fields, validate
 
 from api.bots import LEVELS
+from api.http.input_guard import TEXT_PATTERN
 from api.rules import DEFAULT_PRESET, PRESETS
+from api.services.matches import AUDIT_PAGE, MAX_AUDIT_PAGE
 
 SEAT_TYPES = ("remote", "bot", "open")
 STATUSES = ("waiting", "playing", "ended")
-# PostgreSQL text cannot hold NUL: a string with one used to reach the database and fail
-# there (500); refused here instead (422), and the OpenAPI pattern says so.
-NO_NUL = validate.Regexp(r"^[^\x00]*$", error="must not contain NUL characters")
-NAME = [validate.Length(min=1, max=40), NO_NUL]
-SEED = [validate.Length(min=1, max=128), NO_NUL]
-PLAYER_REF = [validate.Length(min=1, max=128), NO_NUL]
+# Text without control characters: PostgreSQL text cannot hold NUL (a string with one used
+# to reach the database and fail there, 500), and no name, seed or player_ref has a use for
+# the others. The same rule as for paths and query strings (api.http.input_guard), so a
+# player_ref that can be stored can be looked up; the OpenAPI pattern says so.
+TEXT = validate.Regexp(TEXT_PATTERN, error="must not contain control characters")
+NAME = [validate.Length(min=1, max=40), TEXT]
+SEED = [validate.Length(min=1, max=128), TEXT]
+PLAYER_REF = [validate.Length(min=1, max=128), TEXT]
 MAX_SEQ = 2**31 - 1   # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)
+# Far above any play's points (the open ends of a double-six line count under 50): every
+# integer a client sends has a bound, so none reaches the rules or the store unchecked.
+MAX_PLAY_POINTS = 1000
+
+
+class AsciiInteger(fields.Integer):
+    """An integer as a client writes one: a JSON integer (or an integral number), or up to 20
+    ASCII digits (a query string). Plain ``int()`` also reads '٣' and '６' as digits, ' 1_0 '
+    as 10 and truncates 3.7 to 3; none of those is a number this API was sent."""
+
+    def _validated(self, value):
+        if isinstance(value, str) and not _ASCII_INTEGER.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        if isinstance(value, float) and not value.is_integer():
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+class AsciiFloat(fields.Float):
+    """A number as a client writes one: JSON, or ASCII decimal notation (``float()`` also reads
+    '٣' and '1_0')."""
+
+    def _validated(self, value):
+        if isinstance(value, str) and not _ASCII_FLOAT.fullmatch(value):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+_ASCII_INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
+_ASCII_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
 
 
 def Tile(**kwargs):
@@ -68,23 +104,36 @@ class ActionSchema(ma.Schema):
                                 "example": [6, 4]})
     end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")),
                         metadata={"description": "play: the end to place it on"})
-    claim = fields.Integer(validate=validate.Range(min=0),
+    claim = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
                            metadata={"description": "play under muggins_calls: the points claimed"})
     until = fields.String(validate=validate.OneOf(("playable",)),
                           metadata={"description": "draw: keep drawing until a tile fits"})
-    scores = fields.Integer(metadata={"description": "Ignored: the hint a listed legal action carries"})
-    expected_seq = fields.Integer(validate=validate.Range(min=0),
+    scores = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+                            metadata={"description": "Ignored: the hint a listed legal action carries"})
+    expected_seq = AsciiInteger(validate=validate.Range(min=0, max=MAX_SEQ),
                                   metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"})
 
 
 class EventsQuerySchema(ma.Schema):
     # Bounded by the database's seq column (a 32-bit integer): a larger ``after`` used to
     # reach the query and fail there (500).
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
-    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=60), metadata={
+    after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
+    limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=1000))
+    wait = AsciiFloat(load_default=0, validate=validate.Range(min=0, max=60), metadata={
         "description": "Long-poll: with no event after `after` yet, hold the request up to this many "
                        "seconds and answer as soon as one is appended (an empty page at the timeout)"})
+
+
+class AuditQuerySchema(ma.Schema):
+    after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ),
+                           metadata={"description": "Rows after this seq (`next_after` of the previous page)"})
+    limit = AsciiInteger(load_default=AUDIT_PAGE, validate=validate.Range(min=1, max=MAX_AUDIT_PAGE),
+                           metadata={"description": "Rows per page"})
+
+
+class PlayerRefPathSchema(ma.Schema):
+    player_ref = fields.String(required=True, validate=PLAYER_REF, metadata={
+        "description": "The portal's own id for the player, as given in seats"})
 
 
 class ListQuerySchema(ma.Schema):
@@ -94,8 +143,9 @@ class ListQuerySchema(ma.Schema):
         "description": "true: only matches with a seat anyone may claim (not one kept for a rematch); "
                        "false: only matches without"})
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "Only matches with a seat of this player"})
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(metadata={"description": "next_cursor of the previous page (also in its Link header)"})
+    limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=TEXT, metadata={
+        "description": "next_cursor of the previous page (also in its Link header)"})
 
 
 # --- responses ----------------------------------------------------------------------
@@ -229,8 +279,10 @@ class AuditSchema(ma.Schema):
     seed = fields.String()
     seed_commitment = fields.String()
     shuffle_algorithm = fields.String()
-    seq = fields.Integer()
-    events = fields.List(fields.Dict())
+    seq = fields.Integer(metadata={"description": "The last seq of the whole log"})
+    events = fields.List(fields.Dict(), metadata={"description": "This page's rows, in seq order"})
+    next_after = fields.Integer(allow_none=True, metadata={
+        "description": "Pass as ?after= for the next page; null on the last page"})
 
 
 class PlayerStatsSchema(ma.Schema):

@@ -4,23 +4,32 @@ Server-sent events: first an ``event: view`` with the caller's view (no id), the
 message per event with ``id: <seq>`` and ``event: <type>``, redacted for the caller.
 A client reconnecting with ``Last-Event-ID`` gets everything after that seq, nothing
 twice. A comment line keeps idle connections alive; the stream ends after
-``match_ended`` (and after ``STREAM_MAX_SECONDS``; clients simply reconnect).
+``match_ended`` (and after ``STREAM_MAX_SECONDS``; clients simply reconnect), and
+within about a second of its client going away.
+
+While idle a stream costs no query: it stays subscribed to its match for its whole life
+(``api.services.waiting``) and reads the log only when the match moved. It counts
+against its address's waiter cap (``WAITERS_PER_ADDRESS``) from the view to the end.
 
 Browsers' ``EventSource`` cannot send headers, so the seat token may also come as
-``?token=`` here (only here: URLs end up in logs, prefer the header where possible).
+``?token=`` here (only here: URLs end up in logs, prefer the header where possible; the
+access log redacts it).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemSchema
+from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
+from api.http.input_guard import TEXT_PATTERN
 from api.http.matches import bearer_token, service
+from api.http.waiting import TOO_MANY_WAITERS, waiting_client
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/matches", description="Live updates (server-sent events)")
 
@@ -34,51 +43,90 @@ def _message(data: dict, event: str, seq: int | None = None) -> str:
 
 
 def _last_event_id() -> int | None:
+    """The seq to resume after (``Last-Event-ID``, or ``?last_event_id=``), None without one.
+
+    Only what we send as ``id:`` is accepted: up to 10 ASCII digits (``str.isdigit`` also
+    takes '²', which int() refuses: that was a 500).
+    """
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
-    return int(raw) if raw is not None and raw.strip().isdigit() else None
+    if raw is None or not raw.strip():
+        return None
+    if _LAST_EVENT_ID.fullmatch(raw.strip()) is None:
+        raise ProblemError(400, "invalid_last_event_id", "Invalid Last-Event-ID",
+                           "Last-Event-ID takes the id of an event this stream sent: a seq, up to 10 digits.")
+    return int(raw)
+
+
+_LAST_EVENT_ID = re.compile(r"[0-9]{1,10}")
 
 
 @blp.route("/<string:match_id>/stream")
 class Stream(MethodView):
     @blp.doc(security=[{"seatToken": []}, {}], parameters=[
-        {"in": "header", "name": "Last-Event-ID", "required": False, "schema": {"type": "string"},
-         "description": "Resume after this seq"},
-        {"in": "query", "name": "token", "required": False, "schema": {"type": "string"},
+        {"in": "header", "name": "Last-Event-ID", "required": False,
+         "schema": {"type": "string", "pattern": "^[0-9]{0,10}$"},
+         "description": "Resume after this seq (else 400 `invalid_last_event_id`)"},
+        {"in": "query", "name": "token", "required": False, "schema": {"type": "string", "pattern": TEXT_PATTERN},
          "description": "The seat token, for EventSource clients that cannot send headers"}],
         responses={"200": {"description": "A text/event-stream of the view then the events",
                            "content": {"text/event-stream": {"schema": {
                                "type": "object", "properties": {
                                    "event": {"type": "string"}, "data": {"type": "string"},
                                    "id": {"type": "string"}, "retry": {"type": "string"}}}}}}})
+    @blp.alt_response(400, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
+                      description="A Last-Event-ID that is not a seq (`invalid_last_event_id`)")
     @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="Bad token")
     @blp.alt_response(403, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="Token of another match")
     @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="No such match")
+    @blp.alt_response(429, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description=TOO_MANY_WAITERS)
     def get(self, match_id):
         """Stream the caller's view, then every event as it is appended (server-sent events)."""
         token = bearer_token() or request.args.get("token") or None
         matches = service()
-        first = matches.view(match_id, token)            # authenticates before streaming starts
-        resume = _last_event_id()
         max_seconds = current_app.config["STREAM_MAX_SECONDS"]
+        # Subscribed before the view is read, so an append right after that read still wakes the
+        # stream; then counted against the address's waiter cap for the stream's whole life.
+        sub = matches.waiter.subscribe(match_id, waiting_client())
+        try:
+            first = matches.view(match_id, token)            # authenticates before streaming starts
+            resume = _last_event_id()
+            sub.saw(first["seq"])
+            sub.hold(max_seconds)
+        except BaseException:
+            sub.close()
+            raise
 
         def generate():
-            yield "retry: 2000\n\n"
-            yield _message(first, "view")
-            after = first["seq"] if resume is None else min(resume, first["seq"])
-            ended = first["status"] == "ended" and resume is None
-            started = time.monotonic()
-            wait = 0                        # first catch up on the backlog, then wait for more
-            while not ended and (wait == 0 or time.monotonic() - started < max_seconds):
-                page = matches.events(match_id, token, after, 200, wait=wait)
-                if not page["events"]:
-                    if wait:
+            try:
+                yield "retry: 2000\n\n"
+                yield _message(first, "view")
+                after = first["seq"] if resume is None else min(resume, first["seq"])
+                ended = first["status"] == "ended" and resume is None
+                started = time.monotonic()
+                while not ended:
+                    # The log is read only when there is something new (or a backlog to catch up).
+                    page = matches.events(match_id, token, after, 200)
+                    for event in page["events"]:
+                        yield _message(event, event["type"], event["seq"])
+                        after = event["seq"]
+                        ended = ended or event["type"] == "match_ended"
+                    if ended or page["next_after"] is not None:
+                        continue                # the end, or more backlog to send
+                    left = max_seconds - (time.monotonic() - started)
+                    if left <= 0:
+                        return                  # STREAM_MAX_SECONDS: the client reconnects with Last-Event-ID
+                    # Wait past what the slot already knows when the read found nothing (a log
+                    # emptied under us), so as never to spin.
+                    known = after if page["events"] else max(after, sub.seq)
+                    seq = matches.wait_for_event(match_id, known, min(HEARTBEAT_SECONDS, left), sub)
+                    if sub.left:
+                        return                  # the client went away: free its greenlet and its slot
+                    if seq <= known:
                         yield ": heartbeat\n\n"
-                    wait = HEARTBEAT_SECONDS
-                    continue
-                for event in page["events"]:
-                    yield _message(event, event["type"], event["seq"])
-                    after = event["seq"]
-                    ended = ended or event["type"] == "match_ended"
+            finally:
+                sub.close()
 
-        return Response(stream_with_context(generate()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response = Response(stream_with_context(generate()), mimetype="text/event-stream",
+                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        response.call_on_close(sub.close)         # also when the body is never iterated
+        return response

@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 from .errors import InvalidRules
 
-MAX_TARGET = 100_000
+MAX_TARGET = 1_000          # a server bound on work: a match to 1,000 is some 4,000 events
 TURN_SECONDS_RANGE = (5, 86_400)      # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")   # null (off) by default

@@ -11,6 +11,10 @@ from .errors import InvalidTile
 MAX_PIP = 6
 
 
+def _is_pip_number(text: str) -> bool:
+    return 1 <= len(text) <= 2 and text.isascii() and text.isdigit()
+
+
 class Tile:
     """One domino, always stored high end first: ``Tile(3, 6)`` is ``Tile(6, 3)``."""
 
@@ -45,9 +49,11 @@ class Tile:
         """Read a tile written for people: ``"6-3"`` (either order)."""
         if not isinstance(text, str):
             raise InvalidTile(f"a tile is written like '6-3', not {text!r}")
-        parts = text.strip().split("-")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-            raise InvalidTile(f"a tile is written like '6-3', not {text!r}")
+        parts = [part.strip() for part in text.strip().split("-")]
+        # ASCII digits only, and few of them: str.isdigit() also accepts '²' (which int()
+        # refuses) and int() refuses more than 4,300 digits.
+        if len(parts) != 2 or not all(_is_pip_number(p) for p in parts):
+            raise InvalidTile(f"a tile is written like '6-3', not {text[:20]!r}")
         return cls(int(parts[0]), int(parts[1]))
 
     @classmethod

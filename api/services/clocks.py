@@ -65,7 +65,7 @@ def apply_timeouts(service: "MatchService", uow, record: "MatchRecord", snap: Sn
     """
     seat = snap.state.turn
     rows = _rows(time_out(snap.state, seat, record.seed), snap.seq)
-    snap, more = service._advance(record, fold(snap, rows), [])
+    snap, more = service._advance(record.seed, fold(snap, rows), [])
     rows += more
     for row in rows:
         if row["type"] == "seat_replaced":

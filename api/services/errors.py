@@ -60,7 +60,29 @@ class ClientSeedNotAllowed(ServiceError):
     code = "client_seed_not_allowed"
 
 
+class TooManyWaiters(ServiceError):
+    """The client's address already holds as many open long-polls and streams as one may."""
+
+    code = "too_many_waiters"
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class SeatReserved(ServiceError):
     """A rematch seat kept for the previous match's player: claimed only with that seat's token."""
 
     code = "seat_reserved"
+
+
+class EventLimitReached(ServiceError):
+    """The match's log is as long as this server lets one grow (``MAX_EVENTS_PER_MATCH``)."""
+
+    code = "event_limit_reached"
+
+
+class TooManyBotMatches(ServiceError):
+    """The creator already has as many unfinished all-bot matches as one address may run."""
+
+    code = "too_many_bot_matches"

@@ -1,40 +1,32 @@
 """Idempotency keys for actions (the IETF httpapi Idempotency-Key draft's semantics).
 
-A retry with the same key and the same request gets the first response again and
-changes nothing; the same key with another request is refused; a retry while the first
-is still being processed is told so. Keys are scoped to the seat token that sent them,
-kept in the database for at least ``RETENTION``.
+A retry with the same key and the same request gets the first answer again and changes
+nothing; the same key with another request is refused. Keys are scoped to the seat token
+that sent them and stored only once that token is known to be a seat of the match.
+
+Atomic by construction: an action's stored answer is written in the very transaction
+that appends the action's events, under the match's lock. After a crash either both
+committed (a retry replays the answer) or neither did (a retry runs the action, once).
+Duplicates racing each other queue on that lock; the later one finds the key and
+replays. A refusal (which appends nothing) is stored on its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from api.store import Store
-
-from . import errors, tokens
-from api.store.repositories import utcnow
+from . import errors
 
 RETENTION = timedelta(hours=24)
-ABANDONED_AFTER = timedelta(seconds=60)   # an in-flight key older than this was lost with its worker
 MAX_KEY_LENGTH = 255
 PURGE_EVERY = 500
 
 
-@dataclass(frozen=True)
-class StoredResponse:
-    status: int
-    body: Any
-
-
 class IdempotencyKeyReused(errors.ServiceError):
     code = "idempotency_key_reused"
-
-
-class IdempotencyInFlight(errors.ServiceError):
-    code = "idempotency_in_flight"
 
 
 class InvalidIdempotencyKey(errors.ServiceError):
@@ -51,40 +43,46 @@ def parse_key(header: str) -> str:
     return key
 
 
-class IdempotencyService:
-    def __init__(self, store: Store):
-        self.store = store
-        self._begun = 0
+#: How the HTTP layer answers a refusal: ``(status, problem document)``.
+RefusalRenderer = Callable[[Exception], tuple[int, dict[str, Any]]]
 
-    def begin(self, token: str, key: str, match_id: str, request_hash: str) -> StoredResponse | None:
-        """Claim ``key`` for this request; a stored response means: answer that, do nothing."""
-        token_hash = tokens.hash_token(token)
-        with self.store.unit_of_work() as uow:
-            self._begun += 1
-            if self._begun % PURGE_EVERY == 0:
-                uow.idempotency.purge(RETENTION)
-            for _attempt in range(2):
-                if uow.idempotency.start(token_hash, key, match_id, request_hash):
-                    uow.commit()
-                    return None
-                existing = uow.idempotency.get(token_hash, key)
-                if existing is None:
-                    continue                      # deleted between the two statements: try again
-                if existing.request_hash != request_hash or existing.match_id != match_id:
-                    raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
-                if existing.state == "done":
-                    return StoredResponse(existing.response_status, existing.response_body)
-                if utcnow() - existing.created_at < ABANDONED_AFTER:
-                    raise IdempotencyInFlight("a request with this Idempotency-Key is still being processed")
-                uow.idempotency.forget(token_hash, key)   # its worker died: start over
-            raise IdempotencyInFlight("a request with this Idempotency-Key is still being processed")
 
-    def finish(self, token: str, key: str, status: int, body: Any) -> None:
-        with self.store.unit_of_work() as uow:
-            uow.idempotency.finish(tokens.hash_token(token), key, status, body)
-            uow.commit()
+@dataclass(frozen=True)
+class Keyed:
+    """An action sent with an Idempotency-Key: the key, a fingerprint of the request (method,
+    path, preconditions, body) and how a refusal is answered, so it can be stored as sent."""
 
-    def abandon(self, token: str, key: str) -> None:
-        with self.store.unit_of_work() as uow:
-            uow.idempotency.forget(tokens.hash_token(token), key)
-            uow.commit()
+    key: str
+    fingerprint: str
+    render_refusal: RefusalRenderer
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    """The first answer to a key: ``result`` (an action's result) or ``problem`` (a refusal)."""
+
+    status: int
+    result: dict[str, Any] | None = None
+    problem: dict[str, Any] | None = None
+
+    def to_body(self) -> dict[str, Any]:
+        return {"result": self.result} if self.problem is None else {"problem": self.problem}
+
+    @classmethod
+    def from_row(cls, status: int, body: dict[str, Any]) -> StoredAnswer:
+        return cls(status, result=body.get("result"), problem=body.get("problem"))
+
+
+class Replay(Exception):
+    """Not an error: the key was seen before; answer ``stored`` again and do nothing."""
+
+    def __init__(self, stored: StoredAnswer):
+        super().__init__("replayed")
+        self.stored = stored
+
+
+def check_same_request(record, keyed: Keyed, match_id: str) -> StoredAnswer:
+    """The stored answer of ``record`` for a retry of ``keyed``; refuses another request."""
+    if record.request_hash != keyed.fingerprint or record.match_id != match_id:
+        raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
+    return StoredAnswer.from_row(record.response_status, record.response_body or {})

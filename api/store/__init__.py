@@ -3,17 +3,20 @@
 Public interface::
 
     Store(engine) / Store.from_url(url)     .unit_of_work(readonly=False) -> UnitOfWork
-    UnitOfWork (context manager)            .matches, .seats, .events, .commit(), .rollback()
+    UnitOfWork (context manager)            .matches, .seats, .events, .idempotency, .fairness,
+                                            .rate_limits, .health_probes, .commit(), .rollback()
     make_engine(url)                        engine with Boneyard's per-dialect settings
     upgrade(engine) / downgrade(engine)     alembic migrations from code
     MatchRecord, SeatRecord, StoredEvent, MatchPage          frozen records
     StaleSeq, MatchNotFound, SeatNotFound, InvalidCursor, EventCodecError
+    DatabaseBusy, is_busy_error             a write lock not had in time (503 over HTTP)
 """
 
 from api.store.codec import EventCodecError, decode_event, encode_event
-from api.store.engine import is_sqlite, make_engine
+from api.store.engine import is_busy_error, is_sqlite, make_engine
 from api.store.migrate import downgrade, upgrade
 from api.store.records import (
+    DatabaseBusy,
     InvalidCursor,
     MatchNotFound,
     MatchPage,
@@ -27,6 +30,7 @@ from api.store.records import (
 from api.store.unit_of_work import Store, UnitOfWork
 
 __all__ = [
+    "DatabaseBusy",
     "EventCodecError",
     "InvalidCursor",
     "MatchNotFound",
@@ -42,6 +46,7 @@ __all__ = [
     "decode_event",
     "downgrade",
     "encode_event",
+    "is_busy_error",
     "is_sqlite",
     "make_engine",
     "upgrade",

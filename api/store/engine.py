@@ -8,6 +8,14 @@ SQLite
     Read-only units of work start with a plain ``BEGIN``.  WAL mode lets
     readers run beside the writer.  Foreign keys are enforced.
 
+    Writers of one process first take a process-wide lock (one per database
+    file), held from ``BEGIN IMMEDIATE`` to the commit or rollback.  SQLite's
+    busy handler sleeps inside the C library: under gevent that stalls every
+    greenlet of the worker, so writers of the same process queue on a
+    cooperative lock instead, and only another process's writer can make SQLite
+    itself wait.  Both waits together are bounded by ``WRITE_LOCK_SECONDS``; a
+    lock that cannot be had raises :class:`DatabaseBusy` (503 over HTTP).
+
 PostgreSQL
     psycopg 3, a small pool with pre-ping.  Row locks (``FOR UPDATE``) and the
     ``(match_id, seq)`` primary key do the serialising.
@@ -15,16 +23,54 @@ PostgreSQL
 
 from __future__ import annotations
 
+import math
+import threading
+import time
+import weakref
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import StaticPool
+
+from api.store.records import DatabaseBusy
 
 #: Execution option a connection carries for a read-only unit of work.
 READONLY_OPTION = "boneyard_readonly"
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+#: The longest a SQLite writer waits for the write lock, in this process and in SQLite together.
+WRITE_LOCK_SECONDS = SQLITE_BUSY_TIMEOUT_MS / 1000
+
+_BUSY_TIMEOUT = "boneyard_busy_timeout_ms"   # key in a DBAPI connection's ``info``: its busy timeout now
+#: The SQLAlchemy connections holding their database's writer lock (forgotten with the connection).
+_holders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_write_locks: dict[str, threading.Lock] = {}
+_write_locks_guard = threading.Lock()
+
+
+def _write_lock(key: str) -> threading.Lock:
+    """The process-wide writer lock of one database file (created on first use, so that under
+    gevent it is made after monkey-patching and waits cooperatively)."""
+    with _write_locks_guard:
+        lock = _write_locks.get(key)
+        if lock is None:
+            lock = _write_locks[key] = threading.Lock()
+        return lock
+
+
+def is_busy_error(error: BaseException) -> bool:
+    """True for "the database is locked" (SQLite) or a lock timeout (PostgreSQL)."""
+    if isinstance(error, DatabaseBusy):
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    if getattr(error.orig, "sqlstate", None) == "55P03":        # lock_not_available
+        return True
+    message = str(error.orig).lower()
+    return "database is locked" in message or "database table is locked" in message or "busy" in message
 
 
 def is_sqlite(url_or_engine: str | Engine) -> bool:
@@ -87,11 +133,44 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
         finally:
             cursor.close()
 
+    lock_key = f"memory:{id(engine)}" if in_memory else str(Path(database).resolve())
+
     @event.listens_for(engine, "begin")
     def _sqlite_begin(conn):
         if conn.get_execution_options().get(READONLY_OPTION):
             conn.exec_driver_sql("BEGIN")
         else:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            _begin_writing(conn, _write_lock(lock_key))
+
+    @event.listens_for(engine, "commit")
+    @event.listens_for(engine, "rollback")
+    def _sqlite_end(conn):
+        # These events fire just before the COMMIT/ROLLBACK itself.  Releasing here is safe: a
+        # writer of this process that gets the lock first waits in SQLite's busy handler for the
+        # few microseconds until the COMMIT lands (and under gevent nothing else runs in between:
+        # a release only schedules the next waiter).  A rollback with no write open does nothing.
+        held = _holders.pop(conn, None)
+        if held is not None:
+            held.release()
 
     return engine
+
+
+def _begin_writing(conn, lock: threading.Lock) -> None:
+    """Take the process lock, then SQLite's write lock, both within ``WRITE_LOCK_SECONDS``."""
+    started = time.monotonic()
+    if not lock.acquire(timeout=WRITE_LOCK_SECONDS):
+        raise DatabaseBusy(f"no write lock within {WRITE_LOCK_SECONDS:g} s (writers of this process)")
+    try:
+        # What is left of the bound, in steps of 0.1 s so that the PRAGMA is rarely needed.
+        left_ms = max(1, math.ceil((WRITE_LOCK_SECONDS - (time.monotonic() - started)) * 10) * 100)
+        if conn.info.get(_BUSY_TIMEOUT, SQLITE_BUSY_TIMEOUT_MS) != left_ms:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {left_ms}")
+            conn.info[_BUSY_TIMEOUT] = left_ms
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+    except BaseException as error:
+        lock.release()
+        if is_busy_error(error):
+            raise DatabaseBusy(f"no write lock within {WRITE_LOCK_SECONDS:g} s (another process)") from error
+        raise
+    _holders[conn] = lock

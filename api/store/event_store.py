@@ -50,8 +50,11 @@ _MOVE = (update(_m)
          .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"),
                  updated_at=bindparam("now")))
 # The same compare-and-set, also writing the match's public summary (one UPDATE per action).
+# The autoplay queue moves with it: an append decides whether a computer player is owed a
+# move (``bots_due_at``) and ends any runner's claim on the match.
 _MOVE_WITH_SUMMARY = _MOVE.values(status=bindparam("status"), summary=bindparam("summary"),
-                                  deadline_at=bindparam("deadline_at"))
+                                  deadline_at=bindparam("deadline_at"), bots_due_at=bindparam("bots_due_at"),
+                                  autoplay_lease_until=None)
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 _INSERT = insert(_e)
 _MAX_SEQ = (select(_e.c.seq).where(_e.c.match_id == bindparam("match_id"))
@@ -93,8 +96,9 @@ class EventRepository:
         such match, :class:`~api.store.codec.EventCodecError` for an event
         that cannot be stored.  ``matches.last_seq`` and ``updated_at`` move
         in the same transaction.  An empty list only checks ``expected_seq``.
-        ``match_fields`` (``status``, ``summary``, ``deadline_at``, all three) are written
-        to the match row by the same statement, saving the caller an UPDATE.
+        ``match_fields`` (``status``, ``summary``, ``deadline_at``, ``bots_due_at``; all four) are
+        written to the match row by the same statement, saving the caller an UPDATE; it also
+        ends any autoplay claim (``autoplay_lease_until``).
         """
         encoded = [encode_event(event) for event in events]
         if not encoded:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
@@ -19,7 +19,7 @@ class IdempotencyRecord:
     key: str
     match_id: str
     request_hash: str
-    state: str                      # "in_flight" | "done"
+    state: str                      # "done" ("in_flight" only in rows of older versions)
     response_status: int | None
     response_body: Any
     created_at: datetime
@@ -34,23 +34,19 @@ class IdempotencyRepository:
         row = self._conn.execute(select(k).where(k.c.token_hash == token_hash, k.c.key == key)).first()
         return None if row is None else IdempotencyRecord(**row._mapping)
 
-    def start(self, token_hash: str, key: str, match_id: str, request_hash: str) -> bool:
-        """Record the key as in flight; False if a row for it exists already (a race lost)."""
+    def remember(self, token_hash: str, key: str, match_id: str, request_hash: str,
+                 status: int, body: Any) -> bool:
+        """Store the first answer to a key; False if one is stored already (a race lost)."""
         savepoint = self._conn.begin_nested()
         try:
             self._conn.execute(insert(tables.idempotency_keys).values(
                 token_hash=token_hash, key=key, match_id=match_id, request_hash=request_hash,
-                state="in_flight", created_at=utcnow()))
+                state="done", response_status=status, response_body=body, created_at=utcnow()))
         except IntegrityError:
             savepoint.rollback()
             return False
         savepoint.commit()
         return True
-
-    def finish(self, token_hash: str, key: str, status: int, body: Any) -> None:
-        k = tables.idempotency_keys
-        self._conn.execute(update(k).where(k.c.token_hash == token_hash, k.c.key == key)
-                           .values(state="done", response_status=status, response_body=body))
 
     def forget(self, token_hash: str, key: str) -> None:
         k = tables.idempotency_keys

@@ -55,6 +55,10 @@ class InvalidCursor(StoreError, ValueError):
     """A listing cursor that this store did not produce."""
 
 
+class DatabaseBusy(StoreError):
+    """The write lock could not be had in time (another writer holds it): retry shortly."""
+
+
 @dataclass(frozen=True, slots=True)
 class MatchRecord:
     """One row of ``matches``.  ``seed`` is secret and left out of ``repr``."""

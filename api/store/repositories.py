@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, exists, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, exists, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
@@ -78,17 +78,33 @@ def encode_cursor(created_at: datetime, match_id: str) -> str:
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
+#: Far above what :func:`encode_cursor` makes (about 100 characters).
+MAX_CURSOR_LENGTH = 256
+
+
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
-    """Inverse of :func:`encode_cursor`; :class:`InvalidCursor` on garbage."""
+    """Inverse of :func:`encode_cursor`; :class:`InvalidCursor` on anything it did not make.
+
+    The cursor comes from the client, so its match id is held to the shape
+    :func:`new_match_id` issues: a lone surrogate or NUL in it used to reach the query
+    and fail there (500).
+    """
     try:
+        if len(cursor) > MAX_CURSOR_LENGTH:
+            raise ValueError("cursor too long")
         padded = cursor + "=" * (-len(cursor) % 4)
-        created_at, match_id = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        created_at, match_id = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8"))
         when = datetime.fromisoformat(created_at)
-        if when.tzinfo is None or not isinstance(match_id, str):
+        if when.tzinfo is None or not isinstance(match_id, str) or not _is_issued_match_id(match_id):
             raise ValueError("bad cursor fields")
         return when, match_id
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError) as exc:
+    except (ValueError, TypeError, binascii.Error, UnicodeError, RecursionError) as exc:
         raise InvalidCursor(f"invalid cursor {cursor!r}") from exc
+
+
+def _is_issued_match_id(value: str) -> bool:
+    """Whether ``value`` is written as :func:`new_match_id` writes ids (32 lowercase hex digits)."""
+    return len(value) == 32 and value.isascii() and all(c in "0123456789abcdef" for c in value)
 
 
 # Hot statements are built once (building the expression and its cache key on every
@@ -132,7 +148,7 @@ class MatchRepository:
         ``"waiting"``) and ``summary`` (default ``{}``).  Timestamps are set
         here; ``last_seq`` starts at 0.
         """
-        allowed = self.UPDATABLE | {"id", "rematch_of"}
+        allowed = self.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots"}
         unknown = set(row) - allowed
         if unknown:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
@@ -153,6 +169,8 @@ class MatchRepository:
             "updated_at": now,
             "deadline_at": row.get("deadline_at"),
             "rematch_of": row.get("rematch_of"),
+            "creator_key": row.get("creator_key"),
+            "all_bots": bool(row.get("all_bots", False)),
         }
         try:
             self._conn.execute(insert(tables.matches).values(**values))
@@ -245,6 +263,54 @@ class MatchRepository:
         query = (select(m.c.id).where(m.c.status == "playing", m.c.deadline_at < now)
                  .order_by(m.c.deadline_at, m.c.id).limit(limit))
         return list(self._conn.execute(query).scalars())
+
+    # --- the autoplay queue (api.services.autoplay) ------------------------------------
+    def any_due_bots(self, now: datetime) -> bool:
+        """Is some match's computer player owed a move by ``now``? (A read: a runner asks this
+        before claiming, so an idle runner never takes SQLite's write lock.)"""
+        m = tables.matches
+        query = select(m.c.id).where(m.c.status == "playing", m.c.bots_due_at <= now).limit(1)
+        return self._conn.execute(query).first() is not None
+
+    def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> list[str]:
+        """Claim up to ``limit`` playing matches whose computer player is owed a move by
+        ``now`` and that no live runner holds: their ``autoplay_lease_until`` becomes
+        ``lease_until``. On PostgreSQL rows another runner is claiming are skipped
+        (``FOR UPDATE SKIP LOCKED``); on SQLite the write lock serialises claims."""
+        m = tables.matches
+        query = (select(m.c.id)
+                 .where(m.c.status == "playing", m.c.bots_due_at <= now,
+                        or_(m.c.autoplay_lease_until.is_(None), m.c.autoplay_lease_until < now))
+                 .order_by(m.c.bots_due_at, m.c.id).limit(limit))
+        if self._conn.dialect.name == "postgresql":
+            query = query.with_for_update(skip_locked=True)
+        ids = list(self._conn.execute(query).scalars())
+        if ids:
+            self._conn.execute(update(m).where(m.c.id.in_(ids)).values(autoplay_lease_until=lease_until))
+        return ids
+
+    def set_bots_due(self, match_id: str, bots_due_at: datetime | None) -> None:
+        """Reschedule (or, with None, drop) a match's owed computer move and end any claim."""
+        m = tables.matches
+        self._conn.execute(update(m).where(m.c.id == match_id)
+                           .values(bots_due_at=bots_due_at, autoplay_lease_until=None))
+
+    def bots_due_at(self, match_id: str) -> datetime | None:
+        m = tables.matches
+        return self._conn.execute(select(m.c.bots_due_at).where(m.c.id == match_id)).scalar_one_or_none()
+
+    def lock_creator(self, creator_key: str) -> None:
+        """Serialise the cap check of one creator until the transaction ends (PostgreSQL: an
+        advisory lock; SQLite: the write lock already does)."""
+        if self._conn.dialect.name == "postgresql":
+            self._conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
+                               {"key": "creator:" + creator_key})
+
+    def count_running_all_bots(self, creator_key: str) -> int:
+        """How many of this creator's all-bot matches have not ended."""
+        m = tables.matches
+        return self._conn.execute(select(func.count()).select_from(m).where(
+            m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != "ended")).scalar_one()
 
     def ended_for_player(self, player_ref: str) -> list[tuple[MatchRecord, int]]:
         """Every ended match with a seat of ``player_ref``, with that seat, oldest end first.

@@ -19,8 +19,12 @@ from sqlalchemy import Connection, Engine, text
 
 from api.store.engine import READONLY_OPTION, make_engine
 from api.store.event_store import EventRepository
+from api.store.fairness import FairnessReportRepository
+from api.store.health import HealthProbeRepository
 from api.store.idempotency import IdempotencyRepository
+from api.store.rate_limits import RateLimitRepository
 from api.store.repositories import MatchRepository, SeatRepository
+from api.store.waiters import WaiterSlotRepository
 
 
 class UnitOfWork:
@@ -35,6 +39,10 @@ class UnitOfWork:
     seats: SeatRepository
     events: EventRepository
     idempotency: IdempotencyRepository
+    waiters: WaiterSlotRepository
+    fairness: FairnessReportRepository
+    rate_limits: RateLimitRepository
+    health_probes: HealthProbeRepository
 
     def __init__(self, engine: Engine, *, readonly: bool = False):
         self._engine = engine
@@ -60,6 +68,10 @@ class UnitOfWork:
         self.seats = SeatRepository(conn)
         self.events = EventRepository(conn, self._locked_hashes)
         self.idempotency = IdempotencyRepository(conn)
+        self.waiters = WaiterSlotRepository(conn)
+        self.fairness = FairnessReportRepository(conn)
+        self.rate_limits = RateLimitRepository(conn)
+        self.health_probes = HealthProbeRepository(conn)
         return self
 
     def __exit__(

@@ -1,8 +1,8 @@
 """Golden vectors: complete audit logs of real matches, and the state each folds to.
 
 ``python -m api.tools.golden`` (or ``scripts/golden``) rewrites ``openapi/examples/``:
-for every vector, ``<name>.audit.json`` (exactly the shape of ``GET /v1/matches/{id}/audit``,
-hash chain included) and ``<name>.expected.json`` (the final state a replayer must reach;
+for every vector, ``<name>.audit.json`` (the whole log as the pages of
+``GET /v1/matches/{id}/audit`` make it together, hash chain included) and ``<name>.expected.json`` (the final state a replayer must reach;
 ``summarize`` below and ``clients/js/replay.mjs`` both print this shape).
 
 Everything is deterministic: each vector has a fixed server seed, and the computer players
@@ -168,7 +168,8 @@ class _Match:
 
 
 def audit_document(match_id: str, seed: str, events: list[dict]) -> dict[str, Any]:
-    """The ``/audit`` answer for a log: every row with its seq, schema version and hash chain."""
+    """The whole ``/audit`` document of a log (its pages put together): every row with its seq,
+    schema version and hash chain."""
     rows, prev = [], GENESIS
     for seq, event in enumerate(events, start=1):
         encoded = encode_event(event)

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Replay and verify a Boneyard audit log (GET /v1/matches/{id}/audit), then print the final state.
 //
-//   node clients/js/replay.mjs audit.json      (or "-" for standard input)
+//   node clients/js/replay.mjs http://127.0.0.1:8000/v1/matches/$ID/audit   (follows every page)
+//   node clients/js/replay.mjs audit.json      (a whole log; or "-" for standard input)
 //
 // Checks: the hash chain; the seed against its commitment; every deal and turn-up re-derived
 // from the seed (boneyard-shuffle-v1, deal seed with the seats' client seeds); every seat's
@@ -189,6 +190,10 @@ function checkMove(m, e, seq) {
 /** Verify an audit document; the final state's summary, or a LogError. */
 export function replayAudit(audit) {
   const rows = audit.events;
+  if (audit.next_after !== null && audit.next_after !== undefined) {
+    throw new LogError(0, `this is one page of the audit (rows after ${audit.next_after} are on the next pages): ` +
+      "pass the audit's URL, or put its pages together (follow next_after until it is null)");
+  }
   if (!Array.isArray(rows) || rows.length === 0) throw new LogError(0, "the audit has no events");
   for (const row of rows) {
     if (row.schema_version !== SUPPORTED_SCHEMA_VERSION) {
@@ -274,15 +279,46 @@ export function replayAudit(audit) {
   };
 }
 
-function main(argv) {
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The whole audit document behind an /audit URL: every page fetched in turn (`after` set to each
+ *  page's `next_after`; any `limit` in the URL kept), put together as one document without
+ *  `next_after`. 429 and 503 are waited out (`Retry-After`) a few times. */
+export async function fetchAudit(url, { fetchImpl = globalThis.fetch, retries = 5 } = {}) {
+  const getPage = async (after) => {
+    const pageUrl = new URL(url);
+    if (after !== null) pageUrl.searchParams.set("after", String(after));
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetchImpl(pageUrl, { headers: { Accept: "application/json" } });
+      if (response.ok) return response.json();
+      if ((response.status === 429 || response.status === 503) && attempt < retries) {
+        const wait = Number(response.headers.get("Retry-After")) || 2 ** attempt;
+        await sleep(Math.min(wait, 60) * 1000);
+        continue;
+      }
+      throw new Error(`GET ${pageUrl}: ${response.status} ${await response.text()}`);
+    }
+  };
+  const audit = await getPage(null);
+  while (audit.next_after !== null && audit.next_after !== undefined) {
+    const page = await getPage(audit.next_after);
+    audit.events.push(...page.events);
+    audit.next_after = page.next_after;
+  }
+  delete audit.next_after;
+  return audit;
+}
+
+async function main(argv) {
   if (argv.length !== 1 || argv[0] === "-h" || argv[0] === "--help") {
-    process.stderr.write("usage: node replay.mjs AUDIT.json   (\"-\" reads standard input)\n");
+    process.stderr.write("usage: node replay.mjs AUDIT.json | AUDIT-URL   (\"-\" reads standard input)\n");
     return 2;
   }
   const source = argv[0];
   let audit;
   try {
-    audit = JSON.parse(readFileSync(source === "-" ? 0 : source, "utf8"));
+    audit = /^https?:\/\//.test(source) ? await fetchAudit(source)
+      : JSON.parse(readFileSync(source === "-" ? 0 : source, "utf8"));
   } catch (err) {
     process.stderr.write(`replay.mjs: cannot read ${source}: ${err.message}\n`);
     return 2;
@@ -297,4 +333,6 @@ function main(argv) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main(process.argv.slice(2));
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+}

@@ -86,3 +86,35 @@ def tiles_in(body, skip=()) -> set[tuple[int, int]]:
 def seq_of(client, match_id):
     """The match's current seq, from its public summary."""
     return client.get(f"/v1/matches/{match_id}").get_json()["seq"]
+
+
+def whole_audit(client, match_id, limit=None):
+    """The whole audit document of an ended match, its pages put together (as clients do)."""
+    query = f"?limit={limit}" if limit else ""
+    response = client.get(f"/v1/matches/{match_id}/audit{query}")
+    assert response.status_code == 200, response.get_json()
+    audit = response.get_json()
+    while audit["next_after"] is not None:
+        page = client.get(f"/v1/matches/{match_id}/audit?after={audit['next_after']}"
+                          + (f"&limit={limit}" if limit else "")).get_json()
+        assert {k: v for k, v in page.items() if k not in ("events", "next_after")} == \
+            {k: v for k, v in audit.items() if k not in ("events", "next_after")}
+        audit["events"] += page["events"]
+        audit["next_after"] = page["next_after"]
+    del audit["next_after"]
+    return audit
+
+
+def play_bots(client) -> int:
+    """Play every computer move owed now, as the autoplay runner (``flask boneyard autoplay``)
+    would; answers the events appended. All-bot matches end only through this in tests."""
+    from api.services.autoplay import Autoplay
+
+    return Autoplay(client.application.extensions["boneyard.matches"], step_moves=50).drain()
+
+
+def create_played(client, seats, **kwargs):
+    """Create an all-bot match and let the runner play it to its end; answers the creation."""
+    created = create(client, seats, **kwargs)
+    play_bots(client)
+    return created

@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.engine import make_url
+
+from api.http.health import READINESS_KEY
+from api.services.health import BUSY, Readiness, probe_id
+from api.store import Store, make_engine, tables
+from api.store import engine as store_engine
+
+from .helpers import assert_problem
+
 
 def test_healthz_answers_ok(client):
     response = client.get("/healthz")
@@ -47,18 +61,87 @@ def test_cors_allows_any_origin_by_default(client):
     assert response.headers["Access-Control-Allow-Origin"] == "*"
 
 
-def test_healthz_reports_an_unreachable_database_as_503(app, client):
-    store = app.extensions["boneyard.store"]
+def test_healthz_writes_this_process_row_in_health_probes(app, client):
+    assert client.get("/healthz").status_code == 200
+    with app.extensions["boneyard.store"].engine.connect() as conn:
+        rows = conn.execute(select(tables.health_probes.c.id)).scalars().all()
+    assert rows == [probe_id()]
 
-    def broken_ping():
-        raise OSError("connection refused")
 
-    store.ping = broken_ping
-    response = client.get("/healthz")
-    assert response.status_code == 503
-    assert response.get_json(force=True)["code"] == "database_unavailable"
+class Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def read_only_store(database_url: str) -> Store:
+    """A store on the same database that really refuses writes (root ignores file modes, so
+    SQLite opens the file read-only; PostgreSQL sessions default to read-only transactions)."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        return Store(make_engine(f"sqlite:///file:{url.database}?mode=ro&uri=true"))
+    return Store(make_engine(database_url, connect_args={"options": "-c default_transaction_read_only=on"}))
+
+
+def test_a_database_that_refuses_writes_is_not_ready_and_probes_are_reused_for_the_interval(app, client, database_url):
+    clock = Clock()
+    writable = Readiness(app.extensions["boneyard.store"], interval=2, clock=clock)
+    assert writable.check().ok
+    refusing = read_only_store(database_url)
+    try:
+        refusing.ping()                                   # it answers reads: only writes fail
+        readiness = Readiness(refusing, interval=2, clock=clock)
+        app.extensions[READINESS_KEY] = readiness
+        response = client.get("/healthz")
+        body = assert_problem(response, 503, "database_read_only")
+        assert "refuses writes" in body["detail"] and response.headers["Retry-After"] == "2"
+        readiness.store = app.extensions["boneyard.store"]   # writable again, but the outcome is kept
+        clock.now += 1.9
+        assert_problem(client.get("/healthz"), 503, "database_read_only")
+        clock.now += 0.1                                     # the interval is over: probed again
+        assert client.get("/healthz").status_code == 200
+        readiness.store = refusing                           # and kept, the good outcome too
+        assert client.get("/healthz").status_code == 200
+    finally:
+        refusing.dispose()
+
+
+def test_healthz_reports_an_unreachable_database_as_503(app, client, tmp_path):
+    unreachable = Store(make_engine(f"sqlite:///{tmp_path / 'no-such-dir' / 'boneyard.db'}"))
+    app.extensions[READINESS_KEY] = Readiness(unreachable)
+    assert_problem(client.get("/healthz"), 503, "database_unavailable")
+    unreachable.dispose()
 
 
 def test_livez_answers_without_the_database(client):
     response = client.get("/livez")
     assert response.status_code == 200 and response.get_json() == {"status": "ok"}
+
+
+HOLD_THE_WRITE_LOCK = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_write_lock_held_past_the_busy_timeout_is_database_busy(database_url, is_postgres, monkeypatch):
+    if is_postgres:
+        pytest.skip("SQLite's write lock; PostgreSQL locks rows, and the probe's row is its own")
+    monkeypatch.setattr(store_engine, "WRITE_LOCK_SECONDS", 0.2)     # the busy timeout, shortened
+    engine = make_engine(database_url)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_WRITE_LOCK, make_url(database_url).database],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "locked\n"        # another server is writing, and goes on
+        assert Readiness(Store(engine)).check().status == BUSY
+        holder.stdin.close()
+        holder.wait(10)
+        assert Readiness(Store(engine)).check().ok            # and free again
+    finally:
+        holder.kill()
+        engine.dispose()

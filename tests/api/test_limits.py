@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import select
 
 from api import create_app
+from api.store import tables
 
-from .helpers import assert_problem, auth, tokens_of
+from .helpers import assert_problem, auth, play_to_end, tokens_of
+from .stored_matches import SHORT, store_ended_match
 
 SEATS = [{"name": "A", "type": "remote"}, {"name": "B", "type": "remote"}]
 
@@ -76,3 +79,66 @@ def test_names_are_stored_as_given_never_interpreted(make_client):
                                                           {"name": "Ünïcødé ✓", "type": "remote"}]}).get_json()
     summary = client.get(f"/v1/matches/{created['id']}").get_json()
     assert [s["name"] for s in summary["seats"]] == [name, "Ünïcødé ✓"]
+
+
+def _counters(client) -> dict[str, int]:
+    with client.application.extensions["boneyard.store"].engine.connect() as conn:
+        rows = conn.execute(select(tables.rate_limit_counters.c.key, tables.rate_limit_counters.c["count"]))
+        return {key: count for key, count in rows}
+
+
+def test_two_app_servers_on_one_database_share_one_budget(make_client, tmp_path):
+    first, second = (make_client(RATE_LIMIT_CREATE="3 per minute") for _ in range(2))
+    assert [c.post("/v1/matches", json={"seats": SEATS}).status_code for c in (first, second, first)] == [201] * 3
+    assert_problem(second.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
+    assert_problem(first.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
+    assert list(_counters(first).values()) == [5]          # one row: both servers counted there
+    # The counters are in the database, not in this process: a server on another database
+    # (in this same process, with the same limiter) has a budget of its own.
+    elsewhere = make_client(RATE_LIMIT_CREATE="3 per minute", DATABASE_URL=f"sqlite:///{tmp_path / 'other.db'}")
+    assert elsewhere.post("/v1/matches", json={"seats": SEATS}).status_code == 201
+
+
+def test_memory_storage_still_counts_in_the_process(make_client):
+    client = make_client(RATELIMIT_STORAGE_URI="memory://", RATE_LIMIT_CREATE="1 per minute")
+    assert client.post("/v1/matches", json={"seats": SEATS}).status_code == 201
+    assert_problem(client.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
+    assert _counters(client) == {}
+
+
+def test_the_audit_and_the_fairness_check_are_limited_per_address_each_on_its_own(make_client):
+    client = make_client(RATE_LIMIT_AUDIT="2 per minute")
+    match_id, _ = store_ended_match(client.application.extensions["boneyard.store"], SHORT)
+    for path in (f"/v1/matches/{match_id}/audit?limit=5", f"/v1/matches/{match_id}/fairness"):
+        assert [client.get(path).status_code for _ in range(2)] == [200, 200]
+        refused = client.get(path)
+        assert_problem(refused, 429, "too_many_requests")
+        assert 0 < int(refused.headers["Retry-After"]) <= 60
+        assert client.get(path, environ_base={"REMOTE_ADDR": "127.0.0.9"}).status_code == 200
+
+
+def _ended_match_with_a_player(client, headers=None) -> tuple[str, str]:
+    created = client.post("/v1/matches", headers=headers or {}, json={
+        "seats": [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot"}], "rules": {"target": 1}})
+    assert created.status_code == 201, created.get_json()
+    match_id, token = created.get_json()["id"], tokens_of(created.get_json())[0]
+    play_to_end(client, match_id, {0: token})
+    return match_id, token
+
+
+def test_a_rematch_needs_the_portal_key_when_the_server_has_keys(make_client):
+    client = make_client(API_KEYS=["portal-key"], RATELIMIT_ENABLED=False)
+    match_id, token = _ended_match_with_a_player(client, {"X-API-Key": "portal-key"})
+    assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)), 401, "invalid_api_key")
+    assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "nope"}),
+                   401, "invalid_api_key")
+    made = client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "portal-key"})
+    assert made.status_code == 201, made.get_json()
+
+
+def test_a_rematch_spends_the_match_creation_budget(make_client):
+    client = make_client(RATE_LIMIT_CREATE="2 per minute")
+    match_id, token = _ended_match_with_a_player(client)                    # 1 of 2
+    assert client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)).status_code == 201   # 2 of 2
+    assert_problem(client.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
+    assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)), 429, "too_many_requests")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .helpers import assert_problem, auth, create, play_to_end, tokens_of, view
+from .helpers import assert_problem, auth, create, create_played, play_to_end, tokens_of, view, whole_audit
 
 BOTS = [{"name": "Bo", "type": "bot", "level": "random"}, {"name": "Cy", "type": "bot", "level": "random"}]
 
@@ -19,8 +19,8 @@ def test_matches_filter_by_status_preset_open_seat_and_player(client):
                               {"name": "Ben", "type": "remote"}])
     waiting = create(client, [{"name": "Ana", "type": "remote", "player_ref": "u-ana"},
                               {"name": "?", "type": "open"}], preset="standard-block")
-    ended = create(client, BOTS, preset="all-fives", rules={"target": 20})
-    assert ended["status"] == "ended"
+    ended = create_played(client, BOTS, preset="all-fives", rules={"target": 20})
+    assert client.get(f"/v1/matches/{ended['id']}").get_json()["status"] == "ended"
     assert ids(client.get("/v1/matches?preset=standard-block")) == [waiting["id"]]
     assert ids(client.get("/v1/matches?has_open_seat=true")) == [waiting["id"]]
     assert ids(client.get("/v1/matches?has_open_seat=false")) == [ended["id"], playing["id"]]
@@ -35,8 +35,8 @@ def test_matches_filter_by_status_preset_open_seat_and_player(client):
 
 
 def test_the_next_page_is_linked_with_the_same_filters(client):
-    made = [create(client, BOTS, preset="standard-block", rules={"target": 10})["id"] for _ in range(3)]
-    create(client, BOTS, rules={"target": 10})                       # another preset: filtered out
+    made = [create_played(client, BOTS, preset="standard-block", rules={"target": 10})["id"] for _ in range(3)]
+    create_played(client, BOTS, rules={"target": 10})                       # another preset: filtered out
     first = client.get("/v1/matches?preset=standard-block&limit=2")
     link = first.headers["Link"]
     match = re.fullmatch(r'<(/v1/matches\?[^>]+)>; rel="next"', link)
@@ -52,7 +52,7 @@ def expected_stats(client, match_ids, seat_of):
     played = won = hands = streak = longest = 0
     margins = []
     for match_id in match_ids:
-        log = client.get(f"/v1/matches/{match_id}/audit").get_json()["events"]
+        log = whole_audit(client, match_id)["events"]
         partners = log[0]["rules"]["partners"]
         side = seat_of[match_id] % 2 if partners else seat_of[match_id]
         hands += sum(1 for e in log if e["type"] == "hand_ended" and e["side"] == side)
@@ -84,7 +84,7 @@ def test_two_player_stats_count_matches_hands_margin_and_streaks(client):
                  {"name": "Ben", "type": "bot", "level": "greedy", "player_ref": "ben"}]
         if n % 2:
             seats.reverse()                                        # Ana sits in seat 1 every other match
-        created = create(client, seats, preset="winner-leads", rules={"target": 30})
+        created = create_played(client, seats, preset="winner-leads", rules={"target": 30})
         matches.append(created["id"])
         seat_of[created["id"]] = 1 if n % 2 else 0
     ana = stats(client, "ana")
@@ -98,8 +98,8 @@ def test_two_player_stats_count_matches_hands_margin_and_streaks(client):
 
 def test_partners_share_their_sides_wins(client):
     seats = [{"name": f"P{i}", "type": "bot", "level": "random", "player_ref": f"p{i}"} for i in range(4)]
-    first = create(client, seats, rules={"partners": True, "target": 40})["id"]
-    second = create(client, seats, preset="all-fives", rules={"partners": True, "target": 60})["id"]
+    first = create_played(client, seats, rules={"partners": True, "target": 40})["id"]
+    second = create_played(client, seats, preset="all-fives", rules={"partners": True, "target": 60})["id"]
     figures = {i: stats(client, f"p{i}") for i in range(4)}
     assert figures[0] == figures[2] and figures[1] == figures[3]
     assert figures[0]["matches_won"] + figures[1]["matches_won"] == 2

@@ -7,7 +7,8 @@ import pytest
 from api.rules import event_from_dict, replay, shuffled_tiles
 from api.rules.shuffle import deal_label, seed_commitment
 
-from .helpers import (act, assert_problem, auth, create, play_to_end, seq_of, tiles_in, tokens_of, view)
+from .helpers import (act, assert_problem, auth, create, play_to_end, seq_of, tiles_in, tokens_of, view,
+                      whole_audit)
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
@@ -45,7 +46,7 @@ def test_a_two_player_match_against_a_bot_runs_to_match_ended_and_the_audit_repl
     final = play_to_end(client, match_id, tokens)
     assert final["status"] == "ended"
     assert final["scores"][final["winner"]] >= 50
-    audit = client.get(f"/v1/matches/{match_id}/audit").get_json()
+    audit = whole_audit(client, match_id)
     assert seed_commitment(audit["seed"]) == created["seed_commitment"]
     events = [event_from_dict({k: v for k, v in e.items() if k != "seq"}) for e in audit["events"]]
     assert [e["seq"] for e in audit["events"]] == list(range(1, len(events) + 1))

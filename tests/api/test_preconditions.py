@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 from .helpers import assert_problem, auth, seq_of, view
-
-
 
 
 def _seq(client, match_id):
@@ -85,18 +87,64 @@ def test_keys_are_scoped_per_token(client, live):
     assert b.status_code == 200 and "Idempotent-Replayed" not in b.headers
 
 
-def test_a_key_still_in_flight_is_409(app, client, live):
+def test_the_stored_answer_commits_with_the_action_or_not_at_all(client, live, monkeypatch):
+    """The key's answer is written in the action's own transaction: if storing it fails,
+    the action is not applied either, and a retry runs it (once)."""
+    from api.store.idempotency import IdempotencyRepository
+
     match_id, tokens, turn = live
-    keys = app.extensions["boneyard.idempotency"]
-    import hashlib
-    import json
-    body = {"type": "knock"}
-    fingerprint = hashlib.sha256(json.dumps(["POST", f"/v1/matches/{match_id}/actions", None, body],
-                                            sort_keys=True).encode()).hexdigest()
-    assert keys.begin(tokens[turn], "slow", match_id, fingerprint) is None      # a first request, still running
-    response = client.post(f"/v1/matches/{match_id}/actions", json=body,
-                           headers={**auth(tokens[turn]), "Idempotency-Key": "slow"})
-    assert_problem(response, 409, "idempotency_in_flight")
+    action = view(client, match_id, tokens[turn])["legal_actions"][0]
+    headers = {**auth(tokens[turn]), "Idempotency-Key": "atomic"}
+    seq = _seq(client, match_id)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("the process died here")
+
+    monkeypatch.setattr(IdempotencyRepository, "remember", crash)
+    crashed = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
+    assert_problem(crashed, 500, "internal_error")
+    assert _seq(client, match_id) == seq                      # nothing applied without its answer
+    monkeypatch.undo()
+    first = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
+    assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
+    again = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
+    assert again.headers["Idempotent-Replayed"] == "true" and again.get_json() == first.get_json()
+    assert _seq(client, match_id) == first.get_json()["seq"]
+
+
+def test_racing_duplicates_apply_once_and_the_other_replays(app, live):
+    match_id, tokens, turn = live
+    with app.test_client() as probe:
+        action = view(probe, match_id, tokens[turn])["legal_actions"][0]
+        seq = _seq(probe, match_id)
+    headers = {**auth(tokens[turn]), "Idempotency-Key": "race"}
+    start = threading.Barrier(4)
+
+    def send(_):
+        with app.test_client() as racer:
+            start.wait()
+            response = racer.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
+            return response.status_code, response.headers.get("Idempotent-Replayed"), response.get_json()
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(send, range(4)))
+    assert [status for status, _, _ in answers] == [200] * 4
+    assert sorted(replayed or "" for _, replayed, _ in answers) == ["", "true", "true", "true"]
+    assert len({json.dumps(body, sort_keys=True) for _, _, body in answers}) == 1
+    with app.test_client() as probe:
+        assert _seq(probe, match_id) == answers[0][2]["seq"] > seq
+
+
+def test_keys_are_stored_only_for_a_seat_of_the_match(app, client, live):
+    from api.store import tables
+
+    match_id, tokens, turn = live
+    for token in ("not-a-token", tokens[turn] + "x"):
+        response = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
+                               headers={**auth(token), "Idempotency-Key": "anonymous"})
+        assert_problem(response, 401, "invalid_token")
+    with app.extensions["boneyard.store"].engine.connect() as conn:
+        assert conn.execute(tables.idempotency_keys.select()).all() == []
 
 
 def test_an_invalid_idempotency_key_is_422(client, live):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from .helpers import auth, create, tokens_of, view
+from .helpers import auth, create, play_to_end, tokens_of, view
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
@@ -82,9 +82,9 @@ def _read_stream(response, stop_after_type="match_ended", limit=10_000):
 
 
 def test_the_stream_sends_the_view_then_events_with_ids_and_resumes_after_last_event_id(client):
-    created = create(client, [{"name": "A", "type": "bot", "level": "random"},
-                              {"name": "B", "type": "bot", "level": "random"}], rules={"target": 15})
-    match_id, final_seq = created["id"], created["seq"]
+    created = create(client, TWO_REMOTE, rules={"target": 15})
+    match_id = created["id"]
+    final_seq = play_to_end(client, match_id, tokens_of(created))["seq"]
     response = client.get(f"/v1/matches/{match_id}/stream", headers={"Last-Event-ID": "5"}, buffered=False)
     assert response.mimetype == "text/event-stream"
     messages = _read_stream(response)

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 from api.http.event_schemas import EVENTS_SCHEMA, load_event_schemas, register_event_schemas
 from api.rules import EVENT_TYPES
 from api.tools.golden import ROW_FIELDS
+from tests.api.helpers import create_played, whole_audit
 
 from .support import VECTOR_NAMES, bots, create, golden
 
@@ -68,8 +69,9 @@ def test_real_logs_from_the_api_validate_in_full_and_as_each_viewer_sees_them(cl
     for preset, seats, rules in [("all-fives", bots("greedy", "random", "random", "greedy"), {"partners": True}),
                                  ("dominorules-block", bots("random", "greedy", "random"), {}),
                                  ("muggins", bots("random", "greedy"), {"muggins_calls": True, "auto_draw": True})]:
-        match_id = create(client, seats, preset, rules)["id"]
-        audit = client.get(f"/v1/matches/{match_id}/audit").get_json()
+        match_id = create_played(client, seats, preset=preset, rules=rules)["id"]
+        assert_valid(AUDIT_LOG, client.get(f"/v1/matches/{match_id}/audit?limit=50").get_json())   # a page
+        audit = whole_audit(client, match_id)
         assert_valid(AUDIT_LOG, audit)
         page = client.get(f"/v1/matches/{match_id}/events?limit=1000").get_json()
         assert len(page["events"]) == audit["seq"]

@@ -13,6 +13,7 @@ from api.rules.events import event_from_dict
 from api.store.chain import verify_chain
 from api.store.records import StoredEvent
 from api.tools.golden import EXAMPLES, VECTORS, files, log_of, summarize
+from tests.api.helpers import play_bots, whole_audit
 
 from .support import VECTOR_NAMES, golden
 
@@ -110,7 +111,7 @@ class FrozenClock:
 @pytest.fixture
 def seeding_client(database_url):
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "ALLOW_CLIENT_SEED": True,
-                      "RATELIMIT_ENABLED": False})
+                      "RATELIMIT_ENABLED": False, "AUTOPLAY_PACE_SECONDS": 0})
     clock = app.extensions["boneyard.matches"].now = FrozenClock()
     client = app.test_client()
     client.clock = clock
@@ -153,6 +154,7 @@ def test_a_server_given_the_same_seed_and_moves_writes_the_very_same_log(seeding
             answer = seeding_client.post(f"/v1/matches/{match_id}/actions", json=action,
                                          headers={"Authorization": f"Bearer {tokens[seat]}"})
             assert answer.status_code == 200, (row["seq"], answer.get_json())
-    served = seeding_client.get(f"/v1/matches/{match_id}/audit").get_json()
+    play_bots(seeding_client)     # all-bot tables (from the start, or once a seat is replaced)
+    served = whole_audit(seeding_client, match_id)
     assert served["events"] == audit["events"]
     assert {k: v for k, v in served.items() if k != "match_id"} == {k: v for k, v in audit.items() if k != "match_id"}

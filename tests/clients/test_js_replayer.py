@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
+import requests
 
 from api.rules import replay
 from api.rules.audit import verify_log
@@ -13,8 +15,11 @@ from api.rules.events import event_from_dict
 from api.rules.layout import END_NAMES
 from api.rules.tiles import Tile
 from api.tools.golden import EXAMPLES, audit_document, log_of, summarize
+from tests.api.helpers import create_played, whole_audit
+from tests.api.stored_matches import LONG, store_ended_match
+from tests.servers import running_gunicorn
 
-from .support import VECTOR_NAMES, bots, create, golden, run_replayer
+from .support import REPLAYER, VECTOR_NAMES, bots, create, golden, node_binary, run_replayer
 
 
 def replay_with_node(audit: dict, tmp_path) -> dict:
@@ -42,14 +47,33 @@ FRESH = [("standard-block", 3, bots("random", "greedy", "random"), {}),
 
 def test_node_agrees_with_the_server_on_fresh_matches_played_through_the_api(client, tmp_path):
     for preset, players, seats, rules in FRESH:
-        created = create(client, seats, preset, rules)
+        created = create_played(client, seats, preset=preset, rules=rules)
+        created = client.get(f"/v1/matches/{created['id']}").get_json()
         assert created["status"] == "ended"
-        audit = client.get(f"/v1/matches/{created['id']}/audit").get_json()
+        audit = whole_audit(client, created["id"])
         mine = replay_with_node(audit, tmp_path)
         server = summarize(audit)    # the server's own fold (api.rules.replay)
         assert mine == server, preset
         assert (mine["scores"], mine["winner"]) == (created["scores"], created["winner"])
         assert [h["points"] for h in mine["hands"]] == [h["points"] for h in server["hands"]]
+
+
+def test_node_follows_the_pages_of_a_served_audit_and_refuses_a_lone_page(database_url, store, tmp_path):
+    match_id, expected = store_ended_match(store, LONG)
+    with running_gunicorn(database_url, tmp_path / "gunicorn.log", WEB_CONCURRENCY="1", AUTO_MIGRATE="0") as (base, _):
+        url = f"{base}/v1/matches/{match_id}/audit?limit=300"          # 5 pages of at most 300 rows
+        done = subprocess.run([node_binary(), str(REPLAYER), url], check=False, capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+        summary = json.loads(done.stdout)
+        assert summary.pop("checks")["chain_rows"] == expected["seq"] > 1200
+        assert summary == summarize(expected)
+        first_page = requests.get(url, timeout=10).json()
+    assert first_page["next_after"] == 300
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(first_page))
+    done = run_replayer(path)
+    assert done.returncode == 1 and "this is one page of the audit (rows after 300" in done.stderr
 
 
 def _rechained(audit: dict, log: list[dict]) -> dict:

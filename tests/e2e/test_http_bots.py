@@ -111,9 +111,12 @@ def test_two_reference_clients_play_a_whole_match_against_each_other_over_http(s
 
     assert_verified_end(client, created["id"], finals)
     assert max(finals[0]["scores"]) >= created["rules"]["target"]
-    # Both sides really played, and waiting cost bodiless 304s rather than full views.
+    # Both sides really played, and waiting costs bodiless 304s rather than full views. (How
+    # many polls of the match found nothing new depends on timing: the server's gevent workers
+    # often answer before the other bot's next poll, so the check is one poll of the ended match.)
     assert creator.actions_sent > 0 and joiner.actions_sent > 0
-    assert creator.not_modified + joiner.not_modified > 0
+    seen = creator.not_modified
+    assert creator.refresh() == finals[0] and creator.not_modified == seen + 1
 
 
 def test_a_reference_client_plays_a_whole_match_against_the_servers_expert_bot(server, api_client):

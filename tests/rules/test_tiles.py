@@ -42,6 +42,16 @@ def test_badly_written_tiles_raise_invalid_tile(bad):
     assert info.value.code == "invalid_tile"
 
 
+@pytest.mark.parametrize("bad", ["\u00b2-1", "6-\u0663", "\uff16-3", "9" * 5000 + "-1", "1-" + "0" * 5000, "006-3"])
+def test_only_a_few_ascii_digits_are_a_tile_half(bad):
+    """'²' passes str.isdigit() but not int(), int() refuses more than 4,300 digits, and
+    Arabic-Indic or full-width digits are not how a tile is written: each is an InvalidTile
+    (with a short message), never a ValueError."""
+    with pytest.raises(InvalidTile) as info:
+        Tile.parse(bad)
+    assert len(str(info.value)) < 100
+
+
 @pytest.mark.parametrize("bad", [[6], [True, 1], [1, False], [7, 1], [6, -1], [6, 3, 1], [6.0, 3], ["6", "3"],
                                  None, {"high": 6}, "7-1", "6_3", 6])
 def test_bad_json_tiles_raise_invalid_tile(bad):

@@ -111,9 +111,22 @@ class BoneyardClient:
         return self.request("GET", f"/v1/matches/{match_id}/events", token=token,
                             params={"after": after, "limit": limit}).json()
 
-    def audit(self, match_id: str) -> dict:
-        """``GET /v1/matches/{id}/audit``: once ended, the whole log and the seed."""
-        return self.request("GET", f"/v1/matches/{match_id}/audit").json()
+    def audit(self, match_id: str, *, page_size: int | None = None) -> dict:
+        """``GET /v1/matches/{id}/audit``: once ended, the whole log and the seed.
+
+        The server answers in pages (``after``, ``limit`` up to 5,000 rows, ``next_after``
+        until null); this follows them and answers one document, the header fields and
+        every row (without ``next_after``): what ``replay.mjs`` and ``openapi/examples`` hold.
+        """
+        path = f"/v1/matches/{match_id}/audit"
+        params = {"limit": page_size} if page_size else {}
+        audit = self.request("GET", path, params=params).json()
+        while audit.get("next_after") is not None:
+            page = self.request("GET", path, params={**params, "after": audit["next_after"]}).json()
+            audit["events"] += page["events"]
+            audit["next_after"] = page["next_after"]
+        audit.pop("next_after", None)
+        return audit
 
     def fairness(self, match_id: str) -> dict:
         """``GET /v1/matches/{id}/fairness``: once ended, the server's re-check of deals and moves."""

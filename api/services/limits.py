@@ -1,0 +1,24 @@
+"""How much work one client can cause: the server's bounds, in one record.
+
+Read from the configuration by ``create_app`` (``INLINE_BOT_MOVES``, ``MAX_EVENTS_PER_MATCH``,
+``BOT_MATCHES_PER_ADDRESS``, ``AUTOPLAY_PACE_SECONDS``) and handed to the services, so every
+use case reads the same numbers. The largest ``target`` is a rule-set bound
+(``api.rules.ruleset.MAX_TARGET``), since it is validated with the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WorkLimits:
+    #: Computer moves a request plays in its own answer before leaving the rest to the
+    #: autoplay runner (a human's action usually needs one to three).
+    inline_bot_moves: int = 64
+    #: The longest log a match may have; an append past it is refused (422).
+    max_events_per_match: int = 20_000
+    #: Unfinished all-bot matches one client address may have at once (422 beyond).
+    bot_matches_per_creator: int = 5
+    #: Seconds between two steps of an all-bot match played by the autoplay runner.
+    autoplay_pace: float = 0.1

@@ -1,0 +1,210 @@
+"""How gunicorn serves Boneyard: the worker class, the access logger, the open-files limit.
+
+``gunicorn.conf.py`` names these. gunicorn imports this module in its master process,
+before it forks the workers and before a worker monkey-patches the standard library for
+gevent, so it imports nothing of the app at module level (a lock made before patching
+would block a whole worker instead of one greenlet).
+
+* :class:`Worker`: gunicorn's gevent worker. A waiting client (long-poll, stream, a body
+  still on its way) costs a greenlet, not a thread, so a worker holds thousands. The only
+  change: the answers gunicorn writes itself when a request cannot even be parsed (a bad
+  request line, a URI or headers over the limits, a bad chunk...) are problem documents
+  with a stable ``code``, like every other error of the API, instead of gunicorn's HTML.
+* :class:`AccessLogger`: the access and error logs never hold a seat token. ``?token=``
+  (the stream's query parameter for ``EventSource``) is redacted from every atom, and the
+  ``Authorization`` and ``X-API-Key`` headers are never written.
+* :func:`raise_open_files_limit`: every connection is a file descriptor.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import resource
+import ssl
+from datetime import datetime
+from urllib.parse import unquote_plus
+
+from gunicorn import util
+from gunicorn.glogging import Logger
+from gunicorn.http import errors as http_errors
+from gunicorn.http.wsgi import Response, default_environ
+from gunicorn.workers.ggevent import GeventWorker
+
+REDACTED = "[redacted]"
+#: Query parameters whose values are secrets (``/stream?token=``).
+SECRET_PARAMETERS = frozenset({"token"})
+#: Request headers never logged.
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie"})
+_QUERY = re.compile(r"\?(\S*)")
+_PARAMETER_SEPARATOR = re.compile(r"([&;])")
+
+#: What gunicorn refuses before the app runs: (exception, status, code, title, detail), first match wins.
+PROTOCOL_ERRORS: list[tuple[type[BaseException], int, str, str, str]] = [
+    (http_errors.InvalidResponseHeaderName, 500, "internal_error", "Internal Server Error",
+     "An unexpected error occurred."),
+    (http_errors.InvalidResponseHeader, 500, "internal_error", "Internal Server Error",
+     "An unexpected error occurred."),
+    (http_errors.LimitRequestLine, 414, "uri_too_long", "URI Too Long",
+     "The request line is longer than this server accepts."),
+    (http_errors.LimitRequestHeaders, 431, "header_too_large", "Request Header Fields Too Large",
+     "Too many request headers, or one too large."),
+    (http_errors.InvalidRequestLine, 400, "invalid_request_line", "Bad Request",
+     "The request line is not HTTP: METHOD /path HTTP/1.1."),
+    (http_errors.InvalidRequestMethod, 400, "invalid_method", "Bad Request", "The request method is not valid."),
+    (http_errors.InvalidHTTPVersion, 400, "invalid_http_version", "Bad Request",
+     "The HTTP version is not supported."),
+    (http_errors.InvalidHeaderName, 400, "invalid_header", "Bad Request", "A request header name is not valid."),
+    (http_errors.InvalidHeader, 400, "invalid_header", "Bad Request", "A request header is not valid."),
+    (http_errors.ObsoleteFolding, 400, "invalid_header", "Bad Request",
+     "A request header is folded over lines (obsolete line folding)."),
+    (http_errors.UnsupportedTransferCoding, 501, "unsupported_transfer_coding", "Not Implemented",
+     "The Transfer-Encoding is not supported."),
+    (http_errors.ExpectationFailed, 417, "expectation_failed", "Expectation Failed",
+     "The Expect header cannot be met."),
+    (http_errors.InvalidChunkSize, 400, "invalid_chunked_body", "Bad Request", "The chunked body is malformed."),
+    (http_errors.ChunkMissingTerminator, 400, "invalid_chunked_body", "Bad Request",
+     "The chunked body is malformed."),
+    (http_errors.InvalidChunkExtension, 400, "invalid_chunked_body", "Bad Request",
+     "The chunked body is malformed."),
+    (http_errors.InvalidSchemeHeaders, 400, "invalid_scheme_headers", "Bad Request",
+     "The forwarded scheme headers disagree."),
+    (http_errors.ForbiddenProxyRequest, 403, "forbidden_proxy", "Forbidden",
+     "Proxy requests are not accepted from this address."),
+    (http_errors.InvalidProxyLine, 400, "invalid_proxy_line", "Bad Request", "The PROXY protocol line is invalid."),
+    (http_errors.InvalidProxyHeader, 400, "invalid_proxy_line", "Bad Request",
+     "The PROXY protocol header is invalid."),
+    (http_errors.InvalidH2CPreface, 400, "bad_request", "Bad Request", "The HTTP/2 preface is invalid."),
+    (http_errors.ConfigurationProblem, 500, "internal_error", "Internal Server Error",
+     "The server is misconfigured."),
+    (ssl.SSLError, 400, "tls_error", "Bad Request", "The TLS handshake failed."),
+    (http_errors.ParseException, 400, "bad_request", "Bad Request", "The request is not valid HTTP."),
+]
+_UNEXPECTED = (500, "internal_error", "Internal Server Error", "An unexpected error occurred.")
+
+
+def protocol_error(exc: BaseException) -> tuple[int, str, str, str]:
+    """(status, code, title, detail) of what gunicorn refused, or of an unexpected failure."""
+    for kind, *answer in PROTOCOL_ERRORS:
+        if isinstance(exc, kind):
+            return tuple(answer)          # type: ignore[return-value]
+    return _UNEXPECTED
+
+
+def problem_response(status: int, code: str, title: str, detail: str) -> bytes:
+    """A whole HTTP/1.1 response carrying a problem document; the connection closes after it."""
+    # Imported here, not above: this module loads in gunicorn's master, the app only in workers.
+    from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
+
+    body = json.dumps(problem_body(status, code, title, detail)).encode()
+    head = (f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n")
+    return head.encode("latin-1") + body
+
+
+class Worker(GeventWorker):
+    """gunicorn's gevent worker, answering its own protocol errors as problem documents."""
+
+    def handle_error(self, req, client, addr, exc):
+        """Replaces ``gunicorn.workers.base.Worker.handle_error`` (gunicorn 27), whose answer is HTML."""
+        started = datetime.now()
+        addr = addr or ("", -1)           # a unix socket
+        status, code, title, detail = protocol_error(exc)
+        if status < 500:
+            self.log.warning("Invalid request from ip=%s: %s (%s)", addr[0], code, redact_text(str(exc)))
+            parsed = getattr(exc, "req", None)      # a header error knows its request (a request-line
+            if req is None and hasattr(parsed, "headers"):  # error only the line): for the access log
+                req = parsed
+        else:
+            self.log.exception("Error handling request %s", redact_text(getattr(req, "uri", "(no URI read)")))
+        data = problem_response(status, code, title, detail)
+        if req is not None:
+            environ = default_environ(req, client, self.cfg)
+            environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = addr[0], str(addr[1])
+            response = Response(req, client, self.cfg)
+            response.status = f"{status} {title}"
+            response.response_length = len(data)
+            self.log.access(response, req, environ, datetime.now() - started)
+        try:
+            util.write_nonblock(client, data)
+        except Exception:
+            self.log.debug("Failed to send the error answer.")
+
+
+# --- logs without secrets ------------------------------------------------------------------
+def redact_query(query: str) -> str:
+    """A query string with the values of secret parameters replaced (names matched decoded,
+    so ``%74oken=`` is caught as well)."""
+    parts = _PARAMETER_SEPARATOR.split(query)
+    for index, part in enumerate(parts):
+        name, equals, _value = part.partition("=")
+        if equals and unquote_plus(name).strip().lower() in SECRET_PARAMETERS:
+            parts[index] = f"{name}={REDACTED}"
+    return "".join(parts)
+
+
+def redact_text(text: str) -> str:
+    """Any text with every URL query in it redacted (a request line, a URI, a referrer, a message)."""
+    if "?" not in text:
+        return text
+    return _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), text)
+
+
+class _RedactRecords(logging.Filter):
+    """For the error log: messages and tracebacks that quote a URL lose its secrets."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact_text(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
+        return True
+
+
+class AccessLogger(Logger):
+    """gunicorn's logger, with secrets taken out of every access-log atom and error-log line."""
+
+    def setup(self, cfg):
+        super().setup(cfg)
+        if not any(isinstance(f, _RedactRecords) for f in self.error_log.filters):
+            self.error_log.addFilter(_RedactRecords())
+
+    def atoms(self, resp, req, environ, request_time):
+        atoms = super().atoms(resp, req, environ, request_time)
+        for key, value in atoms.items():
+            if not isinstance(value, str):
+                continue
+            if key in ("q", "{query_string}e"):
+                atoms[key] = redact_query(value)
+            elif _is_secret_header(key):
+                atoms[key] = REDACTED
+            else:
+                atoms[key] = redact_text(value)
+        return atoms
+
+
+def _is_secret_header(atom: str) -> bool:
+    if atom.startswith("{") and atom.endswith("}i"):
+        return atom[1:-2] in SECRET_HEADERS
+    if atom.startswith("{http_") and atom.endswith("}e"):
+        return atom[6:-2].replace("_", "-") in SECRET_HEADERS
+    return False
+
+
+# --- the process ------------------------------------------------------------------------------
+def raise_open_files_limit(log=None) -> int:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit (every waiting client is a
+    descriptor; the soft limit is often 1,024); the workers inherit it. Answers the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if target > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            if log is not None:
+                log.warning("could not raise the open-files limit from %s to %s: %s", soft, target, exc)
+    return soft

@@ -1,0 +1,51 @@
+"""gunicorn's side of serving: logs without seat tokens, its own refusals as problem documents."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from types import SimpleNamespace
+
+from gunicorn.config import Config
+from gunicorn.http import errors as http_errors
+
+from api.serving import AccessLogger, problem_response, protocol_error, redact_query, redact_text
+
+
+def test_secret_query_parameters_are_redacted_however_they_are_spelt():
+    assert redact_query("token=abc") == "token=[redacted]"
+    assert redact_query("a=1&token=abc&b=2") == "a=1&token=[redacted]&b=2"
+    assert redact_query("%74oken=abc;x=1") == "%74oken=[redacted];x=1"
+    assert redact_query("TOKEN=abc&tokens=keep&token") == "TOKEN=[redacted]&tokens=keep&token"
+    assert redact_text('GET /v1/matches/m/stream?x=#&token=abc HTTP/1.1') == \
+        "GET /v1/matches/m/stream?x=#&token=[redacted] HTTP/1.1"
+    assert redact_text("no query here: token=abc") == "no query here: token=abc"
+
+
+def test_no_access_log_atom_holds_a_token_or_an_authorization_header():
+    logger = AccessLogger(Config())
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/v1/matches/m/stream?token=s3cret", "PATH_INFO":
+               "/v1/matches/m/stream", "QUERY_STRING": "token=s3cret", "SERVER_PROTOCOL": "HTTP/1.1",
+               "REMOTE_ADDR": "127.0.0.1", "HTTP_REFERER": "https://portal/play?token=s3cret",
+               "HTTP_AUTHORIZATION": "Bearer s3cret", "HTTP_X_API_KEY": "s3cret"}
+    request = SimpleNamespace(headers=[("AUTHORIZATION", "Bearer s3cret"), ("X-API-KEY", "s3cret"),
+                                       ("REFERER", "https://portal/play?token=s3cret")])
+    response = SimpleNamespace(status="200 OK", headers=[], sent=10)
+    atoms = logger.atoms(response, request, environ, timedelta(milliseconds=3))
+    leaked = {key: value for key, value in atoms.items() if "s3cret" in str(value)}
+    assert leaked == {}
+    assert atoms["r"] == "GET /v1/matches/m/stream?token=[redacted] HTTP/1.1"
+    assert atoms["{authorization}i"] == "[redacted]"
+
+
+def test_every_refusal_of_gunicorns_parser_has_a_status_and_a_stable_code():
+    assert protocol_error(http_errors.LimitRequestLine(5000, 4094))[:2] == (414, "uri_too_long")
+    assert protocol_error(http_errors.LimitRequestHeaders("too many"))[:2] == (431, "header_too_large")
+    assert protocol_error(http_errors.InvalidRequestLine("GARBAGE"))[:2] == (400, "invalid_request_line")
+    assert protocol_error(http_errors.InvalidHeaderName("Bad Header"))[:2] == (400, "invalid_header")
+    assert protocol_error(http_errors.InvalidResponseHeader("X"))[:2] == (500, "internal_error")
+    assert protocol_error(RuntimeError("boom"))[:2] == (500, "internal_error")
+    head, _, body = problem_response(*protocol_error(http_errors.LimitRequestLine(5000, 4094))).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 414 ") and b"Content-Type: application/problem+json" in head
+    assert b"Connection: close" in head and json.loads(body)["code"] == "uri_too_long"
+    assert int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0]) == len(body)

@@ -1,0 +1,226 @@
+"""Waiting costs no thread, over real HTTP: the gunicorn gevent worker as ``gunicorn.conf.py`` ships it.
+
+Clients that go away, clients that hold too many waits, bodies that never come, requests
+gunicorn cannot parse, tokens in URLs, and a few hundred idle waiters beside /healthz.
+Every wait is observed, not slept on: ``waiter_slots`` rows are polled with a deadline.
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import time
+
+import pytest
+import requests
+from sqlalchemy import text
+
+from api.store import make_engine
+from tests.servers import running_gunicorn
+
+PROBLEM = "application/problem+json"
+TWO_REMOTE = {"seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
+
+
+@pytest.fixture
+def slots(database_url):
+    """``slots()``: how many waiter rows the database holds now."""
+    engine = make_engine(database_url)
+
+    def count() -> int:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT count(*) FROM waiter_slots")).scalar_one()
+    yield count
+    engine.dispose()
+
+
+def _until(predicate, seconds: float, step: float = 0.02) -> float:
+    """Poll ``predicate`` until true; the seconds it took (fails after ``seconds``)."""
+    started = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - started < seconds, "condition not reached in time"
+        time.sleep(step)
+    return time.monotonic() - started
+
+
+def _match(base: str) -> dict:
+    created = requests.post(f"{base}/v1/matches", json=TWO_REMOTE, timeout=10)
+    assert created.status_code == 201, created.text
+    return created.json()
+
+
+def _open(base: str, path: str, headers: str = "", source: str = "127.0.0.1") -> socket.socket:
+    """A raw connection that sent a request and reads nothing (an idle waiter)."""
+    host, port = base.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.bind((source, 0))
+    sock.connect((host, int(port)))
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{headers}\r\n".encode())
+    return sock
+
+
+def _exchange(base: str, raw: bytes, timeout: float = 10) -> tuple[bytes, bytes]:
+    """Send raw bytes, read until the server closes: (head, body)."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(raw)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head, body
+
+
+def _problem(head: bytes, body: bytes, status: int, code: str) -> dict:
+    import json
+    assert head.split(b"\r\n")[0].split(b" ")[1] == str(status).encode(), head
+    assert f"content-type: {PROBLEM}".encode() in head.lower(), head
+    document = json.loads(body)
+    assert document["status"] == status and document["code"] == code, document
+    return document
+
+
+@pytest.fixture
+def server(database_url, tmp_path):
+    settings = {"AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false", "WAITERS_PER_ADDRESS": "3",
+                "REQUEST_BODY_TIMEOUT_SECONDS": "1", "LOG_LEVEL": "info"}
+    with running_gunicorn(database_url, tmp_path / "server.log", **settings) as (base, log):
+        yield base, log
+
+
+def test_a_waiter_ends_within_a_second_of_its_client_leaving(server, slots):
+    base, _ = server
+    created = _match(base)
+    poll = _open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60")
+    stream = _open(base, f"/v1/matches/{created['id']}/stream")
+    _until(lambda: slots() == 2, 10)
+    poll.close()
+    assert _until(lambda: slots() == 1, 5) < 1.5
+    stream.close()
+    assert _until(lambda: slots() == 0, 5) < 1.5
+
+
+def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slots):
+    base, _ = server
+    created = _match(base)
+    path = f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60"
+    held = [_open(base, path) for _ in range(2)] + [_open(base, f"/v1/matches/{created['id']}/stream")]
+    _until(lambda: slots() == 3, 10)
+    refused = requests.get(base + path, timeout=10)
+    assert refused.status_code == 429 and refused.headers["Content-Type"] == PROBLEM
+    assert refused.json()["code"] == "too_many_waiters" and int(refused.headers["Retry-After"]) > 0
+    refused_stream = requests.get(f"{base}/v1/matches/{created['id']}/stream", timeout=10)
+    assert refused_stream.status_code == 429 and refused_stream.json()["code"] == "too_many_waiters"
+    # Another address is not held back by this one's waits.
+    other = _open(base, path, source="127.0.0.2")
+    _until(lambda: slots() == 4, 10)
+    held.pop(0).close()
+    _until(lambda: slots() == 3, 5)
+    answer = requests.get(base + path.replace("wait=60", "wait=0.2"), timeout=10)
+    assert answer.status_code == 200 and answer.json()["events"] == []
+    for sock in held + [other]:
+        sock.close()
+    _until(lambda: slots() == 0, 5)
+
+
+def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
+    base, _ = server
+    created = _match(base)
+    token = created["seats"][0]["token"]
+    started = time.monotonic()
+    head, body = _exchange(base, (
+        f"POST /v1/matches/{created['id']}/actions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 300\r\n\r\n{\"type\": ").encode())
+    _problem(head, body, 408, "request_timeout")
+    assert 0.9 < time.monotonic() - started < 5          # REQUEST_BODY_TIMEOUT_SECONDS=1; then closed
+    head, body = _exchange(base, (                        # chunked, stalled after the first chunk
+        f"POST /v1/matches/{created['id']}/actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n").encode())
+    _problem(head, body, 408, "request_timeout")
+    head, body = _exchange(base, (                        # too large, announced: refused unread
+        b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 999999999\r\n\r\n{"))
+    _problem(head, body, 413, "payload_too_large")
+    # A body that does arrive is served as before.
+    assert requests.post(f"{base}/v1/matches", json=TWO_REMOTE, timeout=10).status_code == 201
+
+
+PROTOCOL_ERRORS = [
+    (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
+    (b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-N%d: 1\r\n" % i for i in range(150)) + b"\r\n",
+     431, "header_too_large"),
+    (b"GET /healthz HTTP/1.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431, "header_too_large"),
+    (b"\x16\x03\x01garbage\r\n\r\n", 400, "invalid_request_line"),
+    (b"GET /healthz HTTP/1.1\r\nBad Header: 1\r\n\r\n", 400, "invalid_header"),
+    (b"GET /healthz HTTP/7.1\r\n\r\n", 400, "invalid_http_version"),
+]
+
+
+def test_gunicorns_own_refusals_are_problem_documents(server):
+    base, _ = server
+    for raw, status, code in PROTOCOL_ERRORS:
+        head, body = _exchange(base, raw)
+        document = _problem(head, body, status, code)
+        assert document["type"].endswith(code) and document["title"] and document["detail"]
+
+
+def test_the_access_log_never_holds_a_seat_token(server):
+    base, log = server
+    created = _match(base)
+    token = created["seats"][0]["token"]
+    match = f"{base}/v1/matches/{created['id']}"
+    stream = requests.get(f"{match}/stream", params={"token": token}, stream=True, timeout=10)
+    assert stream.status_code == 200
+    stream.close()
+    requests.get(f"{match}/stream?a=1&%74oken={token}", stream=True, timeout=10).close()
+    requests.get(f"{match}/view", headers={"Authorization": f"Bearer {token}",
+                                           "Referer": f"{match}/stream?token={token}"}, timeout=10)
+    requests.get(f"{match}/stream", params={"token": token + "x"}, timeout=10)         # a 401, logged too
+    _exchange(base, f"GET /x?token={token} HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n".encode())
+    _exchange(base, f"GARBAGE /x?token={token}\r\n\r\n".encode())
+
+    def logged() -> str:
+        return log.read_text(errors="replace")
+    _until(lambda: logged().count("/stream?") >= 3, 5)
+    assert token not in logged()
+    assert "token=[redacted]" in logged() and "Bearer" not in logged()
+
+
+def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, slots):
+    settings = {"AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false"}
+    with running_gunicorn(database_url, tmp_path / "server.log", **settings) as (base, _):
+        created = _match(base)
+        token = created["seats"][0]["token"]
+        session = requests.Session()
+
+        def healthz_median(n: int = 40) -> float:
+            times = []
+            for _ in range(n):
+                started = time.perf_counter()
+                assert session.get(f"{base}/healthz", timeout=10).status_code == 200
+                times.append(time.perf_counter() - started)
+            return statistics.median(times)
+
+        healthz_median(10)                                  # warm up
+        unloaded = healthz_median()
+        idle, waits = [], 0
+        for i in range(300):
+            source = f"127.0.{1 + i // 25}.{1 + i % 25}"      # 25 per address: under the default cap of 64
+            kind = i % 3
+            if kind == 0:
+                idle.append(_open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60",
+                                  source=source))
+            elif kind == 1:
+                idle.append(_open(base, f"/v1/matches/{created['id']}/stream?token={token}", source=source))
+            else:
+                idle.append(_open(base, f"/v1/matches/{created['id']}/actions",
+                                  "Content-Type: application/json\r\nContent-Length: 50\r\n", source=source))
+                continue
+            waits += 1
+        _until(lambda: slots() == waits, 30, step=0.1)
+        loaded = healthz_median()
+        for sock in idle:
+            sock.close()
+        # Under gthread (32 threads per worker) /healthz stopped answering at about 64 such waiters.
+        assert loaded < 3 * unloaded + 0.005, f"/healthz median {loaded * 1000:.1f} ms with 300 idle waiters, " \
+                                              f"{unloaded * 1000:.1f} ms without"
