@@ -24,6 +24,8 @@ from api.http.event_schemas import register_event_schemas
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter
 from api.http.request_body import RequestBodyDeadline
+from api.http.work_limit import WorkLimit
+from api.serving import cpu_offload
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.web import blp as web_blp
 from api.services.health import Readiness
@@ -80,6 +82,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     if app.config["PROXY_HOPS"]:
         # Behind N trusted proxies the client address (rate limits) comes from X-Forwarded-For.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
+    # Working requests queue for a permit (waiters and probes do not): a bounded pool's tail.
+    app.wsgi_app = WorkLimit(app.wsgi_app, limit=app.config["WORKING_REQUESTS_PER_WORKER"])
     # Outermost: a body is read whole, within the deadline, before anything else runs.
     app.wsgi_app = RequestBodyDeadline(app.wsgi_app, timeout=app.config["REQUEST_BODY_TIMEOUT_SECONDS"],
                                        max_length=app.config["MAX_CONTENT_LENGTH"])
@@ -96,7 +100,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[MATCHES_KEY] = MatchService(store, SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
                                                allow_client_seed=app.config["ALLOW_CLIENT_SEED"],
                                                waiter=Waiter(store, per_address=app.config["WAITERS_PER_ADDRESS"]),
-                                               limits=work_limits(app.config))
+                                               limits=work_limits(app.config), offload=cpu_offload())
     api.spec.components.security_scheme(
         "seatToken", {"type": "http", "scheme": "bearer",
                       "description": "The seat's secret token, from match creation or a claim"})

@@ -54,6 +54,9 @@ Environment variables (all optional):
 ``SNAPSHOT_CACHE_SIZE``
     Match states kept in memory per process (default 2048; a bounded LRU checked
     against the log's seq, so it is only ever a shortcut).
+``WORKING_REQUESTS_PER_WORKER``
+    Requests one worker process works on at once (default 8; 0: no limit); the rest queue,
+    first come first served. Long-polls, streams and the probes are not counted.
 ``INLINE_BOT_MOVES``
     Computer moves one request plays in its own answer (default 64); the rest, and every
     move of an all-bot match, are played by the autoplay runner (``flask boneyard autoplay``).
@@ -160,6 +163,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),
         "MAX_CONTENT_LENGTH": int(environ.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
+        "WORKING_REQUESTS_PER_WORKER": int(environ.get("WORKING_REQUESTS_PER_WORKER", "8")),
         "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),
         "MAX_EVENTS_PER_MATCH": int(environ.get("MAX_EVENTS_PER_MATCH", "20000")),

@@ -14,6 +14,8 @@ would block a whole worker instead of one greenlet).
   (the stream's query parameter for ``EventSource``) is redacted from every atom, and the
   ``Authorization`` and ``X-API-Key`` headers are never written.
 * :func:`raise_open_files_limit`: every connection is a file descriptor.
+* :func:`cpu_offload`: how a worker runs CPU-heavy pure work (a bot's thinking, a fairness
+  check) without stopping its other greenlets.
 """
 
 from __future__ import annotations
@@ -208,3 +210,26 @@ def raise_open_files_limit(log=None) -> int:
             if log is not None:
                 log.warning("could not raise the open-files limit from %s to %s: %s", soft, target, exc)
     return soft
+
+
+def cpu_offload():
+    """``offload(fn, *args)`` for the services, or None to run work in place.
+
+    A gevent worker runs every request on one OS thread and switches only when one blocks:
+    a bot thinking for 50 ms would stall every other request of the worker, /healthz
+    included. Under gevent such work goes to the hub's pool of native threads instead; the
+    interpreter then switches between it and the event loop every few milliseconds. Only
+    pure functions go there (the rules engine and bots touch no sockets, locks or database).
+    """
+    try:
+        from gevent import get_hub
+        from gevent.monkey import is_module_patched
+    except ImportError:                  # pragma: no cover - gevent is a dependency
+        return None
+    if not is_module_patched("threading"):
+        return None
+
+    def offload(fn, *args):
+        return get_hub().threadpool.apply(fn, args)
+
+    return offload

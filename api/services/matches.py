@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -51,9 +52,14 @@ class MatchService:
     """The use cases, wired to one store and one per-process snapshot cache."""
 
     def __init__(self, store: Store, cache: SnapshotCache | None = None, *, allow_client_seed: bool = False,
-                 waiter: Waiter | None = None, now=None, limits: WorkLimits | None = None):
+                 waiter: Waiter | None = None, now=None, limits: WorkLimits | None = None,
+                 offload: Callable[..., Any] | None = None):
+        """``offload(fn, *args)`` runs CPU-heavy pure work (a bot's thinking, a fairness check)
+        and answers its result: by default right here; under gevent in a native thread, so the
+        worker's other requests keep being served meanwhile (see ``api.serving.cpu_offload``)."""
         self.store = store
         self.limits = limits or WorkLimits()
+        self.offload = offload or run_here
         self._keys_stored = 0
         self.now = now or clocks.utcnow    # the turn clocks' time (tests inject theirs)
         self.cache = cache or SnapshotCache()
@@ -275,7 +281,7 @@ class MatchService:
                 stored = uow.events.load(match_id) if report is None else []
             if report is not None:
                 return report
-            report = fairness.check(record, stored)
+            report = self.offload(fairness.check, record, stored)
             with self.store.unit_of_work() as uow:
                 if not uow.fairness.add_if_absent(match_id, report, self.now()):
                     report = uow.fairness.get(match_id)   # another server stored it first
@@ -405,9 +411,9 @@ class MatchService:
             seat = snap.state.next_to_act(levels)
             if seat is None:
                 break
-            action = bots.choose_action(levels[seat] or DEFAULT_BOT_LEVEL, view(snap.state, seat),
-                                        [redact_event(_without_seq(row), seat) for row in snap.hand_log],
-                                        bot_seed(seed, snap.seq, seat))
+            action = self.offload(bots.choose_action, levels[seat] or DEFAULT_BOT_LEVEL, view(snap.state, seat),
+                                  [redact_event(_without_seq(row), seat) for row in snap.hand_log],
+                                  bot_seed(seed, snap.seq, seat))
             rows = _rows(decide(snap.state, parse_action(seat, action), seed), snap.seq)
             snap = fold(snap, rows)
             appended += rows
@@ -497,6 +503,10 @@ def _public_summary(state: MatchState) -> dict[str, Any]:
             "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level"),
                        "client_seed": s.get("client_seed")} for i, s in enumerate(state.seats)],
             "open_seats": [i for i, s in enumerate(state.seats) if s.get("type") == "open"]}
+
+
+def run_here(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
 
 
 def bot_levels(state: MatchState) -> dict[int, str | None]:

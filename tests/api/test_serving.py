@@ -49,3 +49,53 @@ def test_every_refusal_of_gunicorns_parser_has_a_status_and_a_stable_code():
     assert head.startswith(b"HTTP/1.1 414 ") and b"Content-Type: application/problem+json" in head
     assert b"Connection: close" in head and json.loads(body)["code"] == "uri_too_long"
     assert int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0]) == len(body)
+
+
+CPU_OFFLOAD_SCRIPT = r"""
+from gevent import monkey
+monkey.patch_all()
+import gevent
+from api.serving import cpu_offload
+
+def burn(n):
+    total = 0
+    for i in range(n):
+        total += i
+    return total
+
+def ticks_while(run):
+    ticks = []
+    def tick():
+        while True:
+            ticks.append(1)
+            gevent.sleep(0.001)
+    ticker = gevent.spawn(tick)
+    gevent.sleep(0.01)
+    before = len(ticks)
+    assert run(burn, 4_000_000) == sum(range(4_000_000))
+    ticker.kill()
+    return len(ticks) - before
+
+offload = cpu_offload()
+assert offload is not None
+print(ticks_while(lambda fn, *a: fn(*a)), ticks_while(offload))
+"""
+
+
+def test_under_gevent_cpu_heavy_work_runs_beside_the_event_loop_not_instead_of_it():
+    """A bot's thinking offloaded to a native thread leaves the worker's other greenlets
+    running (they tick throughout); run in place, it stops them for its whole length."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = subprocess.run([sys.executable, "-c", CPU_OFFLOAD_SCRIPT], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[2], check=True).stdout.split()
+    in_place, offloaded = int(out[0]), int(out[1])
+    assert in_place <= 2 and offloaded >= 10, (in_place, offloaded)
+
+
+def test_without_gevent_work_runs_in_place():
+    from api.serving import cpu_offload
+
+    assert cpu_offload() is None

@@ -26,6 +26,7 @@ from tests.servers import running_gunicorn
 MATCHES = 6
 ACTIONS_PER_MATCH = 40
 KILLS = 8
+KILL_EVERY = 20          # answered actions between two kills (6 x 40 actions leave room for 8)
 
 
 def worker_pids(master: int) -> list[int]:
@@ -105,10 +106,15 @@ def test_killed_workers_never_apply_an_action_twice_or_without_its_answer(databa
                    for i, (match_id, tokens) in enumerate(matches)]
         for thread in threads:
             thread.start()
+        # A kill after every KILL_EVERY answered actions (so the burst always gets them all),
+        # at a random moment after that answer: mostly in the middle of other requests.
         killer = random.Random(7)
         kills = 0
         while kills < KILLS and any(t.is_alive() for t in threads):
-            time.sleep(killer.uniform(0.3, 0.9))
+            if len(sent) < (kills + 1) * KILL_EVERY:
+                time.sleep(0.02)
+                continue
+            time.sleep(killer.uniform(0, 0.2))
             pids = worker_pids(master)
             if pids:
                 os.kill(killer.choice(pids), signal.SIGKILL)
