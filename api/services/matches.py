@@ -130,27 +130,34 @@ class MatchService:
 
     def claim(self, match_id: str, seat: int, name: str, client_seed: str | None = None, *,
               player_ref: str | None = None, token: str | None = None) -> dict[str, Any]:
-        """``token``: a rematch seat is kept for the old seat's token, which claims it."""
-        with self.store.unit_of_work() as uow:
-            record = self._lock(uow, match_id)
-            snap = self._snapshot(uow, record)
+        """``token``: a rematch seat is kept for the old seat's token, which claims it.
+
+        Like an action: decided on the state as read (the first deal and the computer
+        players' first moves included), appended under the lock if nobody appended since."""
+        for _attempt in range(ACT_ATTEMPTS):
+            with self.store.unit_of_work(readonly=True) as uow:
+                record = self._get(uow, match_id)
+                snap = self._snapshot(uow, record)
             if not isinstance(seat, int) or not 0 <= seat < record.players:
                 raise errors.UnknownSeat(f"no seat {seat}; seats are 0 to {record.players - 1}")
-            events = claim_seat(snap.state, seat, name, client_seed)
-            reserved_ref = lobby.check_reservation(uow, match_id, seat, token)
-            token = tokens.new_token()
-            uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(token),
-                             player_ref=player_ref or reserved_ref, reserved_for=None)
-            appended = _rows(events, snap.seq)
-            snap = fold(snap, appended)
-            if ready_to_start(snap.state):
-                snap, more = self._advance(record.seed, snap, start_match(snap.state, record.seed))
+            appended = _rows(claim_seat(snap.state, seat, name, client_seed), snap.seq)
+            after = fold(snap, appended)
+            if ready_to_start(after.state):
+                after, more = self._advance(record.seed, after, start_match(after.state, record.seed))
                 appended += more
-            deadline = self._append(uow, match_id, record.last_seq, appended, snap)
-            uow.commit()
-        self._committed(match_id, snap)
-        return {"match_id": match_id, "seat": seat, "token": token, "seq": snap.seq,
-                "view": clocks.show_deadline(self._view(snap, seat), snap.state, deadline)}
+            with self.store.unit_of_work() as uow:
+                if self._lock(uow, match_id).last_seq != snap.seq:
+                    continue             # someone else moved the match (a claim of another seat)
+                reserved_ref = lobby.check_reservation(uow, match_id, seat, token)
+                issued = tokens.new_token()
+                uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(issued),
+                                 player_ref=player_ref or reserved_ref, reserved_for=None)
+                deadline = self._append(uow, match_id, snap.seq, appended, after)
+                uow.commit()
+            self._committed(match_id, after)
+            return {"match_id": match_id, "seat": seat, "token": issued, "seq": after.seq,
+                    "view": clocks.show_deadline(self._view(after, seat), after.state, deadline)}
+        raise errors.StaleSeq(snap.seq, self.last_seq(match_id))
 
     # --- reads ---------------------------------------------------------------------
     def summary(self, match_id: str) -> dict[str, Any]:

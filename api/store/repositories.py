@@ -312,8 +312,10 @@ class MatchRepository:
         return self._conn.execute(select(func.count()).select_from(m).where(
             m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != "ended")).scalar_one()
 
-    def ended_for_player(self, player_ref: str) -> list[tuple[MatchRecord, int]]:
-        """Every ended match with a seat of ``player_ref``, with that seat, oldest end first.
+    def ended_for_player(self, player_ref: str, after: tuple[datetime, str] | None = None
+                         ) -> list[tuple[MatchRecord, int]]:
+        """The ended matches with a seat of ``player_ref``, with that seat, oldest end first
+        (``updated_at``, then ``id``); with ``after``, only those that ended after that point.
 
         A match where the player holds several seats appears once per seat.
         """
@@ -321,6 +323,9 @@ class MatchRepository:
         query = (select(m, s.c.seat.label("player_seat")).join(s, s.c.match_id == m.c.id)
                  .where(s.c.player_ref == player_ref, m.c.status == "ended")
                  .order_by(m.c.updated_at, m.c.id, s.c.seat))
+        if after is not None:
+            at, match_id = after
+            query = query.where(or_(m.c.updated_at > at, and_(m.c.updated_at == at, m.c.id > match_id)))
         return [(_match_record(row), row.player_seat) for row in self._conn.execute(query)]
 
     def result_events(self, match_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
@@ -404,3 +409,37 @@ class SeatRepository:
         )
         if result.rowcount == 0:
             raise SeatNotFound(match_id, seat)
+
+
+class PlayerStatsRepository:
+    """``uow.player_stats``: a player's statistics folded up to a cursor (``player_stats``)."""
+
+    def __init__(self, connection: Connection):
+        self._conn = connection
+
+    def get(self, player_ref: str) -> tuple[datetime, str, dict[str, Any]] | None:
+        """``(through_at, through_id, figures)``, or None before the first fold."""
+        p = tables.player_stats
+        row = self._conn.execute(select(p).where(p.c.player_ref == player_ref)).first()
+        return None if row is None else (row.through_at, row.through_id, dict(row.figures))
+
+    def save(self, player_ref: str, through: tuple[datetime, str], figures: dict[str, Any],
+             previous: tuple[datetime, str] | None) -> bool:
+        """Move the cursor from ``previous`` to ``through``; False if another request moved it
+        first (compare-and-set: figures are never folded twice)."""
+        p = tables.player_stats
+        at, match_id = through
+        if previous is None:
+            savepoint = self._conn.begin_nested()
+            try:
+                self._conn.execute(insert(p).values(player_ref=player_ref, through_at=at, through_id=match_id,
+                                                    figures=figures))
+            except IntegrityError:
+                savepoint.rollback()
+                return False
+            savepoint.commit()
+            return True
+        moved = self._conn.execute(update(p).where(p.c.player_ref == player_ref, p.c.through_at == previous[0],
+                                                   p.c.through_id == previous[1])
+                                   .values(through_at=at, through_id=match_id, figures=figures))
+        return moved.rowcount == 1

@@ -119,6 +119,7 @@ matches = Table(
     Index(None, "rematch_of", unique=True),
     Index(None, "bots_due_at"),
     Index(None, "creator_key", "status"),
+    Index(None, "status", "updated_at", "id"),
 )
 
 seats = Table(
@@ -227,4 +228,17 @@ health_probes = Table(
     Column("id", String(64), nullable=False),
     Column("checked_at", UTCDateTime(), nullable=False),
     PrimaryKeyConstraint("id"),
+)
+
+#: A player's statistics folded up to a cursor: the ended matches up to ``(through_at,
+#: through_id)`` in the order they ended (``matches.updated_at``, ``id``) are in ``figures``;
+#: a request folds only the matches that ended after it.
+player_stats = Table(
+    "player_stats",
+    metadata,
+    Column("player_ref", String(128), nullable=False),
+    Column("through_at", UTCDateTime(), nullable=False),
+    Column("through_id", String(32), nullable=False),
+    Column("figures", JSONDocument, nullable=False),
+    PrimaryKeyConstraint("player_ref"),
 )

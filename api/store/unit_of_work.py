@@ -23,7 +23,7 @@ from api.store.fairness import FairnessReportRepository
 from api.store.health import HealthProbeRepository
 from api.store.idempotency import IdempotencyRepository
 from api.store.rate_limits import RateLimitRepository
-from api.store.repositories import MatchRepository, SeatRepository
+from api.store.repositories import MatchRepository, PlayerStatsRepository, SeatRepository
 from api.store.waiters import WaiterSlotRepository
 
 
@@ -39,6 +39,7 @@ class UnitOfWork:
     seats: SeatRepository
     events: EventRepository
     idempotency: IdempotencyRepository
+    player_stats: PlayerStatsRepository
     waiters: WaiterSlotRepository
     fairness: FairnessReportRepository
     rate_limits: RateLimitRepository
@@ -68,6 +69,7 @@ class UnitOfWork:
         self.seats = SeatRepository(conn)
         self.events = EventRepository(conn, self._locked_hashes)
         self.idempotency = IdempotencyRepository(conn)
+        self.player_stats = PlayerStatsRepository(conn)
         self.waiters = WaiterSlotRepository(conn)
         self.fairness = FairnessReportRepository(conn)
         self.rate_limits = RateLimitRepository(conn)

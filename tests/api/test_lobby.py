@@ -138,3 +138,37 @@ def test_a_rematch_keeps_each_seat_for_its_player_who_claims_it_with_the_old_tok
     assert_problem(client.get(f"/v1/matches/{rematch['id']}/view", headers=auth(old_token)), 403, "wrong_match")
     summary = client.get(f"/v1/matches/{rematch['id']}").get_json()
     assert summary["seats"][0]["player_ref"] == "ana" and summary["seats"][0]["type"] == "remote"
+
+
+def test_stats_fold_each_ended_match_once_and_a_request_reads_only_what_ended_since(app, client):
+    """The work of a stats request is bounded by what ended since the last one: the kept
+    figures are trusted (here: edited behind the server's back, and the edit shows), and
+    only newer matches are read and folded on top."""
+    from datetime import timedelta
+
+    from sqlalchemy import text
+
+    from api.services.stats import SETTLE, player_stats
+    from api.store.repositories import utcnow
+
+    service = app.extensions["boneyard.matches"]
+    later = lambda: utcnow() + SETTLE + timedelta(seconds=1)      # noqa: E731 - everything has settled
+    seats = [{"name": "Ana", "type": "bot", "level": "greedy", "player_ref": "ana"},
+             {"name": "Bo", "type": "bot", "level": "random"}]
+    first = [create_played(client, seats, rules={"target": 20})["id"] for _ in range(2)]
+    assert player_stats(service, "ana", now=later) == {"player_ref": "ana", **expected_stats(client, first,
+                                                                                            {m: 0 for m in first})}
+    with app.extensions["boneyard.store"].engine.begin() as conn:
+        kept = conn.execute(text("SELECT through_id FROM player_stats WHERE player_ref = 'ana'")).scalar_one()
+        last_ended = conn.execute(text("SELECT id FROM matches WHERE status = 'ended' "
+                                       "ORDER BY updated_at DESC, id DESC LIMIT 1")).scalar_one()
+        assert kept == last_ended and last_ended in first
+        conn.execute(text("UPDATE player_stats SET figures = :f WHERE player_ref = 'ana'"),
+                     {"f": '{"played": 100, "won": 0, "hands_won": 0, "current": 0, "longest": 0, '
+                           '"best_margin": null}'})
+    assert stats(client, "ana")["matches_played"] == 100         # the old matches are not read again
+    create_played(client, seats, rules={"target": 20})
+    recent = stats(client, "ana")                                 # ended just now: counted, not yet kept
+    assert recent["matches_played"] == 101
+    assert player_stats(service, "ana", now=later)["matches_played"] == 101   # kept once settled
+    assert player_stats(service, "ana", now=later)["matches_played"] == 101   # and never folded twice
