@@ -79,14 +79,17 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         upgrade(store.engine, script_location=app.config["MIGRATIONS_DIR"])
 
     origins = app.config["CORS_ORIGINS"]
-    if app.config["PROXY_HOPS"]:
-        # Behind N trusted proxies the client address (rate limits) comes from X-Forwarded-For.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
     # Working requests queue for a permit (waiters and probes do not): a bounded pool's tail.
     app.wsgi_app = WorkLimit(app.wsgi_app, limit=app.config["WORKING_REQUESTS_PER_WORKER"])
-    # Outermost: a body is read whole, within the deadline, before anything else runs.
+    # A body is read whole, within the deadline, before anything else runs; an address may
+    # have only so many bodies on their way at once.
     app.wsgi_app = RequestBodyDeadline(app.wsgi_app, timeout=app.config["REQUEST_BODY_TIMEOUT_SECONDS"],
-                                       max_length=app.config["MAX_CONTENT_LENGTH"])
+                                       max_length=app.config["MAX_CONTENT_LENGTH"],
+                                       per_address=app.config["WAITERS_PER_ADDRESS"])
+    if app.config["PROXY_HOPS"]:
+        # Outermost: behind N trusted proxies the client address (rate limits, caps) comes from
+        # X-Forwarded-For, for everything inside.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
     input_guard.install(app)                 # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)       # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])

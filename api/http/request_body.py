@@ -6,6 +6,10 @@ gunicorn bounds the wait for request headers (``keepalive``) but not for a body.
 body is read within ``timeout`` seconds, all of it (bodies are small: ``MAX_CONTENT_LENGTH``),
 and handed to the app from memory; a client too slow gets ``408 request_timeout`` and its
 connection is closed. A declared body over the limit is a 413 without reading a byte of it.
+A body on its way is a waiting client like a long-poll: one address may have
+``per_address`` of them being read at once in a process (the waiter cap's number), so that
+one client cannot fill the worker's connections with bodies that never come (429
+``too_many_waiters``, without reading it).
 
 The deadline is a ``gevent.Timeout`` when gevent has patched sockets (gunicorn's gevent
 worker); elsewhere (in-process test clients, the werkzeug dev server) reads are not cut.
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
@@ -41,10 +46,13 @@ class _Timeout(Exception):
 class RequestBodyDeadline:
     """Wrap a WSGI app: bodies arrive within ``timeout`` seconds and ``max_length`` bytes, or never."""
 
-    def __init__(self, app: Callable, *, timeout: float, max_length: int | None):
+    def __init__(self, app: Callable, *, timeout: float, max_length: int | None, per_address: int = 0):
         self.app = app
         self.timeout = timeout
         self.max_length = max_length
+        self.per_address = per_address               # 0: no cap
+        self._reading: dict[str, int] = {}           # address -> bodies being read now
+        self._lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
@@ -55,6 +63,11 @@ class RequestBodyDeadline:
         if length is not None and self.max_length is not None and length > self.max_length:
             return _refuse(environ, start_response, 413, "payload_too_large", "Payload Too Large",
                            f"The request body is larger than {self.max_length} bytes.")
+        address = environ.get("REMOTE_ADDR") or "unknown"
+        if not self._start_reading(address):
+            return _refuse(environ, start_response, 429, "too_many_waiters", "Too Many Requests",
+                           f"This address already has {self.per_address} request bodies on their way.",
+                           retry_after=1)
         try:
             with _deadline(self.timeout):
                 body = self._read(environ["wsgi.input"], length)
@@ -64,11 +77,29 @@ class RequestBodyDeadline:
         except _TooLarge:
             return _refuse(environ, start_response, 413, "payload_too_large", "Payload Too Large",
                            f"The request body is larger than {self.max_length} bytes.")
+        finally:
+            self._done_reading(address)
         environ["wsgi.input"] = io.BytesIO(body)
         environ["CONTENT_LENGTH"] = str(len(body))
         environ.pop("HTTP_TRANSFER_ENCODING", None)
         environ["wsgi.input_terminated"] = True
         return self.app(environ, start_response)
+
+    def _start_reading(self, address: str) -> bool:
+        with self._lock:
+            reading = self._reading.get(address, 0)
+            if self.per_address and reading >= self.per_address:
+                return False
+            self._reading[address] = reading + 1
+            return True
+
+    def _done_reading(self, address: str) -> None:
+        with self._lock:
+            left = self._reading[address] - 1
+            if left:
+                self._reading[address] = left
+            else:
+                del self._reading[address]
 
     def _read(self, stream, length: int | None) -> bytes:
         """All of the body (``length`` bytes, or to the end of a chunked one)."""
@@ -86,11 +117,14 @@ class RequestBodyDeadline:
         return b"".join(parts)
 
 
-def _refuse(environ, start_response, status: int, code: str, title: str, detail: str) -> list[bytes]:
+def _refuse(environ, start_response, status: int, code: str, title: str, detail: str,
+            retry_after: int | None = None) -> list[bytes]:
     """A problem answer after which the connection is closed (the unread body is not drained)."""
     body = json.dumps(problem_body(status, code, title, detail)).encode()
-    start_response(f"{status} {title}", [("Content-Type", PROBLEM_CONTENT_TYPE),
-                                         ("Content-Length", str(len(body))), ("Connection", "close")])
+    headers = [("Content-Type", PROBLEM_CONTENT_TYPE), ("Content-Length", str(len(body))), ("Connection", "close")]
+    if retry_after is not None:
+        headers.append(("Retry-After", str(retry_after)))
+    start_response(f"{status} {title}", headers)
     _close_after_response(start_response)
     return [body]
 
