@@ -22,7 +22,7 @@ from api import config as config_module
 from api.http import domain_errors, errors, input_guard
 from api.http.event_schemas import register_event_schemas
 from api.http.health import READINESS_KEY
-from api.http.limits import limiter
+from api.http.limits import limiter, settle_retry_after
 from api.http.request_body import RequestBodyDeadline
 from api.http.work_limit import WorkLimit
 from api.serving import cpu_offload
@@ -93,6 +93,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     input_guard.install(app)                 # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)       # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
+    app.after_request(settle_retry_after)    # registered first: runs after the limiter's own hook
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
     api = BoneyardApi(app)

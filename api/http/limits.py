@@ -70,3 +70,20 @@ def require_portal_key() -> None:
     if not any(hmac.compare_digest(offered.encode(), key.encode()) for key in keys):
         raise ProblemError(401, "invalid_api_key", "API key required",
                            "This server needs a portal API key in the X-API-Key header to create or list matches.")
+
+
+def settle_retry_after(response):
+    """``Retry-After`` only where a client is told to wait (429, 503), and at least 1 s there.
+
+    flask-limiter writes it on every response of a limited endpoint, as the seconds left in
+    the window, which rounds down to 0 in the window's last second: a client that obeys a
+    ``Retry-After: 0`` on a 429 spins. Registered before the limiter so it runs after it.
+    """
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return response
+    if response.status_code not in (429, 503):
+        del response.headers["Retry-After"]
+    elif value.strip().lstrip("-").isdigit() and int(value) < 1:
+        response.headers["Retry-After"] = "1"
+    return response

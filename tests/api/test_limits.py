@@ -142,3 +142,29 @@ def test_a_rematch_spends_the_match_creation_budget(make_client):
     assert client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)).status_code == 201   # 2 of 2
     assert_problem(client.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
     assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)), 429, "too_many_requests")
+
+
+def test_retry_after_is_only_on_refusals_and_never_zero():
+    """flask-limiter writes Retry-After on every limited response, 0 in a window's last
+    second; a client obeying a 0 on a 429 would spin."""
+    from flask import Flask
+
+    from api.http.limits import settle_retry_after
+
+    app = Flask(__name__)
+    with app.test_request_context():
+        def answered(status, retry_after):
+            response = app.response_class("{}", status=status, headers={"Retry-After": retry_after})
+            return settle_retry_after(response).headers.get("Retry-After")
+
+        assert answered(429, "0") == "1" and answered(429, "-3") == "1" and answered(429, "17") == "17"
+        assert answered(503, "0") == "1"
+        assert answered(200, "17") is None and answered(201, "0") is None and answered(409, "5") is None
+        assert answered(429, "Wed, 21 Oct 2026 07:28:00 GMT") == "Wed, 21 Oct 2026 07:28:00 GMT"
+
+
+def test_a_successful_limited_answer_carries_no_retry_after(make_client):
+    client = make_client(RATE_LIMIT_CREATE="5 per minute")
+    created = client.post("/v1/matches", json={"seats": SEATS})
+    assert created.status_code == 201 and "Retry-After" not in created.headers
+    assert created.headers["X-RateLimit-Remaining"] == "4"
