@@ -41,24 +41,34 @@ def idempotency_of(match_id: str) -> Keyed | None:
     fingerprint = hashlib.sha256(json.dumps(
         [request.method, request.path, request.headers.get("If-Match"), request.get_json(silent=True)],
         sort_keys=True).encode()).hexdigest()
-    return Keyed(parse_key(header), fingerprint, _render_refusal)
+    return Keyed(parse_key(header), fingerprint, _render_refusal, render_action_result)
 
 
-def _render_refusal(error: Exception) -> tuple[int, dict]:
+def _render_refusal(error: Exception) -> tuple[int, str]:
     """A refusal as this API answers it (status and problem document), to be stored."""
     response = current_app.handle_user_exception(error)
-    return response.status_code, json.loads(response.get_data())
+    return response.status_code, response.get_data(as_text=True)
 
 
-def _replayed(stored: StoredAnswer):
-    """The first answer to an Idempotency-Key, again."""
-    headers = {"Idempotent-Replayed": "true"}
-    if stored.problem is not None:
-        response = Response(json.dumps(stored.problem), status=stored.status, mimetype=PROBLEM_CONTENT_TYPE)
-        response.headers.update(headers)
+def render_action_result(result: dict) -> str:
+    """The body of an action's answer: one rendering for the first answer and every replay."""
+    return json.dumps(schemas.ActionResultSchema().dump(result), separators=(",", ":"))
+
+
+def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
+    response = Response(text, status=status, mimetype="application/json")
+    response.headers["ETag"] = etag(result["seq"], seat_part(result["seat"]))
+    response.headers.update(headers)
+    return response
+
+
+def _replayed(stored: StoredAnswer) -> Response:
+    """The first answer to an Idempotency-Key again, byte for byte (plus Idempotent-Replayed)."""
+    if stored.problem:
+        response = Response(stored.text, status=stored.status, mimetype=PROBLEM_CONTENT_TYPE)
+        response.headers["Idempotent-Replayed"] = "true"
         return response
-    result = stored.result or {}
-    return result, stored.status, {**headers, "ETag": etag(result["seq"], seat_part(result["seat"]))}
+    return _action_answer(json.loads(stored.text), stored.text, stored.status, **{"Idempotent-Replayed": "true"})
 
 
 def bearer_token() -> str | None:
@@ -163,7 +173,10 @@ class Actions(MethodView):
          "description": "An ETag of this match: refused with 412 unless the match is still at its seq"},
         {"in": "header", "name": "Idempotency-Key", "required": False,
          "schema": {"type": "string", "pattern": "^[!-~]([ -~]{0,253}[!-~])?$"},
-         "description": "A retry with the same key and body gets the first response, and changes nothing"}])
+         "description": "A retry with the same key and body gets the first response again, byte for byte, "
+                        "with the header `Idempotent-Replayed: true`, and changes nothing. The answer is stored "
+                        "with the action, atomically; the same key with another body is 422 "
+                        "`idempotency_key_reused`. Keys are kept 24 hours, per seat token."}])
     @blp.arguments(schemas.ActionSchema)
     @blp.response(200, schemas.ActionResultSchema)
     @problems(400, 401, 403, 404, 409, 412, 422, 429)
@@ -175,7 +188,7 @@ class Actions(MethodView):
             result = service().act(match_id, token, body, expected_seq, if_match_seq=if_match_seq(), keyed=keyed)
         except Replay as replay:
             return _replayed(replay.stored)
-        return result, 200, {"ETag": etag(result["seq"], seat_part(result["seat"]))}
+        return _action_answer(result, render_action_result(result))
 
 
 @blp.route("/<string:match_id>/events")

@@ -14,6 +14,7 @@ replays. A refusal (which appends nothing) is stored on its own.
 from __future__ import annotations
 
 from collections.abc import Callable
+import json
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -43,34 +44,42 @@ def parse_key(header: str) -> str:
     return key
 
 
-#: How the HTTP layer answers a refusal: ``(status, problem document)``.
-RefusalRenderer = Callable[[Exception], tuple[int, dict[str, Any]]]
+#: How the HTTP layer answers a refusal: ``(status, the response body as sent)``.
+RefusalRenderer = Callable[[Exception], tuple[int, str]]
+#: How the HTTP layer answers an action's result: the response body as sent.
+ResultRenderer = Callable[[dict[str, Any]], str]
 
 
 @dataclass(frozen=True)
 class Keyed:
     """An action sent with an Idempotency-Key: the key, a fingerprint of the request (method,
-    path, preconditions, body) and how a refusal is answered, so it can be stored as sent."""
+    path, preconditions, body), and how the HTTP layer renders its answers, so that the very
+    bytes first sent are stored and a retry gets them again."""
 
     key: str
     fingerprint: str
     render_refusal: RefusalRenderer
+    render_result: ResultRenderer
 
 
 @dataclass(frozen=True)
 class StoredAnswer:
-    """The first answer to a key: ``result`` (an action's result) or ``problem`` (a refusal)."""
+    """The first answer to a key: its status, the body as sent, and whether it was a refusal
+    (a problem document) or an action's result."""
 
     status: int
-    result: dict[str, Any] | None = None
-    problem: dict[str, Any] | None = None
+    text: str
+    problem: bool = False
 
     def to_body(self) -> dict[str, Any]:
-        return {"result": self.result} if self.problem is None else {"problem": self.problem}
+        return {"text": self.text, "problem": self.problem}
 
     @classmethod
     def from_row(cls, status: int, body: dict[str, Any]) -> StoredAnswer:
-        return cls(status, result=body.get("result"), problem=body.get("problem"))
+        if "text" in body:
+            return cls(status, body["text"], bool(body.get("problem")))
+        # A key stored by the version before (kept 24 h): the parsed body and its media type.
+        return cls(status, json.dumps(body.get("body")), body.get("mimetype") == "application/problem+json")
 
 
 class Replay(Exception):

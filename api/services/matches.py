@@ -353,7 +353,7 @@ class MatchService:
                                      for row in appended],
                           "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline)}
                 if keyed is not None:
-                    self._remember(uow, token_hash, keyed, match_id, StoredAnswer(200, result=result))
+                    self._remember(uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
                 uow.commit()
             self._committed(match_id, after)
             return result
@@ -397,9 +397,9 @@ class MatchService:
 
     def _remember_refusal(self, token_hash: str, keyed: Keyed, match_id: str, refusal: Exception) -> None:
         """A refusal appends nothing, so it is stored on its own (first answer wins)."""
-        status, problem = keyed.render_refusal(refusal)
+        status, text = keyed.render_refusal(refusal)
         with self.store.unit_of_work() as uow:
-            if self._remember(uow, token_hash, keyed, match_id, StoredAnswer(status, problem=problem)):
+            if self._remember(uow, token_hash, keyed, match_id, StoredAnswer(status, text, problem=True)):
                 uow.commit()
 
     # --- internals ---------------------------------------------------------------------

@@ -60,7 +60,8 @@ def test_a_retry_with_the_same_idempotency_key_replays_the_first_response_and_ap
     seq = _seq(client, match_id)
     retry = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
     assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
-    assert retry.get_json() == first.get_json()
+    assert retry.get_data() == first.get_data()                 # byte for byte
+    assert retry.headers["ETag"] == first.headers["ETag"] and retry.mimetype == first.mimetype
     assert _seq(client, match_id) == seq
 
 
@@ -71,7 +72,7 @@ def test_the_same_key_with_another_body_is_422_and_a_refusal_is_replayed_too(cli
     assert_problem(refused, 409, "not_your_turn")
     again = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers=headers)
     assert_problem(again, 409, "not_your_turn")
-    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.headers["Idempotent-Replayed"] == "true" and again.get_data() == refused.get_data()
     other = client.post(f"/v1/matches/{match_id}/actions", json={"type": "draw"}, headers=headers)
     assert_problem(other, 422, "idempotency_key_reused")
 
