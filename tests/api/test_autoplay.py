@@ -14,6 +14,10 @@ from api.services.autoplay import Autoplay
 from .helpers import act, assert_problem, create, play_bots, tokens_of, view
 
 BOTS = [{"name": "A", "type": "bot", "level": "random"}, {"name": "B", "type": "bot", "level": "greedy"}]
+# One move appends at most: the boneyard drawn (a "draw until playable": 14 tiles between two
+# players), the play, and the hand's end with the next deal (hand_ended, hand_started, tiles
+# turned up, the forced lead) or the match's end.
+EVENTS_PER_MOVE = 14 + 1 + 4
 
 
 class Clock:
@@ -50,12 +54,12 @@ def test_creating_an_all_bot_match_answers_at_once_and_the_runner_plays_it_in_pa
     assert runner.run_once() == 0                  # not due before the pace
     clock.now += timedelta(seconds=2)
     first = runner.run_once()
-    assert 1 <= first <= 3 * 4                     # one bounded step (a move may end a hand: a few events)
+    assert 1 <= first <= 3 * EVENTS_PER_MOVE + 1   # one bounded step: three moves
     assert seq(client, created["id"]) == start + first
     assert runner.run_once() == 0                  # the next step waits for the pace again
     for _ in range(100):                           # a match to 1,000 outlasts 100 paced steps
         clock.now += timedelta(seconds=2)
-        assert 1 <= runner.run_once() <= 3 * 4
+        assert 1 <= runner.run_once() <= 3 * EVENTS_PER_MOVE + 1
     assert client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "playing"
 
 
@@ -64,13 +68,14 @@ def test_a_match_at_the_event_limit_stops_and_an_action_past_it_is_a_clear_422(p
     service.limits = replace(service.limits, max_events_per_match=400)
     client = app.test_client()
     created = create(client, BOTS, rules={"target": MAX_TARGET})
-    runner = Autoplay(service, step_moves=5)
-    for _ in range(200):
+    runner = Autoplay(service, step_moves=1)
+    for _ in range(1000):
         clock.now += timedelta(seconds=2)
-        runner.run_once()
+        if not runner.run_once():
+            break
     summary = client.get(f"/v1/matches/{created['id']}").get_json()
-    # It stopped at the step that would have passed the limit (a step: 5 moves, a hand's end).
-    assert summary["status"] == "playing" and 385 < summary["seq"] <= 400
+    # It stopped at the move that would have passed the limit.
+    assert summary["status"] == "playing" and 400 - EVENTS_PER_MOVE < summary["seq"] <= 400
     clock.now += timedelta(days=1)
     assert runner.run_once() == 0                  # off the queue: never past the limit
     assert seq(client, created["id"]) == summary["seq"]
