@@ -184,7 +184,7 @@ def autoplay_command(step_moves: int) -> None:
 
 @boneyard_cli.command("sweep")
 def sweep_command() -> None:
-    """Play every turn whose clock ran out (tables nobody is looking at); run it from cron."""
+    """Play every turn whose clock ran out, once (the autoplay runner does it every second)."""
     from api.services.clocks import sweep
 
     done = sweep(current_app.extensions[MATCHES_KEY])
