@@ -19,7 +19,7 @@ CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")   # null (off) by default
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every option of RULES.md, resolved for one match."""
+    """Every option of the rule book (README: Rules, options and presets), resolved for one match."""
 
     preset: str
     players: int

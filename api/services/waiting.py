@@ -120,6 +120,11 @@ class Subscription:
         with self._slot.condition:
             self._slot.seq = max(self._slot.seq, seq)
 
+    def wake(self) -> None:
+        """Wake this subscription's sleeping waiters to look again (its client has gone)."""
+        with self._slot.condition:
+            self._slot.condition.notify_all()
+
     def wait(self, after: int, timeout: float) -> int:
         """Sleep until the match is past ``after``, ``timeout`` seconds pass or the client goes."""
         give_up = time.monotonic() + timeout
@@ -141,7 +146,7 @@ class Subscription:
         if self._closed:
             return
         self._closed = True
-        self._hub._unsubscribe(self)
+        self._hub.unsubscribe(self)
         if self.client is not None and self.client.slot is not None:
             self.client.slot.release()
 
@@ -203,15 +208,20 @@ class Waiter:
                 return
             if engine.dialect.name == "postgresql":
                 self._source = PostgresListener(engine.url.render_as_string(hide_password=False), self.announce,
-                                                self.watched, self.seen, self._retire)
+                                                self.watched, self.seen, self.may_retire)
             elif engine.url.database not in (None, "", ":memory:"):
-                self._source = SqlitePoller(engine.url.database, self.watched, self.seen, self._retire,
+                self._source = SqlitePoller(engine.url.database, self.watched, self.seen, self.may_retire,
                                             interval=self.poll_interval)
             else:
                 return                      # one in-memory database, one process: announce() is enough
             self._source.start()
 
-    def _retire(self, source: threading.Thread) -> bool:
+    @property
+    def source(self) -> PostgresListener | SqlitePoller | None:
+        """The process's running wake-up source, if any (it starts with the first waiter)."""
+        return self._source
+
+    def may_retire(self, source: threading.Thread) -> bool:
         """A source or checker asks to stop for lack of work: yes unless a waiter came meanwhile."""
         with self._lock:
             if source is self._source and not self._slots:
@@ -246,7 +256,8 @@ class Waiter:
         self._ensure_source()
         return sub
 
-    def _unsubscribe(self, sub: Subscription) -> None:
+    def unsubscribe(self, sub: Subscription) -> None:
+        """Forget ``sub`` (``Subscription.close`` calls this); the match's slot goes with its last."""
         with self._lock:
             self._watching.discard(sub)
             slot = self._slots.get(sub.match_id)
@@ -268,13 +279,12 @@ class Waiter:
             time.sleep(self.gone_check_interval)
             with self._lock:
                 watching = list(self._watching)
-            if not watching and self._retire(me):
+            if not watching and self.may_retire(me):
                 return
             for done, sub in enumerate(watching, start=1):
                 if not sub.left and _gone(sub.client):
                     sub.client.left = True
-                    with sub._slot.condition:
-                        sub._slot.condition.notify_all()
+                    sub.wake()
                 if done % CHECKS_PER_YIELD == 0:
                     time.sleep(0)           # let requests run between batches
 

@@ -77,12 +77,12 @@ def _source(hub):
     """The hub's wake-up source: on SQLite a poller made here and never started (the tests poll)."""
     if hub.store.engine.dialect.name == "sqlite":
         if getattr(hub, "manual_poller", None) is None:
-            hub.manual_poller = SqlitePoller(hub.store.engine.url.database, hub.watched, hub.seen, hub._retire)
+            hub.manual_poller = SqlitePoller(hub.store.engine.url.database, hub.watched, hub.seen, hub.may_retire)
         return hub.manual_poller
     deadline = time.monotonic() + 5
-    while hub._source is None and time.monotonic() < deadline:
+    while hub.source is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    return hub._source
+    return hub.source
 
 
 def test_one_sqlite_poll_wakes_every_waiter_of_a_match_with_no_query_of_their_own(hub, other_process,
@@ -99,7 +99,6 @@ def test_one_sqlite_poll_wakes_every_waiter_of_a_match_with_no_query_of_their_ow
     reads_before = poller.changes.reads
     new_seq = _move(other_process, matches[0])
     _move(other_process, matches[2])                # a match nobody here waits on
-    time.sleep(0.2)
     assert results == {}                            # nobody polls on its own: still asleep
     poller.poll_once()
     for thread in threads:

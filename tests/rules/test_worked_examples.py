@@ -1,4 +1,4 @@
-"""Every worked example of RULES.md, reproduced through the engine's scoring."""
+"""Every worked example of the rule book, reproduced through the engine's scoring."""
 
 import pytest
 
