@@ -129,13 +129,7 @@ class Server:
         raise RuntimeError(f"no VmRSS for {pid}")
 
     def __exit__(self, *exc) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)   # the master stops its own workers
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)                             # the master stops its own workers
         self._logfile.close()
         errors = [line for line in self.log.read_text(errors="replace").splitlines()
                   if "Traceback" in line or " ERROR " in line or "[ERROR]" in line]
@@ -168,14 +162,19 @@ class AutoplayRunner:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def __exit__(self, *exc) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop(self.proc)
         self._logfile.close()
+
+
+def stop(proc: subprocess.Popen | None) -> None:
+    """SIGTERM, up to 20 s to finish, then SIGKILL."""
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def sqlite_url(directory: str) -> str:
