@@ -166,14 +166,15 @@ def test_every_operation_answers_as_documented_over_a_long_run(fuzz_app, label, 
 
 def test_the_aimed_cases_reach_real_matches_and_succeed_sometimes(fuzz_app):
     """The seeding is not decoration: the fuzzer's requests to the seeded matches get real
-    answers (200s from views, audits, claims), not only 404s."""
+    answers (200s from views and audits; a move played, or refused by the rules), not only
+    404s. Which of 200/409/422 an action gets depends on the deal, so any of them counts."""
     started = time.monotonic()
     seen = {label: fuzz(fuzz_app, label, GenerationMode.POSITIVE, 40)
             for label in ("GET /v1/matches/{match_id}/view", "GET /v1/matches/{match_id}/fairness",
                           "POST /v1/matches/{match_id}/actions")}
     assert seen["GET /v1/matches/{match_id}/view"].get(200, 0) > 0, seen
     assert seen["GET /v1/matches/{match_id}/fairness"].get(200, 0) > 0, seen
-    assert set(seen["POST /v1/matches/{match_id}/actions"]) & {409, 422}, seen
+    assert set(seen["POST /v1/matches/{match_id}/actions"]) & {200, 409, 422}, seen
     assert time.monotonic() - started < 60
 
 
