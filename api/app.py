@@ -19,8 +19,11 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from flask_smorest import Api
 
 from api import config as config_module
-from api.http import domain_errors, errors, input_guard
+from api.http import domain_errors, errors, input_guard, problem_codes
+from api.http.docs_ui import blp as docs_ui_blp
 from api.http.event_schemas import register_event_schemas
+from api.http.openapi_shapes import field_shape, register_shapes, register_unions
+from api.http.schemas import UNIONS
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
 from api.http.request_body import RequestBodyDeadline
@@ -50,15 +53,23 @@ class BoneyardApi(Api):
     def handle_http_exception(self, error):
         return errors.handle_http_exception(error)
 
+    def _register_pagination_header(self):
+        """Not registered: our lists page by cursor (``next_cursor``, ``Link``), not by
+        flask-smorest's ``X-Pagination``, so its schema would be an unused model in every
+        generated client."""
+
     def _register_responses(self):
+        # Fields documented by their shape (openapi_shapes) before the first schema is: the
+        # problem document's, registered right here.
+        self.ma_plugin.converter.add_attribute_function(field_shape)
         # flask-smorest documents its error responses as application/json; ours are problem+json.
         self.DEFAULT_RESPONSE_CONTENT_TYPE = errors.PROBLEM_CONTENT_TYPE
         try:
             super()._register_responses()
         finally:
             del self.DEFAULT_RESPONSE_CONTENT_TYPE
-        # Every operation's default response: what the input guard refuses before any operation runs.
-        self.spec.components.responses_lazy["DEFAULT_ERROR"]["description"] = input_guard.ANY_OPERATION_ERRORS
+        # Every operation's default response: what any request may be answered, whatever the operation.
+        self.spec.components.responses_lazy["DEFAULT_ERROR"].update(problem_codes.default_response_doc())
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -113,7 +124,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
                       "description": "A portal key, when the server is configured with API_KEYS"})
     register_blueprints(api)
     register_event_schemas(api.spec)
+    register_unions(api.spec, UNIONS)
+    register_shapes(api.spec)
     app.register_blueprint(web_blp)          # the reference web table: not part of the API document
+    app.register_blueprint(docs_ui_blp)      # Swagger UI at /docs, from installed files: works offline
     app.cli.add_command(boneyard_cli)
     return app
 

@@ -171,13 +171,11 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         # Keep key order as declared in schemas; JSON bodies are small.
         "JSON_SORT_KEYS": False,
         # flask-smorest / OpenAPI: the document is served at /v1/openapi.json
-        # and Swagger UI at /docs (the UI loads its assets from a CDN).
+        # and Swagger UI at /docs by api.http.docs_ui, from files installed with the app (no CDN).
         "API_TITLE": "Boneyard",
         "API_SPEC_OPTIONS": {"info": {"description": API_DESCRIPTION}},
         "API_VERSION": "1.0.0",
         "OPENAPI_VERSION": "3.0.3",
         "OPENAPI_URL_PREFIX": "/",
         "OPENAPI_JSON_PATH": "v1/openapi.json",
-        "OPENAPI_SWAGGER_UI_PATH": "docs",
-        "OPENAPI_SWAGGER_UI_URL": "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/",
     }

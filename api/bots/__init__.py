@@ -4,10 +4,11 @@
 what its seat may see: ``view`` is ``api.rules.view(state, seat)`` and ``log`` is the
 whole match log as that seat sees it (``api.rules.redact_event(event, seat)`` for every
 event). It never receives a ``MatchState``, so it cannot read another hand or the
-boneyard. The answer is one of ``view["legal_actions"]`` verbatim — under
-``muggins_calls`` a scoring play also carries its ``claim`` — and it depends only on the
-inputs: randomness comes from a ``random.Random`` seeded by ``rng_seed``, and the expert
-thinks for a fixed number of playouts (``Budget``), not for a length of time.
+boneyard. The answer is one of ``view["legal_actions"]`` verbatim (under
+``muggins_calls`` a listed scoring play carries its ``claim``; only the random level sends
+it without, as a beginner who forgets to count), and it depends only on the inputs:
+randomness comes from a ``random.Random`` seeded by ``rng_seed``, and the expert thinks
+for a fixed number of playouts (``Budget``), not for a length of time.
 
 >>> LEVELS
 ('random', 'greedy', 'expert')

@@ -1,11 +1,11 @@
-"""Small helpers shared by the levels: seeding, reading listed actions, claims."""
+"""Small helpers shared by the levels: seeding, reading listed actions."""
 
 from __future__ import annotations
 
 import hashlib
 import random
 
-from api.rules.layout import END_INDEX, Layout
+from api.rules.layout import END_INDEX
 from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
 from api.rules.tiles import Tile
 
@@ -45,20 +45,13 @@ def to_move(action: dict) -> tuple:
     return {"draw": (DRAW,), "knock": (KNOCK,), "muggins": (MUGGINS,)}[kind]
 
 
-def count_after(layout: Layout, tile: Tile, end: int) -> int:
-    """All Fives points a play of ``tile`` on end index ``end`` would score on ``layout``."""
-    after = layout.copy()
-    after.place(tile, end)
-    count = after.count()
-    return count if count > 0 and count % 5 == 0 else 0
-
-
-def with_claim(action: dict, layout: Layout, rules) -> dict:
-    """Under ``muggins_calls``, the listed play plus the claim it earns (unchanged otherwise)."""
-    if not rules.muggins_calls or not is_play(action):
+def without_claim(action: dict) -> dict:
+    """A listed action as a seat that does not count sends it: a scoring play without its
+    ``claim`` under ``muggins_calls`` (still legal; it scores nothing and leaves the points
+    to a muggins call). Any other action is returned unchanged."""
+    if "claim" not in action:
         return action
-    points = count_after(layout, action_tile(action), END_INDEX[action.get("end", "left")])
-    return {**action, "claim": points} if points else action
+    return {k: v for k, v in action.items() if k != "claim"}
 
 
 def no_play_choice(actions: list[dict]) -> dict:

@@ -31,7 +31,7 @@ from api.rules.layout import UP
 from api.rules.simulate import push
 from api.rules.state import DRAW, ENDED, KNOCK, PLAY, PLAYING, MatchState
 
-from .actions import find, no_play_choice, plays_of, to_move, with_claim
+from .actions import find, no_play_choice, plays_of, to_move
 from .knowledge import Knowledge
 
 
@@ -73,10 +73,10 @@ def choose_expert(view: dict, log: list[dict], rng: random.Random, budget: Budge
     if draw is not None:
         candidates.append(draw)               # draw_at_will: holding back is a real choice
     if len(candidates) == 1:
-        return with_claim(candidates[0], know.layout, know.rules)
+        return candidates[0]                  # as listed: under muggins_calls a scoring play claims
     values = evaluate(know, [to_move(a) for a in candidates], rng, budget)
     best = max(range(len(candidates)), key=lambda i: (values[i], -i))
-    return with_claim(candidates[best], know.layout, know.rules)
+    return candidates[best]
 
 
 def evaluate(know: Knowledge, moves: list[tuple], rng: random.Random, budget: Budget) -> list[float]:
@@ -141,7 +141,8 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool)
 
 
 def fives_after(layout, tile, end: int) -> int:
-    """``count_after`` without copying the layout (the playouts' hot path).
+    """The points a play of ``tile`` on ``end`` scores (the listed ``scores`` hint), without
+    copying the layout (the playouts' hot path).
 
     Only the arm played on changes: its end becomes the tile's far half (both halves for
     a double); arms ``up``/``down`` count once they hold a tile. A spinner whose second

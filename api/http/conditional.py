@@ -12,11 +12,34 @@ import re
 
 from flask import Response, request
 
-from api.http.errors import ProblemError
+from api.http.problem_codes import INVALID_IF_MATCH
 
 # ASCII digits only (``\d`` alone also takes '²', which int() refuses) and at most 10 of
 # them: a seq fits the store's 32-bit column, and int() refuses more than 4,300 digits.
 _ETAG = re.compile(r'^(?:W/)?"([0-9]{1,10})(?::[^"]*)?"$')
+#: The ``If-Match`` values the document allows: ``*`` or one of our ETags (every one of them parses).
+IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]{1,10}(:[!#-+\--~]*)?")$'
+
+
+# --- what the OpenAPI document says of them (one home with the code above) -------------------
+#: ``ETag`` on every answer that names a state of a match.
+ETAG_HEADER = {
+    "description": "Names this state of the match (its seq, and what the answer shows of it): send it back as "
+                   "`If-None-Match` on a read (304 while nothing changed) or `If-Match` on an action (412 once "
+                   "the match has moved on)",
+    "schema": {"type": "string", "pattern": r'^"[0-9]{1,10}(:[!#-~]*)?"$'}, "required": True,
+}
+#: The request header of a conditional read.
+IF_NONE_MATCH_PARAMETER = {
+    "in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"},
+    "description": "ETags from earlier answers (or `*`): 304 Not Modified, without a body, while one of them is "
+                   "still this resource's",
+}
+#: The 304 a conditional read may answer.
+NOT_MODIFIED_RESPONSE = {
+    "description": "Not Modified: the `If-None-Match` ETag is still current; no body",
+    "headers": {"ETag": ETAG_HEADER},
+}
 
 
 def etag(seq: int, *parts) -> str:
@@ -34,8 +57,7 @@ def if_match_seq() -> int | None:
         return None
     match = _ETAG.match(header.split(",")[0].strip())
     if match is None:
-        raise ProblemError(400, "invalid_if_match", "Invalid If-Match",
-                           "If-Match takes an ETag this server sent, like '\"12\"'.")
+        raise INVALID_IF_MATCH.error("If-Match takes an ETag this server sent, like '\"12\"'.")
     return int(match.group(1))
 
 

@@ -5,10 +5,12 @@ A problem body always has::
     {"type": "https://boneyard.dev/problems/<code>", "title": "...",
      "status": 404, "detail": "...", "code": "<code>", ...extra members}
 
-``code`` is the stable machine-readable name clients switch on.  Views either
-``raise ProblemError(409, "seat_taken", "Seat taken", "Seat 2 is already taken")``
-or ``return problem(...)``; flask-smorest's ``abort(status, message=...)`` and
-plain werkzeug exceptions are translated too.  Request validation failures
+``code`` is the stable machine-readable name clients switch on; every code the API
+answers, with its one status and title, is in :mod:`api.http.problem_codes` (a code it
+knows always gets its title there). Views either ``raise SEAT_TAKEN.error("Seat 2 is
+taken")`` (an entry of that catalogue), ``raise ProblemError(...)`` or ``return
+problem(...)``; flask-smorest's ``abort(status, message=...)`` and plain werkzeug
+exceptions are translated too.  Request validation failures
 (422) carry webargs' messages under ``errors``, keyed by location then field:
 ``{"json": {"name": ["Missing data for required field."]}}``.
 """
@@ -24,6 +26,8 @@ from typing import Any
 import marshmallow as ma
 from flask import Flask, Request, Response, current_app
 from werkzeug.exceptions import BadRequest, HTTPException
+
+from api.http.openapi_shapes import component
 
 log = logging.getLogger(__name__)
 
@@ -112,16 +116,17 @@ class ProblemSchema(ma.Schema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = ma.fields.String(metadata={"description": "URI naming the problem type"})
-    title = ma.fields.String(metadata={"description": "Short summary of the problem type"})
-    status = ma.fields.Integer(metadata={"description": "HTTP status code"})
-    detail = ma.fields.String(metadata={"description": "Explanation of this occurrence"})
-    code = ma.fields.String(
-        metadata={"description": "Stable machine-readable code, e.g. `not_found`"}
-    )
-    errors = ma.fields.Dict(
-        metadata={"description": "Validation messages by location, then field (422 only)"}
-    )
+    type = ma.fields.String(required=True, metadata={
+        "description": "URI naming the problem type: `https://boneyard.dev/problems/<code>`"})
+    title = ma.fields.String(required=True, metadata={"description": "Short summary of the problem type"})
+    status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code"})
+    detail = ma.fields.String(required=True, metadata={"description": "Explanation of this occurrence"})
+    code = ma.fields.String(required=True, metadata={
+        "description": "Stable machine-readable code, e.g. `not_your_turn`: always with the same status and "
+                       "title; docs/problems.md lists every one, and each response of an operation the codes it "
+                       "may carry (`x-problem-codes`)"})
+    errors = component("FieldErrors", metadata={
+        "description": "`invalid_request` and `invalid_action` (422): the messages by location, then field"})
     reason = ma.fields.String(metadata={
         "description": "`malformed_json` only: why the body could not be read (`encoding`, `syntax`, `depth`)"})
     location = ma.fields.String(metadata={
@@ -130,6 +135,14 @@ class ProblemSchema(ma.Schema):
     name = ma.fields.String(metadata={
         "description": "`invalid_text`, `header_too_large` (and a credential header refused as not text): the "
                        "header or query parameter refused"})
+    field = ma.fields.String(metadata={"description": "`invalid_rules` only: the option (or `rules`, `preset`, "
+                                                      "`players`) refused"})
+    current_seq = ma.fields.Integer(metadata={
+        "description": "`stale_seq` and `precondition_failed` only: the match's seq now"})
+    match_status = ma.fields.String(metadata={
+        "description": "`match_not_over` only: the match's status now (`waiting` or `playing`)"})
+    limit = ma.fields.Integer(metadata={
+        "description": "`event_limit_reached`, `too_many_bot_matches` only: the server's bound that was reached"})
 
 
 def problem_body(
@@ -139,6 +152,7 @@ def problem_body(
     clash = _RESERVED & extra.keys()
     if clash:
         raise ValueError(f"extra members may not override {sorted(clash)}")
+    title = _catalogued_title(code) or title     # one title per code (RFC 9457), the catalogue's
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + code,
         "title": title or _status_phrase(status),
@@ -167,6 +181,15 @@ def problem(
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
+
+
+def _catalogued_title(code: str) -> str | None:
+    """The title :mod:`api.http.problem_codes` gives ``code`` (None for a code it does not know).
+    Imported here, not above: the catalogue builds on this module."""
+    from api.http.problem_codes import entry_of
+
+    entry = entry_of(code)
+    return entry.title if entry is not None else None
 
 
 def _status_phrase(status: int) -> str:
@@ -209,6 +232,9 @@ def handle_http_exception(error: HTTPException) -> Response:
         # webargs' abort puts the parse error on the exception as ``exc``
         code, detail, extra["reason"] = "malformed_json", MalformedJSON.description, "syntax"
     elif status == 422:
+        # webargs names the schema that refused the request: a schema may give its own code
+        # (an action body that is no action is ``invalid_action``), by field all the same.
+        code = getattr(data.get("schema"), "PROBLEM_CODE", code)
         detail = data.get("message") or "The request did not pass validation."
         if messages:
             extra["errors"] = messages

@@ -3,9 +3,15 @@
 The committed file is plain JSON Schema (draft 2020-12), so any language's validator can
 read it as it is. The OpenAPI document is 3.0.3, whose schema dialect differs in three
 ways; each schema is translated on the way in: ``"type": [T, "null"]`` becomes
-``"type": T, "nullable": true``, ``"const": v`` becomes ``"enum": [v]``, and references
+``"type": T, "nullable": true`` (and ``"anyOf": [X, {"type": "null"}]`` becomes
+``"allOf": [X], "nullable": true``), ``"const": v`` becomes ``"enum": [v]``, and references
 to ``#/$defs/X`` become ``#/components/schemas/X``. Each ``$defs`` entry is registered under
 its own name (``Event``, ``TilePlayed``, ``AuditLog``…).
+
+Two more components are derived from those definitions rather than written again:
+``HandResult`` (a view's ``last_hand``: the ``hand_ended`` event without its ``type``) and
+``RuleOverrides`` (the body's ``rules`` at creation: any options of ``RuleSet``, nothing
+else, within the server's bounds).
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+from api.rules.ruleset import MAX_TARGET
 
 EVENTS_SCHEMA = Path(__file__).resolve().parents[2] / "openapi" / "events.schema.json"
 _DEFS = "#/$defs/"
@@ -31,6 +39,10 @@ def to_openapi_30(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
+    choices = schema.get("anyOf")
+    if isinstance(choices, list) and len(choices) == 2 and {"type": "null"} in choices:
+        schema = {**{k: v for k, v in schema.items() if k != "anyOf"},
+                  "allOf": [c for c in choices if c != {"type": "null"}], "nullable": True}
     for key, value in schema.items():
         if key == "$ref" and isinstance(value, str) and value.startswith(_DEFS):
             out[key] = _COMPONENTS + value[len(_DEFS):]
@@ -53,10 +65,33 @@ def to_openapi_30(schema: Any) -> Any:
     return out
 
 
+def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``HandResult`` and ``RuleOverrides``, made from ``HandEnded`` and ``RuleSet``."""
+    hand_ended = defs["HandEnded"]
+    hand_result = {"type": "object",
+                   "description": "How a hand ended: the hand_ended event without its `type`",
+                   "properties": {k: v for k, v in hand_ended["properties"].items() if k != "type"},
+                   "required": [k for k in hand_ended["required"] if k != "type"]}
+    rule_set = defs["RuleSet"]
+    options = {name: dict(schema) for name, schema in rule_set["properties"].items()}
+    options["target"]["maximum"] = MAX_TARGET
+    options["hand_size"]["maximum"] = 14             # two players hold at most the 28 tiles
+    options["preset"]["description"] = "Optional echo: must name the match's preset"
+    options["players"]["description"] = "Optional echo: must be the number of seats"
+    overrides = {"type": "object", "additionalProperties": False, "properties": options,
+                 "description": "Options to change from the preset's (docs/rules.md lists every option and "
+                                "preset). A resolved rule set may be sent back as it is. A combination that "
+                                "cannot be played (partners without 4 players, muggins_calls without "
+                                "fives_scoring…) is refused: 422 invalid_rules naming the `field`."}
+    return {"HandResult": hand_result, "RuleOverrides": overrides}
+
+
 def register_event_schemas(spec, path: Path = EVENTS_SCHEMA) -> list[str]:
-    """Add every event schema to ``spec`` (an apispec ``APISpec``) under components/schemas."""
+    """Add every event schema (and the two derived ones) to ``spec`` (an apispec ``APISpec``)
+    under components/schemas."""
+    defs = load_event_schemas(path)
     names = []
-    for name, schema in load_event_schemas(path).items():
+    for name, schema in {**defs, **derived_schemas(defs)}.items():
         spec.components.schema(name, component=to_openapi_30(schema))
         names.append(name)
     return names

@@ -9,8 +9,8 @@ from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
-from api.services.health import BUSY, UNAVAILABLE, Readiness
+from api.http.problem_codes import DATABASE_BUSY, DATABASE_READ_ONLY, DATABASE_UNAVAILABLE, entry_of, problem_responses
+from api.services.health import Readiness
 
 READINESS_KEY = "boneyard.readiness"
 
@@ -26,14 +26,7 @@ class HealthSchema(ma.Schema):
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
-    @blp.alt_response(
-        503,
-        schema=ProblemSchema,
-        content_type=PROBLEM_CONTENT_TYPE,
-        description="Not ready: the database is unreachable (`database_unavailable`), answers but "
-                    "refuses writes (`database_read_only`), or held its write lock past the busy timeout "
-                    "(`database_busy`); see `Retry-After`",
-    )
+    @problem_responses(blp, DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_BUSY)
     def get(self):
         """Report that the server can serve: its database answers and takes a write (each process
         writes its own row in `health_probes`, at most once per `HEALTH_CHECK_INTERVAL` seconds;
@@ -41,9 +34,8 @@ class Health(MethodView):
         readiness: Readiness = current_app.extensions[READINESS_KEY]
         health = readiness.check()
         if not health.ok:
-            title = {UNAVAILABLE: "Database unavailable", BUSY: "Database busy"}.get(health.status, "Database read-only")
-            raise ProblemError(503, health.status, title, health.detail,
-                               headers={"Retry-After": str(max(1, math.ceil(readiness.interval)))})
+            raise entry_of(health.status).error(health.detail,
+                                                headers={"Retry-After": str(max(1, math.ceil(readiness.interval)))})
         return {"status": "ok"}
 
 

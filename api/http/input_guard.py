@@ -45,6 +45,8 @@ from flask_smorest.spec.plugins import unicodeconverter2paramschema
 from werkzeug.routing import UnicodeConverter
 
 from api.http.errors import ProblemError
+from api.http.problem_codes import (BEARER_CHALLENGE, HEADER_TOO_LARGE, INVALID_API_KEY, INVALID_TEXT, INVALID_TOKEN,
+                                    URI_TOO_LONG, entry_of)
 
 MAX_JSON_DEPTH = 32
 MAX_JSON_INTEGER = 2**53 - 1          # I-JSON (RFC 7493): the integers every client can hold exactly
@@ -53,28 +55,9 @@ MAX_HEADER_LENGTH = 1024              # a bearer token is 50, an Idempotency-Key
 CHECKED_HEADERS = ("Authorization", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
                    "X-API-Key", "X-Forwarded-For")
 #: Credentials: a value that cannot be one is answered as a wrong one, 401 with this code.
-CREDENTIAL_CODES = {"Authorization": "invalid_token", "X-API-Key": "invalid_api_key"}
+CREDENTIAL_CODES = {"Authorization": INVALID_TOKEN.code, "X-API-Key": INVALID_API_KEY.code}
 #: What a path parameter or query value may hold (the OpenAPI document says so, as a pattern).
 TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
-
-#: What any operation may answer before it runs (every operation's documented default response).
-ANY_OPERATION_ERRORS = (
-    f"Any request may be refused before the operation runs: 400 `malformed_json` for a JSON body that "
-    f"cannot be read (`reason`: `encoding` when not UTF-8, `syntax`, `depth` when nested deeper than "
-    f"{MAX_JSON_DEPTH}); 422 `invalid_request` (`errors` by field) for one that holds an integer beyond "
-    f"±(2^53 − 1), a number that is not finite, or a key or string with NUL or a lone surrogate; 400 "
-    f"`invalid_text` for a path or query string that is not UTF-8 or holds control characters, or a header the "
-    f"API reads ({', '.join(CHECKED_HEADERS)}) that is not printable ASCII (`location`, `name`; 401 "
-    f"`invalid_token` / `invalid_api_key` for Authorization and X-API-Key); 414 `uri_too_long` for a path and "
-    f"query over {MAX_TARGET_LENGTH:,} characters; 431 `header_too_large` for one of those headers over "
-    f"{MAX_HEADER_LENGTH:,} characters; 413 `payload_too_large`; 404 `not_found` and 405 "
-    f"`method_not_allowed` for what is not a route. And whatever the request: 408 `request_timeout` for "
-    f"a body that does not arrive within `REQUEST_BODY_TIMEOUT_SECONDS` (the connection is closed); "
-    f"503 `database_busy` with `Retry-After` when the database's write lock cannot be had in time; "
-    f"gunicorn's own refusals of what is not HTTP it can read (400 `invalid_request_line`, "
-    f"`invalid_header`, `invalid_http_version`; 414 `uri_too_long`; 431 `header_too_large`), also "
-    f"problem documents."
-)
 
 _INTEGER_CHARS = len(str(MAX_JSON_INTEGER)) + 1      # with a minus sign
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
@@ -221,8 +204,7 @@ def _text_refused(location: str, name: str | None = None) -> ProblemError:
         where = f"The query parameter {name!r}"
     wanted = "printable ASCII" if location == "header" else "UTF-8 text without control characters"
     extra = {"name": name} if name else {}
-    return ProblemError(400, "invalid_text", "Invalid text", f"{where} must be {wanted}.",
-                        location=location, **extra)
+    return INVALID_TEXT.error(f"{where} must be {wanted}.", location=location, **extra)
 
 
 def _text(data: bytes) -> str | None:
@@ -249,8 +231,7 @@ def check_request() -> None:
     environ = request.environ
     path, query = environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", "")
     if len(path) + len(query) > MAX_TARGET_LENGTH:
-        raise ProblemError(414, "uri_too_long", "URI too long",
-                           f"The path and query string are longer than {MAX_TARGET_LENGTH} characters.")
+        raise URI_TOO_LONG.error(f"The path and query string are longer than {MAX_TARGET_LENGTH} characters.")
     # WSGI strings carry the raw bytes as latin-1; PATH_INFO is already percent-decoded.
     if not _PRINTABLE_ASCII.fullmatch(path) and _text(path.encode("latin-1", "replace")) is None:
         raise _text_refused("path")
@@ -262,14 +243,13 @@ def check_request() -> None:
         if value is None:
             continue
         if len(value) > MAX_HEADER_LENGTH:
-            raise ProblemError(431, "header_too_large", "Header too large",
-                               f"The {name} header is longer than {MAX_HEADER_LENGTH} characters.", name=name)
+            raise HEADER_TOO_LARGE.error(f"The {name} header is longer than {MAX_HEADER_LENGTH} characters.",
+                                         name=name)
         if not _HEADER_TEXT.fullmatch(value):
             if name in CREDENTIAL_CODES:
-                raise ProblemError(401, CREDENTIAL_CODES[name], "Invalid credentials",
-                                   f"The {name} header must be printable ASCII.", location="header", name=name,
-                                   headers={"WWW-Authenticate": 'Bearer realm="boneyard"'}
-                                   if name == "Authorization" else None)
+                raise entry_of(CREDENTIAL_CODES[name]).error(
+                    f"The {name} header must be printable ASCII.", location="header", name=name,
+                    headers=BEARER_CHALLENGE if name == "Authorization" else None)
             raise _text_refused("header", name)
     if request.is_json and request.get_data(cache=True):
         request.get_json()        # parsed once under the policy (and cached for the view)

@@ -19,7 +19,7 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
-from api.http.errors import ProblemError
+from api.http.problem_codes import INVALID_API_KEY, WAIT_STATUSES
 
 limiter = Limiter(key_func=get_remote_address, headers_enabled=True, default_limits=[])
 
@@ -68,22 +68,21 @@ def require_portal_key() -> None:
         return
     offered = request.headers.get("X-API-Key", "")
     if not any(hmac.compare_digest(offered.encode(), key.encode()) for key in keys):
-        raise ProblemError(401, "invalid_api_key", "API key required",
-                           "This server needs a portal API key in the X-API-Key header to create or list matches.")
+        raise INVALID_API_KEY.error("This server needs a portal API key in the X-API-Key header to create or list "
+                                    "matches.")
 
 
 def settle_retry_after(response):
-    """``Retry-After`` only where a client is told to wait (429, 503), and at least 1 s there.
+    """``Retry-After`` only where a client is told to wait (429, 503), always there, and at least 1 s.
 
     flask-limiter writes it on every response of a limited endpoint, as the seconds left in
     the window, which rounds down to 0 in the window's last second: a client that obeys a
     ``Retry-After: 0`` on a 429 spins. Registered before the limiter so it runs after it.
     """
     value = response.headers.get("Retry-After")
-    if value is None:
-        return response
-    if response.status_code not in (429, 503):
-        del response.headers["Retry-After"]
-    elif value.strip().lstrip("-").isdigit() and int(value) < 1:
-        response.headers["Retry-After"] = "1"
+    if response.status_code not in WAIT_STATUSES:
+        if value is not None:
+            del response.headers["Retry-After"]
+    elif value is None or (value.strip().lstrip("-").isdigit() and int(value) < 1):
+        response.headers["Retry-After"] = "1"      # the document promises it on every 429 and 503
     return response

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import wraps
 from urllib.parse import urlencode
 
 from flask import Response, current_app, request
@@ -11,17 +12,21 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http import schemas
-from api.http.conditional import etag, if_match_seq, not_modified, seat_part
-from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
+from api.http import problem_codes as codes
+from api.http.arguments import JSON_BODY_PARSER
+from api.http.conditional import (ETAG_HEADER, IF_MATCH_PATTERN, IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE, etag,
+                                  if_match_seq, not_modified, seat_part)
+from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions, require_portal_key
-from api.http.waiting import TOO_MANY_WAITERS, waiting_client
-from api.services.idempotency import Keyed, Replay, StoredAnswer, parse_key
+from api.http.waiting import waiting_client
+from api.services.idempotency import KEY_PATTERN, Keyed, Replay, StoredAnswer, parse_key
 from api.services.lobby import rematch
 from api.services.match_ids import is_match_id
 from api.services.matches import MatchService, SeatSpec
 
 blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
                 description="Matches, seats, views, actions and the event log")
+blp.ARGUMENTS_PARSER = JSON_BODY_PARSER       # a body sent as anything but JSON: 415, not "Missing data"
 
 SERVICE_KEY = "boneyard.matches"
 SEAT_TOKEN = [{"seatToken": []}]
@@ -78,47 +83,54 @@ def bearer_token() -> str | None:
         return None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise ProblemError(401, "invalid_token", "Invalid token",
-                           "Send the seat token as 'Authorization: Bearer <token>'.")
+        raise codes.INVALID_TOKEN.error("Send the seat token as 'Authorization: Bearer <token>'.",
+                                        headers=codes.BEARER_CHALLENGE)
     return token.strip()
 
 
-def problems(*statuses: int):
-    """Document the problem responses a view may answer."""
-    def decorate(func):
-        for status in statuses:
-            func = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
-                                    description=_DESCRIPTIONS[status])(func)
-        return func
-    return decorate
+def seat_token_required(view):
+    """An operation only a seat may call: without its token the request is refused (401
+    ``invalid_token``) before anything else it sends (its body, its headers) is read."""
+    @wraps(view)
+    def gated(*args, **kwargs):
+        if bearer_token() is None:
+            raise codes.INVALID_TOKEN.error("This operation needs the seat's token: Authorization: Bearer <token>.",
+                                            headers=codes.BEARER_CHALLENGE)
+        return view(*args, **kwargs)
+    return gated
 
 
-_DESCRIPTIONS = {
-    400: "Unreadable request: a body that is not JSON (`malformed_json`, with `reason`: `encoding`, `syntax`, "
-         "`depth` over 32), a path, query or header that is not text (`invalid_text`, with `location` and "
-         "`name`), an `If-Match` that is not one of our ETags (`invalid_if_match`)",
-    401: "Missing or unknown seat token (`invalid_token`), or portal key (`invalid_api_key`)",
-    429: "Rate limit reached (`too_many_requests`); see `Retry-After`",
-    412: "`If-Match` names another seq than the match's (`precondition_failed`, with `current_seq`)",
-    403: "A token of another match (`wrong_match`)",
-    404: "No such match (`unknown_match`) or seat",
-    409: "Refused by the rules or the match's state (`not_your_turn`, `illegal_play`, `must_draw`, "
-         "`must_play`, `boneyard_reserved`, `match_over`, `stale_seq`, `match_not_over`, `seat_taken`…)",
-    422: "Malformed request (`invalid_request` with `errors` by field, also for an integer beyond ±(2^53 − 1), a "
-         "number that is not finite or a string with NUL or a lone surrogate anywhere in the body; "
-         "`invalid_action`, `invalid_tile`, `invalid_rules` with `field`); a server bound reached: "
-         "`event_limit_reached` (the log holds `MAX_EVENTS_PER_MATCH` events, `limit`), "
-         "`too_many_bot_matches` (this address already has `BOT_MATCHES_PER_ADDRESS` unfinished all-bot "
-         "matches, `limit`)",
-}
+LOCATION_HEADER = {"description": "The match's address, `/v1/matches/{id}`", "required": True,
+                   "schema": {"type": "string"}}
+LINK_HEADER = {"description": "RFC 8288: the next page, `<...>; rel=\"next\"` (absent on the last page)",
+               "schema": {"type": "string"}}
+REPLAYED_HEADER = {"description": "`true` on the stored first answer to a repeated `Idempotency-Key` (absent on "
+                                  "a first answer)", "schema": {"type": "string", "enum": ["true"]}}
+
+
+def conditional_read(view):
+    """A read that answers 304 to an ``If-None-Match`` still current (documented here; its
+    route declares the header, ``parameters=CONDITIONAL``: an operation's own ``parameters``
+    would replace those its query schema documents)."""
+    return blp.alt_response(304, **NOT_MODIFIED_RESPONSE)(view)
+
+
+CONDITIONAL = [IF_NONE_MATCH_PARAMETER]
+
+
+def problems(*declared: codes.ProblemCode):
+    """Document the problems a view may answer, besides what any request may be (the catalogue's
+    ``ANY_REQUEST``): each status with its codes (tests/api/test_problem_codes.py proves the
+    lists complete)."""
+    return codes.problem_responses(blp, *declared)
 
 
 @blp.route("")
 class Matches(MethodView):
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.ListQuerySchema, location="query")
-    @blp.response(200, schemas.MatchListSchema)
-    @problems(401, 422)
+    @blp.response(200, schemas.MatchListSchema, headers={"Link": LINK_HEADER})
+    @problems(codes.INVALID_API_KEY, codes.INVALID_REQUEST, codes.INVALID_CURSOR)
     def get(self, query):
         """List matches, newest first, filtered (paged with ``cursor``; the next page is also in ``Link``)."""
         require_portal_key()
@@ -129,8 +141,10 @@ class Matches(MethodView):
     @limit_creation
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.MatchCreateSchema)
-    @blp.response(201, schemas.CreatedMatchSchema)
-    @problems(400, 401, 422, 429)
+    @blp.response(201, schemas.CreatedMatchSchema, headers={"ETag": ETAG_HEADER, "Location": LOCATION_HEADER})
+    @problems(codes.INVALID_API_KEY, codes.CLIENT_SEED_NOT_ALLOWED, codes.TOO_MANY_BOT_MATCHES,
+              codes.EVENT_LIMIT_REACHED, codes.UNSUPPORTED_MEDIA_TYPE, codes.INVALID_REQUEST, codes.INVALID_RULES,
+              codes.TOO_MANY_REQUESTS)
     def post(self, body):
         """Create a match; remote seats get their secret token in this answer only."""
         require_portal_key()
@@ -141,10 +155,11 @@ class Matches(MethodView):
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
 
-@blp.route("/<string:match_id>")
+@blp.route("/<string:match_id>", parameters=CONDITIONAL)
 class Match(MethodView):
-    @blp.response(200, schemas.MatchSummarySchema)
-    @problems(404)
+    @conditional_read
+    @blp.response(200, schemas.MatchSummarySchema, headers={"ETag": ETAG_HEADER})
+    @problems(codes.UNKNOWN_MATCH)
     def get(self, match_id):
         """The public summary of a match: rules, seats, status, scores, seq."""
         summary = service().summary(match_id)
@@ -152,11 +167,12 @@ class Match(MethodView):
         return not_modified(tag) or (summary, 200, {"ETag": tag})
 
 
-@blp.route("/<string:match_id>/view")
+@blp.route("/<string:match_id>/view", parameters=CONDITIONAL)
 class View(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
-    @blp.response(200, schemas.ViewSchema)
-    @problems(401, 403, 404)
+    @conditional_read
+    @blp.response(200, schemas.ViewSchema, headers={"ETag": ETAG_HEADER})
+    @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH)
     def get(self, match_id):
         """What one seat may see (with its token), or the spectator's view (without)."""
         seat_view = service().view(match_id, bearer_token())
@@ -167,19 +183,23 @@ class View(MethodView):
 @blp.route("/<string:match_id>/actions")
 class Actions(MethodView):
     @rate_limited_actions
+    @seat_token_required
     @blp.doc(security=SEAT_TOKEN, parameters=[
         {"in": "header", "name": "If-Match", "required": False,
-         "schema": {"type": "string", "pattern": r'^(\*|(W/)?"[0-9]{1,10}(:[!#-+\--~]*)?")$'},
+         "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
          "description": "An ETag of this match: refused with 412 unless the match is still at its seq"},
         {"in": "header", "name": "Idempotency-Key", "required": False,
-         "schema": {"type": "string", "pattern": "^[!-~]([ -~]{0,253}[!-~])?$"},
+         "schema": {"type": "string", "pattern": KEY_PATTERN},
          "description": "A retry with the same key and body gets the first response again, byte for byte, "
                         "with the header `Idempotent-Replayed: true`, and changes nothing. The answer is stored "
                         "with the action, atomically; the same key with another body is 422 "
                         "`idempotency_key_reused`. Keys are kept 24 hours, per seat token."}])
     @blp.arguments(schemas.ActionSchema)
-    @blp.response(200, schemas.ActionResultSchema)
-    @problems(400, 401, 403, 404, 409, 412, 422, 429)
+    @blp.response(200, schemas.ActionResultSchema, headers={"ETag": ETAG_HEADER, "Idempotent-Replayed": REPLAYED_HEADER})
+    @problems(codes.INVALID_IF_MATCH, codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, *codes.RULE_REFUSALS,
+              codes.STALE_SEQ, codes.EVENT_LIMIT_REACHED, codes.PRECONDITION_FAILED, codes.UNSUPPORTED_MEDIA_TYPE,
+              codes.INVALID_ACTION, codes.INVALID_TILE, codes.INVALID_IDEMPOTENCY_KEY, codes.IDEMPOTENCY_KEY_REUSED,
+              codes.TOO_MANY_REQUESTS)
     def post(self, body, match_id):
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
@@ -191,13 +211,14 @@ class Actions(MethodView):
         return _action_answer(result, render_action_result(result))
 
 
-@blp.route("/<string:match_id>/events")
+@blp.route("/<string:match_id>/events", parameters=CONDITIONAL)
 class Events(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @blp.arguments(schemas.EventsQuerySchema, location="query")
-    @blp.response(200, schemas.EventsPageSchema)
-    @problems(401, 403, 404, 422)
-    @blp.alt_response(429, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description=TOO_MANY_WAITERS)
+    @conditional_read
+    @blp.response(200, schemas.EventsPageSchema, headers={"ETag": ETAG_HEADER})
+    @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.INVALID_REQUEST,
+              codes.TOO_MANY_WAITERS)
     def get(self, query, match_id):
         """The log as the caller may see it, in seq order, after ``after``."""
         wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
@@ -207,12 +228,13 @@ class Events(MethodView):
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 
 
-@blp.route("/<string:match_id>/audit")
+@blp.route("/<string:match_id>/audit", parameters=CONDITIONAL)
 class Audit(MethodView):
     @limit_audit_reads
     @blp.arguments(schemas.AuditQuerySchema, location="query")
-    @blp.response(200, schemas.AuditSchema)
-    @problems(404, 409, 422, 429)
+    @conditional_read
+    @blp.response(200, schemas.AuditSchema, headers={"ETag": ETAG_HEADER})
+    @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.INVALID_REQUEST, codes.TOO_MANY_REQUESTS)
     def get(self, query, match_id):
         """Once the match has ended: the unredacted log with its hash chain, page by page (follow
         `next_after` until it is null), and the seed, its commitment and the shuffle on every page."""
@@ -226,7 +248,8 @@ class Claim(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @blp.arguments(schemas.ClaimSchema)
     @blp.response(200, schemas.ClaimResultSchema)
-    @problems(400, 403, 404, 409, 422)
+    @problems(codes.INVALID_TOKEN, codes.SEAT_RESERVED, codes.UNKNOWN_MATCH, codes.UNKNOWN_SEAT, codes.SEAT_TAKEN,
+              codes.STALE_SEQ, codes.EVENT_LIMIT_REACHED, codes.UNSUPPORTED_MEDIA_TYPE, codes.INVALID_REQUEST)
     def post(self, body, match_id, seat):
         """Take an open seat; answers its secret token (shown this once). A rematch seat is
         claimed with the token of the player's seat in the previous match."""
@@ -238,11 +261,13 @@ class Claim(MethodView):
 @blp.route("/<string:match_id>/rematch")
 class Rematch(MethodView):
     @limit_creation
+    @seat_token_required
     @blp.doc(security=[{"seatToken": [], "portalKey": []}, {"seatToken": []}])
-    @blp.response(201, schemas.MatchSummarySchema)
-    @blp.alt_response(200, schema=schemas.MatchSummarySchema,
+    @blp.response(201, schemas.MatchSummarySchema, headers={"Location": LOCATION_HEADER})
+    @blp.alt_response(200, schema=schemas.MatchSummarySchema, headers={"Location": LOCATION_HEADER},
                       description="The rematch was made before: the same match again")
-    @problems(401, 403, 404, 409, 429)
+    @problems(codes.INVALID_TOKEN, codes.INVALID_API_KEY, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER,
+              codes.TOO_MANY_REQUESTS)
     def post(self, match_id):
         """After the end: a new match with the same rules and seat types, its seats kept for
         this match's players (each claims its seat with its old token, for a new one). Like
@@ -266,7 +291,7 @@ def _next_link(cursor: str | None) -> dict[str, str]:
 class Fairness(MethodView):
     @limit_audit_reads
     @blp.response(200, schemas.FairnessSchema)
-    @problems(404, 409, 429)
+    @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.TOO_MANY_REQUESTS)
     def get(self, match_id):
         """Once the match has ended: re-derive every deal from the revealed seeds, re-check every
         move and score, and verify the hash chain of the stored log (checked once, then stored)."""

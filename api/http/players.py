@@ -7,7 +7,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http import schemas
-from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemSchema
+from api.http.problem_codes import INVALID_API_KEY, INVALID_REQUEST, problem_responses
 from api.http.limits import require_portal_key
 from api.services.stats import player_stats
 
@@ -22,11 +22,7 @@ class PlayerStats(MethodView):
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.PlayerRefPathSchema, location="path", as_kwargs=True)
     @blp.response(200, schemas.PlayerStatsSchema)
-    @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
-                      description="A portal key is required (`invalid_api_key`)")
-    @blp.alt_response(422, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
-                      description="Not a player_ref a seat can carry (`invalid_request`: 1 to 128 characters, no "
-                                  "control characters)")
+    @problem_responses(blp, INVALID_API_KEY, INVALID_REQUEST)
     def get(self, player_ref):
         """Matches played and won, hands won, best winning margin and win streaks, from the
         ended matches where a seat carries this ``player_ref`` (zeros for an unknown one)."""

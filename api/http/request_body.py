@@ -20,11 +20,13 @@ from __future__ import annotations
 import io
 import json
 import threading
+from http import HTTPStatus
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
+from api.http.problem_codes import PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, TOO_MANY_WAITERS, ProblemCode
 
 try:
     from gevent import Timeout as _GeventTimeout
@@ -61,21 +63,21 @@ class RequestBodyDeadline:
             return self.app(environ, start_response)      # no body (an invalid length: the app says so)
         length = None if chunked else int(declared)
         if length is not None and self.max_length is not None and length > self.max_length:
-            return _refuse(environ, start_response, 413, "payload_too_large", "Payload Too Large",
+            return _refuse(environ, start_response, PAYLOAD_TOO_LARGE,
                            f"The request body is larger than {self.max_length} bytes.")
         address = environ.get("REMOTE_ADDR") or "unknown"
         if not self._start_reading(address):
-            return _refuse(environ, start_response, 429, "too_many_waiters", "Too Many Requests",
+            return _refuse(environ, start_response, TOO_MANY_WAITERS,
                            f"This address already has {self.per_address} request bodies on their way.",
                            retry_after=1)
         try:
             with _deadline(self.timeout):
                 body = self._read(environ["wsgi.input"], length)
         except _Timeout:
-            return _refuse(environ, start_response, 408, "request_timeout", "Request Timeout",
+            return _refuse(environ, start_response, REQUEST_TIMEOUT,
                            f"The request body did not arrive within {self.timeout:g} seconds.")
         except _TooLarge:
-            return _refuse(environ, start_response, 413, "payload_too_large", "Payload Too Large",
+            return _refuse(environ, start_response, PAYLOAD_TOO_LARGE,
                            f"The request body is larger than {self.max_length} bytes.")
         finally:
             self._done_reading(address)
@@ -117,10 +119,11 @@ class RequestBodyDeadline:
         return b"".join(parts)
 
 
-def _refuse(environ, start_response, status: int, code: str, title: str, detail: str,
+def _refuse(environ, start_response, refusal: ProblemCode, detail: str,
             retry_after: int | None = None) -> list[bytes]:
     """A problem answer after which the connection is closed (the unread body is not drained)."""
-    body = json.dumps(problem_body(status, code, title, detail)).encode()
+    status, title = refusal.status, HTTPStatus(refusal.status).phrase
+    body = json.dumps(problem_body(status, refusal.code, refusal.title, detail)).encode()
     headers = [("Content-Type", PROBLEM_CONTENT_TYPE), ("Content-Length", str(len(body))), ("Connection", "close")]
     if retry_after is not None:
         headers.append(("Retry-After", str(retry_after)))

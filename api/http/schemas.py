@@ -10,7 +10,8 @@ from marshmallow import fields, validate
 from api.bots import LEVELS
 from api.http.input_guard import TEXT_PATTERN
 from api.rules import DEFAULT_PRESET, PRESETS
-from api.services.matches import AUDIT_PAGE, MAX_AUDIT_PAGE
+from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
+from api.services.matches import AUDIT_PAGE, CURSOR_PATTERN, MAX_AUDIT_PAGE
 
 SEAT_TYPES = ("remote", "bot", "open")
 STATUSES = ("waiting", "playing", "ended")
@@ -56,39 +57,54 @@ _ASCII_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})
 
 
 def Tile(**kwargs):
-    return fields.List(fields.Integer(validate=validate.Range(0, 6)), validate=validate.Length(equal=2),
-                       metadata={"description": "A tile, high end first: [6, 3]", "example": [6, 3]},
-                       **kwargs)
+    """A tile, [high, low]: the ``Tile`` component of openapi/events.schema.json."""
+    return component("Tile", **kwargs)
 
 
 # --- requests ------------------------------------------------------------------------
-class SeatSpecSchema(ma.Schema):
+class _SeatSpecFields(ma.Schema):
     name = fields.String(required=True, validate=NAME, metadata={"description": "Shown to everyone; stored as given"})
-    type = fields.String(required=True, validate=validate.OneOf(SEAT_TYPES),
-                         metadata={"description": "remote: a client holding a token; bot: played by the server; "
-                                                  "open: claimed later"})
-    level = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
-                          metadata={"description": "Computer level, bots only (default greedy)"})
     client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
     player_ref = fields.String(validate=PLAYER_REF, metadata={
         "description": "The portal's own id for the player (opaque); shown in public seat lists, "
                        "used by player statistics and the player_ref filter"})
 
-    @ma.validates_schema
-    def level_only_for_bots(self, data, **kwargs):
-        if data.get("level") is not None and data["type"] != "bot":
-            raise ma.ValidationError("only bot seats have a level", "level")
+
+class RemoteSeatSpecSchema(_SeatSpecFields):
+    type = fields.String(required=True, validate=validate.OneOf(("remote",)),
+                         metadata={"description": "A client holding the seat's token (answered once, at creation)"})
+
+
+class BotSeatSpecSchema(_SeatSpecFields):
+    type = fields.String(required=True, validate=validate.OneOf(("bot",)),
+                         metadata={"description": "A computer player: the server plays the seat"})
+    level = shaped(fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
+                                 metadata={"description": "Computer level (null or absent: greedy)"}),
+                   {"$ref": COMPONENTS + "BotLevel"})
+
+
+class OpenSeatSpecSchema(_SeatSpecFields):
+    type = fields.String(required=True, validate=validate.OneOf(("open",)),
+                         metadata={"description": "Kept free for anyone to claim later (POST .../claim)"})
+
+
+class SeatSpecSchema(Union):
+    """A seat of a new match, by `type`: remote (a client with a token), bot (a computer
+    player; only these have a `level`) or open (claimed later)."""
+
+    SHAPES = {"remote": RemoteSeatSpecSchema, "bot": BotSeatSpecSchema, "open": OpenSeatSpecSchema}
 
 
 class MatchCreateSchema(ma.Schema):
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)),
-                           metadata={"description": "A named table; see the rules of each in the README"})
-    rules = fields.Dict(keys=fields.String(), load_default=dict,
-                        metadata={"description": "Option overrides, e.g. {\"target\": 150}"})
+                           metadata={"description": "A named table; docs/rules.md lists what each sets"})
+    rules = component("RuleOverrides", load_default=dict, metadata={
+        "description": "Option overrides on top of the preset, e.g. {\"target\": 150}"})
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=4))
     seed = fields.String(validate=SEED, metadata={
         "description": "Choose the server seed (reproducible tests, research): only where the server allows "
-                       "it (ALLOW_CLIENT_SEED); such matches show seeded_by_client everywhere"})
+                       "it (ALLOW_CLIENT_SEED), else 403 `client_seed_not_allowed`; such matches show "
+                       "seeded_by_client everywhere"})
 
 
 class ClaimSchema(ma.Schema):
@@ -98,20 +114,53 @@ class ClaimSchema(ma.Schema):
         "description": "The portal's own id for the player (a rematch seat keeps the old seat's by default)"})
 
 
-class ActionSchema(ma.Schema):
-    type = fields.String(required=True, validate=validate.OneOf(("play", "draw", "knock", "muggins")))
-    tile = fields.Raw(metadata={"description": "play: the tile, [6, 4] (either order) or \"6-4\"",
-                                "example": [6, 4]})
-    end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")),
-                        metadata={"description": "play: the end to place it on"})
-    claim = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
-                           metadata={"description": "play under muggins_calls: the points claimed"})
-    until = fields.String(validate=validate.OneOf(("playable",)),
-                          metadata={"description": "draw: keep drawing until a tile fits"})
-    scores = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
-                            metadata={"description": "Ignored: the hint a listed legal action carries"})
+TILE_TEXT = r"^[0-6]-[0-6]$"
+
+
+class _ActionFields(ma.Schema):
     expected_seq = AsciiInteger(validate=validate.Range(min=0, max=MAX_SEQ),
-                                  metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"})
+                                metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"})
+
+
+class PlayActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf(("play",)))
+    tile = shaped(fields.Raw(required=True, metadata={"description": "The tile, [6, 4] (either order) or \"6-4\""}),
+                  {"oneOf": [{"$ref": COMPONENTS + "Tile"}, {"type": "string", "pattern": TILE_TEXT}]})
+    end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")), metadata={
+        "description": "The end to place it on; may be left out when the tile fits one end only"})
+    claim = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS), metadata={
+        "description": "muggins_calls only: the points this play scores (leave it out to score nothing and "
+                       "leave the points to a muggins call); elsewhere 409 `claim_not_allowed`"})
+    scores = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+                          metadata={"description": "Ignored: the hint a listed legal action carries"})
+
+
+class DrawActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf(("draw",)))
+    until = fields.String(validate=validate.OneOf(("playable",)),
+                          metadata={"description": "Keep drawing until a tile fits (or the boneyard is spent)"})
+
+
+class KnockActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf(("knock",)))
+
+
+class MugginsActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf(("muggins",)))
+    scores = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+                          metadata={"description": "Ignored: the hint a listed legal action carries"})
+
+
+class ActionSchema(Union):
+    """An action, by `type`: play a tile, draw, knock, or call muggins. Every item of a
+    view's `legal_actions` is one, to be sent as it is."""
+
+    PROBLEM_CODE = "invalid_action"      # a body that is no action: 422 invalid_action, errors by field
+    SHAPES = {"play": PlayActionSchema, "draw": DrawActionSchema, "knock": KnockActionSchema,
+              "muggins": MugginsActionSchema}
+
+
+UNIONS = {"SeatSpec": SeatSpecSchema, "Action": ActionSchema}
 
 
 class EventsQuerySchema(ma.Schema):
@@ -144,153 +193,195 @@ class ListQuerySchema(ma.Schema):
                        "false: only matches without"})
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "Only matches with a seat of this player"})
     limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=TEXT, metadata={
-        "description": "next_cursor of the previous page (also in its Link header)"})
+    cursor = fields.String(metadata={"pattern": CURSOR_PATTERN, "description": (
+        "next_cursor of the previous page (also in its Link header): `<microseconds since 1970, UTC>-<match id>`, "
+        "the page after that match; any such string is a position (else 422 `invalid_cursor`)")})
 
 
 # --- responses ----------------------------------------------------------------------
-class SeatSchema(ma.Schema):
-    seat = fields.Integer()
-    name = fields.String()
-    type = fields.String()
-    level = fields.String(allow_none=True)
-    client_seed = fields.String(allow_none=True)
-    player_ref = fields.String(allow_none=True, metadata={"description": "The portal's id for the player"})
+# Fields declared required=True are in every answer (a generated client need not test for
+# them); the others are present only where their description says.
+ALWAYS = {"required": True}
+
+
+class ViewSeatSchema(ma.Schema):
+    seat = fields.Integer(**ALWAYS)
+    name = fields.String(allow_none=True, **ALWAYS, metadata={"description": "null for an open seat"})
+    type = fields.String(validate=validate.OneOf(SEAT_TYPES), **ALWAYS)
+    level = component("BotLevel", allow_none=True, **ALWAYS,
+                      metadata={"description": "Computer seats only; null otherwise"})
+    client_seed = fields.String(allow_none=True, **ALWAYS,
+                                metadata={"description": "The seat's client seed; null when it gave none"})
+
+
+class SeatSchema(ViewSeatSchema):
+    player_ref = fields.String(allow_none=True, **ALWAYS, metadata={
+        "description": "The portal's id for the player; null when none was given"})
 
 
 class CreatedSeatSchema(SeatSchema):
-    token = fields.String(metadata={"description": "Remote seats only, shown this once: Authorization: Bearer <token>"})
+    token = fields.String(metadata={
+        "description": "Remote seats only, shown this once: send it as `Authorization: Bearer <token>`"})
 
 
 class EndSchema(ma.Schema):
-    end = fields.String()
-    value = fields.Integer()
+    end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")), **ALWAYS)
+    value = fields.Integer(validate=validate.Range(0, 6), **ALWAYS,
+                           metadata={"description": "The number showing on that end"})
+
+
+DEADLINE = fields.String(allow_none=True, metadata={
+    "description": "Only with turn_seconds: when the seat to move times out and the server plays its turn "
+                   "(ISO 8601, UTC); null while no clock runs (a computer player to move, the match not playing)"})
 
 
 class _SummaryFields(ma.Schema):
-    id = fields.String()
-    seeded_by_client = fields.Boolean()
-    preset = fields.String()
-    status = fields.String(validate=validate.OneOf(STATUSES))
-    seq = fields.Integer(metadata={"description": "Number of the last event"})
-    hand_number = fields.Integer()
-    scores = fields.List(fields.Integer(), metadata={"description": "Per seat, or per side with partners"})
-    turn = fields.Integer(allow_none=True)
-    winner = fields.Integer(allow_none=True)
-    players = fields.Integer()
-    open_seats = fields.List(fields.Integer())
-    created_at = fields.String()
-    deadline_at = fields.String(allow_none=True, metadata={
-        "description": "With turn_seconds: when the seat to move times out (ISO 8601, UTC); "
-                       "null while no clock runs (a bot to move, the match not playing)"})
+    id = fields.String(**ALWAYS)
+    seeded_by_client = fields.Boolean(**ALWAYS,
+                                      metadata={"description": "The server seed was chosen by the creator"})
+    preset = fields.String(validate=validate.OneOf(tuple(PRESETS)), **ALWAYS)
+    status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
+    seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event"})
+    hand_number = fields.Integer(**ALWAYS, metadata={"description": "The hand being (or last) played; 0 before "
+                                                                    "the first deal"})
+    scores = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Per seat, or per side with partners"})
+    turn = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody "
+                                                                              "is to move"})
+    winner = fields.Integer(allow_none=True, **ALWAYS, metadata={
+        "description": "Once ended: the winning seat, or side with partners; null before"})
+    players = fields.Integer(**ALWAYS)
+    open_seats = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Seats still to be claimed"})
+    created_at = fields.String(**ALWAYS, metadata={"description": "ISO 8601"})
 
 
 class FairnessSchema(ma.Schema):
-    match_id = fields.String()
-    verified = fields.Boolean(metadata={"description": "Everything below checked out"})
-    seed = fields.String()
-    seed_commitment = fields.String()
-    commitment_ok = fields.Boolean(metadata={"description": "SHA-256(seed) equals the published commitment"})
-    chain_ok = fields.Boolean(metadata={"description": "Every stored event links to the previous one by hash"})
-    deals_checked = fields.Integer()
-    moves_checked = fields.Integer()
-    events_checked = fields.Integer()
-    problems = fields.List(fields.String())
+    match_id = fields.String(**ALWAYS)
+    verified = fields.Boolean(**ALWAYS, metadata={"description": "Everything below checked out"})
+    seed = fields.String(**ALWAYS)
+    seed_commitment = fields.String(**ALWAYS)
+    commitment_ok = fields.Boolean(**ALWAYS,
+                                   metadata={"description": "SHA-256(seed) equals the published commitment"})
+    chain_ok = fields.Boolean(**ALWAYS,
+                              metadata={"description": "Every stored event links to the previous one by hash"})
+    deals_checked = fields.Integer(**ALWAYS)
+    moves_checked = fields.Integer(**ALWAYS)
+    events_checked = fields.Integer(**ALWAYS)
+    problems = fields.List(fields.String(), **ALWAYS, metadata={"description": "What did not check out, if anything"})
 
 
 class MatchSummarySchema(_SummaryFields):
-    rules = fields.Dict()
-    seed_commitment = fields.String(metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
-    seats = fields.List(fields.Nested(SeatSchema))
+    rules = component("RuleSet", **ALWAYS)
+    seed_commitment = fields.String(**ALWAYS,
+                                    metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
+    seats = fields.List(fields.Nested(SeatSchema), **ALWAYS)
+    deadline_at = DEADLINE
 
 
 class CreatedMatchSchema(MatchSummarySchema):
-    seats = fields.List(fields.Nested(CreatedSeatSchema))
+    seats = fields.List(fields.Nested(CreatedSeatSchema), **ALWAYS)
 
 
 class MatchListItemSchema(_SummaryFields):
-    seats = fields.List(fields.Nested(SeatSchema))
-    updated_at = fields.String()
+    seats = fields.List(fields.Nested(SeatSchema), **ALWAYS)
+    updated_at = fields.String(**ALWAYS, metadata={"description": "ISO 8601: the last event's time"})
 
 
 class MatchListSchema(ma.Schema):
-    items = fields.List(fields.Nested(MatchListItemSchema))
-    next_cursor = fields.String(allow_none=True)
+    items = fields.List(fields.Nested(MatchListItemSchema), **ALWAYS)
+    next_cursor = fields.String(allow_none=True, **ALWAYS,
+                                metadata={"description": "Pass as ?cursor= for the next page; null on the last"})
 
 
 class ViewSchema(ma.Schema):
-    match_id = fields.String()
-    seq = fields.Integer()
-    status = fields.String()
-    seat = fields.Integer(allow_none=True, metadata={"description": "The viewer's seat; null for a spectator"})
-    hand_number = fields.Integer()
-    leader = fields.Integer(allow_none=True)
-    turn = fields.Integer(allow_none=True)
-    rules = fields.Dict()
-    seats = fields.List(fields.Nested(SeatSchema))
-    sides = fields.List(fields.List(fields.Integer()), metadata={"description": "Partners: the seats of each side"})
-    scores = fields.List(fields.Integer())
-    hand = fields.List(Tile(), metadata={"description": "The viewer's own tiles"})
-    pips = fields.Integer(metadata={"description": "Pips in the viewer's hand"})
-    hand_counts = fields.List(fields.Integer())
-    drawn = fields.List(fields.Integer(), metadata={"description": "Tiles each seat drew this hand"})
-    boneyard = fields.Integer(metadata={"description": "Tiles left in the boneyard"})
-    ends = fields.List(fields.Nested(EndSchema))
-    line = fields.List(Tile(), metadata={"description": "The line of play, left to right, as the tiles lie"})
-    spinner = Tile(allow_none=True)
-    arms = fields.Dict(keys=fields.String(), values=fields.List(Tile()))
-    count = fields.Integer(metadata={"description": "Fives games: the sum of the open ends"})
-    legal_actions = fields.List(fields.Dict(), metadata={"description": "Exactly the actions this seat may send now"})
-    last_hand = fields.Dict(allow_none=True)
-    winner = fields.Integer(allow_none=True)
-    hands = fields.List(fields.List(Tile()), metadata={"description": "Every hand, face up, once the match is over"})
-    seeded_by_client = fields.Boolean(metadata={"description": "The server seed was chosen by the creator"})
-    deadline_at = fields.String(allow_none=True, metadata={
-        "description": "With turn_seconds: when the seat to move times out and the server plays its turn "
-                       "(ISO 8601, UTC)"})
+    match_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event this view includes"})
+    status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
+    seat = fields.Integer(allow_none=True, **ALWAYS,
+                          metadata={"description": "The viewer's seat; null for a spectator"})
+    hand_number = fields.Integer(**ALWAYS)
+    leader = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat that led this hand"})
+    turn = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody "
+                                                                              "is to move"})
+    rules = component("RuleSet", **ALWAYS)
+    seats = fields.List(fields.Nested(ViewSeatSchema), **ALWAYS)
+    sides = fields.List(fields.List(fields.Integer()),
+                        metadata={"description": "Partners only: the seats of each side"})
+    scores = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Per seat, or per side with partners"})
+    hand = fields.List(Tile(), metadata={"description": "A seat's view only: the viewer's own tiles"})
+    pips = fields.Integer(metadata={"description": "A seat's view only: the pips in the viewer's hand"})
+    hand_counts = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Tiles held, per seat"})
+    drawn = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Tiles each seat drew this hand"})
+    boneyard = fields.Integer(**ALWAYS, metadata={"description": "Tiles left in the boneyard"})
+    ends = fields.List(fields.Nested(EndSchema), **ALWAYS, metadata={"description": "Every open end"})
+    line = fields.List(component("LaidTile"), **ALWAYS, metadata={
+        "description": "The line of play from its left end to its right end, each tile as it lies there: "
+                       "[its left number, its right number] (not high end first)"})
+    spinner = Tile(allow_none=True, metadata={
+        "description": "Rule sets with a spinner only: the spinner, null until a double is played"})
+    arms = component("Arms", metadata={"description": "Rule sets with a spinner only"})
+    count = fields.Integer(metadata={"description": "Fives games only: the sum of the open ends (the count)"})
+    legal_actions = fields.List(component("LegalAction"), **ALWAYS, metadata={
+        "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
+                       "spectator, or when it is another seat's turn and there is nothing to call)"})
+    last_hand = component("HandResult", allow_none=True, **ALWAYS, metadata={
+        "description": "How the previous hand ended; null before the first hand ends"})
+    winner = fields.Integer(allow_none=True, **ALWAYS, metadata={
+        "description": "Once ended: the winning seat, or side with partners; null before"})
+    hands = fields.List(fields.List(Tile()), metadata={
+        "description": "Once the match has ended: every hand as it was at the end, face up (absent when no "
+                       "tile was left in any hand)"})
+    seeded_by_client = fields.Boolean(**ALWAYS,
+                                      metadata={"description": "The server seed was chosen by the creator"})
+    deadline_at = DEADLINE
 
 
 class ActionResultSchema(ma.Schema):
-    match_id = fields.String()
-    seat = fields.Integer()
-    seq = fields.Integer()
-    events = fields.List(fields.Dict(), metadata={"description": "The events appended, as this seat may see them"})
-    view = fields.Nested(ViewSchema)
+    match_id = fields.String(**ALWAYS)
+    seat = fields.Integer(**ALWAYS)
+    seq = fields.Integer(**ALWAYS)
+    events = fields.List(component("VisibleEvent"), **ALWAYS, metadata={
+        "description": "The events appended (this action's and the computer players' replies), as this seat "
+                       "may see them"})
+    view = fields.Nested(ViewSchema, **ALWAYS)
 
 
 class ClaimResultSchema(ma.Schema):
-    match_id = fields.String()
-    seat = fields.Integer()
-    token = fields.String()
-    seq = fields.Integer()
-    view = fields.Nested(ViewSchema)
+    match_id = fields.String(**ALWAYS)
+    seat = fields.Integer(**ALWAYS)
+    token = fields.String(**ALWAYS, metadata={"description": "The seat's secret token, shown this once"})
+    seq = fields.Integer(**ALWAYS)
+    view = fields.Nested(ViewSchema, **ALWAYS)
 
 
 class EventsPageSchema(ma.Schema):
-    match_id = fields.String()
-    seat = fields.Integer(allow_none=True)
-    seq = fields.Integer()
-    events = fields.List(fields.Dict())
-    next_after = fields.Integer(allow_none=True, metadata={"description": "Pass as ?after= for the next page"})
+    match_id = fields.String(**ALWAYS)
+    seat = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a "
+                                                                              "spectator"})
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
+    events = fields.List(component("VisibleEvent"), **ALWAYS,
+                         metadata={"description": "This page's events, in seq order, as the viewer may see them"})
+    next_after = fields.Integer(allow_none=True, **ALWAYS,
+                                metadata={"description": "Pass as ?after= for the next page; null on the last"})
 
 
 class AuditSchema(ma.Schema):
-    match_id = fields.String()
-    seed = fields.String()
-    seed_commitment = fields.String()
-    shuffle_algorithm = fields.String()
-    seq = fields.Integer(metadata={"description": "The last seq of the whole log"})
-    events = fields.List(fields.Dict(), metadata={"description": "This page's rows, in seq order"})
-    next_after = fields.Integer(allow_none=True, metadata={
+    match_id = fields.String(**ALWAYS)
+    seed = fields.String(**ALWAYS, metadata={"description": "The server seed, revealed"})
+    seed_commitment = fields.String(**ALWAYS)
+    shuffle_algorithm = fields.String(**ALWAYS, metadata={"description": "openapi/shuffle.md"})
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
+    events = fields.List(component("AuditEvent"), **ALWAYS, metadata={"description": "This page's rows, in seq order"})
+    next_after = fields.Integer(allow_none=True, **ALWAYS, metadata={
         "description": "Pass as ?after= for the next page; null on the last page"})
 
 
 class PlayerStatsSchema(ma.Schema):
-    player_ref = fields.String()
-    matches_played = fields.Integer(metadata={"description": "Ended matches with a seat of this player"})
-    matches_won = fields.Integer(metadata={"description": "With partners, a side's win counts for both partners"})
-    hands_won = fields.Integer()
-    best_margin = fields.Integer(allow_none=True, metadata={
+    player_ref = fields.String(**ALWAYS)
+    matches_played = fields.Integer(**ALWAYS, metadata={"description": "Ended matches with a seat of this player"})
+    matches_won = fields.Integer(**ALWAYS, metadata={
+        "description": "With partners, a side's win counts for both partners"})
+    hands_won = fields.Integer(**ALWAYS)
+    best_margin = fields.Integer(allow_none=True, **ALWAYS, metadata={
         "description": "The largest lead over the best other side at the end of a won match; null before a win"})
-    current_streak = fields.Integer(metadata={"description": "Matches won in a row, up to the latest"})
-    longest_streak = fields.Integer(metadata={"description": "The most matches won in a row"})
+    current_streak = fields.Integer(**ALWAYS, metadata={"description": "Matches won in a row, up to the latest"})
+    longest_streak = fields.Integer(**ALWAYS, metadata={"description": "The most matches won in a row"})

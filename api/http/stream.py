@@ -26,10 +26,11 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http.errors import PROBLEM_CONTENT_TYPE, ProblemError, ProblemSchema
+from api.http.problem_codes import (INVALID_LAST_EVENT_ID, INVALID_TOKEN, TOO_MANY_WAITERS, UNKNOWN_MATCH, WRONG_MATCH,
+                                    problem_responses)
 from api.http.input_guard import TEXT_PATTERN
 from api.http.matches import bearer_token, service
-from api.http.waiting import TOO_MANY_WAITERS, waiting_client
+from api.http.waiting import waiting_client
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/matches", description="Live updates (server-sent events)")
 
@@ -52,8 +53,8 @@ def _last_event_id() -> int | None:
     if raw is None or not raw.strip():
         return None
     if _LAST_EVENT_ID.fullmatch(raw.strip()) is None:
-        raise ProblemError(400, "invalid_last_event_id", "Invalid Last-Event-ID",
-                           "Last-Event-ID takes the id of an event this stream sent: a seq, up to 10 digits.")
+        raise INVALID_LAST_EVENT_ID.error("Last-Event-ID takes the id of an event this stream sent: a seq, "
+                                          "up to 10 digits.")
     return int(raw)
 
 
@@ -73,12 +74,7 @@ class Stream(MethodView):
                                "type": "object", "properties": {
                                    "event": {"type": "string"}, "data": {"type": "string"},
                                    "id": {"type": "string"}, "retry": {"type": "string"}}}}}}})
-    @blp.alt_response(400, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE,
-                      description="A Last-Event-ID that is not a seq (`invalid_last_event_id`)")
-    @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="Bad token")
-    @blp.alt_response(403, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="Token of another match")
-    @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description="No such match")
-    @blp.alt_response(429, schema=ProblemSchema, content_type=PROBLEM_CONTENT_TYPE, description=TOO_MANY_WAITERS)
+    @problem_responses(blp, INVALID_LAST_EVENT_ID, INVALID_TOKEN, WRONG_MATCH, UNKNOWN_MATCH, TOO_MANY_WAITERS)
     def get(self, match_id):
         """Stream the caller's view, then every event as it is appended (server-sent events)."""
         token = bearer_token() or request.args.get("token") or None

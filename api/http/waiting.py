@@ -25,11 +25,6 @@ except ImportError:                     # pragma: no cover - gevent is a depende
 _READ = select.POLLIN | select.POLLPRI | getattr(select, "POLLRDHUP", 0)
 _BROKEN = select.POLLERR | select.POLLHUP | select.POLLNVAL
 
-#: The OpenAPI description of the 429 a long-poll or a stream may get.
-TOO_MANY_WAITERS = ("Too many open long-polls and streams from this address (`too_many_waiters`, "
-                    "`WAITERS_PER_ADDRESS`); see `Retry-After`")
-
-
 def waiting_client() -> Client:
     """The current request's client: its (proxy-aware) address, and how to tell it has gone."""
     return Client(request.remote_addr or "unknown", gone_check(request.environ.get("gunicorn.socket")))

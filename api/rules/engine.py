@@ -21,7 +21,7 @@ from .events import (Event, HandEnded, HandStarted, Knocked, MatchCreated, Match
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
 from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
-from .state import (DRAW, ENDED, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
+from .state import (DRAW, ENDED, MUGGINS, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
                     turn_up_leader)
 from .tiles import ALL_TILES, Tile
 
@@ -56,21 +56,24 @@ class CallMuggins:
 
 Command = Play | Draw | Knock | CallMuggins
 
-_ACTION_FIELDS = {"play": {"type", "tile", "end", "claim", "scores"}, "draw": {"type", "until"},
-                  "knock": {"type"}, "muggins": {"type"}}
+# The fields each action type may carry: the one home of the action shapes (the HTTP
+# request schemas are checked against it).
+ACTION_FIELDS = {"play": {"type", "tile", "end", "claim", "scores"}, "draw": {"type", "until"},
+                 "knock": {"type"}, "muggins": {"type", "scores"}}
 
 
 def parse_action(seat: int, action: dict) -> Command:
     """Read an action in its JSON form (``{"type": "play", "tile": [6, 4], "end": "left"}``).
 
-    A listed legal action is accepted verbatim: its ``scores`` hint is read and ignored.
+    A listed legal action is accepted verbatim: its ``scores`` hint (on a play or a muggins
+    call) is read and ignored, since the server counts for itself; a play's ``claim`` is kept.
     """
     if not isinstance(action, dict):
         raise errors.InvalidAction("an action is an object with a 'type'")
     kind = action.get("type")
-    if kind not in _ACTION_FIELDS:
+    if kind not in ACTION_FIELDS:
         raise errors.InvalidAction(f"unknown action type {kind!r}; one of play, draw, knock, muggins")
-    unknown = set(action) - _ACTION_FIELDS[kind]
+    unknown = set(action) - ACTION_FIELDS[kind]
     if unknown:
         raise errors.InvalidAction(f"unknown field(s) for {kind}: {', '.join(sorted(unknown))}")
     if kind == "play":
@@ -346,8 +349,8 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
         if not fits:
             raise errors.IllegalPlay(f"{cmd.tile} matches no open end")
         if len(fits) > 1:
-            raise errors.InvalidAction(f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: "
-                                       f"name the 'end'")
+            raise errors.EndRequired(f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: "
+                                     f"name the 'end'")
         cmd = Play(cmd.seat, cmd.tile, END_NAMES[fits[0]], cmd.claim)
     end = END_INDEX[cmd.end]
     if layout.is_empty:
@@ -363,7 +366,8 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
     rules = st.rules
     if cmd.claim is not None:
         if not rules.muggins_calls:
-            raise errors.InvalidAction("claims are made only under muggins_calls")
+            raise errors.ClaimNotAllowed("this match's rules take no claims (muggins_calls is off): "
+                                         "send the play without 'claim'")
         if cmd.claim != _count_after(st, cmd.tile, end):
             raise errors.WrongClaim(f"the play does not score {cmd.claim}")
     perform_play(st, sink, cmd.seat, cmd.tile, end, cmd.claim or None)
@@ -405,25 +409,42 @@ def _decide_muggins(st: MatchState, sink: EventSink, cmd: CallMuggins) -> None:
 
 
 def legal_actions(st: MatchState, seat: int | None) -> list[dict]:
-    """The JSON actions ``seat`` may send now; each is accepted verbatim by ``decide``.
+    """The JSON actions ``seat`` may send now; each is accepted verbatim by ``decide``, and a
+    client that only ever sends listed actions plays every rule set fully (claims included).
 
-    Two spellings are accepted besides the listed ones, for convenience: a play without
-    ``end`` when the tile fits one end only, and ``"right"`` for the first tile of a hand.
+    The items (openapi ``LegalAction``; README, *Legal actions*):
+
+    - ``{"type": "play", "tile": [high, low], "end": "left"|"right"|"up"|"down"}``, plus
+      under ``fives_scoring`` ``"scores": N`` when the play scores N > 0, and under
+      ``muggins_calls`` also ``"claim": N`` (the right claim) on that same play;
+    - ``{"type": "draw"}`` and, when the seat has no play, ``{"type": "draw", "until": "playable"}``;
+    - ``{"type": "knock"}``;
+    - ``{"type": "muggins", "scores": N}`` for an opponent of a seat that left N points
+      unclaimed (until the next tile is played), out of turn too.
+
+    Spellings accepted besides the listed ones, for convenience: a play without ``end``
+    when the tile fits one end only; ``"right"`` for the first tile of a hand; and under
+    ``muggins_calls`` a scoring play without its ``claim`` (legal, but it scores nothing
+    and leaves its points to a muggins call) or a non-scoring play with ``"claim": 0``.
     """
     if seat is None:
         return []
     moves = st.legal_moves(seat)
     actions = []
-    hint = st.rules.fives_scoring and not st.rules.muggins_calls
+    rules = st.rules
     plays_exist = False
     for move in moves:
         action = move_to_action(move)
         if move[0] == PLAY:
             plays_exist = True
-            if hint:
+            if rules.fives_scoring:
                 points = _count_after(st, move[1], move[2])
                 if points:
                     action["scores"] = points
+                    if rules.muggins_calls:
+                        action["claim"] = points
+        elif move[0] == MUGGINS:
+            action["scores"] = st.pending_muggins[1]
         actions.append(action)
     if not plays_exist and any(m[0] == DRAW for m in moves):
         actions.append({"type": "draw", "until": "playable"})

@@ -65,6 +65,13 @@ class IllegalPlay(IllegalAction):
     code = "illegal_play"
 
 
+class EndRequired(IllegalAction):
+    """A play without ``end`` whose tile fits more than one open end: which one is the
+    player's choice (well-formed, but this state needs the end named; 409)."""
+
+    code = "end_required"
+
+
 class MustPlay(IllegalAction):
     """Drawing or knocking while holding a playable tile."""
 
@@ -99,6 +106,13 @@ class WrongClaim(IllegalAction):
     """Under ``muggins_calls`` a claim must equal the count the play makes."""
 
     code = "wrong_claim"
+
+
+class ClaimNotAllowed(IllegalAction):
+    """A play carrying a ``claim`` in a rule set without ``muggins_calls``: well-formed, but
+    only that rule set takes claims (409, like the other refusals that depend on the match)."""
+
+    code = "claim_not_allowed"
 
 
 class NothingToMuggins(IllegalAction):

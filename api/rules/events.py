@@ -124,7 +124,7 @@ class TileDrawn(Event):
     type: ClassVar[str] = "tile_drawn"
     _tile_fields: ClassVar[tuple[str, ...]] = ("tile",)
     seat: int
-    tile: Tile | None       # None only in another seat's redacted copy
+    tile: Tile | None       # None only when read from another seat's redacted copy, which has no "tile" key
     auto: bool = False
 
 

@@ -19,7 +19,7 @@ CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")   # null (off) by default
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Every option of the rule book (README: Rules, options and presets), resolved for one match."""
+    """Every option of the rule book (docs/rules.md, section 13), resolved for one match."""
 
     preset: str
     players: int
@@ -88,14 +88,14 @@ _DICT_FORMS: dict["RuleSet", dict[str, Any]] = {}
 
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name not in ("preset", "players"))
 
-_CHOICES: dict[str, tuple[str, ...]] = {
+OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "game": ("draw", "block"),
     "lead": ("highest_double", "winner_any", "rotate_any"),
     "blocked_scoring": ("others_minus_own", "others"),
     "spinner": ("none", "first_double"),
 }
-_BOOLEANS = ("draw_at_will", "round_to_five", "partners", "fives_scoring", "muggins_calls",
-             "auto_draw", "auto_knock")
+BOOLEAN_OPTIONS = ("draw_at_will", "round_to_five", "partners", "fives_scoring", "muggins_calls",
+                   "auto_draw", "auto_knock")
 
 _BASE: dict[str, Any] = dict(
     game="draw", lead="highest_double", draw_at_will=False, boneyard_reserve=0,
@@ -129,8 +129,8 @@ _FIVES = dict(spinner="first_double", fives_scoring=True, lead="winner_any", blo
               round_to_five=True)
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("standard-draw", "Seed 000 Draw game (the default)", {}, _by_players(7, 5, 5)),
-    Preset("standard-block", "Seed 000 Block game", {"game": "block"}, _by_players(7, 5, 5)),
+    Preset("standard-draw", "The standard Draw game (the default)", {}, _by_players(7, 5, 5)),
+    Preset("standard-block", "The standard Block game", {"game": "block"}, _by_players(7, 5, 5)),
     Preset("pagat-draw", "Pagat's Draw game: 6-7 tiles, two tiles stay in the boneyard",
            {"boneyard_reserve": 2}, _by_players(7, 7, 6), _pagat_target),
     Preset("pagat-block", "Pagat's Block game", {"game": "block"}, _by_players(7, 5, 5)),
@@ -138,7 +138,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            {"lead": "rotate_any", "blocked_scoring": "others"}, _by_players(7, 7, 7)),
     Preset("dominorules-block", "dominorules.com Block game: 7 each, lead rotates",
            {"game": "block", "lead": "rotate_any", "blocked_scoring": "others"}, _by_players(7, 7, 7)),
-    Preset("winner-leads", "Seed 004: two players, the hand's winner leads any tile",
+    Preset("winner-leads", "Winner leads: two players, the hand's winner leads any tile",
            {"lead": "winner_any", "blocked_scoring": "others"}, _by_players(7, 7, 7), players=(2,)),
     Preset("all-fives", "All Fives: spinner, every multiple of five scores during play",
            _FIVES, _by_players(7, 5, 5), lambda players, opts: 200),
@@ -185,10 +185,10 @@ def resolve_rules(preset: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | N
 
 
 def _check_types(options: dict[str, Any]) -> None:
-    for name, choices in _CHOICES.items():
+    for name, choices in OPTION_CHOICES.items():
         if options[name] not in choices:
             raise InvalidRules(name, f"one of {', '.join(choices)}, not {options[name]!r}")
-    for name in _BOOLEANS:
+    for name in BOOLEAN_OPTIONS:
         if not isinstance(options[name], bool):
             raise InvalidRules(name, f"true or false, not {options[name]!r}")
     for name in ("hand_size", "target", "boneyard_reserve"):

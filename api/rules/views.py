@@ -70,8 +70,8 @@ def view(st: MatchState, seat: int | None) -> dict[str, Any]:
     }
     if rules.partners:
         out["sides"] = [list(rules.seats_of_side(side)) for side in range(rules.sides)]
-    if rules.fives_scoring and not rules.muggins_calls:
-        out["count"] = st.layout.count()
+    if rules.fives_scoring:
+        out["count"] = st.layout.count()      # under muggins_calls too: what a scoring play claims
     if seat is not None:
         out["hand"] = [t.to_json() for t in st.hands[seat]]
         out["pips"] = pip_count(st.hands[seat])

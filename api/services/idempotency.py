@@ -23,6 +23,11 @@ from . import errors
 
 RETENTION = timedelta(hours=24)
 MAX_KEY_LENGTH = 255
+#: Exactly the header values :func:`parse_key` accepts (the OpenAPI document says so): 1 to 255
+#: printable ASCII characters without leading or trailing spaces, or a key of 1 to 255 of them
+#: in quotes (a structured-field string); ``""``, an empty quoted key, is not one. Written without lookahead, so that
+#: every regular-expression dialect a generated client may use reads it.
+KEY_PATTERN = r'^([!#-~]([ -~]{0,253}[!-~])?|"|"[ -~]{1,255}"|"[ -~]{0,253}[!#-~])$'
 PURGE_EVERY = 500
 
 

@@ -22,6 +22,7 @@ from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.rules.state import ENDED, MatchState
 from api.store import Store
 from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
+from api.store.repositories import CURSOR_PATTERN  # noqa: F401  (the list cursor's grammar, for the document)
 
 from . import clocks, errors, fairness, lobby, tokens
 from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
@@ -156,7 +157,7 @@ class MatchService:
                 uow.commit()
             self._committed(match_id, after)
             return {"match_id": match_id, "seat": seat, "token": issued, "seq": after.seq,
-                    "view": clocks.show_deadline(self._view(after, seat), after.state, deadline)}
+                    "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline)}
         raise errors.StaleSeq(snap.seq, self.last_seq(match_id))
 
     # --- reads ---------------------------------------------------------------------
@@ -301,7 +302,8 @@ class MatchService:
             try:
                 page = uow.matches.list(status=status, limit=limit, cursor=cursor, **filters)
             except StoreInvalidCursor:
-                raise errors.InvalidCursor("this cursor was not made by this server") from None
+                raise errors.InvalidCursor("a cursor is written <microseconds since 1970>-<match id>, as "
+                                           "next_cursor is") from None
             refs = uow.seats.refs_for([r.id for r in page.items])
         items = [dict(r.summary, id=r.id, status=r.status, preset=r.preset, seq=r.last_seq,
                       created_at=r.created_at.isoformat(), updated_at=r.updated_at.isoformat())
@@ -488,11 +490,10 @@ class MatchService:
             raise errors.WrongMatch("this token belongs to a seat of another match")
         raise errors.InvalidToken("unknown seat token")
 
-    def _view(self, snap: Snapshot, seat: int | None, match_id: str | None = None) -> dict[str, Any]:
+    def _view(self, snap: Snapshot, seat: int | None, match_id: str) -> dict[str, Any]:
         out = view(snap.state, seat)
         out["seq"] = snap.seq
-        if match_id is not None:
-            out["match_id"] = match_id
+        out["match_id"] = match_id
         return out
 
     def _summary(self, match_id: str, record: MatchRecord, snap: Snapshot) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """A player's statistics, derived from the logs of the ended matches it sat in.
 
-The figures the seed 004 table keeps per player: matches played and won, hands won,
+The figures a home table keeps per player: matches played and won, hands won,
 the best winning margin, and the current and longest match-win streaks. A player is
 found by ``player_ref`` on its seats; with partners a side's win counts for both
 partners. Everything comes from ``hand_ended`` and ``match_ended`` events, so it holds

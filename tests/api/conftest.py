@@ -4,9 +4,27 @@ from __future__ import annotations
 
 import pytest
 
+from api import create_app
+from tests.problem_guard import answered_problems_are_declared  # noqa: F401  (autouse: every answer declared)
+
 from .helpers import create, tokens_of, view
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+
+
+@pytest.fixture
+def make_client(database_url):
+    """Clients of apps configured for one test (``make(RATELIMIT_ENABLED=True)``), disposed after it."""
+    apps = []
+
+    def make(**config):
+        app = create_app({"TESTING": True, "DATABASE_URL": database_url, **config})
+        apps.append(app)
+        return app.test_client()
+
+    yield make
+    for app in apps:
+        app.extensions["boneyard.store"].dispose()
 
 
 @pytest.fixture

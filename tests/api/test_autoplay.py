@@ -63,7 +63,7 @@ def test_creating_an_all_bot_match_answers_at_once_and_the_runner_plays_it_in_pa
     assert client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "playing"
 
 
-def test_a_match_at_the_event_limit_stops_and_an_action_past_it_is_a_clear_422(paced):
+def test_a_match_at_the_event_limit_stops_and_an_action_past_it_is_a_clear_409(paced):
     app, service, clock = paced
     service.limits = replace(service.limits, max_events_per_match=400)
     client = app.test_client()
@@ -87,7 +87,7 @@ def test_a_match_at_the_event_limit_stops_and_an_action_past_it_is_a_clear_422(p
     action = view(client, match_id, tokens[turn])["legal_actions"][0]
     refused = client.post(f"/v1/matches/{match_id}/actions", json=action,
                           headers={"Authorization": f"Bearer {tokens[turn]}"})
-    assert assert_problem(refused, 422, "event_limit_reached")["limit"] == seq(client, match_id)
+    assert assert_problem(refused, 409, "event_limit_reached")["limit"] == seq(client, match_id)
 
 
 def test_one_address_runs_only_so_many_all_bot_matches_at_once(paced):
@@ -96,7 +96,7 @@ def test_one_address_runs_only_so_many_all_bot_matches_at_once(paced):
     first = create(client, BOTS, rules={"target": 5})
     create(client, BOTS, rules={"target": 5})
     refused = client.post("/v1/matches", json={"preset": "standard-draw", "seats": BOTS})
-    assert assert_problem(refused, 422, "too_many_bot_matches")["limit"] == 2
+    assert assert_problem(refused, 409, "too_many_bot_matches")["limit"] == 2
     other = app.test_client()
     elsewhere = other.post("/v1/matches", json={"preset": "standard-draw", "seats": BOTS},
                            environ_base={"REMOTE_ADDR": "198.51.100.7"})

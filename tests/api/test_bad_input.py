@@ -437,7 +437,7 @@ def test_good_input_near_the_limits_passes(world):
     assert created.get_json()["seats"][0]["name"] == "\U0001F600 \u00b2"
     big = client.post(f"/v1/matches/{match_id}/actions", data=f'{{"type": "draw", "expected_seq": {MAX_JSON_INTEGER}}}',
                       content_type="application/json", headers=auth(world.token))
-    assert_problem(big, 422, "invalid_request")                                # the schema's bound, not the parser
+    assert_problem(big, 422, "invalid_action")                                 # the schema's bound, not the parser
     assert client.get("/v1/players/%C2%B2/stats").status_code == 200
     stream = client.get(f"/v1/matches/{match_id}/stream", headers={"Last-Event-ID": "1"})
     assert stream.status_code == 200 and b"event: view" in stream.get_data()

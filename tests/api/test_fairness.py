@@ -77,7 +77,7 @@ def test_the_audit_shows_the_hash_chain_and_an_edited_row_is_detected(app, clien
 
 def test_a_chosen_server_seed_is_refused_unless_the_server_allows_it(client):
     response = client.post("/v1/matches", json={"seats": BOTS, "seed": "my seed"})
-    assert_problem(response, 422, "client_seed_not_allowed")
+    assert_problem(response, 403, "client_seed_not_allowed")
 
 
 @pytest.fixture

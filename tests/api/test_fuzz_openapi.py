@@ -1,12 +1,19 @@
-"""Schemathesis against the app in-process: every operation of the OpenAPI document,
-with schema-valid (positive) and schema-invalid (negative) requests.
+"""Schemathesis against the app in-process: every operation of the OpenAPI document, with
+schema-valid (positive) and schema-invalid (negative) requests, under every check schemathesis
+has, with its default expectations.
 
-Every answer must be no 5xx, a documented status with the documented content type and
-a body that validates against the documented schema; every error must be a problem
-document naming its own status. Valid requests are accepted (or refused by the rules:
-401/403/404/409/412), invalid ones rejected. Path parameters and tokens are drawn
-partly from matches seeded in the database (a live one, an ended one, one with an open
-seat), so requests reach the real views and refusals, not only 404s.
+Two phases, as the schemathesis CLI runs them: the coverage phase (deterministic cases for
+every boundary: each parameter missing, each value just out of range, each wrong type,
+methods the path does not have, malformed content types) and the fuzzing phase (random
+cases). Every answer must be no 5xx, a documented status with the documented content type,
+headers and body; an error must be a problem document naming its own status. Schema-valid
+requests are accepted or refused as a well-formed request may be (401, 403, 404, 409, 429);
+schema-invalid ones rejected; a missing required header rejected; an undeclared method 405
+with ``Allow``; an operation that needs a token refuses the request without one. Path
+parameters and tokens are drawn partly from matches seeded in the database (a live one, an
+ended one, one with an open seat), so requests reach the real views and refusals, not
+only 404s. The recorder every API test runs under (``tests/problem_guard.py``) also holds
+each answer's ``code`` to the operation's declared list.
 """
 
 from __future__ import annotations
@@ -20,10 +27,10 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (content_type_conformance, negative_data_rejection,
-                                               positive_data_acceptance, response_schema_conformance,
-                                               status_code_conformance)
+from schemathesis.checks import CHECKS, load_all_checks
+from schemathesis.generation.drivers import CoverageGenerator
+from schemathesis.generation.feedback import FeedbackSources
+from schemathesis.generation.overrides import Override
 
 from api import create_app
 
@@ -33,24 +40,41 @@ SPEC = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_
 OPERATIONS = [f"{method.upper()} {path}" for path, item in SPEC["paths"].items()
               for method in item if method != "parameters"]
 
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance, positive_data_acceptance, negative_data_rejection]
+load_all_checks()
+ALL_CHECKS = CHECKS.get_all()
+# Every check schemathesis has (max_response_time is not among them: a budget, not a contract).
+assert {"not_a_server_error", "status_code_conformance", "content_type_conformance", "response_headers_conformance",
+        "response_schema_conformance", "positive_data_acceptance", "negative_data_rejection",
+        "missing_required_header", "unsupported_method", "allow_header_conformance", "use_after_free",
+        "ensure_resource_availability", "ignored_auth", "object_level_authorization"} <= {
+    check.__name__ for check in ALL_CHECKS}
 
-# Statuses a schema-valid request may get. 401/403/404/409/412 are refusals of well-formed
-# requests (unknown token or match, the rules); 422 only where the server validates more
-# than a JSON schema can say: rule overrides, a seat's level, a client seed the server does
-# not accept (create), an opaque cursor (list), the action's fields per type and a tile
-# string (actions).
-ACCEPTED = ["2xx", "304", "401", "403", "404", "409", "412"]
-SEMANTIC_422 = ["/v1/matches", "/v1/matches/{match_id}/actions"]
-# Schema-invalid requests may also be refused for their size before validation (the input
-# guard: a path and query over its limit, an over-long header), as every operation documents.
-REJECTED = ["400", "401", "403", "404", "405", "406", "409", "414", "415", "422", "428", "429", "431", "5xx"]
+# The only answers besides schemathesis' defaults (a schema-valid request: 2xx, 3xx, 401, 403,
+# 404, 409, 429) that a schema-valid request may get, each by code:
+SCHEMA_VALID_REFUSALS = {
+    # An If-Match naming another seq than the match's: the precondition the client itself set
+    # failed, which is exactly what 412 means (RFC 9110); the request is well-formed.
+    "POST /v1/matches/{match_id}/actions": {412: {"precondition_failed"},
+                                            # The same Idempotency-Key with another body: the key
+                                            # names one request (the IETF draft answers 422); which
+                                            # keys were used before is no part of a request's schema.
+                                            422: {"idempotency_key_reused"}},
+    # A rule set is typed option by option in the document; which combinations work together
+    # (partners need 4 players, a hand size that fits the set, muggins calls need fives scoring,
+    # a preset's player counts) is the rules engine's to say, named by `field`.
+    "POST /v1/matches": {422: {"invalid_rules"}},
+}
+# A schema-invalid request may also be refused for its size before its content is read: a
+# path and query longer than the server reads (414 URI Too Long), a header longer than it reads
+# (431 Request Header Fields Too Large). Both say exactly that; every operation documents them.
+TOO_LONG_TO_READ = ["414", "431"]
 CONFIG = schemathesis.Config.from_dict({
-    "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED},
-               "negative_data_rejection": {"expected-statuses": REJECTED}},
-    "operations": [{"include-path": SEMANTIC_422,
-                    "checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED + ["422"]}}}],
+    "checks": {"negative_data_rejection": {"expected-statuses": [
+        "400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429", "5xx", *TOO_LONG_TO_READ]}},
+    "operations": [{"include-path": label.split(" ", 1)[1], "include-method": label.split(" ", 1)[0],
+                    "checks": {"positive_data_acceptance": {"expected-statuses": [
+                        "2xx", "3xx", "401", "403", "404", "409", "429", "5xx", *map(str, allowed)]}}}
+                   for label, allowed in SCHEMA_VALID_REFUSALS.items()],
 })
 
 DEFAULT_EXAMPLES = 25
@@ -112,6 +136,19 @@ def has_negatable_input(operation) -> bool:
     return "requestBody" in definition or bool(typed)
 
 
+def check_schema_valid_refusal(label: str, case, response) -> None:
+    """A schema-valid request refused beyond schemathesis' defaults is refused for one of the
+    reasons :data:`SCHEMA_VALID_REFUSALS` allows, by code (the status alone says too little)."""
+    if case.meta is None or case.meta.generation.mode is not GenerationMode.POSITIVE:
+        return
+    if response.status_code in (412, 422):
+        code = json.loads(response.content)["code"]
+        allowed = SCHEMA_VALID_REFUSALS.get(label, {}).get(response.status_code, set())
+        assert code in allowed, f"{label}: a schema-valid request refused with {response.status_code} {code!r}: " \
+                                f"{case.path_parameters} {case.query} {case.headers} {case.body!r} -> " \
+                                f"{response.content[:300]!r}"
+
+
 def check_problem_document(response) -> None:
     """Every error answer is RFC 9457 problem+json naming its own status and a code."""
     if response.status_code < 400:
@@ -123,24 +160,57 @@ def check_problem_document(response) -> None:
     assert body["type"].endswith("/" + body["code"]), body
 
 
+def answer(label: str, case, statuses: dict[int, int]) -> None:
+    """Send ``case`` and hold its answer to every check."""
+    response = case.call()
+    statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
+    case.validate_response(response, checks=ALL_CHECKS)
+    check_schema_valid_refusal(label, case, response)
+    check_problem_document(response)
+
+
+def operation_of(app, label: str):
+    operation = schemathesis.openapi.from_wsgi("/v1/openapi.json", app, config=CONFIG).find_operation_by_label(label)
+    assert operation is not None, f"{label} is in openapi/openapi.json but not in the app's document"
+    return operation
+
+
 def fuzz(app, label: str, mode: GenerationMode, examples: int) -> dict:
     seeded = seed_matches(app.test_client())
-    schema = schemathesis.openapi.from_wsgi("/v1/openapi.json", app, config=CONFIG)
-    operation = schema.find_operation_by_label(label)
-    assert operation is not None, f"{label} is in openapi/openapi.json but not in the app's document"
+    operation = operation_of(app, label)
     statuses: dict[int, int] = {}
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(case=case_strategy(operation, mode, seeded))
     def run(case):
-        response = case.call()
-        statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
-        case.validate_response(response, checks=CHECKS)
-        check_problem_document(response)
+        answer(label, case, statuses)
 
     run()
     return statuses
+
+
+def coverage_cases(operation):
+    """Schemathesis' coverage phase for ``operation``: positive and negative cases at every
+    boundary, each parameter missing, undeclared methods, malformed content types."""
+    return CoverageGenerator(
+        operation=operation, generation_modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
+        generation_config=operation.schema.config.generation_for(operation=operation, phase="coverage"),
+        auth_storage=None, override=Override(), feedback=FeedbackSources())
+
+
+def aim(case, seeded: dict) -> bool:
+    """Point a coverage case (already sent as generated) at the live seeded match, with one of
+    its seats' tokens unless the case is about a missing header; False when it is about a
+    path parameter (aimed, it would no longer test one) or the path has no match in it."""
+    location = getattr(case.meta.phase.data, "parameter_location", None)
+    location = getattr(location, "value", location)
+    if "{match_id}" not in case.operation.path or location == "path":
+        return False
+    case.path_parameters = {**(case.path_parameters or {}), "match_id": seeded["match_ids"][0]}
+    if location != "header":
+        case.headers = {**(case.headers or {}), **auth(seeded["tokens"][0])}
+    return True
 
 
 def _params(mode: GenerationMode):
@@ -164,6 +234,19 @@ def test_every_operation_answers_as_documented_over_a_long_run(fuzz_app, label, 
     fuzz(fuzz_app, label, mode, SLOW_EXAMPLES)
 
 
+@pytest.mark.parametrize("label", OPERATIONS)
+def test_every_boundary_of_every_operation_answers_as_documented(fuzz_app, label):
+    """The coverage phase: every case once as schemathesis makes it, and once aimed at a real
+    match with a real token, so that the checks also see the answers past the 404."""
+    seeded = seed_matches(fuzz_app.test_client())
+    statuses: dict[int, int] = {}
+    for case in coverage_cases(operation_of(fuzz_app, label)):
+        answer(label, case, statuses)
+        if aim(case, seeded):
+            answer(label, case, statuses)
+    assert statuses and not any(status >= 500 for status in statuses), statuses
+
+
 def test_the_aimed_cases_reach_real_matches_and_succeed_sometimes(fuzz_app):
     """The seeding is not decoration: the fuzzer's requests to the seeded matches get real
     answers (200s from views and audits; a move played, or refused by the rules), not only
@@ -179,4 +262,4 @@ def test_the_aimed_cases_reach_real_matches_and_succeed_sometimes(fuzz_app):
 
 
 def _operation(app, label):
-    return schemathesis.openapi.from_wsgi("/v1/openapi.json", app, config=CONFIG).find_operation_by_label(label)
+    return operation_of(app, label)

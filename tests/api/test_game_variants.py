@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from .helpers import auth, create, play_to_end, tokens_of, view
+import pytest
+
+from api.app import create_app
+
+from .helpers import act, assert_problem, auth, create, tokens_of, view
 
 
 def _events(client, match_id, token=None):
@@ -37,16 +41,58 @@ def test_an_all_fives_match_against_a_bot_scores_during_play_and_shows_the_spinn
     assert client.get(f"/v1/matches/{match_id}/fairness").get_json()["verified"] is True
 
 
-def test_muggins_calls_hide_the_count_and_take_claims(client):
-    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
-                     preset="all-fives", rules={"muggins_calls": True, "target": 40})
+@pytest.fixture
+def seeding_client(database_url):
+    """A server that takes a chosen seed, so the deals (and the chances to call muggins) are fixed."""
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
+                      "ALLOW_CLIENT_SEED": True})
+    yield app.test_client()
+    app.extensions["boneyard.store"].dispose()
+
+
+def test_under_muggins_calls_listed_actions_sent_verbatim_claim_every_point(seeding_client):
+    """Seat 0 sends listed actions verbatim (muggins first, then the best score); seat 1 sends
+    its best play without the listed claim, leaving its points to seat 0's muggins calls."""
+    client = seeding_client
+    body = {"preset": "all-fives", "rules": {"muggins_calls": True, "target": 60}, "seed": "muggins-calls-api",
+            "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
+    created = client.post("/v1/matches", json=body).get_json()
     match_id, tokens = created["id"], tokens_of(created)
-    first = view(client, match_id, tokens[0])
-    assert "count" not in first
-    assert all("scores" not in a for a in first["legal_actions"])
-    final = play_to_end(client, match_id, tokens, choose=lambda actions: actions[0])
-    assert final["status"] == "ended"
-    assert client.get(f"/v1/matches/{match_id}/fairness").get_json()["verified"] is True
+    calls = claimed = 0
+    for _ in range(2000):
+        turn = view(client, match_id)["turn"]
+        if turn is None:
+            break
+        seat_view = view(client, match_id, tokens[turn])
+        assert seat_view["count"] >= 0                          # the count is shown under muggins_calls too
+        listed = seat_view["legal_actions"]
+        assert all(a["claim"] == a["scores"] for a in listed if a["type"] == "play" and "scores" in a)
+        assert all("claim" in a for a in listed if a["type"] == "play" and "scores" in a)
+        calls_listed = [a for a in listed if a["type"] == "muggins"]
+        best = max((a for a in listed if a["type"] == "play"), key=lambda a: a.get("scores", 0), default=None)
+        if turn == 0:
+            action = (calls_listed or [best or listed[0]])[0]
+        else:
+            action = {k: v for k, v in (best or listed[0]).items() if k != "claim"}
+        events = act(client, match_id, tokens[turn], action)["events"]
+        scored = [e for e in events if e["type"] == "points_scored" and e["seat"] == turn]
+        if turn == 0 and action["type"] == "muggins":
+            assert (scored[0]["how"], scored[0]["points"]) == ("muggins", action["scores"])
+            calls += 1
+        elif turn == 0 and "claim" in action:
+            assert (scored[0]["how"], scored[0]["points"]) == ("play", action["claim"])
+            claimed += 1
+    log = _events(client, match_id)
+    assert log[-1]["type"] == "match_ended"
+    assert calls and claimed, "no chance to claim or to call muggins: choose another seed"
+    assert not [e for e in log if e["type"] == "points_scored" and e["how"] == "muggins" and e["seat"] == 1]
+    # Without muggins_calls a claim is refused by the match's rules (409), not as malformed input.
+    plain = client.post("/v1/matches", json={**body, "rules": {"target": 60}}).get_json()
+    token = tokens_of(plain)[view(client, plain["id"])["turn"]]
+    play = next(a for a in view(client, plain["id"], token)["legal_actions"] if a["type"] == "play")
+    response = client.post(f"/v1/matches/{plain['id']}/actions", json={**play, "claim": play.get("scores", 0)},
+                           headers=auth(token))
+    assert_problem(response, 409, "claim_not_allowed")
 
 
 def test_auto_draw_and_auto_knock_happen_without_round_trips_and_stay_redacted(client):

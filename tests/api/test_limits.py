@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
 from sqlalchemy import select
 
-from api import create_app
 from api.store import tables
 
 from .helpers import assert_problem, auth, play_to_end, tokens_of
 from .stored_matches import SHORT, store_ended_match
 
 SEATS = [{"name": "A", "type": "remote"}, {"name": "B", "type": "remote"}]
-
-
-@pytest.fixture
-def make_client(database_url):
-    apps = []
-
-    def make(**config):
-        app = create_app({"TESTING": True, "DATABASE_URL": database_url, **config})
-        apps.append(app)
-        return app.test_client()
-
-    yield make
-    for app in apps:
-        app.extensions["boneyard.store"].dispose()
 
 
 def test_match_creation_is_rate_limited_per_address_with_retry_after(make_client):
@@ -154,11 +138,14 @@ def test_retry_after_is_only_on_refusals_and_never_zero():
     app = Flask(__name__)
     with app.test_request_context():
         def answered(status, retry_after):
-            response = app.response_class("{}", status=status, headers={"Retry-After": retry_after})
+            headers = {} if retry_after is None else {"Retry-After": retry_after}
+            response = app.response_class("{}", status=status, headers=headers)
             return settle_retry_after(response).headers.get("Retry-After")
 
         assert answered(429, "0") == "1" and answered(429, "-3") == "1" and answered(429, "17") == "17"
         assert answered(503, "0") == "1"
+        assert answered(503, None) == "1" and answered(429, None) == "1"     # always there, as documented
+        assert answered(200, None) is None
         assert answered(200, "17") is None and answered(201, "0") is None and answered(409, "5") is None
         assert answered(429, "Wed, 21 Oct 2026 07:28:00 GMT") == "Wed, 21 Oct 2026 07:28:00 GMT"
 

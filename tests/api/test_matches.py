@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from api.rules import event_from_dict, replay, shuffled_tiles
@@ -146,16 +148,17 @@ def test_unknown_match_is_404(client):
 
 
 @pytest.mark.parametrize("body, status, code", [
-    ({"type": "dance"}, 422, "invalid_request"),
+    ({"type": "dance"}, 422, "invalid_action"),
+    ({"type": "pass"}, 422, "invalid_action"),
     ({"type": "play", "tile": [7, 7], "end": "left"}, 422, "invalid_tile"),
     ({"type": "play", "tile": "six-four", "end": "left"}, 422, "invalid_tile"),
-    ({"type": "play", "tile": [6, 4], "end": "middle"}, 422, "invalid_request"),
+    ({"type": "play", "tile": [6, 4], "end": "middle"}, 422, "invalid_action"),
     ({"type": "play", "end": "left"}, 422, "invalid_action"),
-    ({"type": "knock", "extra": 1}, 422, "invalid_request"),
+    ({"type": "knock", "extra": 1}, 422, "invalid_action"),
     ({"type": "knock", "tile": [6, 4]}, 422, "invalid_action"),
-    ({"type": "draw", "until": "forever"}, 422, "invalid_request"),
-    ({"type": "knock", "expected_seq": -1}, 422, "invalid_request"),
-    (["knock"], 422, "invalid_request"),
+    ({"type": "draw", "until": "forever"}, 422, "invalid_action"),
+    ({"type": "knock", "expected_seq": -1}, 422, "invalid_action"),
+    (["knock"], 422, "invalid_action"),
 ])
 def test_malformed_actions_are_422_with_a_clear_code_and_write_nothing(client, live, body, status, code):
     match_id, tokens, turn = live
@@ -255,6 +258,30 @@ def test_matches_are_listed_newest_first_with_a_cursor(client):
     rest = client.get(f"/v1/matches?limit=2&cursor={page['next_cursor']}").get_json()
     assert [m["id"] for m in rest["items"]] == ids[:1] and rest["next_cursor"] is None
     assert_problem(client.get("/v1/matches?cursor=garbage"), 422, "invalid_cursor")
+
+
+def test_the_cursor_is_what_its_documented_pattern_says_and_any_such_string_is_a_position(client):
+    """``cursor`` is ``<microseconds since 1970, UTC>-<match id>``: every string matching the
+    pattern the document gives is a place to page from (a schema-valid request is never
+    refused); anything else, the empty string included, is 422 invalid_cursor."""
+    pattern = client.get("/v1/openapi.json").get_json()["paths"]["/v1/matches"]["get"]["parameters"]
+    pattern = re.compile(next(p for p in pattern if p["name"] == "cursor")["schema"]["pattern"])
+    ids = [create(client, TWO_REMOTE)["id"] for _ in range(3)]
+    cursor = client.get("/v1/matches?limit=1").get_json()["next_cursor"]
+    assert pattern.fullmatch(cursor) and cursor.endswith("-" + ids[2])
+    micros = int(cursor.split("-")[0])
+    for position, expected in [(f"{micros + 1}-{'0' * 32}", ids[::-1]),       # after the newest: all
+                               (f"{micros}-{'f' * 32}", ids[::-1]),             # the same moment, a larger id
+                               (f"{micros}-{ids[2]}", ids[1::-1]),              # just after the newest
+                               ("0-" + "0" * 32, []),                           # before anything
+                               ("9" * 16 + "-" + "a" * 32, ids[::-1])]:         # far in the future
+        assert pattern.fullmatch(position)
+        page = client.get(f"/v1/matches?cursor={position}")
+        assert page.status_code == 200, page.get_json()
+        assert [m["id"] for m in page.get_json()["items"]] == expected, position
+    for refused in ("", "12", "12-" + "A" * 32, "-" + "0" * 32, "1" * 17 + "-" + "0" * 32, "12-" + "0" * 31):
+        assert not pattern.fullmatch(refused)
+        assert_problem(client.get(f"/v1/matches?cursor={refused}"), 422, "invalid_cursor")
 
 
 # --- secrecy --------------------------------------------------------------------------------

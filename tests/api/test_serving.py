@@ -38,6 +38,23 @@ def test_no_access_log_atom_holds_a_token_or_an_authorization_header():
     assert atoms["{authorization}i"] == "[redacted]"
 
 
+def test_a_file_sent_by_sendfile_is_logged_with_its_length_and_nothing_else_changes():
+    logger = AccessLogger(Config())
+    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/docs/assets/x.js", "SERVER_PROTOCOL": "HTTP/1.1"}
+
+    def bytes_logged(**response) -> tuple[str, object]:
+        atoms = logger.atoms(SimpleNamespace(status="200 OK", headers=[], **response), SimpleNamespace(headers=[]),
+                             environ, timedelta(milliseconds=3))
+        return atoms["b"], atoms["B"]
+
+    sent = {"headers_sent": True, "_omits_body": False}
+    assert bytes_logged(sent=0, response_length=1684244, **sent) == ("1684244", 1684244)     # by sendfile()
+    assert bytes_logged(sent=743, response_length=743, **sent) == ("743", 743)               # written
+    assert bytes_logged(sent=0, response_length=0, **sent) == ("0", 0)                       # an empty body
+    assert bytes_logged(sent=0, response_length=743, headers_sent=True, _omits_body=True) == ("0", 0)  # HEAD, 304
+    assert bytes_logged(sent=0, response_length=207, headers_sent=False) == ("0", 0)         # never went out
+
+
 def test_every_refusal_of_gunicorns_parser_has_a_status_and_a_stable_code():
     assert protocol_error(http_errors.LimitRequestLine(5000, 4094))[:2] == (414, "uri_too_long")
     assert protocol_error(http_errors.LimitRequestHeaders("too many"))[:2] == (431, "header_too_large")

@@ -37,7 +37,8 @@ def test_greedy_claims_its_points_under_muggins_calls():
     p = Position(["6-6 1-0 2-0", "6-5 6-3 1-1"], preset="muggins", options={"muggins_calls": True})
     p.play(0, "6-6")
     action = greedy(p, 1)
-    assert action["tile"] == [6, 3] and action["claim"] == 15 and action["end"] in ("left", "right")
+    assert action["tile"] == [6, 3] and action["claim"] == action["scores"] == 15
+    assert action["end"] in ("left", "right") and action in p.seen_by(1)[0]["legal_actions"]
     p.act(1, action)
     assert p.state.scores == [0, 15] and p.state.pending_muggins is None
 
@@ -47,11 +48,11 @@ def test_greedy_and_expert_call_muggins_when_it_is_listed():
     p = Position(["5-5 1-0 2-0", "5-4 6-6 1-1"], preset="all-fives", options={"muggins_calls": True})
     p.play(0, "5-5")
     view, log = p.seen_by(1)
-    assert {"type": "muggins"} in view["legal_actions"]
+    assert {"type": "muggins", "scores": 10} in view["legal_actions"]
     for level in ("greedy", "expert"):
-        assert choose_action(level, view, log, "m") == {"type": "muggins"}
+        assert choose_action(level, view, log, "m") == {"type": "muggins", "scores": 10}
     assert choose_action("random", view, log, "m") in view["legal_actions"]
-    p.act(1, {"type": "muggins"})
+    p.act(1, {"type": "muggins", "scores": 10})
     assert p.state.scores == [0, 10]
 
 

@@ -61,7 +61,12 @@ def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, se
     from boneyard_sdk.api.matches import (get_v1_matches_match_id_audit, get_v1_matches_match_id_view,
                                           post_v1_matches, post_v1_matches_match_id_actions)
     from boneyard_sdk.client import AuthenticatedClient, Client
-    from boneyard_sdk.models import Action, AuditLog, CreatedMatch, MatchCreate, Problem, View
+    from boneyard_sdk.models import (AuditLog, CreatedMatch, DrawAction, KnockAction, LegalDraw, LegalKnock,
+                                     LegalMuggins, LegalPlay, MatchCreate, MugginsAction, PlayAction, Problem,
+                                     View)
+
+    # Each listed legal action is the action of the same type, to be sent as it is.
+    as_action = {LegalPlay: PlayAction, LegalDraw: DrawAction, LegalKnock: KnockAction, LegalMuggins: MugginsAction}
 
     anonymous = Client(base_url=server, raise_on_unexpected_status=True)
     created = post_v1_matches.sync(client=anonymous, body=MatchCreate.from_dict(
@@ -77,8 +82,9 @@ def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, se
         if view.status == "ended":
             break
         assert view.legal_actions, "a remote seat with nothing to do while the match is live"
+        listed = view.legal_actions[0]
         result = post_v1_matches_match_id_actions.sync(
-            created.id, client=seat, body=Action.from_dict(view.legal_actions[0].to_dict()))
+            created.id, client=seat, body=as_action[type(listed)].from_dict(listed.to_dict()))
         assert not isinstance(result, Problem), result
         moves += 1
         assert moves < 500
@@ -86,4 +92,5 @@ def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, se
     response = get_v1_matches_match_id_audit.sync_detailed(created.id, client=anonymous)
     audit = AuditLog.from_dict(response.parsed.to_dict())
     assert audit.events[-1].type_.value == "match_ended"
+    assert view.last_hand is not None and view.last_hand.hands, "the typed hand result of the last hand"
     assert audit.events[-1].scores == view.scores and audit.seq == len(audit.events)

@@ -19,7 +19,7 @@ from tests.api.helpers import create_played, whole_audit
 from tests.api.stored_matches import LONG, store_ended_match
 from tests.servers import running_gunicorn
 
-from .support import REPLAYER, VECTOR_NAMES, bots, create, golden, node_binary, run_replayer
+from .support import REPLAYER, VECTOR_NAMES, bots, golden, node_binary, run_replayer
 
 
 def replay_with_node(audit: dict, tmp_path) -> dict:

@@ -23,6 +23,8 @@ import pytest
 from sqlalchemy.engine import make_url
 from werkzeug.serving import make_server
 
+from tests.problem_guard import answered_problems_are_declared  # noqa: F401  (autouse: every answer declared)
+
 CHROMIUM = os.environ.get("BONEYARD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -98,7 +98,7 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
             made.append(created.json()["id"])
         for base in (base_a, base_b):
             refused = requests.post(f"{base}/v1/matches", json={"seats": BOTS}, timeout=10)
-            assert refused.status_code == 422 and refused.json()["code"] == "too_many_bot_matches"
+            assert refused.status_code == 409 and refused.json()["code"] == "too_many_bot_matches"
 
         def all_ended():
             return all(requests.get(f"{base_a}/v1/matches/{m}", timeout=10).json()["status"] == "ended"

@@ -52,6 +52,12 @@ NON_TILE_KEYS = {"scores", "hand_counts", "drawn", "pips", "sides", "last_hand",
 
 
 # --- independent re-statements of the rule book ------------------------------------------
+def bare_actions(listed):
+    """The listed actions without their hints (``scores``) and claims: what an unlisted
+    action is compared against."""
+    return [{k: v for k, v in a.items() if k not in ("scores", "claim")} for a in listed]
+
+
 def side_of(rules, seat):
     return seat % 2 if rules.partners else seat
 
@@ -228,8 +234,7 @@ class Game:
             action = {"type": "draw", "until": "playable"}
         else:
             action = {"type": kind}
-        bare = [{k: v for k, v in a.items() if k != "scores"} for a in listed]
-        return None if action in bare else action
+        return None if action in bare_actions(listed) else action
 
     def step(self):
         state = self.state
@@ -248,10 +253,9 @@ class Game:
                     continue
                 self.check_refused(seat, action, listed)
         seat, action = rng.choice(options)
-        if self.rules.muggins_calls and action["type"] == "play" and rng.random() < 0.6:
-            command = parse_action(seat, action)
-            from api.rules.engine import _count_after
-            action = dict(action, claim=_count_after(state, command.tile, END_INDEX[command.end]))
+        if "claim" in action and rng.random() < 0.4:
+            # the unlisted spelling: a scoring play without its claim, leaving the points to muggins
+            action = {k: v for k, v in action.items() if k != "claim"}
         events = decide(state, parse_action(seat, action), self.seed)
         assert snapshot(state) == snapshot(self.state)       # decide never changes its input
         self.absorb(events)
@@ -273,7 +277,7 @@ class Game:
         state = self.state
         if (action["type"] == "play" and not state.placements and action["end"] == "right"
                 and {"type": "play", "tile": action["tile"], "end": "left"}
-                in [{k: v for k, v in a.items() if k != "scores"} for a in listed]):
+                in bare_actions(listed)):
             # the engine takes "right" for the first tile as "left" (documented in the report)
             same = decide(state, parse_action(seat, action), self.seed)
             left = decide(state, parse_action(seat, dict(action, end="left")), self.seed)

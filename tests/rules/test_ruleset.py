@@ -3,7 +3,7 @@ import pytest
 from api.rules import PRESETS, InvalidRules, RuleSet, resolve_rules
 from api.rules.ruleset import DEFAULT_PRESET, OPTION_NAMES
 
-# The rule book's preset table, option by option (values not listed are the standard defaults).
+# The preset table of docs/rules.md (section 14), option by option (values not listed are the standard defaults).
 STANDARD = dict(game="draw", lead="highest_double", draw_at_will=False, boneyard_reserve=0,
                 blocked_scoring="others_minus_own", round_to_five=False, partners=False, target=100,
                 spinner="none", fives_scoring=False, muggins_calls=False, auto_draw=False, auto_knock=False)

@@ -2,11 +2,13 @@
 
 import pytest
 
-from api.rules import (BoneyardEmpty, BoneyardReserved, DrawingNotAllowed, IllegalPlay, InvalidAction, MatchNotStarted,
-                       MatchOver, MustDraw, MustPlay, NothingToMuggins, NotYourTurn, TileNotInHand, WrongClaim,
+from api.rules import (BoneyardEmpty, BoneyardReserved, ClaimNotAllowed, DrawingNotAllowed, IllegalAction, IllegalPlay,
+                       InvalidAction, MatchNotStarted, MatchOver, MustDraw, MustPlay, NothingToMuggins, NotYourTurn,
+                       TileNotInHand, WrongClaim,
                        create_match, legal_actions, parse_action, redact_event, replay, resolve_rules,
                        start_match)
 from api.rules.engine import CallMuggins, Draw, Knock, Play, decide
+from api.rules.errors import EndRequired
 from api.rules.shuffle import shuffled_tiles
 
 from tests.rules.support import SEED, FixedDealer, T, Table, deal_with, order_for, seats, tiles
@@ -95,7 +97,7 @@ def test_refused_commands_name_their_reason_and_change_nothing():
     t.do(Play(0, T("6-6"), "left"))
     t.refuse(Play(1, T("3-3"), "left"), IllegalPlay)
     t.refuse(Play(1, T("6-1"), "up"), IllegalPlay)
-    t.refuse(Play(1, T("6-1"), "left", claim=0), InvalidAction)      # claims only under muggins_calls
+    t.refuse(Play(1, T("6-1"), "left", claim=0), ClaimNotAllowed)    # claims only under muggins_calls
     t.refuse(CallMuggins(0), NothingToMuggins)
     with pytest.raises(InvalidAction):
         decide(t.state, Play(7, T("6-1"), "left"), SEED)
@@ -361,8 +363,8 @@ def test_a_missing_claim_leaves_the_points_to_an_opponents_muggins():
     events = t.do(Play(0, T("5-5"), "left"))
     assert kinds(events) == ["tile_played"] and t.state.scores == [0, 0]
     t.refuse(CallMuggins(0), NothingToMuggins)             # not your own points
-    assert {"type": "muggins"} in legal_actions(t.state, 1)
-    [event] = t.do(CallMuggins(1))
+    assert {"type": "muggins", "scores": 10} in legal_actions(t.state, 1)
+    [event] = t.do(parse_action(1, {"type": "muggins", "scores": 10}))     # as listed: the hint is ignored
     assert (event.type, event.seat, event.side, event.points, event.how) == ("points_scored", 1, 1, 10, "muggins")
     assert t.state.scores == [0, 10]
     t.refuse(CallMuggins(1), NothingToMuggins)             # first caller only
@@ -380,24 +382,47 @@ def test_a_partner_cannot_muggins():
     t = Table("all-fives", ["5-5 1-0", "5-1 2-1", "4-4 3-1", "0-0 2-0"], "", overrides={**CALLS, "partners": True})
     t.do(Play(0, T("5-5"), "left"))
     t.refuse(CallMuggins(2), NothingToMuggins)
-    assert {"type": "muggins"} not in legal_actions(t.state, 2)
-    assert {"type": "muggins"} in legal_actions(t.state, 3)
+    assert not [a for a in legal_actions(t.state, 2) if a["type"] == "muggins"]
+    assert {"type": "muggins", "scores": 10} in legal_actions(t.state, 3)
     [event] = t.do(CallMuggins(3))
     assert (event.side, event.points) == (1, 10) and t.state.scores == [0, 10]
 
 
-def test_views_hint_scoring_plays_without_muggins_calls_only():
+def test_scoring_plays_are_listed_with_their_points_and_under_muggins_calls_with_their_claim():
+    t = Table("all-fives", ["5-5 4-1", "6-6 2-1"], "3-3")
+    assert legal_actions(t.state, 0) == [{"type": "play", "tile": [5, 5], "end": "left", "scores": 10},
+                                         {"type": "play", "tile": [4, 1], "end": "left", "scores": 5}]
+    t2 = Table("all-fives", ["5-5 4-1 2-1", "6-6 2-2"], "3-3", overrides=CALLS)
+    listed = legal_actions(t2.state, 0)
+    assert listed == [{"type": "play", "tile": [5, 5], "end": "left", "scores": 10, "claim": 10},
+                      {"type": "play", "tile": [4, 1], "end": "left", "scores": 5, "claim": 5},
+                      {"type": "play", "tile": [2, 1], "end": "left"}]
+    events = t2.do(parse_action(0, listed[0]))                      # verbatim, claim and hint together
+    assert [(e.type, getattr(e, "points", None)) for e in events] == [("tile_played", None), ("points_scored", 10)]
+    assert events[0].claim == 10 and t2.state.scores == [10, 0] and t2.state.pending_muggins is None
+
+
+def test_a_claim_without_muggins_calls_is_refused_by_the_rules_not_as_malformed():
     t = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3")
-    assert {"type": "play", "tile": [5, 5], "end": "left", "scores": 10} in legal_actions(t.state, 0)
-    t2 = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3", overrides=CALLS)
-    assert {"type": "play", "tile": [5, 5], "end": "left"} in legal_actions(t2.state, 0)
+    with pytest.raises(ClaimNotAllowed) as refused:
+        decide(t.state, parse_action(0, {"type": "play", "tile": [5, 5], "end": "left", "claim": 10}), SEED)
+    assert isinstance(refused.value, IllegalAction) and refused.value.code == "claim_not_allowed"
+
+
+def test_unlisted_spellings_under_muggins_calls_a_play_without_its_claim_and_a_claim_of_zero():
+    t = Table("all-fives", ["5-5 1-0 2-1", "5-1 2-2 1-1"], "3-3", overrides=CALLS)
+    [played] = t.do(parse_action(0, {"type": "play", "tile": [5, 5], "end": "left", "scores": 10}))
+    assert played.claim is None and t.state.scores == [0, 0] and t.state.pending_muggins == (0, 10)
+    t.do(CallMuggins(1))
+    [played] = t.do(parse_action(1, {"type": "play", "tile": [5, 1], "end": "left", "claim": 0}))  # 1 + 10 = 11
+    assert played.claim is None and t.state.scores == [0, 10] and t.state.pending_muggins is None
 
 
 # --- convenient spellings of a play --------------------------------------------------------
 def test_a_play_without_an_end_goes_on_the_only_end_it_fits_and_is_refused_when_ambiguous():
     t = Table("standard-draw", ["6-6 2-0 2-2", "6-1 1-1 4-4"], "0-0 5-2 5-1 4-3")
     t.do(Play(0, T("6-6"), "left"))
-    t.refuse(parse_action(1, {"type": "play", "tile": [6, 1]}), InvalidAction)   # fits left and right (both 6)
+    t.refuse(parse_action(1, {"type": "play", "tile": [6, 1]}), EndRequired)     # fits left and right (both 6)
     [played] = t.do(parse_action(1, {"type": "play", "tile": [6, 1], "end": "right"}))[:1]
     assert played.end == "right" and t.state.layout.ends_dict() == {"left": 6, "right": 1}
     t.refuse(parse_action(0, {"type": "play", "tile": [2, 2]}), IllegalPlay)     # fits nowhere

@@ -1,12 +1,32 @@
-"""Every worked example of the rule book, reproduced through the engine's scoring."""
+"""Every worked example of the rule book (docs/rules.md, section 16), reproduced through the engine.
+
+Each test of an example cites it with ``@example("E<n>", *figures)``: the figures are the
+results the rule book prints in bold for that example, and the last tests of this file hold
+the book and the tests to each other (every example cited, every bold figure tested).
+"""
+
+import re
+from pathlib import Path
 
 import pytest
 
-from api.rules import IllegalPlay
-from api.rules.engine import Play
+from api.rules import IllegalPlay, NothingToMuggins, WrongClaim
+from api.rules.clock import time_out
+from api.rules.engine import CallMuggins, Draw, Play
 from api.rules.state import HandResult, round_to_five
 
-from tests.rules.support import T, Table
+from tests.rules.support import SEED, T, Table
+
+RULE_BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+CITED: dict[str, set[str]] = {}      # example label -> the figures its tests check
+
+
+def example(label: str, *figures):
+    """Cite the rule book's worked example ``label``; ``figures`` are the results it states."""
+    def cite(test):
+        CITED.setdefault(label, set()).update(str(f) for f in figures)
+        return test
+    return cite
 
 
 def ended(events):
@@ -14,14 +34,19 @@ def ended(events):
     return hand_ended
 
 
+def last_hand_started(t):
+    return [e for e in t.log if e.type == "hand_started"][-1]
+
+
 def scored(events):
     return [(e.seat, e.points, e.count, e.how) for e in events if e.type == "points_scored"]
 
 
 # --- going out -------------------------------------------------------------------------
+@example("E1", 22)
 def test_maya_goes_out_and_scores_leo_15_plus_ana_7_is_22():
-    # seat 0 Maya, seat 1 Leo (15 pips), seat 2 Ana (7 pips)
-    t = Table("standard-draw", ["1-1", "6-5 4-0", "4-3"], "6-6 2-2")
+    # seat 0 Maya, seat 1 Leo (5-5 4-1: 15 pips), seat 2 Ana (3-0 2-2: 7 pips)
+    t = Table("standard-draw", ["1-1", "5-5 4-1", "3-0 2-2"], "6-6 6-5")
     events = t.do(Play(0, T("1-1"), "left"))
     result = ended(events)
     assert (result.reason, result.winner, result.side, result.points) == ("domino", 0, 0, 22)
@@ -29,19 +54,30 @@ def test_maya_goes_out_and_scores_leo_15_plus_ana_7_is_22():
     assert t.state.scores == [22, 0, 0]
 
 
+@example("E4", 30)
 def test_cal_goes_out_ana_7_ben_23_scores_30():
-    t = Table("dominorules-draw", ["3-0", "5-2", "6-6 6-5"], players=3, leader=0)
-    result = ended(t.do(Play(0, T("3-0"), "left")))
-    assert (result.reason, result.winner, result.points, result.pips) == ("domino", 0, 30, (0, 7, 23))
+    # seat 0 Ana, seat 1 Ben, seat 2 Cal; Cal's 5-3 makes the ends 5 | 3
+    t = Table("dominorules-draw", ["5-2 1-1 5-0", "6-6 4-1", "5-3 4-3"], "6-0 4-2 0-0", leader=2)
+    t.do(Play(2, T("5-3"), "left"))
+    t.do(Play(0, T("5-2"), "left"))
+    assert t.state.layout.ends_dict() == {"left": 2, "right": 3}
+    drawn = [t.do(Draw(1))[0].tile for _ in range(2)]
+    assert [str(x) for x in drawn] == ["6-0", "4-2"]
+    t.do(Play(1, T("4-2"), "left"))
+    assert t.state.layout.ends_dict() == {"left": 4, "right": 3}
+    result = ended(t.do(Play(2, T("4-3"), "left")))
+    assert (result.reason, result.winner, result.points, result.pips) == ("domino", 2, 30, (7, 23, 0))
 
 
+@example("E9", 20)
 def test_going_out_with_round_to_five_rounds_22_down_to_20():
-    t = Table("standard-draw", ["1-1", "6-5 4-0", "4-3"], overrides={"round_to_five": True})
+    t = Table("standard-draw", ["1-1", "5-5 4-1", "3-0 2-2"], overrides={"round_to_five": True})
     assert ended(t.do(Play(0, T("1-1"), "left"))).points == 20
 
 
+@example("E9", 25)
 def test_going_out_with_round_to_five_rounds_23_up_to_25():
-    t = Table("standard-draw", ["1-1", "6-5 4-0", "5-3"], overrides={"round_to_five": True})
+    t = Table("standard-draw", ["1-1", "5-5 4-1", "5-3"], overrides={"round_to_five": True})
     assert ended(t.do(Play(0, T("1-1"), "left"))).points == 25
 
 
@@ -52,8 +88,10 @@ def test_round_to_five_takes_2_down_and_3_up(points, rounded):
 
 
 # --- blocked hands ---------------------------------------------------------------------
+@example("E2", 6)
 def test_two_player_block_2_against_8_scores_6():
-    t = Table("standard-block", ["6-6 1-1", "5-3"], "4-4 2-0")
+    # Maya keeps 1-1 (2 pips), Leo holds 2-2 3-1 (8 pips); nobody can follow the 6-6
+    t = Table("standard-block", ["6-6 1-1", "2-2 3-1"], "4-4 2-0")
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert t.log[t.log.index(result) + 1].type == "hand_started"     # the next hand follows at once
     assert (result.reason, result.winner, result.side, result.points, result.pips) == (
@@ -61,26 +99,29 @@ def test_two_player_block_2_against_8_scores_6():
     assert t.state.scores == [6, 0]
 
 
+@example("E3", 19)
 def test_three_player_block_1_13_7_scores_19():
     t = Table("standard-block", ["6-6 1-0", "5-4 3-1", "4-3"])
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert (result.reason, result.winner, result.points, result.pips) == ("blocked", 0, 19, (1, 13, 7))
 
 
+@example("E5", 32, 25)
 @pytest.mark.parametrize("scoring,points", [("others", 32), ("others_minus_own", 25)])
 def test_blocked_7_23_9_scores_32_under_others_or_25_under_others_minus_own(scoring, points):
-    # seat 1 holds 7, seat 0 23, seat 2 9; the 6-6 lead blocks the hand at once
-    t = Table("standard-block", ["6-6 5-4 5-3 4-2", "4-3", "5-4"], overrides={"blocked_scoring": scoring})
+    # seat 0 Ana keeps 4-3 (7), seat 1 Ben 5-5 5-4 3-1 (23), seat 2 Cal 5-3 1-0 (9); the 6-6 blocks at once
+    t = Table("standard-block", ["6-6 4-3", "5-5 5-4 3-1", "5-3 1-0"], overrides={"blocked_scoring": scoring})
     result = ended(t.do(Play(0, T("6-6"), "left")))
-    assert (result.winner, result.side, result.points, result.pips) == (1, 1, points, (23, 7, 9))
+    assert (result.winner, result.side, result.points, result.pips) == (0, 0, points, (7, 23, 9))
 
 
 def test_blocked_hand_scores_others_minus_own_by_default():
-    t = Table("standard-block", ["6-6 5-4 5-3 4-2", "4-3", "5-4"])
+    t = Table("standard-block", ["6-6 4-3", "5-5 5-4 3-1", "5-3 1-0"])
     assert t.rules.blocked_scoring == "others_minus_own"
     assert ended(t.do(Play(0, T("6-6"), "left"))).points == 25
 
 
+@example("E6", 0)
 def test_a_tie_for_lowest_means_nobody_scores():
     t = Table("standard-block", ["6-6 4-0", "3-1", "5-4"])
     result = ended(t.do(Play(0, T("6-6"), "left")))
@@ -99,6 +140,7 @@ def test_a_tie_between_two_players_scores_nothing():
 PARTNERS = {"partners": True}
 
 
+@example("E7", 13)
 def test_partners_domino_scores_both_opponents_pips_and_not_the_partners():
     # seat 2 (partner of 0) goes out: opponents 1 and 3 hold 9 + 4 = 13; seat 0's 12 do not count
     t2 = Table("standard-block", ["6-6", "5-4", "3-3", "4-0"], overrides=PARTNERS, leader=2)
@@ -107,6 +149,7 @@ def test_partners_domino_scores_both_opponents_pips_and_not_the_partners():
     assert t2.state.scores == [13, 0]
 
 
+@example("E8", 12)
 def test_partners_blocked_lower_combined_pips_wins_minus_own_under_others_minus_own():
     # side 0: seats 0 (5) + 2 (3) = 8; side 1: seats 1 (9) + 3 (11) = 20 → 20 - 8 = 12
     t = Table("standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"], overrides=PARTNERS)
@@ -116,6 +159,7 @@ def test_partners_blocked_lower_combined_pips_wins_minus_own_under_others_minus_
     assert t.state.scores == [12, 0]
 
 
+@example("E8", 20)
 def test_partners_blocked_scores_all_opponents_pips_under_others():
     t = Table("standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"],
               overrides={**PARTNERS, "blocked_scoring": "others"})
@@ -129,6 +173,7 @@ def test_partners_blocked_equal_partner_pips_credit_the_lower_seat():
     assert (result.side, result.winner, result.pips) == (0, 0, (3, 9, 3, 14))
 
 
+@example("E8")
 def test_partners_blocked_equal_sides_means_nobody_scores():
     # side 0: 5 + 4 = 9; side 1: 6 + 3 = 9
     t = Table("standard-block", ["6-6 4-1", "5-1", "4-0", "2-1"], overrides=PARTNERS)
@@ -136,13 +181,49 @@ def test_partners_blocked_equal_sides_means_nobody_scores():
     assert (result.reason, result.winner, result.side, result.points) == ("blocked", None, None, 0)
 
 
+# --- winner_any: who leads after a tied hand ------------------------------------------------
+WINNER_ANY = {"lead": "winner_any"}
+
+
+@example("E10", "seat 2")
+def test_winner_any_after_a_tie_the_one_seat_with_fewest_tiles_leads_even_outside_the_tie():
+    t = Table("standard-block", ["6-6 2-0 1-1", "3-0 1-0", "5-4"], overrides=WINNER_ANY)
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.winner, result.points, result.pips) == (None, 0, (4, 4, 9))
+    assert [len(h) for h in result.hands] == [2, 2, 1]
+    start = last_hand_started(t)
+    assert (start.hand_number, start.leader) == (2, 2)
+    assert t.state.turn == 2 and t.state.layout.is_empty          # no forced tile: seat 2 leads any
+
+
+@example("E11", "seat 0")
+def test_winner_any_after_a_tie_fewest_tiles_shared_the_tied_hands_leader_leads_again():
+    t = Table("standard-block", ["6-6 3-0 1-0 0-0", "2-2", "5-4"], overrides=WINNER_ANY)
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.winner, result.pips) == (None, (4, 4, 9))
+    assert [len(h) for h in result.hands] == [3, 1, 1]
+    assert last_hand_started(t).leader == 0
+
+
+@example("E12", "seat 1")
+def test_winner_any_after_a_tied_partners_hand_tiles_count_seat_by_seat():
+    t = Table("standard-block", ["6-6 3-0 2-1", "4-1", "1-1 0-0", "2-0 1-0"],
+              overrides={**WINNER_ANY, "partners": True})
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.winner, result.side, result.pips) == (None, None, (6, 5, 2, 3))
+    assert [len(h) for h in result.hands] == [2, 1, 2, 2]
+    assert last_hand_started(t).leader == 1
+
+
 # --- All Fives --------------------------------------------------------------------------
+@example("E13", 10)
 def test_lead_5_5_alone_scores_10():
     t = Table("all-fives", ["5-5 1-0", "6-6"], "2-2")
     assert scored(t.do(Play(0, T("5-5"), "left"))) == [(0, 10, 10, "play")]
     assert t.state.scores == [10, 0]
 
 
+@example("E13", 10, 5)
 @pytest.mark.parametrize("lead,points", [("6-4", 10), ("5-0", 5), ("4-1", 5), ("3-2", 5), ("5-5", 10)])
 def test_scoring_leads_alone_on_the_table(lead, points):
     t = Table("all-fives", [lead + " 1-0", "6-6"], "2-2")
@@ -151,12 +232,14 @@ def test_scoring_leads_alone_on_the_table(lead, points):
     assert t.state.layout.count() == points
 
 
+@example("E13")
 @pytest.mark.parametrize("lead", ["6-6", "6-3", "4-4", "2-1", "0-0"])
 def test_leads_that_are_no_multiple_of_five_score_nothing(lead):
     t = Table("all-fives", [lead + " 1-0", "5-5"], "2-2")
     assert scored(t.do(Play(0, T(lead), "left"))) == []
 
 
+@example("E14", 10, 13, 5)
 def test_spinner_example_13_then_5_then_5():
     t = Table("all-fives", ["5-5 5-2 1-1", "5-3 5-0 2-2"], "6-6 4-4")
     assert scored(t.do(Play(0, T("5-5"), "left"))) == [(0, 10, 10, "play")]
@@ -232,6 +315,7 @@ def test_the_views_draw_the_spinner_arms_tile_by_tile():
     assert v["count"] == 5
 
 
+@example("E15", 10, 25)
 def test_fives_going_out_scores_opponents_pips_rounded_to_five():
     # seat 0 goes out with 6-4 (count 10 scores too); seat 1 holds 6-6 5-4 2-1 = 24 → 25
     t = Table("all-fives", ["6-4", "6-6 5-4 2-1"], "3-3")
@@ -241,11 +325,55 @@ def test_fives_going_out_scores_opponents_pips_rounded_to_five():
     assert t.state.scores == [35, 0]
 
 
+@example("E16", 5)
 def test_fives_blocked_hand_scores_others_rounded_without_subtraction():
     # empty boneyard: the 6-6 lead (12, no score) blocks; seat 0 holds 4, seat 1 7 → 7 rounds to 5
     t = Table("all-fives", ["6-6 3-1", "4-3"], "")
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert (result.reason, result.winner, result.points, result.pips) == ("blocked", 0, 5, (4, 7))
+
+
+@example("E17", 10)
+def test_a_missed_claim_is_taken_by_the_opponents_muggins_call():
+    calls = {"muggins_calls": True}
+    t = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3", overrides=calls)
+    assert scored(t.do(Play(0, T("5-5"), "left"))) == [] and t.state.pending_muggins == (0, 10)
+    assert scored(t.do(CallMuggins(1))) == [(1, 10, 10, "muggins")]
+    assert t.state.scores == [0, 10]
+    t.refuse(CallMuggins(1), NothingToMuggins)                      # taken once
+    claimed = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3", overrides=calls)
+    claimed.refuse(Play(0, T("5-5"), "left", claim=5), WrongClaim)
+    assert scored(claimed.do(Play(0, T("5-5"), "left", claim=10))) == [(0, 10, 10, "play")]
+
+
+@example("E18", "4-4")
+def test_a_timed_out_seat_plays_the_heaviest_tile_a_double_first():
+    t = Table("standard-block", ["4-3 0-0", "5-3 4-4 6-2 4-1"], overrides={"turn_seconds": 30})
+    t.do(Play(0, T("4-3"), "left"))
+    assert t.state.layout.ends_dict() == {"left": 4, "right": 3}
+    timed_out, played = t.feed(time_out(t.state, 1, SEED))
+    assert (timed_out.type, played.type, str(played.tile), played.end, played.auto) == (
+        "turn_timed_out", "tile_played", "4-4", "left", True)
+
+
+# --- the rule book and these tests hold each other ----------------------------------------------
+def rule_book_examples() -> dict[str, str]:
+    """docs/rules.md's worked examples by label ("E1" ...): the text under each heading."""
+    text = RULE_BOOK.read_text()
+    parts = re.split(r"^### (E\d+)\. .*$", text, flags=re.MULTILINE)
+    examples = dict(zip(parts[1::2], parts[2::2]))
+    last = parts[-2]
+    examples[last] = examples[last].split("\n## ")[0]           # the last example ends at the next section
+    return examples
+
+
+def test_every_worked_example_of_the_rule_book_is_cited_by_a_test_and_every_citation_exists():
+    assert sorted(rule_book_examples(), key=lambda label: int(label[1:])) == sorted(CITED, key=lambda x: int(x[1:]))
+
+
+def test_the_figures_the_rule_book_prints_in_bold_are_the_ones_the_tests_check():
+    for label, text in rule_book_examples().items():
+        assert set(re.findall(r"\*\*([^*]+)\*\*", text)) == CITED[label], label
 
 
 def test_hand_result_is_plain_data():

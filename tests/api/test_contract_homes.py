@@ -1,0 +1,70 @@
+"""The typed OpenAPI document says what the code does, from one home each: the request
+unions accept exactly the fields the rules read, the bot levels and rule options are the
+engine's own."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from api.bots import LEVELS
+from api.http.schemas import ActionSchema, SeatSpecSchema
+from api.rules import ACTION_FIELDS, RuleSet
+from api.rules.ruleset import BOOLEAN_OPTIONS, MAX_TARGET, OPTION_CHOICES
+
+SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
+SCHEMAS = SPEC["components"]["schemas"]
+
+
+def test_each_action_shape_has_exactly_the_fields_the_rules_read():
+    assert set(ActionSchema.SHAPES) == set(ACTION_FIELDS)
+    for kind, shape in ActionSchema.SHAPES.items():
+        documented = set(SCHEMAS[shape.__name__.removesuffix("Schema")]["properties"])
+        assert documented == ACTION_FIELDS[kind] | {"expected_seq"}, kind
+
+
+def test_every_legal_action_shape_is_a_sendable_action_shape():
+    """A listed item is sent as it is: each LegalX's fields are fields of the action X."""
+    for kind, ref in SCHEMAS["LegalAction"]["discriminator"]["mapping"].items():
+        listed = SCHEMAS[ref.rsplit("/", 1)[1]]
+        action = SCHEMAS[ActionSchema.SHAPES[kind].__name__.removesuffix("Schema")]
+        assert set(listed["properties"]) <= set(action["properties"]), kind
+        assert set(action.get("required", [])) <= set(listed["required"]), kind
+
+
+@pytest.mark.parametrize("body, accepted", [
+    ({"type": "play", "tile": [6, 4], "end": "left", "claim": 10, "scores": 10}, True),
+    ({"type": "play", "tile": "6-4"}, True),
+    ({"type": "muggins", "scores": 5}, True),
+    ({"type": "draw", "until": "playable", "expected_seq": 3}, True),
+    ({"type": "knock", "tile": [6, 4]}, False),
+    ({"type": "muggins", "claim": 5}, False),
+    ({"type": "pass"}, False),
+    ({"tile": [6, 4]}, False),
+])
+def test_the_action_union_loads_each_shape_and_refuses_fields_of_another(body, accepted):
+    errors = ActionSchema().validate(body)
+    assert (not errors) is accepted, errors
+
+
+def test_only_computer_seats_have_a_level():
+    assert not SeatSpecSchema().validate({"name": "Bo", "type": "bot", "level": "expert"})
+    assert "level" in SeatSpecSchema().validate({"name": "Ann", "type": "remote", "level": "expert"})
+    assert set(SCHEMAS["SeatSpec"]["discriminator"]["mapping"]) == {"remote", "bot", "open"}
+
+
+def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
+    assert SCHEMAS["BotLevel"]["enum"] == list(LEVELS)
+    rule_set = SCHEMAS["RuleSet"]["properties"]
+    assert set(rule_set) == {f.name for f in fields(RuleSet)}
+    for name, choices in OPTION_CHOICES.items():
+        assert rule_set[name]["enum"] == list(choices), name
+    for name in BOOLEAN_OPTIONS:
+        assert rule_set[name]["type"] == "boolean", name
+    overrides = SCHEMAS["RuleOverrides"]
+    assert overrides["additionalProperties"] is False and "required" not in overrides
+    assert set(overrides["properties"]) == set(rule_set)
+    assert overrides["properties"]["target"]["maximum"] == MAX_TARGET

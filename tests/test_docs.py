@@ -1,0 +1,207 @@
+"""The documentation holds to the code: the rule book names every option and preset as the
+code resolves them, the golden-vector format page names every field of the vectors, and no
+file of the project points outside the repository (the docs must stand on their own)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from api.rules import PRESETS, resolve_rules
+from api.rules.ruleset import BOOLEAN_OPTIONS, OPTION_CHOICES, OPTION_NAMES
+from api.tools.golden import EXAMPLES
+
+ROOT = Path(__file__).resolve().parents[1]
+RULE_BOOK = ROOT / "docs" / "rules.md"
+GOLDEN_FORMAT = ROOT / "openapi" / "golden.md"
+# Set by preset tables, not by fixed option values (the rule book's preset table has columns for them).
+PER_PLAYER_COUNT = ("hand_size", "target")
+
+
+def section(text: str, number: int) -> str:
+    """The text of ``## <number>. …`` up to the next ``## `` heading."""
+    match = re.search(rf"^## {number}\. .*?$(.*?)(?=^## |\Z)", text, flags=re.MULTILINE | re.DOTALL)
+    assert match, f"no section {number}"
+    return match.group(1)
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The body rows of the first Markdown table in ``text``, as lists of cells."""
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows[2:]]
+
+
+def code_spans(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+# --- the rule book -------------------------------------------------------------------------------
+def option_table() -> dict[str, list[str]]:
+    return {code_spans(row[0])[0]: row for row in table_rows(section(RULE_BOOK.read_text(), 13))}
+
+
+def preset_table() -> dict[str, list[str]]:
+    return {code_spans(row[0])[0]: row for row in table_rows(section(RULE_BOOK.read_text(), 14))}
+
+
+def test_the_rule_books_option_table_has_exactly_the_codes_options():
+    assert sorted(option_table()) == sorted(OPTION_NAMES)
+
+
+def test_the_rule_book_gives_each_option_its_values_and_its_default():
+    standard = resolve_rules("standard-draw", {}, 2).to_dict()
+    for name, (_, values, default, _meaning) in option_table().items():
+        if name in OPTION_CHOICES:
+            assert [json.loads(v) for v in code_spans(values)] == list(OPTION_CHOICES[name]), name
+        if name in BOOLEAN_OPTIONS:
+            assert [json.loads(v) for v in code_spans(values)] == [False, True], name
+        if name == "boneyard_reserve":
+            assert [json.loads(v) for v in code_spans(values)] == [0, 2]
+        if name not in PER_PLAYER_COUNT:
+            assert json.loads(code_spans(default)[0]) == standard[name], name
+
+
+def test_the_rule_books_preset_table_has_exactly_the_codes_presets():
+    assert sorted(preset_table()) == sorted(PRESETS)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_rule_book_says_what_each_preset_sets_for_every_player_count(preset):
+    _, players, sets, sizes, _target = preset_table()[preset]
+    counts = [int(n) for n in re.findall(r"\d", players)]
+    counts = list(range(counts[0], counts[-1] + 1))
+    assert tuple(counts) == PRESETS[preset].players
+    standard = resolve_rules("standard-draw", {}, counts[0]).to_dict()
+    resolved = {n: resolve_rules(preset, {}, n).to_dict() for n in counts}
+    changed = {k: v for k, v in resolved[counts[0]].items()
+               if k in OPTION_NAMES and k not in PER_PLAYER_COUNT and v != standard[k]}
+    listed = dict(span.split(": ", 1) for span in code_spans(sets) if ": " in span)
+    assert {k: json.loads(v) for k, v in listed.items()} == changed
+    assert [int(n) for n in re.findall(r"\d+", sizes)] == [resolved[n]["hand_size"] for n in counts]
+
+
+def test_the_rule_book_states_each_presets_target():
+    rows = preset_table()
+    for preset in PRESETS:
+        targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
+        assert {int(n) for n in re.findall(r"\d+", rows[preset][4])} == targets, preset
+    assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100   # "100 with 2 players or partners"
+
+
+# --- the golden vector format ------------------------------------------------------------------------
+def documented_fields(heading: str) -> set[str]:
+    """The field names (first column) of the table under ``heading`` in openapi/golden.md."""
+    text = GOLDEN_FORMAT.read_text()
+    match = re.search(rf"^#+ {re.escape(heading)}$(.*?)(?=^#|\Z)", text, flags=re.MULTILINE | re.DOTALL)
+    assert match, heading
+    return {code_spans(row[0])[0] for row in table_rows(match.group(1))}
+
+
+def expected_files() -> list[dict]:
+    return [json.loads(path.read_text()) for path in sorted(EXAMPLES.glob("*.expected.json"))]
+
+
+def test_golden_md_documents_every_field_of_every_expected_file():
+    files = expected_files()
+    assert files
+    assert {key for doc in files for key in doc} == documented_fields("The expected state: `<name>.expected.json`")
+    assert {key for doc in files for hand in doc["hands"] for key in hand} == documented_fields("Each hand")
+
+
+def test_golden_md_documents_every_field_of_the_audit_files():
+    audits = [json.loads(path.read_text()) for path in sorted(EXAMPLES.glob("*.audit.json"))]
+    assert {key for doc in audits for key in doc} == documented_fields("The log: `<name>.audit.json`")
+
+
+def test_the_expected_files_hold_the_invariants_golden_md_states():
+    for doc in expected_files():
+        scores = [0] * len(doc["scores"])
+        for number, hand in enumerate(doc["hands"], start=1):
+            assert hand["hand_number"] == number
+            for side, points in enumerate(hand["points_in_play"]):
+                scores[side] += points
+            if hand["side"] is not None:
+                scores[hand["side"]] += hand["points"]
+            assert hand["scores"] == scores, doc["match_id"]
+            if hand["reason"] is None:           # cut short: the match ended mid-hand
+                assert hand is doc["hands"][-1] and (hand["winner"], hand["side"], hand["points"]) == (None, None, 0)
+            if hand["winner"] is None:
+                assert (hand["side"], hand["points"]) == (None, 0)
+        assert scores == doc["scores"] and doc["hand_number"] == len(doc["hands"])
+        assert doc["status"] == "ended" and doc["scores"][doc["winner"]] >= doc["target"]
+        assert len(doc["scores"]) == (2 if doc["partners"] else doc["players"])
+
+
+# --- events.md ---------------------------------------------------------------------------------------
+def test_events_md_says_a_redacted_draw_has_no_tile_key_everywhere():
+    text = (ROOT / "openapi" / "events.md").read_text()
+    assert "tile: null" not in text and '"tile": null' not in text
+    fold_rule = re.search(r"^6\. `tile_drawn`:.*?(?=^7\. )", text, flags=re.MULTILINE | re.DOTALL).group(0)
+    assert "no `tile` key" in fold_rule
+
+
+# --- no pointers outside the repository --------------------------------------------------------------
+# Built from pieces so that this file does not match itself.
+OUTSIDE = [re.compile(p) for p in (r"\.\./" + "shared", r"(?<![\w/.-])" + "see" + "ds/", r"\b" + "RULES" + r"\.md\b")]
+SKIPPED_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache"}
+
+
+def project_files() -> list[Path]:
+    """The files of the project: git's tracked and not-ignored files, or a walk without git."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                                capture_output=True, check=True, timeout=30).stdout.decode()
+        paths = {ROOT / name for name in listed.split("\0") if name}
+    except (OSError, subprocess.CalledProcessError):
+        paths = {p for p in ROOT.rglob("*") if not SKIPPED_DIRS.intersection(p.relative_to(ROOT).parts)}
+    return sorted(p for p in paths if p.is_file())
+
+
+def text_of(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return None                              # binary, or gone since listed
+
+
+def test_no_file_points_to_the_rule_sources_outside_the_repository():
+    offending = []
+    for path in project_files():
+        text = text_of(path)
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), start=1):
+            if any(pattern.search(line) for pattern in OUTSIDE):
+                offending.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:120]}")
+    assert offending == [], "point to docs/rules.md instead:\n" + "\n".join(offending)
+
+
+def slug(heading: str) -> str:
+    """The anchor a Markdown renderer (GitHub's) gives a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    return {slug(m.group(1)) for m in re.finditer(r"^#+ (.*)$", path.read_text(), flags=re.MULTILINE)}
+
+
+def test_every_relative_link_of_the_markdown_files_resolves_inside_the_repository():
+    broken = []
+    for path in project_files():
+        if path.suffix != ".md":
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target):
+                continue                         # https:, mailto: …
+            file_part, _, anchor = target.partition("#")
+            linked = (path.parent / file_part).resolve() if file_part else path
+            if not linked.is_relative_to(ROOT) or not linked.exists():
+                broken.append(f"{path.relative_to(ROOT)}: {target}")
+            elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+                broken.append(f"{path.relative_to(ROOT)}: {target} (no such heading)")
+    assert broken == []
