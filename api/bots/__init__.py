@@ -16,11 +16,12 @@ for a fixed number of playouts (``Budget``), not for a length of time.
 
 from __future__ import annotations
 
-from .actions import make_rng
+from .actions import bot_seed, make_rng
 from .expert import DEFAULT_BUDGET, Budget, choose_expert
 from .simple import choose_greedy, choose_random
 
 LEVELS = ("random", "greedy", "expert")
+DEFAULT_LEVEL = "greedy"          # a bot seat created without a level
 
 
 class UnknownLevel(ValueError):
@@ -32,7 +33,7 @@ def choose_action(level: str, view: dict, log: list[dict], rng_seed: str | bytes
     """The action the ``level`` bot takes for the seat of ``view``.
 
     ``rng_seed`` should differ per decision and be derivable from the log (the services
-    pass a hash of ``f"{match_seed}:{seq}"``), so replaying a match replays its bots.
+    pass ``bot_seed(match_seed, seq, seat)``), so replaying a match replays its bots.
     Raises ``ValueError`` when the seat has nothing to do or the level is unknown.
     """
     if level not in LEVELS:
@@ -48,4 +49,4 @@ def choose_action(level: str, view: dict, log: list[dict], rng_seed: str | bytes
     return choose_expert(view, log, rng, budget)
 
 
-__all__ = ["LEVELS", "Budget", "DEFAULT_BUDGET", "UnknownLevel", "choose_action"]
+__all__ = ["DEFAULT_BUDGET", "DEFAULT_LEVEL", "LEVELS", "Budget", "UnknownLevel", "bot_seed", "choose_action"]

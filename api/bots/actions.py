@@ -10,6 +10,14 @@ from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
 from api.rules.tiles import Tile
 
 
+def bot_seed(seed: str, seq: int, seat: int) -> str:
+    """A bot's ``rng_seed`` for one decision: the seat about to act after event ``seq`` of
+    the match whose secret server seed is ``seed``. Derived from the seed, which the audit
+    reveals, so anyone can re-derive and re-check every decision; the services and the
+    golden vectors both seed the bots with it."""
+    return hashlib.sha256(f"bot:{seed}:{seq}:{seat}".encode()).hexdigest()
+
+
 def make_rng(rng_seed: str | bytes, salt: str = "") -> random.Random:
     """A ``random.Random`` that depends only on ``rng_seed`` (and ``salt``), on every platform."""
     if isinstance(rng_seed, str):

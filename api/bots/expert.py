@@ -28,6 +28,7 @@ import random
 from dataclasses import dataclass
 
 from api.rules.layout import UP
+from api.rules.scoring import fives_points
 from api.rules.simulate import push
 from api.rules.state import DRAW, ENDED, KNOCK, PLAY, PLAYING, MatchState
 
@@ -162,7 +163,7 @@ def fives_after(layout, tile, end: int) -> int:
                 w = values[j]
                 if w is not None and (j < UP or occupied[j]):
                     total += 2 * w if doubles[j] else w
-    return total if total % 5 == 0 else 0
+    return fives_points(total)
 
 
 def _value(st: MatchState, before: list[int], side: int, bonus: float) -> float:

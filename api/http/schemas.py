@@ -7,14 +7,12 @@ import re
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from api.bots import LEVELS
+from api.bots import DEFAULT_LEVEL, LEVELS
 from api.http.input_guard import TEXT_PATTERN
-from api.rules import DEFAULT_PRESET, PRESETS
+from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
 from api.services.matches import AUDIT_PAGE, CURSOR_PATTERN, MAX_AUDIT_PAGE
 
-SEAT_TYPES = ("remote", "bot", "open")
-STATUSES = ("waiting", "playing", "ended")
 # Text without control characters: PostgreSQL text cannot hold NUL (a string with one used
 # to reach the database and fail there, 500), and no name, seed or player_ref has a use for
 # the others. The same rule as for paths and query strings (api.http.input_guard), so a
@@ -71,20 +69,20 @@ class _SeatSpecFields(ma.Schema):
 
 
 class RemoteSeatSpecSchema(_SeatSpecFields):
-    type = fields.String(required=True, validate=validate.OneOf(("remote",)),
+    type = fields.String(required=True, validate=validate.OneOf((REMOTE_SEAT,)),
                          metadata={"description": "A client holding the seat's token (answered once, at creation)"})
 
 
 class BotSeatSpecSchema(_SeatSpecFields):
-    type = fields.String(required=True, validate=validate.OneOf(("bot",)),
+    type = fields.String(required=True, validate=validate.OneOf((BOT_SEAT,)),
                          metadata={"description": "A computer player: the server plays the seat"})
     level = shaped(fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
-                                 metadata={"description": "Computer level (null or absent: greedy)"}),
+                                 metadata={"description": f"Computer level (null or absent: {DEFAULT_LEVEL})"}),
                    {"$ref": COMPONENTS + "BotLevel"})
 
 
 class OpenSeatSpecSchema(_SeatSpecFields):
-    type = fields.String(required=True, validate=validate.OneOf(("open",)),
+    type = fields.String(required=True, validate=validate.OneOf((OPEN_SEAT,)),
                          metadata={"description": "Kept free for anyone to claim later (POST .../claim)"})
 
 
@@ -92,7 +90,7 @@ class SeatSpecSchema(Union):
     """A seat of a new match, by `type`: remote (a client with a token), bot (a computer
     player; only these have a `level`) or open (claimed later)."""
 
-    SHAPES = {"remote": RemoteSeatSpecSchema, "bot": BotSeatSpecSchema, "open": OpenSeatSpecSchema}
+    SHAPES = {REMOTE_SEAT: RemoteSeatSpecSchema, BOT_SEAT: BotSeatSpecSchema, OPEN_SEAT: OpenSeatSpecSchema}
 
 
 class MatchCreateSchema(ma.Schema):

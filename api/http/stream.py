@@ -31,6 +31,7 @@ from api.http.problem_codes import (INVALID_LAST_EVENT_ID, INVALID_TOKEN, TOO_MA
 from api.http.input_guard import TEXT_PATTERN
 from api.http.matches import bearer_token, service
 from api.http.waiting import waiting_client
+from api.rules import ENDED
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/matches", description="Live updates (server-sent events)")
 
@@ -97,7 +98,7 @@ class Stream(MethodView):
                 yield "retry: 2000\n\n"
                 yield _message(first, "view")
                 after = first["seq"] if resume is None else min(resume, first["seq"])
-                ended = first["status"] == "ended" and resume is None
+                ended = first["status"] == ENDED and resume is None
                 started = time.monotonic()
                 while not ended:
                     # The log is read only when there is something new (or a backlog to catch up).

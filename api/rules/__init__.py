@@ -2,7 +2,7 @@
 
 Build a match with ``create_match``; fold events with ``replay``/``apply``; decide
 commands with ``decide`` (events out, or a ``RulesError``); show a seat what it may see
-with ``view``/``redact_event``; simulate fast with ``simulate``.
+with ``view``/``redact_event``/``public_summary``; simulate fast with ``simulate``.
 """
 
 from .engine import (ACTION_FIELDS, CallMuggins, Draw, Knock, Play, ReplayError, apply, claim_seat, create_match,
@@ -13,8 +13,9 @@ from .errors import (BoneyardEmpty, BoneyardReserved, ClaimNotAllowed, DrawingNo
 from .events import EVENT_TYPES, SCHEMA_VERSION, Event, event_from_dict
 from .ruleset import DEFAULT_PRESET, PRESETS, RuleSet, resolve_rules
 from .shuffle import ALGORITHM as SHUFFLE_ALGORITHM, seed_commitment, shuffled_tiles
-from .state import ENDED, PLAYING, WAITING, HandResult, MatchState
+from .state import (BOT_SEAT, ENDED, OPEN_SEAT, PLAYING, REMOTE_SEAT, SEAT_TYPES, STATUSES, WAITING, HandResult,
+                    MatchState)
 from .tiles import ALL_TILES, Tile
-from .views import redact_event, view
+from .views import REDACTORS, UnredactableEvent, public_summary, redact_event, view
 
 __all__ = [name for name in dir() if not name.startswith("_")]

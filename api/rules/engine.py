@@ -20,8 +20,9 @@ from .events import (Event, HandEnded, HandStarted, Knocked, MatchCreated, Match
                      SeatClaimed, TileDrawn, TilePlayed, TilesTurnedUp)
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
+from .scoring import fives_points
 from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
-from .state import (DRAW, ENDED, MUGGINS, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
+from .state import (DRAW, ENDED, MUGGINS, OPEN_SEAT, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
                     turn_up_leader)
 from .tiles import ALL_TILES, Tile
 
@@ -215,8 +216,7 @@ def perform_play(st: MatchState, sink: Sink, seat: int, tile: Tile, end: int,
 def _count_after(st: MatchState, tile: Tile, end: int) -> int:
     layout = st.layout.copy()
     layout.place(tile, end)
-    count = layout.count()
-    return count if count > 0 and count % 5 == 0 else 0
+    return fives_points(layout.count())
 
 
 def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
@@ -279,7 +279,7 @@ def dealer_for(st: MatchState, server_seed: str) -> "SeedDealer":
 
 
 def ready_to_start(st: MatchState) -> bool:
-    return st.status == WAITING and all(s.get("type") != "open" for s in st.seats)
+    return st.status == WAITING and all(s.get("type") != OPEN_SEAT for s in st.seats)
 
 
 def start_match(st: MatchState, seed: str) -> list[Event]:
@@ -299,7 +299,7 @@ def start_match(st: MatchState, seed: str) -> list[Event]:
 def claim_seat(st: MatchState, seat: int, name: str, client_seed: str | None = None) -> list[Event]:
     if not 0 <= seat < st.players:
         raise errors.InvalidAction(f"no seat {seat}; seats are 0 to {st.players - 1}")
-    if st.seats[seat].get("type") != "open":
+    if st.seats[seat].get("type") != OPEN_SEAT:
         raise errors.SeatTaken(f"seat {seat} is not open")
     return [SeatClaimed(seat, name, client_seed)]
 

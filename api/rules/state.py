@@ -14,9 +14,15 @@ from dataclasses import dataclass
 
 from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
+from .scoring import fives_points, round_to_five
 from .tiles import ALL_TILES, DOUBLES, Tile, weight_key
 
 WAITING, PLAYING, ENDED = "waiting", "playing", "ended"
+STATUSES = (WAITING, PLAYING, ENDED)
+# The kinds of seat (a seat's ``type``): a client holding the seat's token, a computer
+# player the server plays, a seat kept free for anyone to claim (it becomes remote).
+REMOTE_SEAT, BOT_SEAT, OPEN_SEAT = "remote", "bot", "open"
+SEAT_TYPES = (REMOTE_SEAT, BOT_SEAT, OPEN_SEAT)
 DOMINO, BLOCKED = "domino", "blocked"
 
 # Moves in the fast path are plain tuples: (PLAY, tile, end), (DRAW,), (KNOCK,), (MUGGINS,).
@@ -58,11 +64,6 @@ class HandResult:
     side: int | None            # scoring side
     points: int
     pips: tuple[int, ...]
-
-
-def round_to_five(points: int) -> int:
-    """Nearest multiple of five; …2 rounds down, …3 up."""
-    return (points + 2) // 5 * 5
 
 
 class MatchState:
@@ -251,8 +252,7 @@ class MatchState:
 
     def scoring_count(self) -> int:
         """Points the last play makes under ``fives_scoring`` (0 when it makes none)."""
-        count = self.layout.count()
-        return count if count > 0 and count % 5 == 0 else 0
+        return fives_points(self.layout.count())
 
     def side_at_target(self) -> int | None:
         target = self.rules.target
@@ -287,7 +287,7 @@ class MatchState:
 
     def on_seat_claimed(self, seat: int, name: str, client_seed: str | None = None) -> None:
         seats = [dict(s) for s in self.seats]
-        seats[seat].update(name=name, type="remote")
+        seats[seat].update(name=name, type=REMOTE_SEAT)
         if client_seed is not None:
             seats[seat]["client_seed"] = client_seed
         self.seats = seats
@@ -357,7 +357,7 @@ class MatchState:
 
     def on_seat_replaced(self, seat: int, level: str) -> None:
         seats = [dict(s) for s in self.seats]
-        seats[seat].update(type="bot", level=level)
+        seats[seat].update(type=BOT_SEAT, level=level)
         self.seats = seats
 
     def on_match_ended(self, winner: int) -> None:
@@ -390,6 +390,7 @@ def turn_up_leader(tiles: list[Tile]) -> int:
     return max(range(len(tiles)), key=lambda s: weight_key(tiles[s]))
 
 
-__all__ = ["MatchState", "HandResult", "forced_lead", "deal", "turn_up_leader", "round_to_five",
-           "END_NAMES", "WAITING", "PLAYING", "ENDED", "DOMINO", "BLOCKED",
+__all__ = ["MatchState", "HandResult", "forced_lead", "deal", "turn_up_leader",
+           "END_NAMES", "WAITING", "PLAYING", "ENDED", "STATUSES", "DOMINO", "BLOCKED",
+           "REMOTE_SEAT", "BOT_SEAT", "OPEN_SEAT", "SEAT_TYPES",
            "PLAY", "DRAW", "KNOCK", "MUGGINS"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,6 +19,7 @@ from api.rules import (PLAYING, RulesError, claim_seat, create_match, decide, pa
                        redact_event, resolve_rules, start_match, view)
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.rules.state import ENDED, MatchState
+from api.rules.views import public_summary
 from api.store import Store
 from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
 from api.store.repositories import CURSOR_PATTERN  # noqa: F401  (the list cursor's grammar, for the document)
@@ -31,8 +31,6 @@ from .match_ids import is_match_id
 from .snapshots import Snapshot, SnapshotCache, fold
 from .waiting import Client, Subscription, Waiter
 
-SEAT_TYPES = ("remote", "bot", "open")
-DEFAULT_BOT_LEVEL = "greedy"
 MAX_EVENTS_PAGE = 1000
 AUDIT_PAGE, MAX_AUDIT_PAGE = 1000, 5000   # rows per /audit page: by default, and at most
 MIN_CLOCK_NAP = 0.2       # seconds: a waiting request re-checks an overdue clock at most this often
@@ -84,7 +82,7 @@ class MatchService:
         seed = seed if seeded_by_client else secrets.token_hex(32)
         seat_rows, issued = [], {}
         for number, spec in enumerate(seats):
-            level = spec.level or (DEFAULT_BOT_LEVEL if spec.type == "bot" else None)
+            level = spec.level or (bots.DEFAULT_LEVEL if spec.type == "bot" else None)
             token_hash = None
             if spec.type == "remote":
                 issued[number] = tokens.new_token()
@@ -226,9 +224,10 @@ class MatchService:
         """Sleep until an event after ``after`` exists, ``wait`` seconds pass or the client goes;
         the seq then. A turn clock that runs out meanwhile is played here (the waiting client is
         often the one owed it); the deadline moves only with an append, which ends the wait."""
-        give_up = time.monotonic() + wait
+        clock = self.waiter.clock            # the waiters' clock: tests move it without sleeping
+        give_up = clock.monotonic() + wait
         seq = sub.seq
-        while (remaining := give_up - time.monotonic()) > 0:
+        while (remaining := give_up - clock.monotonic()) > 0:
             nap = remaining
             if deadline_at is not None:
                 until_deadline = (deadline_at - self.now()).total_seconds()
@@ -420,9 +419,9 @@ class MatchService:
             seat = snap.state.next_to_act(levels)
             if seat is None:
                 break
-            action = self.offload(bots.choose_action, levels[seat] or DEFAULT_BOT_LEVEL, view(snap.state, seat),
+            action = self.offload(bots.choose_action, levels[seat] or bots.DEFAULT_LEVEL, view(snap.state, seat),
                                   [redact_event(_without_seq(row), seat) for row in snap.hand_log],
-                                  bot_seed(seed, snap.seq, seat))
+                                  bots.bot_seed(seed, snap.seq, seat))
             rows = _rows(decide(snap.state, parse_action(seat, action), seed), snap.seq)
             snap = fold(snap, rows)
             appended += rows
@@ -445,7 +444,7 @@ class MatchService:
             bots_due = now + timedelta(seconds=self.limits.autoplay_pace) if is_all_bots(snap.state) else now
         try:
             uow.events.append(match_id, expected, [_without_seq(r) for r in rows], match_fields={
-                "status": snap.state.status, "summary": _public_summary(snap.state), "deadline_at": deadline,
+                "status": snap.state.status, "summary": public_summary(snap.state), "deadline_at": deadline,
                 "bots_due_at": bots_due})
         except StoreStaleSeq as exc:
             raise errors.StaleSeq(expected, exc.current_seq) from None
@@ -501,16 +500,7 @@ class MatchService:
         return {"id": match_id, "preset": record.preset, "seq": snap.seq,
                 "seed_commitment": record.seed_commitment, "rules": state.rules.to_dict(),
                 "created_at": record.created_at.isoformat(),
-                **clocks.show_deadline(_public_summary(state), state, record.deadline_at)}
-
-
-def _public_summary(state: MatchState) -> dict[str, Any]:
-    return {"status": state.status, "seeded_by_client": state.seeded_by_client,
-            "hand_number": state.hand_number, "scores": list(state.scores),
-            "turn": state.turn, "winner": state.winner, "players": state.players,
-            "seats": [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level"),
-                       "client_seed": s.get("client_seed")} for i, s in enumerate(state.seats)],
-            "open_seats": [i for i, s in enumerate(state.seats) if s.get("type") == "open"]}
+                **clocks.show_deadline(public_summary(state), state, record.deadline_at)}
 
 
 def run_here(fn: Callable[..., Any], *args: Any) -> Any:
@@ -534,11 +524,6 @@ def bots_owed(state: MatchState) -> bool:
 def creator_hash(address: str) -> str:
     """What the store keeps of a creating client's address (for the all-bot cap): a hash."""
     return hashlib.sha256(f"creator:{address}".encode()).hexdigest()
-
-
-def bot_seed(seed: str, seq: int, seat: int) -> str:
-    """A bot's randomness for one decision: derived from the secret seed, so audits can re-check it."""
-    return hashlib.sha256(f"bot:{seed}:{seq}:{seat}".encode()).hexdigest()
 
 
 def _rows(events, after_seq: int) -> list[dict]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from api.rules import RuleSet
 from api.store.repositories import utcnow
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -62,8 +63,8 @@ def fold_match(figures: dict[str, Any], log: list[dict[str, Any]], seats: set[in
     if not log or log[0]["type"] != "match_created" or log[-1]["type"] != "match_ended":
         return figures                              # not a finished log: nothing to count
     out = dict(figures)
-    partners = bool(log[0]["rules"].get("partners"))
-    sides = {seat % 2 if partners else seat for seat in seats}
+    rules = RuleSet.from_dict(log[0]["rules"])      # as the engine reads the match (initial_state)
+    sides = {rules.side_of(seat) for seat in seats}
     out["hands_won"] += sum(1 for e in log if e["type"] == "hand_ended" and e["side"] in sides)
     ended = log[-1]
     out["played"] += 1

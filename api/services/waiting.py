@@ -49,6 +49,20 @@ PURGE_EVERY_SECONDS = 60.0
 CHECKS_PER_YIELD = 200
 
 
+class WaitClock:
+    """The waiters' time: a monotonic reading, and a sleep on a condition that a notify ends early.
+
+    The one place a waiter sleeps, so that tests put in a clock that moves without sleeping.
+    """
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep_on(self, condition: threading.Condition, seconds: float) -> None:
+        """Sleep on ``condition`` (held by the caller) until notified or ``seconds`` pass."""
+        condition.wait(seconds)
+
+
 class Client:
     """Who waits: the address its cap counts against, and how to tell that it has gone.
 
@@ -127,14 +141,15 @@ class Subscription:
 
     def wait(self, after: int, timeout: float) -> int:
         """Sleep until the match is past ``after``, ``timeout`` seconds pass or the client goes."""
-        give_up = time.monotonic() + timeout
+        clock = self._hub.clock
+        give_up = clock.monotonic() + timeout
         slot = self._slot
         with slot.condition:
             while slot.seq <= after and not self.left:
-                remaining = give_up - time.monotonic()
+                remaining = give_up - clock.monotonic()
                 if remaining <= 0:
                     break
-                slot.condition.wait(remaining)
+                clock.sleep_on(slot.condition, remaining)
             return slot.seq
 
     def hold(self, seconds: float) -> None:
@@ -161,16 +176,19 @@ class Waiter:
     """The per-process hub: match slots, the wake-up source, the client-gone checker, the caps.
 
     ``per_address`` 0 turns the cap off. ``poll_interval`` is the SQLite poller's period;
-    ``gone_check_interval`` the checker's. ``now`` is the clock of the slots' expiry.
+    ``gone_check_interval`` the checker's. ``now`` is the clock of the slots' expiry; ``clock``
+    the one waits are measured and slept on.
     """
 
     def __init__(self, store: Store, *, per_address: int = 64, poll_interval: float = 0.15,
-                 gone_check_interval: float = 0.5, now: Callable[[], datetime] = utcnow):
+                 gone_check_interval: float = 0.5, now: Callable[[], datetime] = utcnow,
+                 clock: WaitClock | None = None):
         self.store = store
         self.per_address = per_address
         self.poll_interval = poll_interval
         self.gone_check_interval = gone_check_interval
         self.now = now
+        self.clock = clock or WaitClock()
         self._slots: dict[str, _Slot] = {}
         self._watching: set[Subscription] = set()
         self._lock = threading.Lock()

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, and_, bindparam, exists, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
+from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
 from api.store import tables
 from api.store.records import (
     InvalidCursor,
@@ -147,7 +148,7 @@ class MatchRepository:
         now = utcnow()
         values = {
             "id": row.get("id") or new_match_id(),
-            "status": row.get("status", "waiting"),
+            "status": row.get("status", WAITING),
             "summary": dict(row.get("summary") or {}),
             "preset": row["preset"],
             "players": row["players"],
@@ -218,7 +219,7 @@ class MatchRepository:
         if preset is not None:
             query = query.where(m.c.preset == preset)
         if has_open_seat is not None:
-            open_seat = exists().where(s.c.match_id == m.c.id, s.c.type == "open", s.c.reserved_for.is_(None))
+            open_seat = exists().where(s.c.match_id == m.c.id, s.c.type == OPEN_SEAT, s.c.reserved_for.is_(None))
             query = query.where(open_seat if has_open_seat else ~open_seat)
         if player_ref is not None:
             query = query.where(exists().where(s.c.match_id == m.c.id, s.c.player_ref == player_ref))
@@ -249,7 +250,7 @@ class MatchRepository:
     def list_stale_clocks(self, now: datetime, limit: int = 100) -> list[str]:
         """Ids of playing matches whose turn clock ran out before ``now``, most overdue first."""
         m = tables.matches
-        query = (select(m.c.id).where(m.c.status == "playing", m.c.deadline_at < now)
+        query = (select(m.c.id).where(m.c.status == PLAYING, m.c.deadline_at < now)
                  .order_by(m.c.deadline_at, m.c.id).limit(limit))
         return list(self._conn.execute(query).scalars())
 
@@ -258,7 +259,7 @@ class MatchRepository:
         """Is some match's computer player owed a move by ``now``? (A read: a runner asks this
         before claiming, so an idle runner never takes SQLite's write lock.)"""
         m = tables.matches
-        query = select(m.c.id).where(m.c.status == "playing", m.c.bots_due_at <= now).limit(1)
+        query = select(m.c.id).where(m.c.status == PLAYING, m.c.bots_due_at <= now).limit(1)
         return self._conn.execute(query).first() is not None
 
     def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> list[str]:
@@ -268,7 +269,7 @@ class MatchRepository:
         (``FOR UPDATE SKIP LOCKED``); on SQLite the write lock serialises claims."""
         m = tables.matches
         query = (select(m.c.id)
-                 .where(m.c.status == "playing", m.c.bots_due_at <= now,
+                 .where(m.c.status == PLAYING, m.c.bots_due_at <= now,
                         or_(m.c.autoplay_lease_until.is_(None), m.c.autoplay_lease_until < now))
                  .order_by(m.c.bots_due_at, m.c.id).limit(limit))
         if self._conn.dialect.name == "postgresql":
@@ -299,7 +300,7 @@ class MatchRepository:
         """How many of this creator's all-bot matches have not ended."""
         m = tables.matches
         return self._conn.execute(select(func.count()).select_from(m).where(
-            m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != "ended")).scalar_one()
+            m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != ENDED)).scalar_one()
 
     def ended_for_player(self, player_ref: str, after: tuple[datetime, str] | None = None
                          ) -> list[tuple[MatchRecord, int]]:
@@ -310,7 +311,7 @@ class MatchRepository:
         """
         m, s = tables.matches, tables.seats
         query = (select(m, s.c.seat.label("player_seat")).join(s, s.c.match_id == m.c.id)
-                 .where(s.c.player_ref == player_ref, m.c.status == "ended")
+                 .where(s.c.player_ref == player_ref, m.c.status == ENDED)
                  .order_by(m.c.updated_at, m.c.id, s.c.seat))
         if after is not None:
             at, match_id = after

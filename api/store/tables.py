@@ -30,6 +30,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 
+from api.rules import SEAT_TYPES, STATUSES
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -43,9 +45,7 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 #: JSON on SQLite, JSONB on PostgreSQL.
 JSONDocument = JSON().with_variant(JSONB(), "postgresql")
 
-MATCH_STATUSES = ("waiting", "playing", "ended")
 GENESIS_HASH = "0" * 64
-SEAT_TYPES = ("remote", "bot", "open")
 
 
 class UTCDateTime(TypeDecorator):
@@ -110,7 +110,7 @@ matches = Table(
     # computer player: the per-address cap on running all-bot matches counts these.
     Column("creator_key", String(64), nullable=True),
     Column("all_bots", Boolean, nullable=False, server_default=false()),
-    CheckConstraint(_in("status", MATCH_STATUSES), name="status"),
+    CheckConstraint(_in("status", STATUSES), name="status"),      # the rules' statuses: a new one needs a migration
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
     Index(None, "status", "created_at", "id"),
@@ -140,7 +140,7 @@ seats = Table(
     # A rematch's open seat kept for the old seat's token (its SHA-256): only it may claim.
     Column("reserved_for", String(64), nullable=True),
     PrimaryKeyConstraint("match_id", "seat"),
-    CheckConstraint(_in("type", SEAT_TYPES), name="type"),
+    CheckConstraint(_in("type", SEAT_TYPES), name="type"),        # the rules' seat kinds: a new one needs a migration
     CheckConstraint("seat >= 0", name="seat"),
     # Tells a token of another match (403) from an unknown one (401) without a scan.
     Index(None, "token_hash"),

@@ -6,7 +6,7 @@ for every vector, ``<name>.audit.json`` (the whole log as the pages of
 ``summarize`` below and ``clients/js/replay.mjs`` both print this shape).
 
 Everything is deterministic: each vector has a fixed server seed, and the computer players
-choose as the server's do (``api.bots.choose_action`` seeded by ``bot_seed``), so a server
+choose as the server's do (``api.bots.choose_action`` seeded by ``api.bots.bot_seed``), so a server
 started with ``ALLOW_CLIENT_SEED`` that is given the same seats and seed writes the same
 log. Remote seats (a claimed seat) are played here by the greedy bot under another seed,
 standing in for a person. A vector with a turn clock names the turns its remote seats let
@@ -19,7 +19,6 @@ exits 1 when the committed files differ from what the engine produces now.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from dataclasses import dataclass, field
@@ -27,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from api import bots
-from api.rules import (PLAYING, claim_seat, create_match, decide, parse_action, ready_to_start, redact_event,
-                       replay, resolve_rules, start_match, view)
+from api.rules import (BOT_SEAT, PLAYING, REMOTE_SEAT, claim_seat, create_match, decide, parse_action,
+                       ready_to_start, redact_event, replay, resolve_rules, start_match, view)
 from api.rules.clock import time_out
 from api.rules.engine import mutate
 from api.rules.events import event_from_dict
@@ -38,7 +37,6 @@ from api.store.chain import GENESIS, row_hash
 from api.store.codec import encode_event
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "openapi" / "examples"
-DEFAULT_BOT_LEVEL = "greedy"
 LEVELS = ("greedy", "random", "greedy", "random")   # mixed tables: the logs show both styles
 
 
@@ -63,7 +61,7 @@ class Vector:
         seats = self.seats or tuple({"name": f"Bot {s}", "type": "bot", "level": LEVELS[s]}
                                     for s in range(self.players))
         return [{"name": s["name"], "type": s["type"],
-                 "level": (s.get("level") or DEFAULT_BOT_LEVEL) if s["type"] == "bot" else None,
+                 "level": (s.get("level") or bots.DEFAULT_LEVEL) if s["type"] == BOT_SEAT else None,
                  **({"client_seed": s["client_seed"]} if s.get("client_seed") else {})} for s in seats]
 
 
@@ -109,11 +107,6 @@ def _short_target(preset: str) -> int:
 VECTORS: tuple[Vector, ...] = tuple(_vectors())
 
 
-def bot_seed(seed: str, seq: int, seat: int) -> str:
-    """As ``api.services.matches.bot_seed``: the bots' randomness for one decision."""
-    return hashlib.sha256(f"bot:{seed}:{seq}:{seat}".encode()).hexdigest()
-
-
 class _Match:
     """The engine driven as the service drives it (create, claim, bots after every move)."""
 
@@ -150,18 +143,18 @@ class _Match:
         while self.state.status == PLAYING:
             st = self.state
             # read each time: a seat replaced after timing out is a bot from then on
-            levels = {i: s.get("level") for i, s in enumerate(st.seats) if s.get("type") == "bot"}
+            levels = {i: s.get("level") for i, s in enumerate(st.seats) if s.get("type") == BOT_SEAT}
             seat = st.next_to_act(levels)                 # as the service: bots first
             if seat is not None:
-                level, rng = levels[seat] or DEFAULT_BOT_LEVEL, bot_seed(self.seed, len(self.rows), seat)
+                level, rng = levels[seat] or bots.DEFAULT_LEVEL, bots.bot_seed(self.seed, len(self.rows), seat)
             else:     # a remote seat: a person, played here by a greedy bot under its own seed
-                seat = st.next_to_act([i for i, s in enumerate(st.seats) if s.get("type") == "remote"])
+                seat = st.next_to_act([i for i, s in enumerate(st.seats) if s.get("type") == REMOTE_SEAT])
                 if seat == st.turn and seat in turns:
                     turns[seat] += 1
                     if turns[seat] in timeouts[seat]:     # the person lets the clock run out
                         self._add(time_out(st, seat, self.seed))
                         continue
-                level, rng = "greedy", "remote:" + bot_seed(self.seed, len(self.rows), seat)
+                level, rng = "greedy", "remote:" + bots.bot_seed(self.seed, len(self.rows), seat)
             log = [redact_event(row, seat) for row in self.hand_log]
             action = bots.choose_action(level, view(st, seat), log, rng)
             self._add(decide(st, parse_action(seat, action), self.seed))

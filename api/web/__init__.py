@@ -1,8 +1,10 @@
 """The reference web table at ``/play``: static files that use only the public HTTP API.
 
 A plain Flask :class:`~flask.Blueprint` (not flask-smorest), so the table stays out of
-the OpenAPI document. There is no build step: ``static/`` holds the page, one
-dependency-free ES module and a stylesheet, served as they are. Register it with
+the OpenAPI document. There is no build step: ``static/`` holds the page, its
+dependency-free ES modules (``app.js`` is the entry; each module's header says its concern)
+and a stylesheet, served as they are. Every ``.js`` file here is a module the page loads
+from its own origin, which the page's ``script-src 'self'`` allows. Register it with
 ``app.register_blueprint(api.web.blp)``.
 """
 
@@ -36,7 +38,7 @@ def table() -> Response:
 
 @blp.get("/play/<path:filename>")
 def asset(filename: str) -> Response:
-    """``app.js``, ``table.css`` and the icon; conditional GETs answer 304."""
+    """The page's modules (``*.js``), ``table.css`` and the icon; conditional GETs answer 304."""
     response = send_from_directory(STATIC_DIR, filename, max_age=0)
     if filename.endswith(".js"):
         # some systems' mime tables lack .js or call it text/plain, which browsers refuse for modules

@@ -14,6 +14,11 @@ tiles that reader may not know, read from the server's own state:
 Tiles that are public are not findings: the table, the reader's own hand, hands revealed
 by ``hand_ended`` / ``last_hand`` (checked against their own hand's secrets, not the
 live one's), and ``tiles_turned_up`` (a separate shuffle, shown to all by design).
+
+Turn clocks run on an injected clock: letting a seat's clock run out is one of the moves
+(its turn is then played by the server, and a bot may take the seat over). Every event
+checked is counted by type, and one scripted run asserts that the checks see every type
+of ``api.rules.EVENT_TYPES``: a new type gets its redactor and its secrecy check together.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api import create_app
+from api.rules import EVENT_TYPES
 
+from .fake_clock import FakeClock, use_clock
 from .helpers import auth, tiles_in
 
 TABLES = [
@@ -39,8 +46,12 @@ TABLES = [
     ("all-fives", 2, {}), ("all-fives", 3, {"auto_draw": True}), ("all-fives", 4, {"partners": True}),
     ("muggins", 2, {"muggins_calls": True}), ("muggins", 3, {"muggins_calls": True}),
     ("all-fives", 4, {"partners": True, "muggins_calls": True}),
+    ("standard-draw", 2, {"turn_seconds": 30, "timeout_limit": 2}),
+    ("dominorules-draw", 3, {"turn_seconds": 5, "auto_draw": True}),
+    ("all-fives", 3, {"turn_seconds": 5, "timeout_limit": 1}),
 ]
 TARGETS = (15, 40, 120)
+CHECKED_TYPES: set[str] = set()     # the type of every event check_event has looked at
 
 
 def T(pair) -> tuple[int, int]:
@@ -97,6 +108,7 @@ class Truth:
 
 
 def check_event(truth: Truth, reader, event: dict, where: str) -> None:
+    CHECKED_TYPES.add(event["type"])
     hand = truth.hand_of_seq[event["seq"]]
     skip = ("tiles",) if event["type"] == "tiles_turned_up" else ()
     leaked = tiles_in(event, skip=skip) & truth.secret(reader, hand)
@@ -187,6 +199,49 @@ def try_refused(client, app, match_id, tokens, truth: Truth, data) -> None:
         check_action_answer(app, match_id, seat, response.get_json())
 
 
+def open_table(client, app, preset: str, rules: dict, seats: list[dict], seed: str) -> tuple[str, dict[int, str]]:
+    """Create the match and claim its open seats, checking both answers: its id, the tokens by seat."""
+    created = client.post("/v1/matches", json={"preset": preset, "rules": rules, "seats": seats, "seed": seed})
+    assert created.status_code == 201, created.get_json()
+    created = created.get_json()
+    match_id = created["id"]
+    check_plain(Truth(app, match_id), None, created, "create answer")
+    tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
+    for seat in [i for i, s in enumerate(seats) if s["type"] == "open"]:
+        claimed = client.post(f"/v1/matches/{match_id}/seats/{seat}/claim", json={"name": f"C{seat}"})
+        assert claimed.status_code == 200, claimed.get_json()
+        claimed = claimed.get_json()
+        tokens[seat] = claimed["token"]
+        check_view(Truth(app, match_id), seat, claimed["view"], "claim answer")
+    return match_id, tokens
+
+
+def run_out_the_clock(client, app, match_id: str, truth: Truth) -> None:
+    """Let the seat to move time out: move the injected clock past its deadline, and send the
+    request that plays the turn (the summary) before the next ``Truth`` is read."""
+    app.extensions["boneyard.matches"].now.advance(truth.state.rules.turn_seconds + 1)
+    summary = client.get(f"/v1/matches/{match_id}")
+    assert summary.status_code == 200, summary.get_json()
+    after = Truth(app, match_id)
+    assert after.seq > truth.seq, "the clock ran out but no turn was played"
+    check_plain(after, None, summary.get_json(), "summary after a timeout")
+
+
+def options_of(client, match_id: str, tokens: dict) -> list[tuple[int, dict]]:
+    """Every (seat, action) the remote seats may take now."""
+    options = []
+    for seat, token in sorted(tokens.items()):
+        actions = client.get(f"/v1/matches/{match_id}/view", headers=auth(token)).get_json()["legal_actions"]
+        options += [(seat, action) for action in actions]
+    return options
+
+
+def clock_runs(truth: Truth) -> bool:
+    """A turn clock runs while a seat that is not a computer player is to move."""
+    state = truth.state
+    return bool(state.rules.turn_seconds) and state.turn is not None and state.seats[state.turn]["type"] != "bot"
+
+
 def play_one(client, app, data, max_actions: int) -> None:
     preset, players, rules = data.draw(st.sampled_from(TABLES), label="table")
     rules = {**rules, "target": data.draw(st.sampled_from(TARGETS), label="target")}
@@ -199,31 +254,22 @@ def play_one(client, app, data, max_actions: int) -> None:
             seat["level"] = data.draw(st.sampled_from(["random", "greedy"]), label="level")
     # The server seed comes from the example, so that hypothesis can replay and shrink it.
     seed = data.draw(st.text("0123456789abcdef", min_size=8, max_size=8), label="server seed")
-    created = client.post("/v1/matches", json={"preset": preset, "rules": rules, "seats": seats, "seed": seed})
-    assert created.status_code == 201, created.get_json()
-    created = created.get_json()
-    match_id = created["id"]
-    check_plain(Truth(app, match_id), None, created, "create answer")
-    tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
-    for seat in [i for i, kind in enumerate(kinds) if kind == "open"]:
-        claimed = client.post(f"/v1/matches/{match_id}/seats/{seat}/claim", json={"name": f"C{seat}"})
-        assert claimed.status_code == 200, claimed.get_json()
-        claimed = claimed.get_json()
-        tokens[seat] = claimed["token"]
-        check_view(Truth(app, match_id), seat, claimed["view"], "claim answer")
+    match_id, tokens = open_table(client, app, preset, rules, seats, seed)
 
     for _ in range(max_actions):
         truth = observe_everything(client, app, match_id, tokens,
                                    data.draw(st.sampled_from([None, *tokens]), label="log reader"))
         if truth.state.status == "ended":
             return
+        if all(s["type"] == "bot" for s in truth.state.seats):
+            return               # every person timed out and was replaced: the autoplay runner's table now
+        if clock_runs(truth) and data.draw(st.integers(0, 3), label="run out the clock?") == 0:
+            run_out_the_clock(client, app, match_id, truth)
+            continue
         if data.draw(st.integers(0, 4), label="refuse?") == 0:
             try_refused(client, app, match_id, tokens, truth, data)
             continue
-        options = []
-        for seat, token in sorted(tokens.items()):
-            actions = client.get(f"/v1/matches/{match_id}/view", headers=auth(token)).get_json()["legal_actions"]
-            options += [(seat, action) for action in actions]
+        options = options_of(client, match_id, tokens)
         assert options, "the match is live but no remote seat may act"
         seat, action = data.draw(st.sampled_from(options), label="action")
         if data.draw(st.booleans(), label="expected_seq?"):
@@ -237,6 +283,7 @@ def play_one(client, app, data, max_actions: int) -> None:
 def secrecy_app(database_url):
     app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
                       "ALLOW_CLIENT_SEED": True})
+    use_clock(app, FakeClock())        # turn clocks run out only when a test says so
     yield app
     app.extensions["boneyard.store"].dispose()
 
@@ -255,6 +302,52 @@ def test_no_answer_shows_a_seat_or_a_spectator_a_tile_it_may_not_know(secrecy_ap
 @given(data=st.data())
 def test_no_answer_shows_a_hidden_tile_over_many_long_matches(secrecy_app, data):
     play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=200)
+
+
+# Tables that between them make every event type, by their rules rather than by luck of the
+# deal: open seats claimed (seat_claimed); the lead turned up (tiles_turned_up); All Fives counts
+# (points_scored); a seat that never moves, whose clock runs out (turn_timed_out) until a bot
+# takes it over (seat_replaced); drawing at will, preferred, which empties the boneyard early
+# (tile_drawn); the Block game, where a stuck seat knocks (knocked), and where without fives a
+# match ends only with a hand (hand_ended). The seed is fixed: every run plays the same matches.
+COVERING_TABLES = [
+    ("all-fives", {"lead": "rotate_any", "draw_at_will": True, "turn_seconds": 5, "timeout_limit": 1, "target": 40},
+     [{"name": "Idle", "type": "remote"}, {"name": "Ana", "type": "remote"}, {"name": "Open", "type": "open"}]),
+    ("standard-block", {"target": 15}, [{"name": "Ben", "type": "remote"}, {"name": "Cy", "type": "open"}]),
+]
+IDLE = "Idle"
+
+
+def preferred(option: tuple[int, dict]) -> int:
+    """Scoring plays first, then draws: the moves that make the rarer events."""
+    action = option[1]
+    return 0 if action.get("scores") and action["type"] == "play" else 1 if action["type"] == "draw" else 2
+
+
+def test_the_secrecy_checks_see_every_event_type(secrecy_app):
+    """The checks above, run on scripted matches: every event they see they check as the reader
+    gets it (each seat, a spectator, the whole log); together, every type there is."""
+    client = secrecy_app.test_client()
+    CHECKED_TYPES.clear()
+    for preset, rules, seats in COVERING_TABLES:
+        match_id, tokens = open_table(client, secrecy_app, preset, rules, seats, "c0ffee00")
+        idle = {i for i, s in enumerate(seats) if s["name"] == IDLE}
+        for step in range(400):
+            readers = [None, *tokens]
+            truth = observe_everything(client, secrecy_app, match_id, tokens, readers[step % len(readers)])
+            if truth.state.status == "ended":
+                break
+            options = [(seat, action) for seat, action in options_of(client, match_id, tokens) if seat not in idle]
+            if not options:
+                assert clock_runs(truth), "only the idle seat may act, and no clock runs for it"
+                run_out_the_clock(client, secrecy_app, match_id, truth)
+                continue
+            seat, action = min(options, key=preferred)
+            response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[seat]), json=action)
+            assert response.status_code == 200, (action, response.get_json())
+            check_action_answer(secrecy_app, match_id, seat, response.get_json())
+        assert truth.state.status == "ended", f"{preset} {rules}: not over after {step + 1} steps"
+    assert CHECKED_TYPES == set(EVENT_TYPES), f"never checked: {sorted(set(EVENT_TYPES) - CHECKED_TYPES)}"
 
 
 def test_the_truth_sees_the_hidden_tiles_a_leak_would_show(secrecy_app):

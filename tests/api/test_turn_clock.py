@@ -1,35 +1,24 @@
 """Turn clocks through the app: deadlines in views, turns played when they run out, the sweep.
 
-The service's clock is injected (``service.now``), so time moves without sleeping.
+The service's clocks are injected (``service.now`` and its waiters' clock: ``fake_clock.py``),
+so time moves without sleeping.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
+from .fake_clock import FakeClock, use_clock
 from .helpers import act, create, tokens_of, view
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
 
-class Clock:
-    def __init__(self):
-        self.now = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
 @pytest.fixture
 def clock(app):
-    clock = Clock()
-    app.extensions["boneyard.matches"].now = clock
-    return clock
+    return use_clock(app, FakeClock())
 
 
 def events_after(client, match_id, after):
@@ -128,24 +117,11 @@ def test_a_match_played_by_timeouts_alone_ends_and_passes_the_fairness_check(cli
     assert fairness["moves_checked"] >= 2
 
 
-class RunningClock:
-    """Real time, shifted: the deadline comes a fraction of a second into a long-poll."""
-
-    def __init__(self, shift: float):
-        self.shift = timedelta(seconds=shift)
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.shift
-
-
-def test_a_long_poll_plays_a_turn_whose_clock_runs_out_while_it_waits(app, client):
-    import time
-    service = app.extensions["boneyard.matches"]
-    service.now = RunningClock(0)
+def test_a_long_poll_plays_a_turn_whose_clock_runs_out_while_it_waits(client, clock):
     created = create(client, TWO_REMOTE, rules={"turn_seconds": 30})
-    service.now = RunningClock(29.6)          # 0.4 s of the turn left
-    started = time.monotonic()
-    page = client.get(f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=10").get_json()
-    elapsed = time.monotonic() - started
-    assert page["events"][0]["type"] == "turn_timed_out"
-    assert 0.2 < elapsed < 3
+    seat = view(client, created["id"])["turn"]
+    clock.advance(29.6)                       # 0.4 s of the turn left when the long-poll starts
+    page = client.get(f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60").get_json()
+    assert page["events"][0] == {"seq": created["seq"] + 1, "type": "turn_timed_out", "seat": seat, "consecutive": 1}
+    # It slept past the deadline (by the re-check's margin), not to the end of its wait.
+    assert 30 < clock.monotonic() < 31 and len(clock.naps) == 1

@@ -1,13 +1,30 @@
-"""Waiting for the other players: long-polls and server-sent events, in-process."""
+"""Waiting for the other players: long-polls and server-sent events, in-process.
+
+The waiters' clock is injected (``tests/api/fake_clock.py``): a wait that times out passes at
+once, and a wait that an append must end is ended by that append, made only once the waiter
+is asleep (no sleeps, no windows of real time).
+"""
 
 from __future__ import annotations
 
-import threading
-import time
+import pytest
 
+from .fake_clock import ActWhenWaiting, FakeClock, use_clock
 from .helpers import auth, create, play_to_end, tokens_of, view
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+
+
+@pytest.fixture
+def clock(app):
+    """Time that passes only when a waiter sleeps with nothing to wake it."""
+    return use_clock(app, FakeClock())
+
+
+@pytest.fixture
+def wakeable(app):
+    """Time that stands still: a waiter sleeps until an append wakes it."""
+    return use_clock(app, FakeClock(wakeable=True))
 
 
 def _live(client):
@@ -15,43 +32,29 @@ def _live(client):
     return created["id"], tokens_of(created), created["seq"]
 
 
-def _act_later(client, match_id, token, delay):
-    def run():
-        time.sleep(delay)
-        action = view(client, match_id, token)["legal_actions"][0]
-        client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth(token))
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
-
-
-def test_a_long_poll_answers_at_once_when_events_exist(client):
+def test_a_long_poll_answers_at_once_when_events_exist(client, clock):
     match_id, _, seq = _live(client)
-    started = time.monotonic()
     page = client.get(f"/v1/matches/{match_id}/events?after={seq - 1}&wait=30").get_json()
     assert [e["seq"] for e in page["events"]] == [seq]
-    assert time.monotonic() - started < 1
+    assert clock.naps == [] and clock.monotonic() == 0      # it never slept
 
 
-def test_a_long_poll_is_woken_by_another_clients_action(app, client):
+def test_a_long_poll_is_woken_by_another_clients_action(app, client, wakeable):
     match_id, tokens, seq = _live(client)
     turn = view(client, match_id)["turn"]
-    other = app.test_client()
-    thread = _act_later(other, match_id, tokens[turn], 0.3)
-    started = time.monotonic()
+    actor = ActWhenWaiting(app.test_client(), match_id, tokens[turn], wakeable)
+    actor.start()
     page = client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=20").get_json()
-    elapsed = time.monotonic() - started
-    thread.join()
+    assert actor.finish() == 200
     assert page["events"] and page["events"][0]["seq"] == seq + 1
-    assert 0.25 < elapsed < 2.0
+    assert wakeable.naps == [(20, True)]                   # one sleep of the whole wait, ended by the append
 
 
-def test_a_long_poll_times_out_with_an_empty_page(client):
+def test_a_long_poll_times_out_with_an_empty_page(client, clock):
     match_id, _, seq = _live(client)
-    started = time.monotonic()
     page = client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=0.5").get_json()
     assert page["events"] == [] and page["seq"] == seq
-    assert 0.45 < time.monotonic() - started < 3
+    assert clock.naps == [(0.5, False)] and clock.monotonic() == 0.5
 
 
 def test_wait_is_bounded_to_sixty_seconds(client):
@@ -94,15 +97,17 @@ def test_the_stream_sends_the_view_then_events_with_ids_and_resumes_after_last_e
     assert messages[-1]["event"] == "match_ended"
 
 
-def test_the_live_stream_delivers_an_action_appended_after_it_opened(app, client):
+def test_the_live_stream_delivers_an_action_appended_after_it_opened(app, client, wakeable):
     match_id, tokens, seq = _live(client)
     turn = view(client, match_id)["turn"]
-    thread = _act_later(app.test_client(), match_id, tokens[turn], 0.3)
+    actor = ActWhenWaiting(app.test_client(), match_id, tokens[turn], wakeable)
+    actor.start()
     response = client.get(f"/v1/matches/{match_id}/stream", headers=auth(tokens[1 - turn]), buffered=False)
     messages = _read_stream(response, limit=2)
-    thread.join()
+    assert actor.finish() == 200
     assert messages[0]["event"] == "view"
     assert int(messages[1]["id"]) == seq + 1
+    assert [woken for _, woken in wakeable.naps] == [True]     # the stream slept once, until the append
 
 
 def test_the_stream_refuses_a_bad_token_before_streaming(client):

@@ -3,13 +3,14 @@ never query the database while they wait.
 
 Appends here come from a second engine on the same database, as another process's would:
 no in-process ``announce`` helps. The SQLite poller is driven by hand (``poll_once``; its
-thread is not started), so the tests say exactly which poll found what.
+thread is not started), so the tests say exactly which poll found what. Where a test needs to
+know whether a waiter slept and what woke it, the hub's clock is a wakeable fake
+(``fake_clock.py``): it tells when a waiter is asleep and records each sleep.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from sqlalchemy import event
@@ -18,6 +19,7 @@ from api.services.waiting import Client, Waiter
 from api.store import Store, make_engine
 from api.store.notify import SqlitePoller
 
+from .fake_clock import FakeClock
 from .helpers import act, auth, create, tokens_of, view
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
@@ -79,9 +81,7 @@ def _source(hub):
         if getattr(hub, "manual_poller", None) is None:
             hub.manual_poller = SqlitePoller(hub.store.engine.url.database, hub.watched, hub.seen, hub.may_retire)
         return hub.manual_poller
-    deadline = time.monotonic() + 5
-    while hub.source is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert hub.source is not None                   # started by the first subscribe, before it returned
     return hub.source
 
 
@@ -148,13 +148,16 @@ def test_an_append_between_the_read_and_the_subscription_is_not_missed(hub, othe
     created = create(other_process, TWO_REMOTE)
     read_seq = created["seq"]                       # the client read the match...
     new_seq = _move(other_process, created)         # ...someone appended...
+    hub.clock = clock = FakeClock(wakeable=True)
     with hub.subscribe(created["id"]) as sub:       # ...then it subscribed, and says what it read:
         sub.saw(read_seq)
         if not is_postgres:
             _source(hub).poll_once()                # the first poll reads every watched match
-        started = time.monotonic()
         assert sub.wait(read_seq, 5) == new_seq
-        assert time.monotonic() - started < 2
+    if is_postgres:                                 # the listener reads the watched matches when it starts
+        assert all(woken for _, woken in clock.naps), clock.naps
+    else:
+        assert clock.naps == []                     # the poll had told the slot: no sleep at all
 
 
 def test_a_waiter_whose_client_has_gone_ends_at_the_next_check(hub, other_process):
@@ -162,23 +165,21 @@ def test_a_waiter_whose_client_has_gone_ends_at_the_next_check(hub, other_proces
     for _ in range(2):              # the checker stops once nobody waits, and starts again for the next
         gone = threading.Event()
         client = Client("203.0.113.9", gone.is_set)
+        hub.clock = clock = FakeClock(wakeable=True)
         with hub.subscribe(created["id"], client) as sub:
+            checker = hub._checker
             sub.saw(created["seq"])
             done = {}
             thread = threading.Thread(target=lambda sub=sub, done=done: done.setdefault(
                 "seq", sub.wait(created["seq"], 30)))
             thread.start()
-            time.sleep(0.2)
-            assert thread.is_alive()
-            gone.set()
-            left = time.monotonic()
+            assert clock.sleeping.wait(5)           # the waiter is asleep...
+            gone.set()                              # ...when its client goes
             thread.join(5)
-            assert not thread.is_alive() and time.monotonic() - left < 1
-            assert sub.left and done["seq"] == created["seq"]
-        deadline = time.monotonic() + 5
-        while hub._checker is not None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert hub._checker is None
+            assert not thread.is_alive() and sub.left and done["seq"] == created["seq"]
+            assert clock.naps == [(30, True)]       # woken by the checker, not by its own timeout
+        checker.join(5)                             # nobody left to check: the checker stops
+        assert not checker.is_alive() and hub._checker is None
 
 
 def test_the_cap_counts_waits_per_address_in_the_database(database_url):

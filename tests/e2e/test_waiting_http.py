@@ -2,7 +2,8 @@
 
 A client long-polls server A while another client acts through server B; A must answer
 within a fraction of a second (PostgreSQL: LISTEN/NOTIFY; SQLite: each process's one poller
-of ``PRAGMA data_version``, every 0.15 s).
+of ``PRAGMA data_version``, every 0.15 s). The action is sent once the long-poll is waiting: its
+waiter slot is in the database (a bounded poll of another process's state, not a sleep).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 import pytest
 import requests
 
+from api.store import Store, make_engine
 from tests.servers import running_gunicorn
 
 
@@ -24,7 +26,13 @@ def two_servers(database_url, tmp_path):
         yield base_a, base_b
 
 
-def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, is_postgres):
+def waiting_long_polls(store: Store) -> int:
+    """How many waits hold a slot of the per-address cap now: a long-poll holds one only while it waits."""
+    with store.unit_of_work(readonly=True) as uow:
+        return uow.connection.exec_driver_sql("SELECT count(*) FROM waiter_slots").scalar()
+
+
+def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, database_url, is_postgres):
     base_a, base_b = two_servers
     created = requests.post(f"{base_a}/v1/matches", json={"seats": [
         {"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}, timeout=10).json()
@@ -35,9 +43,12 @@ def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers,
     action = requests.get(f"{base_b}/v1/matches/{match_id}/view", headers=headers, timeout=10).json()["legal_actions"][0]
 
     acted_at = {}
+    store = Store(make_engine(database_url, pool_size=1))
 
     def act():
-        time.sleep(0.5)
+        deadline = time.monotonic() + 10           # a bound for a broken run, not a measure
+        while waiting_long_polls(store) == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
         acted_at["t"] = time.monotonic()
         response = requests.post(f"{base_b}/v1/matches/{match_id}/actions", json=action, headers=headers, timeout=10)
         acted_at["done"] = time.monotonic()
@@ -48,6 +59,7 @@ def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers,
     page = requests.get(f"{base_a}/v1/matches/{match_id}/events", params={"after": seq, "wait": 20}, timeout=30)
     woken = time.monotonic()
     thread.join()
+    store.dispose()
     assert acted_at["status"] == 200
     assert page.status_code == 200 and page.json()["events"][0]["seq"] == seq + 1
     latency = woken - acted_at["done"]

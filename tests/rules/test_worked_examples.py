@@ -13,7 +13,8 @@ import pytest
 from api.rules import IllegalPlay, NothingToMuggins, WrongClaim
 from api.rules.clock import time_out
 from api.rules.engine import CallMuggins, Draw, Play
-from api.rules.state import HandResult, round_to_five
+from api.rules.scoring import round_to_five
+from api.rules.state import HandResult
 
 from tests.rules.support import SEED, T, Table
 

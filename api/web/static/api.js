@@ -1,0 +1,47 @@
+// The HTTP client: the only module that knows the API's paths and how it answers.
+//
+// The page speaks only the public API (/v1), at the same origin, relative to the page so a
+// mount prefix (SCRIPT_NAME) works. Failures arrive as RFC 9457 problems; they are thrown as
+// ApiError carrying the problem's stable `code`, which callers branch on (never on text).
+
+const BASE = new URL("../v1/", document.baseURI).href;
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem?.code;
+  }
+}
+
+/** One request; resolves to {status, etag, data}, or {status: 304, etag} when nothing changed. */
+async function request(path, { method = "GET", token, body, headers = {} } = {}) {
+  const h = { Accept: "application/json", ...headers };
+  if (token) h.Authorization = `Bearer ${token}`;
+  if (body !== undefined) h["Content-Type"] = "application/json";
+  const res = await fetch(BASE + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+  if (res.status === 304) return { status: 304, etag: res.headers.get("ETag") };
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, data);
+  return { status: res.status, etag: res.headers.get("ETag"), data };
+}
+
+/** POST /matches; `apiKey` is the portal key a server may require to create matches. */
+export function createMatch(body, apiKey) {
+  return request("matches", { method: "POST", headers: apiKey ? { "X-API-Key": apiKey } : {}, body });
+}
+
+/** GET a seat's view (`token` undefined: the spectator's); with `etag`, 304 when unchanged. */
+export function getView(matchId, token, etag) {
+  return request(`matches/${matchId}/view`, { token, headers: etag ? { "If-None-Match": etag } : {} });
+}
+
+/** One page of events after `after`, redacted for the seat whose token is sent. */
+export function getEvents(matchId, token, after, limit = 500) {
+  return request(`matches/${matchId}/events?after=${after}&limit=${limit}`, { token });
+}
+
+/** POST one action; the answer carries the actor's new view and its ETag. */
+export function postAction(matchId, token, body) {
+  return request(`matches/${matchId}/actions`, { method: "POST", token, body });
+}

@@ -1,0 +1,250 @@
+// Drawing the table from the state: heading, opponents, the line (or cross) of play, the
+// status bar, the viewer's hand and its buttons.
+//
+// Rendering only reads the state and never decides a rule: what is playable, and where,
+// comes from the view's `legal_actions`. It attaches no handlers either; input.js listens on
+// the containers (#hand, #line, #end-choice), so a re-render never loses one.
+
+import { $, h } from "./dom.js";
+import { renderLog } from "./log.js";
+import { presetLabel } from "./presets.js";
+import { isLocal, legal, myTurn, plays, seatName, selectedTileKey, sideOf, state, winnerName } from "./state.js";
+import { sameTile, tileEl, tileKey } from "./tiles.js";
+
+/** The ends in screen order, left to right: the end-choice buttons and `,`/`.` follow it. */
+export const END_ORDER = ["left", "up", "down", "right"];
+
+const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
+// the line starts big and shrinks as it grows (the layout picks the largest unit that fits)
+const maxUnit = () => (window.innerWidth < 640 ? 34 : 44);
+
+export function render() {
+  const v = state.view;
+  if (!v) return;
+  const hidden = state.overlay === "pass" || state.passTo !== null;
+  document.body.dataset.seq = String(v.seq);     // lets tests (and curious people) see what is shown
+  document.body.classList.toggle("my-turn", myTurn());
+  renderMeta(v);
+  renderOpponents(v);
+  renderLine();
+  renderStatus(v, hidden);
+  renderHand(v, hidden);
+  renderLog();
+}
+
+function renderMeta(v) {
+  $("#match-meta").replaceChildren(
+    h("span", {}, presetLabel(v.rules.preset)), h("span", { class: "dot" }, "·"),
+    h("span", {}, `to ${v.rules.target}`), h("span", { class: "dot" }, "·"),
+    h("span", {}, `hand ${v.hand_number}`));
+}
+
+function seatBadge(seat) {
+  const s = state.view.seats[seat];
+  if (s.type === "bot") return h("span", { class: "badge" }, `computer · ${s.level}`);
+  if (isLocal(seat) && state.match.humans > 1) return h("span", { class: "badge" }, "this device");
+  if (!isLocal(seat)) return h("span", { class: "badge" }, "online");
+  return null;
+}
+
+function renderOpponents(v) {
+  const others = v.seats.filter((s) => s.seat !== state.viewer);
+  $("#opponents").replaceChildren(...others.map((s) => {
+    const n = v.hand_counts[s.seat];
+    const drawn = v.drawn?.[s.seat] || 0;
+    const backs = h("div", { class: "backs", "aria-hidden": "true" },
+      Array.from({ length: Math.min(n, 14) }, () => h("span", { class: "back" })));
+    return h("div", { class: `opp ${v.turn === s.seat && v.status === "playing" ? "turn" : ""}`, dataset: { seat: String(s.seat) } },
+      h("div", { class: "opp-head" }, h("span", { class: "name" }, s.name), seatBadge(s.seat)),
+      backs,
+      h("div", { class: "opp-foot" },
+        h("span", {}, h("b", { dataset: { handCount: String(s.seat) } }, String(n)), n === 1 ? " tile" : " tiles"),
+        drawn ? h("span", { class: "muted" }, `drew ${drawn}`) : null,
+        h("span", { class: "score" }, "Score ", h("b", { dataset: { score: String(s.seat) } }, String(v.scores[sideOf(s.seat)])))));
+  }));
+}
+
+function renderStatus(v, hidden) {
+  $("#boneyard-count").textContent = String(v.boneyard);
+  const countPill = $("#count-pill");
+  countPill.hidden = v.count === undefined || v.count === null;
+  if (!countPill.hidden) $("#ends-count").textContent = String(v.count);
+  let text;
+  if (v.status === "ended") text = `Match over: ${winnerName(v.winner)} ${v.sides ? "win" : "wins"}. Press N for a new match.`;
+  else if (v.status === "waiting") text = "Waiting for players to join…";
+  else if (hidden) text = `Pass the device to ${seatName(state.passTo)}.`;
+  else if (v.turn === state.viewer) {
+    const who = state.match.humans > 1 ? `${seatName(state.viewer)}, your turn` : "Your turn";
+    if (plays().size) text = `${who}: play a lifted tile.`;
+    else if (legal("draw").length) text = `${who}: nothing fits, draw from the boneyard.`;
+    else if (legal("knock").length) text = `${who}: nothing fits and nothing to draw, knock.`;
+    else text = `${who}.`;
+  } else text = `${seatName(v.turn)} to play…`;
+  $("#status").textContent = text;
+}
+
+function renderHand(v, hidden) {
+  const me = state.viewer;
+  $("#me").classList.toggle("spectator", me === null);
+  $("#me-name").textContent = me === null ? "Spectating" : seatName(me);
+  $("#me-score").textContent = me === null ? "–" : String(v.scores[sideOf(me)]);
+  $("#me-score").dataset.score = me === null ? "" : String(me);
+  $("#me-pips").textContent = hidden ? "?" : String(v.pips ?? 0);
+  const hand = $("#hand");
+  const options = plays();
+  const turn = myTurn();
+  const tiles = v.hand || [];
+  const hadFocus = hand.contains(document.activeElement);
+  hand.classList.toggle("hidden-hand", hidden);
+  hand.dataset.handCount = String(tiles.length);
+  if (hidden) {
+    hand.replaceChildren(...tiles.map(() => h("span", { class: "back big" })));
+  } else {
+    hand.replaceChildren(...tiles.map((t, i) => {
+      const k = tileKey(t);
+      const ends = (options.get(k) || []).map((a) => a.end);
+      const playable = turn && ends.length > 0;
+      const btn = h("button", {
+        type: "button", class: `hand-tile${playable ? " playable" : ""}${i === state.selected ? " selected" : ""}`,
+        tabindex: i === state.selected ? "0" : "-1", "aria-pressed": i === state.selected ? "true" : "false",
+        "aria-label": `${t[0]}-${t[1]}${playable ? `, plays on ${ends.join(" or ")}` : ""}`,
+        dataset: { tile: k, index: String(i), ends: ends.join(" ") },
+      }, tileEl(t[0], t[1], true));
+      // fives games: the view marks plays that score; show the best of this tile's
+      const bonus = Math.max(0, ...(options.get(k) || []).map((a) => a.scores || 0));
+      if (playable && bonus) btn.append(h("span", { class: "bonus", title: `scores ${bonus}` }, `+${bonus}`));
+      if (turn && !playable) btn.classList.add("dim");
+      return btn;
+    }));
+    // re-rendering replaces the buttons: keep keyboard focus on the selection
+    const lost = document.activeElement === document.body && state.keyboard && !state.overlay;
+    if (hadFocus || lost) $(`.hand-tile[data-index="${state.selected}"]`, hand)?.focus();
+  }
+  const draw = legal("draw");
+  const canDraw = turn && draw.length > 0 && !hidden;
+  $("#draw").disabled = !canDraw;
+  $("#draw").title = canDraw ? `Draw from the boneyard (${v.boneyard} left)` : "Drawing is allowed only when nothing fits";
+  $("#knock").disabled = !(turn && legal("knock").length && !hidden);
+  const muggins = legal("muggins");
+  $("#muggins").hidden = !(muggins.length && !hidden);
+  renderEndChoice(turn && !hidden);
+}
+
+// A tile that fits several ends also gets big buttons, one per end: on a crowded line the
+// ends themselves can be small targets for a finger. Each button names its tile and end
+// (data-tile, data-choose-end), so the click plays what the button showed.
+export function renderEndChoice(active) {
+  const box = $("#end-choice");
+  const key = selectedTileKey();
+  const options = active && key ? (plays().get(key) || []) : [];
+  box.hidden = options.length < 2;
+  if (box.hidden) { box.replaceChildren(); return; }
+  const values = Object.fromEntries((state.view.ends || []).map((e) => [e.end, e.value]));
+  const ordered = END_ORDER.filter((end) => options.some((a) => a.end === end));
+  box.replaceChildren(h("span", { class: "label" }, `${key} on`), ...ordered.map((end) =>
+    h("button", { type: "button", class: `btn small${state.chosenEnd === end ? " primary" : ""}`, dataset: { chooseEnd: end, tile: key } },
+      `${end} · ${values[end] ?? ""}`,
+      options.find((a) => a.end === end)?.scores ? ` (+${options.find((a) => a.end === end).scores})` : "")));
+}
+
+// The line is laid out as a snake (rows alternate direction, like a line turning at the
+// table's edge); spinner games show a cross: the line through the spinner, its arms above
+// and below. Each open end is a drop target showing the number it needs.
+export function renderLine() {
+  const v = state.view;
+  const board = $("#board");
+  const line = $("#line");
+  if (!v) return;
+  const selectedKey = selectedTileKey();
+  const fits = new Set(myTurn() && selectedKey ? (plays().get(selectedKey) || []).map((a) => a.end) : []);
+  const dragFits = new Set(state.drag?.ends || []);
+  const live = new Set(myTurn() ? [...plays().values()].flat().map((a) => a.end) : []);
+  const values = Object.fromEntries((v.ends || []).map((e) => [e.end, e.value]));
+  const target = (end, label) => {
+    const el = h("button", { type: "button", class: "end-target", dataset: { end },
+      "aria-label": `${end} end${values[end] !== undefined ? `, needs ${values[end]}` : ""}`, tabindex: fits.has(end) ? "0" : "-1" },
+      h("span", { class: "need" }, label ?? String(values[end] ?? "")));
+    if (fits.has(end) || dragFits.has(end)) el.classList.add("fits");
+    else if (live.has(end)) el.classList.add("live");
+    if (state.chosenEnd === end && fits.has(end)) el.classList.add("chosen");
+    return el;
+  };
+  line.replaceChildren();
+  line.className = "line";
+  const W = board.clientWidth - 16, H = board.clientHeight - 16;
+  const isDouble = (t) => t[0] === t[1];
+
+  if (!v.line.length) {
+    const lead = (v.legal_actions || []).find((a) => a.type === "play");
+    if (lead) {
+      line.classList.add("empty");
+      line.append(target(lead.end, "lead"));
+    } else {
+      line.append(h("p", { class: "empty-note" }, v.status === "playing" ? "Waiting for the lead…" : ""));
+    }
+    return;
+  }
+
+  if (v.spinner && v.arms) {
+    // a cross: column 2 holds the spinner with its arms above and below; the line runs
+    // through it in row 2 (CSS grid areas keep the arms centred on the spinner)
+    const k = v.line.findIndex((t) => sameTile(t, v.spinner));
+    const span = (tiles) => tiles.reduce((n, t) => n + (isDouble(t) ? 1 : 2), 0);
+    const across = span(v.line.slice(0, k)) + span(v.line.slice(k + 1)) + 2 + 4.5;
+    const tall = span(v.arms.up) + span(v.arms.down) + 2 + (values.up !== undefined ? 1.5 : 0) + (values.down !== undefined ? 1.5 : 0);
+    const u = clamp(Math.floor(Math.min(W / across, H / (tall + 0.5))), 12, maxUnit());
+    line.style.setProperty("--u", `${u}px`);
+    line.classList.add("cross");
+    const laid = (t, vertical) => tileEl(t[0], t[1], vertical, isDouble(t) ? "double" : "");
+    line.append(
+      h("div", { class: "seg left" }, values.left !== undefined ? target("left") : null,
+        v.line.slice(0, k).map((t) => laid(t, isDouble(t)))),
+      h("div", { class: "seg spin" }, tileEl(v.line[k][0], v.line[k][1], true, "double spinner")),
+      h("div", { class: "seg right" }, v.line.slice(k + 1).map((t) => laid(t, isDouble(t))),
+        values.right !== undefined ? target("right") : null),
+      // arms: [number touching the spinner's side, other]; the up arm grows upwards
+      h("div", { class: "seg up" }, v.arms.up.map((t) => laid([t[1], t[0]], !isDouble(t))),
+        values.up !== undefined ? target("up") : null),
+      h("div", { class: "seg down" }, v.arms.down.map((t) => laid(t, !isDouble(t))),
+        values.down !== undefined ? target("down") : null));
+    return;
+  }
+
+  // the snake: items are targets and tiles, each with a width in units
+  const items = [{ kind: "target", end: "left", w: 2 }];
+  for (const t of v.line) items.push({ kind: "tile", t, w: isDouble(t) ? 1 : 2 });
+  items.push({ kind: "target", end: "right", w: 2 });
+  const gap = 0.12;
+  let u = maxUnit(), rows;
+  for (; u >= 12; u -= 1) {
+    rows = snakeRows(items, Math.floor(W / u), gap);
+    if (rows.length * (2 + 0.5) * u <= H || u === 12) break;
+  }
+  line.style.setProperty("--u", `${u}px`);
+  line.classList.add("snake");
+  rows.forEach((rowItems, r) => {
+    const reverse = r % 2 === 1;
+    const row = h("div", { class: `snake-row${reverse ? " rev" : ""}` });
+    for (const it of rowItems) {
+      if (it.kind === "target") row.append(target(it.end));
+      else {
+        const [a, b] = reverse ? [it.t[1], it.t[0]] : it.t;
+        row.append(tileEl(a, b, isDouble(it.t), isDouble(it.t) ? "double" : ""));
+      }
+    }
+    line.append(row);
+  });
+}
+
+/** Items packed into rows of `capacity` units, a new row when the next item would overflow. */
+function snakeRows(items, capacity, gap) {
+  const rows = [[]];
+  let used = 0;
+  for (const it of items) {
+    const w = it.w + gap;
+    if (used + w > capacity && rows[rows.length - 1].length) { rows.push([]); used = 0; }
+    rows[rows.length - 1].push(it);
+    used += w;
+  }
+  return rows;
+}

@@ -1,0 +1,52 @@
+// The log panel: the match's events as sentences.
+//
+// It prints counts and public moves only, never the face of a drawn tile (friends share
+// this screen), and folds a run of draws by one seat into one line.
+
+import { $, h } from "./dom.js";
+import { seatName, state, winnerName } from "./state.js";
+
+function endsText(ends) {
+  const vals = Object.values(ends || {});
+  return vals.length ? vals.join(" · ") : "";
+}
+
+function logLines() {
+  const lines = [];
+  let lastDraw = null;
+  for (const e of state.events) {
+    if (e.type === "tile_drawn") {
+      if (lastDraw && lastDraw.seat === e.seat) { lastDraw.n += 1; lastDraw.el.textContent = `${seatName(e.seat)} drew ${lastDraw.n} from the boneyard`; continue; }
+      lastDraw = { seat: e.seat, n: 1, el: h("li", { class: "ev-draw", dataset: { event: "draw", seat: String(e.seat) } }, `${seatName(e.seat)} drew 1 from the boneyard`) };
+      lines.push(lastDraw.el);
+      continue;
+    }
+    lastDraw = null;
+    const li = (cls, ...text) => lines.push(h("li", { class: `ev-${cls}`, dataset: { event: e.type, seq: String(e.seq) } }, ...text));
+    switch (e.type) {
+      case "match_created": li("sys", `New match: first to ${e.rules.target}.`); break;
+      case "seat_claimed": li("sys", `${e.name} took seat ${e.seat + 1}.`); break;
+      case "tiles_turned_up": li("sys", `Tiles turned up; ${seatName(e.leader)} leads.`); break;
+      case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${e.boneyard} in the boneyard. ${seatName(e.leader)} leads.`); break;
+      case "tile_played": li("play", `${seatName(e.seat)} ${e.auto ? "led" : "played"} `, h("b", {}, `${e.tile[0]}-${e.tile[1]}`),
+        e.auto ? "" : ` on the ${e.end}${e.end === "up" || e.end === "down" ? " arm" : ""}`, `  (ends ${endsText(e.ends)})`); break;
+      case "knocked": li("knock", `${seatName(e.seat)} knocked: nothing for ${endsText(e.ends)}`); break;
+      case "points_scored": li("points", `${seatName(e.seat)} scored ${e.points}${e.how === "muggins" ? " calling muggins" : ` (count ${e.count})`}`); break;
+      case "hand_ended": li("result", e.winner === null ? `Hand ${e.hand_number} blocked: a tie, nobody scores.`
+        : `Hand ${e.hand_number}: ${seatName(e.winner)} ${e.reason === "domino" ? "went out" : "won the blocked hand"}, +${e.points}.`); break;
+      case "match_ended": li("result", `${winnerName(e.winner)} won the match.`); break;
+      default: li("sys", e.type.replace(/_/g, " "));
+    }
+  }
+  return lines;
+}
+
+export function renderLog() {
+  const log = $("#log");
+  // follow the newest line unless the reader scrolled up to read older ones
+  const stick = !log.childElementCount || log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+  const lines = logLines();
+  log.replaceChildren(...lines);
+  $("#log-last").textContent = lines.length ? lines[lines.length - 1].textContent : "";
+  if (stick) log.scrollTop = log.scrollHeight;
+}
