@@ -2,8 +2,8 @@
 
 ``choose_action(level, view, log, rng_seed)`` is the one entry point. A bot sees exactly
 what its seat may see: ``view`` is ``api.rules.view(state, seat)`` and ``log`` is the
-whole match log as that seat sees it (``api.rules.redact_event(event, seat)`` for every
-event). It never receives a ``MatchState``, so it cannot read another hand or the
+current hand's events as that seat sees them (``api.rules.redact_event(event, seat)`` for
+each; earlier hands are over and shown face up in their results). It never receives a ``MatchState``, so it cannot read another hand or the
 boneyard. The answer is one of ``view["legal_actions"]`` verbatim (under
 ``muggins_calls`` a listed scoring play carries its ``claim``; only the random level sends
 it without, as a beginner who forgets to count), and it depends only on the inputs:

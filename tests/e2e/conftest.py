@@ -46,13 +46,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if external and make_url(external).get_backend_name() == "postgresql":
         pytest.skip("browser tests run in the SQLite pass only")
     from api import create_app
-    import api.web
 
     path = tmp_path_factory.mktemp("e2e") / "boneyard.db"
     app = create_app({"DATABASE_URL": f"sqlite:///{path}", "RATELIMIT_ENABLED": False,
                       "LOG_LEVEL": "WARNING"})
-    if "web" not in app.blueprints:  # until create_app registers the table itself
-        app.register_blueprint(api.web.blp)
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="e2e-server", daemon=True)
     thread.start()
