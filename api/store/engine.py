@@ -24,6 +24,7 @@ PostgreSQL
 from __future__ import annotations
 
 import math
+import sqlite3
 import threading
 import time
 import weakref
@@ -108,6 +109,27 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
     raise ValueError(f"unsupported database backend {backend!r} in DATABASE_URL")
 
 
+def use_wal(cursor, *, waited=time.sleep) -> None:
+    """Put the database in WAL mode (a no-op once it is: the mode is kept in the file).
+
+    Switching a fresh file's journal needs the database to itself, and SQLite answers
+    "database is locked" at once rather than calling its busy handler. Several gunicorn
+    workers starting on a new file meet exactly that: the first one migrates it (holding the
+    write lock) while the next connects. So the switch is retried for as long as a writer
+    would wait (``SQLITE_BUSY_TIMEOUT_MS``); ``waited(seconds)`` is the pause between tries.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            waited(0.05)
+
+
 def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine:
     in_memory = database in (None, "", ":memory:")
     options: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
@@ -128,7 +150,7 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA foreign_keys = ON")
             if not in_memory:
-                cursor.execute("PRAGMA journal_mode = WAL")
+                use_wal(cursor)
                 cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
             cursor.close()

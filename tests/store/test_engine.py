@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from sqlalchemy.exc import DBAPIError
 
 from api.store import make_engine
+from api.store.engine import use_wal
 
 
 def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path):
@@ -17,6 +20,31 @@ def test_sqlite_connections_use_wal_foreign_keys_and_a_busy_timeout(tmp_path):
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
     finally:
         engine.dispose()
+
+
+def test_a_connection_waits_for_another_to_finish_before_switching_a_fresh_file_to_wal(tmp_path):
+    """Workers starting on a new file: one holds the write lock (migrating) in the rollback
+    journal; the next to connect waits for it to finish instead of failing "locked"."""
+    path = tmp_path / "fresh.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")             # as a migration in progress holds it
+    pauses = []
+
+    def waited(seconds):                          # the holder commits during the first pause
+        pauses.append(seconds)
+        holder.execute("COMMIT")
+
+    late = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        use_wal(late.cursor(), waited=waited)
+        assert late.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert pauses == [0.05]
+        use_wal(late.cursor(), waited=waited)     # already WAL: nothing to wait for
+        assert pauses == [0.05]
+    finally:
+        late.close()
+        holder.close()
 
 
 def test_unsupported_backends_are_refused():
