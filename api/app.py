@@ -16,6 +16,7 @@ from flask import Flask, current_app
 from flask.cli import AppGroup
 from flask_cors import CORS
 from werkzeug.middleware.proxy_fix import ProxyFix
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask_smorest import Api
 
 from api import config as config_module
@@ -53,23 +54,28 @@ class BoneyardApi(Api):
     def handle_http_exception(self, error):
         return errors.handle_http_exception(error)
 
-    def _register_pagination_header(self):
-        """Not registered: our lists page by cursor (``next_cursor``, ``Link``), not by
-        flask-smorest's ``X-Pagination``, so its schema would be an unused model in every
-        generated client."""
 
-    def _register_responses(self):
-        # Fields documented by their shape (openapi_shapes) before the first schema is: the
-        # problem document's, registered right here.
-        self.ma_plugin.converter.add_attribute_function(field_shape)
-        # flask-smorest documents its error responses as application/json; ours are problem+json.
-        self.DEFAULT_RESPONSE_CONTENT_TYPE = errors.PROBLEM_CONTENT_TYPE
-        try:
-            super()._register_responses()
-        finally:
-            del self.DEFAULT_RESPONSE_CONTENT_TYPE
-        # Every operation's default response: what any request may be answered, whatever the operation.
-        self.spec.components.responses_lazy["DEFAULT_ERROR"].update(problem_codes.default_response_doc())
+class ShapedMarshmallowPlugin(MarshmallowPlugin):
+    """apispec's marshmallow plugin, documenting fields by their shape (``openapi_shapes``)
+    from the first schema it converts on (the problem document's, at the Api's start)."""
+
+    def init_spec(self, spec):
+        super().init_spec(spec)
+        self.converter.add_attribute_function(field_shape)
+
+
+def problem_responses_documented(api: Api) -> None:
+    """flask-smorest registers its error responses as ``application/json``; ours are
+    problem+json. Every operation's default response lists what any request may be answered.
+    flask-smorest's ``X-Pagination`` header is dropped: our lists page by cursor (``next_cursor``,
+    ``Link``), so it would be an unused model in every generated client."""
+    for response in api.spec.components.responses_lazy.values():
+        content = response.get("content", {})
+        if "application/json" in content:
+            content[errors.PROBLEM_CONTENT_TYPE] = content.pop("application/json")
+    api.spec.components.responses_lazy["DEFAULT_ERROR"].update(problem_codes.default_response_doc())
+    api.spec.components.headers_lazy.pop("PAGINATION", None)
+    api.spec.components.schemas.pop("PaginationMetadata", None)
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -107,7 +113,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(settle_retry_after)    # registered first: runs after the limiter's own hook
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
-    api = BoneyardApi(app)
+    api = BoneyardApi(app, spec_kwargs={"marshmallow_plugin": ShapedMarshmallowPlugin()})
+    problem_responses_documented(api)
     input_guard.document(api)
     app.extensions[API_KEY] = api
     errors.register_error_handlers(app)

@@ -19,7 +19,7 @@ A seat that moves by itself resets its count (``MatchState.on_seat_acted``).
 from __future__ import annotations
 
 from . import errors
-from .engine import EventSink, _check_live, _check_turn, dealer_for, perform_play, settle
+from .engine import EventSink, check_live, check_turn, dealer_for, perform_play, settle
 from .events import Event, SeatReplaced, TurnTimedOut
 from .state import MatchState
 from .tiles import Tile
@@ -39,17 +39,17 @@ def forced_choice(st: MatchState, seat: int) -> tuple[Tile, int] | None:
 def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
     """The events of ``seat``'s timed-out turn (consequences included)."""
     st = state.copy()
-    _check_live(st, seat)
+    check_live(st, seat)
     if not st.rules.turn_seconds:
         raise errors.IllegalAction("this match has no turn clock", code="no_turn_clock")
-    _check_turn(st, seat)
+    check_turn(st, seat)
     if st.seats[seat].get("type") == "bot":
         raise errors.IllegalAction("a computer player moves at once: its turn cannot time out",
                                    code="bot_seat")
     rules = st.rules
     sink = EventSink(seed)
     consecutive = st.timeouts[seat] + 1
-    sink._emit(st, TurnTimedOut(seat, consecutive))
+    sink.emit(st, TurnTimedOut(seat, consecutive))
     choice = forced_choice(st, seat)
     while choice is None and st.boneyard_drawable() and st.hand_outcome() is None:
         sink.draw(st, seat, True)
@@ -60,7 +60,7 @@ def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
         sink.knock(st, seat, True)
     # (else: the last draw left nobody able to move; settle ends the hand, as after any draw)
     if rules.timeout_limit is not None and consecutive >= rules.timeout_limit:
-        sink._emit(st, SeatReplaced(seat, REPLACEMENT_LEVEL))
+        sink.emit(st, SeatReplaced(seat, REPLACEMENT_LEVEL))
     settle(st, sink, dealer_for(st, seed))
     return sink.events
 

@@ -155,41 +155,41 @@ class EventSink:
         self.seed = seed
         self.events: list[Event] = []
 
-    def _emit(self, st: MatchState, event: Event) -> None:
+    def emit(self, st: MatchState, event: Event) -> None:
         self.events.append(event)
         mutate(st, event)
 
     def play(self, st, seat, tile, end, claim, auto):
         ends = _ends_after(st, tile, end)
-        self._emit(st, TilePlayed(seat, tile, END_NAMES[end], ends, auto, claim))
+        self.emit(st, TilePlayed(seat, tile, END_NAMES[end], ends, auto, claim))
 
     def draw(self, st, seat, auto):
-        self._emit(st, TileDrawn(seat, st.boneyard[0], auto))
+        self.emit(st, TileDrawn(seat, st.boneyard[0], auto))
 
     def knock(self, st, seat, auto):
-        self._emit(st, Knocked(seat, st.layout.ends_dict(), auto))
+        self.emit(st, Knocked(seat, st.layout.ends_dict(), auto))
 
     def points(self, st, seat, points, how):
         side = st.rules.side_of(seat)
         scores = st.scores[:]
         scores[side] += points
-        self._emit(st, PointsScored(seat, side, points, st.layout.count(), how, tuple(scores)))
+        self.emit(st, PointsScored(seat, side, points, st.layout.count(), how, tuple(scores)))
 
     def turned_up(self, st, tiles, leader):
-        self._emit(st, TilesTurnedUp(tuple(tiles), leader))
+        self.emit(st, TilesTurnedUp(tuple(tiles), leader))
 
     def hand_started(self, st, number, leader, hands, boneyard):
-        self._emit(st, HandStarted(number, leader, tuple(tuple(h) for h in hands), tuple(boneyard)))
+        self.emit(st, HandStarted(number, leader, tuple(tuple(h) for h in hands), tuple(boneyard)))
 
     def hand_ended(self, st, result):
         scores = st.scores[:]
         if result.side is not None:
             scores[result.side] += result.points
-        self._emit(st, HandEnded(st.hand_number, result.reason, result.winner, result.side, result.points,
+        self.emit(st, HandEnded(st.hand_number, result.reason, result.winner, result.side, result.points,
                                  result.pips, tuple(tuple(h) for h in st.hands), tuple(scores)))
 
     def match_ended(self, st, side):
-        self._emit(st, MatchEnded(side, tuple(st.scores), self.seed or "",
+        self.emit(st, MatchEnded(side, tuple(st.scores), self.seed or "",
                                   tuple(tuple(h) for h in st.hands) if st.hand_live else ()))
 
 
@@ -307,7 +307,7 @@ def claim_seat(st: MatchState, seat: int, name: str, client_seed: str | None = N
 def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
     """The events ``command`` causes in ``state`` (consequences included), or a RulesError."""
     st = state.copy()
-    _check_live(st, command.seat)
+    check_live(st, command.seat)
     sink = EventSink(seed)
     if isinstance(command, Play):
         _decide_play(st, sink, command)
@@ -324,7 +324,7 @@ def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
     return sink.events
 
 
-def _check_live(st: MatchState, seat: int) -> None:
+def check_live(st: MatchState, seat: int) -> None:
     if not isinstance(seat, int) or not 0 <= seat < st.players:
         raise errors.InvalidAction(f"no seat {seat!r}")
     if st.status == ENDED:
@@ -333,13 +333,13 @@ def _check_live(st: MatchState, seat: int) -> None:
         raise errors.MatchNotStarted("the match has not started: seats are still open")
 
 
-def _check_turn(st: MatchState, seat: int) -> None:
+def check_turn(st: MatchState, seat: int) -> None:
     if st.turn != seat:
         raise errors.NotYourTurn(f"it is seat {st.turn}'s turn, not seat {seat}'s")
 
 
 def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
-    _check_turn(st, cmd.seat)
+    check_turn(st, cmd.seat)
     hand = st.hands[cmd.seat]
     if cmd.tile not in hand:
         raise errors.TileNotInHand(f"{cmd.tile} is not in your hand")
@@ -374,7 +374,7 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
 
 
 def _decide_draw(st: MatchState, sink: EventSink, cmd: Draw) -> None:
-    _check_turn(st, cmd.seat)
+    check_turn(st, cmd.seat)
     rules = st.rules
     if not rules.is_draw_game:
         raise errors.DrawingNotAllowed("the Block game has no drawing: play or knock")
@@ -392,7 +392,7 @@ def _decide_draw(st: MatchState, sink: EventSink, cmd: Draw) -> None:
 
 
 def _decide_knock(st: MatchState, cmd: Knock) -> None:
-    _check_turn(st, cmd.seat)
+    check_turn(st, cmd.seat)
     if st.can_play(cmd.seat):
         raise errors.MustPlay("you hold a playable tile: play it")
     if st.boneyard_drawable():

@@ -65,12 +65,12 @@ def apply_timeouts(service: "MatchService", uow, record: "MatchRecord", snap: Sn
     """
     seat = snap.state.turn
     rows = _rows(time_out(snap.state, seat, record.seed), snap.seq)
-    snap, more = service._advance(record.seed, fold(snap, rows), [])
+    snap, more = service.advance(record.seed, fold(snap, rows), [])
     rows += more
     for row in rows:
         if row["type"] == "seat_replaced":
             uow.seats.update(record.id, row["seat"], type="bot", level=row["level"])
-    service._append(uow, record.id, record.last_seq, rows, snap)
+    service.append(uow, record.id, record.last_seq, rows, snap)
     return snap
 
 
@@ -94,13 +94,13 @@ def run_due(service: "MatchService", match_id: str) -> bool:
         record = uow.matches.get_for_update(match_id)
         if record is None or not is_overdue(record, now):
             return False                 # another request got there first
-        snap = service._snapshot(uow, record)
+        snap = service.snapshot(uow, record)
         state = snap.state
         if state.status != PLAYING or state.turn is None or state.seats[state.turn].get("type") == "bot":
             return False
         snap = apply_timeouts(service, uow, record, snap, now)
         uow.commit()
-    service._committed(match_id, snap)
+    service.committed(match_id, snap)
     return True
 
 

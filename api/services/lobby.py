@@ -43,13 +43,13 @@ def rematch(service: "MatchService", match_id: str, token: str | None) -> tuple[
     """The rematch of an ended match (made now, or the one made before); True when new."""
     from .matches import SeatSpec
     with service.store.unit_of_work(readonly=True) as uow:
-        record = service._get(uow, match_id)
-        service._authenticate(uow, match_id, token, required=True)
+        record = service.get_record(uow, match_id)
+        service.authenticate(uow, match_id, token, required=True)
         if record.status != ENDED:
             raise errors.MatchNotOver("a rematch follows the end of the match", match_status=record.status)
         existing = uow.matches.get_rematch(match_id)
         seats = uow.seats.list_for_match(match_id)
-        snap = service._snapshot(uow, record)
+        snap = service.snapshot(uow, record)
     if existing is not None:
         return service.summary(existing.id), False
     specs = []

@@ -65,7 +65,7 @@ class MatchService:
         self.allow_client_seed = allow_client_seed
         self.waiter = waiter or Waiter(store)
 
-    def _committed(self, match_id: str, snap: Snapshot) -> None:
+    def committed(self, match_id: str, snap: Snapshot) -> None:
         """After a commit: remember the new state and wake whoever waits on this match."""
         self.cache.put(match_id, snap)
         self.waiter.announce(match_id, snap.seq)
@@ -100,7 +100,7 @@ class MatchService:
         snap = fold(None, appended)
         if ready_to_start(snap.state):
             # Decided before the transaction: the write lock is held for the inserts only.
-            snap, more = self._advance(seed, snap, start_match(snap.state, seed))
+            snap, more = self.advance(seed, snap, start_match(snap.state, seed))
             appended += more
         with self.store.unit_of_work() as uow:
             if all_bots and creator_key is not None:
@@ -117,9 +117,9 @@ class MatchService:
                                       **({"rematch_of": rematch_of} if rematch_of else {})})
             for row in seat_rows:
                 uow.seats.add({"match_id": record.id, **row})
-            deadline = self._append(uow, record.id, 0, appended, snap)
+            deadline = self.append(uow, record.id, 0, appended, snap)
             uow.commit()
-        self._committed(record.id, snap)
+        self.committed(record.id, snap)
         summary = clocks.show_deadline(self._summary(record.id, record, snap), snap.state, deadline)
         lobby.attach_refs(summary["seats"], {n: s.player_ref for n, s in enumerate(seats) if s.player_ref})
         for seat in summary["seats"]:
@@ -135,14 +135,14 @@ class MatchService:
         players' first moves included), appended under the lock if nobody appended since."""
         for _attempt in range(ACT_ATTEMPTS):
             with self.store.unit_of_work(readonly=True) as uow:
-                record = self._get(uow, match_id)
-                snap = self._snapshot(uow, record)
+                record = self.get_record(uow, match_id)
+                snap = self.snapshot(uow, record)
             if not isinstance(seat, int) or not 0 <= seat < record.players:
                 raise errors.UnknownSeat(f"no seat {seat}; seats are 0 to {record.players - 1}")
             appended = _rows(claim_seat(snap.state, seat, name, client_seed), snap.seq)
             after = fold(snap, appended)
             if ready_to_start(after.state):
-                after, more = self._advance(record.seed, after, start_match(after.state, record.seed))
+                after, more = self.advance(record.seed, after, start_match(after.state, record.seed))
                 appended += more
             with self.store.unit_of_work() as uow:
                 if self._lock(uow, match_id).last_seq != snap.seq:
@@ -151,9 +151,9 @@ class MatchService:
                 issued = tokens.new_token()
                 uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(issued),
                                  player_ref=player_ref or reserved_ref, reserved_for=None)
-                deadline = self._append(uow, match_id, snap.seq, appended, after)
+                deadline = self.append(uow, match_id, snap.seq, appended, after)
                 uow.commit()
-            self._committed(match_id, after)
+            self.committed(match_id, after)
             return {"match_id": match_id, "seat": seat, "token": issued, "seq": after.seq,
                     "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline)}
         raise errors.StaleSeq(snap.seq, self.last_seq(match_id))
@@ -162,8 +162,8 @@ class MatchService:
     def summary(self, match_id: str) -> dict[str, Any]:
         clocks.run_due(self, match_id)
         with self.store.unit_of_work(readonly=True) as uow:
-            record = self._get(uow, match_id)
-            snap = self._snapshot(uow, record)
+            record = self.get_record(uow, match_id)
+            snap = self.snapshot(uow, record)
             refs = uow.seats.refs_for([match_id]).get(match_id, {})
         summary = self._summary(match_id, record, snap)
         lobby.attach_refs(summary["seats"], refs)
@@ -172,9 +172,9 @@ class MatchService:
     def view(self, match_id: str, token: str | None) -> dict[str, Any]:
         clocks.run_due(self, match_id)
         with self.store.unit_of_work(readonly=True) as uow:
-            record = self._get(uow, match_id)
-            seat = self._authenticate(uow, match_id, token)
-            snap = self._snapshot(uow, record)
+            record = self.get_record(uow, match_id)
+            seat = self.authenticate(uow, match_id, token)
+            snap = self.snapshot(uow, record)
         return clocks.show_deadline(self._view(snap, seat, match_id), snap.state, record.deadline_at)
 
     def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 100,
@@ -189,8 +189,8 @@ class MatchService:
         try:
             clocks.run_due(self, match_id)
             with self.store.unit_of_work(readonly=True) as uow:
-                record = self._get(uow, match_id)
-                seat = self._authenticate(uow, match_id, token)
+                record = self.get_record(uow, match_id)
+                seat = self.authenticate(uow, match_id, token)
                 stored = uow.events.load(match_id, after=after, limit=limit)
             if sub is not None and not stored and record.status != ENDED:
                 sub.saw(record.last_seq)
@@ -198,7 +198,7 @@ class MatchService:
                     seq = self._wait_for_event(match_id, record.deadline_at, after, wait, sub)
                 if seq > after and not sub.left:
                     with self.store.unit_of_work(readonly=True) as uow:
-                        record = self._get(uow, match_id)
+                        record = self.get_record(uow, match_id)
                         stored = uow.events.load(match_id, after=after, limit=limit)
         finally:
             if sub is not None:
@@ -215,7 +215,7 @@ class MatchService:
         deadline_at = None
         if cached is None or cached.state.rules.turn_seconds:
             with self.store.unit_of_work(readonly=True) as uow:
-                record = self._get(uow, match_id)
+                record = self.get_record(uow, match_id)
             sub.saw(record.last_seq)
             deadline_at = record.deadline_at
         return self._wait_for_event(match_id, deadline_at, after, wait, sub)
@@ -238,7 +238,7 @@ class MatchService:
             if clocks.run_due(self, match_id):
                 return sub.seq               # the timeout was announced by this process's commit
             with self.store.unit_of_work(readonly=True) as uow:
-                record = self._get(uow, match_id)
+                record = self.get_record(uow, match_id)
             sub.saw(record.last_seq)
             deadline_at = record.deadline_at
         return seq
@@ -249,7 +249,7 @@ class MatchService:
 
     def _ended(self, uow, match_id: str, what: str) -> MatchRecord:
         """The record of a match that has ended (else MatchNotOver: ``what`` opens at the end)."""
-        record = self._get(uow, match_id)
+        record = self.get_record(uow, match_id)
         if record.status != ENDED:
             raise errors.MatchNotOver(f"{what} opens when the match has ended", match_status=record.status)
         return record
@@ -324,12 +324,12 @@ class MatchService:
         clocks.run_due(self, match_id)   # a turn that ran out is played first, committed on its own
         for _attempt in range(ACT_ATTEMPTS):
             with self.store.unit_of_work(readonly=True) as uow:
-                record = self._get(uow, match_id)
-                seat = self._authenticate(uow, match_id, token, required=True)
+                record = self.get_record(uow, match_id)
+                seat = self.authenticate(uow, match_id, token, required=True)
                 token_hash = tokens.hash_token(token or "")
                 if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
                     raise Replay(check_same_request(seen, keyed, match_id))
-                snap = self._snapshot(uow, record)
+                snap = self.snapshot(uow, record)
             try:
                 if expected_seq is not None and expected_seq != snap.seq:
                     raise errors.StaleSeq(expected_seq, snap.seq)
@@ -340,7 +340,7 @@ class MatchService:
                 if keyed is not None:
                     self._remember_refusal(token_hash, keyed, match_id, refusal)
                 raise
-            after, more = self._advance(record.seed, fold(snap, appended), [])
+            after, more = self.advance(record.seed, fold(snap, appended), [])
             appended += more
             with self.store.unit_of_work() as uow:
                 locked = self._lock(uow, match_id)
@@ -348,7 +348,7 @@ class MatchService:
                     raise Replay(check_same_request(seen, keyed, match_id))    # a duplicate got here first
                 if locked.last_seq != snap.seq:
                     continue             # another writer moved the match: decide again on its state
-                deadline = self._append(uow, match_id, snap.seq, appended, after)
+                deadline = self.append(uow, match_id, snap.seq, appended, after)
                 result = {"match_id": match_id, "seat": seat, "seq": after.seq,
                           "events": [{"seq": row["seq"], **redact_event(_without_seq(row), seat)}
                                      for row in appended],
@@ -356,7 +356,7 @@ class MatchService:
                 if keyed is not None:
                     self._remember(uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
                 uow.commit()
-            self._committed(match_id, after)
+            self.committed(match_id, after)
             return result
         raise errors.StaleSeq(snap.seq, self.last_seq(match_id))
 
@@ -367,9 +367,9 @@ class MatchService:
         where they were decided (else nothing: whoever moved it rescheduled it). Answers how
         many events were appended, and whether the match has now ended."""
         with self.store.unit_of_work(readonly=True) as uow:
-            record = self._get(uow, match_id)
-            snap = self._snapshot(uow, record)
-        after, rows = self._advance(record.seed, snap, [], max_moves)
+            record = self.get_record(uow, match_id)
+            snap = self.snapshot(uow, record)
+        after, rows = self.advance(record.seed, snap, [], max_moves)
         with self.store.unit_of_work() as uow:
             locked = self._lock(uow, match_id)
             if locked.last_seq != snap.seq:
@@ -379,14 +379,14 @@ class MatchService:
                 uow.commit()
                 return 0, False
             try:
-                self._append(uow, match_id, snap.seq, rows, after)
+                self.append(uow, match_id, snap.seq, rows, after)
             except errors.EventLimitReached:
                 uow.rollback()
                 uow.matches.set_bots_due(match_id, None)     # stays as it is; a person can see why
                 uow.commit()
                 raise
             uow.commit()
-        self._committed(match_id, after)
+        self.committed(match_id, after)
         return len(rows), after.state.status == ENDED
 
     def _remember(self, uow, token_hash: str, keyed: Keyed, match_id: str, answer: StoredAnswer) -> bool:
@@ -403,8 +403,8 @@ class MatchService:
             if self._remember(uow, token_hash, keyed, match_id, StoredAnswer(status, text, problem=True)):
                 uow.commit()
 
-    # --- internals ---------------------------------------------------------------------
-    def _advance(self, seed: str, snap: Snapshot, events, budget: int | None = None
+    # --- the match flow the use cases share (clocks and the lobby too) ----------------------
+    def advance(self, seed: str, snap: Snapshot, events, budget: int | None = None
                  ) -> tuple[Snapshot, list[dict]]:
         """Fold ``events``, then let the computer players move until a remote seat must act or
         ``budget`` moves are played. By default a table with a person at it gets the inline
@@ -428,7 +428,7 @@ class MatchService:
             budget -= 1
         return snap, appended
 
-    def _append(self, uow, match_id: str, expected: int, rows: list[dict], snap: Snapshot):
+    def append(self, uow, match_id: str, expected: int, rows: list[dict], snap: Snapshot):
         """Append ``rows`` and the match's new summary; answers the turn clock's new deadline.
 
         Also schedules the autoplay runner when a computer player is still owed a move:
@@ -450,7 +450,8 @@ class MatchService:
             raise errors.StaleSeq(expected, exc.current_seq) from None
         return deadline
 
-    def _get(self, uow, match_id: str) -> MatchRecord:
+    def get_record(self, uow, match_id: str) -> MatchRecord:
+        """The match's record in ``uow``, or :class:`~api.services.errors.UnknownMatch`."""
         record = uow.matches.get(match_id) if is_match_id(match_id) else None
         if record is None:
             raise errors.UnknownMatch(f"no match {match_id}")
@@ -462,7 +463,8 @@ class MatchService:
             raise errors.UnknownMatch(f"no match {match_id}")
         return record
 
-    def _snapshot(self, uow, record: MatchRecord) -> Snapshot:
+    def snapshot(self, uow, record: MatchRecord) -> Snapshot:
+        """The match's folded state at ``record``'s seq: from the cache, or folded from the log."""
         snap = self.cache.get(record.id)
         if snap is not None and snap.seq == record.last_seq:
             return snap
@@ -473,7 +475,8 @@ class MatchService:
         self.cache.put(record.id, snap)
         return snap
 
-    def _authenticate(self, uow, match_id: str, token: str | None, required: bool = False) -> int | None:
+    def authenticate(self, uow, match_id: str, token: str | None, required: bool = False) -> int | None:
+        """The seat ``token`` holds in this match (None: a spectator, unless ``required``)."""
         if token is None:
             if required:
                 raise errors.InvalidToken("this action needs the seat's token: Authorization: Bearer <token>")
