@@ -28,6 +28,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def eventually(predicate, within: float, what: str = "condition", step: float = 0.02):
+    """Poll ``predicate`` until it is truthy; answers ``(value, seconds it took)``.
+
+    For state held by another process (a gunicorn worker's waiter slot, a runner's progress):
+    there is no clock of ours to inject there and nothing that notifies this process, so the
+    test looks again every ``step``; ``within`` only bounds a broken run."""
+    started = time.monotonic()
+    while True:
+        value = predicate()
+        if value:
+            return value, time.monotonic() - started
+        if time.monotonic() - started > within:
+            raise AssertionError(f"not within {within} s: {what}")
+        time.sleep(step)
+
+
 @contextmanager
 def running_gunicorn(database_url: str, log_path: Path, *, startup_seconds: float = 30,
                      **env: str) -> Iterator[tuple[str, Path]]:

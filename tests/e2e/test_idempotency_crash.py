@@ -73,6 +73,28 @@ def read(base: str, path: str, token: str | None = None) -> dict:
     raise AssertionError(f"GET {path} kept failing")
 
 
+class Answers(list):
+    """The answered actions, in order; the killer waits on their count (not on the clock)."""
+
+    def __init__(self):
+        super().__init__()
+        self.changed = threading.Condition()
+
+    def append(self, answer) -> None:
+        with self.changed:
+            super().append(answer)
+            self.changed.notify_all()
+
+    def wait_for(self, count: int, players: list[threading.Thread]) -> bool:
+        """Block until ``count`` answers are in (True), or every player has stopped (False)."""
+        with self.changed:
+            while len(self) < count:
+                if not any(t.is_alive() for t in players):
+                    return False
+                self.changed.wait(1)           # re-checks the players; woken at once by an answer
+            return True
+
+
 def play(base: str, match_id: str, tokens: dict[int, str], sent: list, deadline: float, rng: random.Random):
     for _ in range(ACTIONS_PER_MATCH):
         spectator = read(base, f"/v1/matches/{match_id}/view")
@@ -100,21 +122,18 @@ def test_killed_workers_never_apply_an_action_twice_or_without_its_answer(databa
                                                      {"name": "Ben", "type": "remote"}]}).json()
             matches.append((created["id"], {s["seat"]: s["token"] for s in created["seats"]}))
             created_seqs.append(created["seq"])
-        sent: list = []
+        sent = Answers()
         deadline = time.monotonic() + 90
         threads = [threading.Thread(target=play, args=(base, match_id, tokens, sent, deadline, random.Random(i)))
                    for i, (match_id, tokens) in enumerate(matches)]
         for thread in threads:
             thread.start()
         # A kill after every KILL_EVERY answered actions (so the burst always gets them all),
-        # at a random moment after that answer: mostly in the middle of other requests.
+        # plus 0 to 3 more answers chosen at random: the other matches' requests are then in
+        # flight, so a kill mostly lands in the middle of some.
         killer = random.Random(7)
         kills = 0
-        while kills < KILLS and any(t.is_alive() for t in threads):
-            if len(sent) < (kills + 1) * KILL_EVERY:
-                time.sleep(0.02)
-                continue
-            time.sleep(killer.uniform(0, 0.2))
+        while kills < KILLS and sent.wait_for((kills + 1) * KILL_EVERY + killer.randint(0, 3), threads):
             pids = worker_pids(master)
             if pids:
                 os.kill(killer.choice(pids), signal.SIGKILL)

@@ -16,7 +16,7 @@ import requests
 from sqlalchemy import text
 
 from api.store import make_engine
-from tests.servers import running_gunicorn
+from tests.servers import eventually, running_gunicorn
 
 PROBLEM = "application/problem+json"
 TWO_REMOTE = {"seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
@@ -35,12 +35,8 @@ def slots(database_url):
 
 
 def _until(predicate, seconds: float, step: float = 0.02) -> float:
-    """Poll ``predicate`` until true; the seconds it took (fails after ``seconds``)."""
-    started = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - started < seconds, "condition not reached in time"
-        time.sleep(step)
-    return time.monotonic() - started
+    """The seconds until ``predicate`` holds (fails after ``seconds``)."""
+    return eventually(predicate, seconds, step=step)[1]
 
 
 def _match(base: str) -> dict:

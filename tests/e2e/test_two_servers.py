@@ -8,7 +8,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from sqlalchemy import text
 
 from api.store import make_engine
 
-from tests.servers import ROOT, running_gunicorn
+from tests.servers import ROOT, eventually, running_gunicorn
 
 SETTINGS = {"WEB_CONCURRENCY": "1", "RATELIMIT_ENABLED": "false", "WAITERS_PER_ADDRESS": "4",
             "BOT_MATCHES_PER_ADDRESS": "4", "AUTOPLAY_PACE_SECONDS": "0.01"}
@@ -50,13 +49,7 @@ def hold_long_poll(base: str, match_id: str, after: int) -> socket.socket:
 
 
 def wait_until(predicate, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"not within {seconds} s: {what}")
+    return eventually(predicate, seconds, what, step=0.1)[0]
 
 
 def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(database_url, tmp_path):

@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from api.store import Store, make_engine
-from tests.servers import running_gunicorn
+from tests.servers import eventually, running_gunicorn
 
 
 @pytest.fixture
@@ -46,9 +46,7 @@ def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers,
     store = Store(make_engine(database_url, pool_size=1))
 
     def act():
-        deadline = time.monotonic() + 10           # a bound for a broken run, not a measure
-        while waiting_long_polls(store) == 0 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        eventually(lambda: waiting_long_polls(store) > 0, 10, "the long-poll on server A is waiting")
         acted_at["t"] = time.monotonic()
         response = requests.post(f"{base_b}/v1/matches/{match_id}/actions", json=action, headers=headers, timeout=10)
         acted_at["done"] = time.monotonic()
