@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from api.app import create_app
 
 from .helpers import act, assert_problem, auth, create, tokens_of, view
 
@@ -42,12 +41,9 @@ def test_an_all_fives_match_against_a_bot_scores_during_play_and_shows_the_spinn
 
 
 @pytest.fixture
-def seeding_client(database_url):
+def seeding_client(make_client):
     """A server that takes a chosen seed, so the deals (and the chances to call muggins) are fixed."""
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "ALLOW_CLIENT_SEED": True})
-    yield app.test_client()
-    app.extensions["boneyard.store"].dispose()
+    return make_client(RATELIMIT_ENABLED=False, ALLOW_CLIENT_SEED=True)
 
 
 def test_under_muggins_calls_listed_actions_sent_verbatim_claim_every_point(seeding_client):

@@ -26,14 +26,9 @@ TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote
 
 
 @pytest.fixture
-def other_process(database_url):
+def other_process(make_client):
     """Another 'process': its own engine and app service, sharing only the database."""
-    from api import create_app
-
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "AUTO_MIGRATE": False})
-    yield app.test_client()
-    app.extensions["boneyard.store"].dispose()
+    return make_client(RATELIMIT_ENABLED=False, AUTO_MIGRATE=False)
 
 
 @pytest.fixture
