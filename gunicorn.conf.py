@@ -34,7 +34,11 @@ control_socket_disable = True
 def on_starting(server):
     """Before the workers fork: room for every connection they may hold."""
     limit = serving.raise_open_files_limit(server.log)
-    wanted = worker_connections + 256           # per process: each worker has its own descriptors
+    wanted = worker_connections + 256  # per process: each worker has its own descriptors
     if limit < wanted:
-        server.log.warning("open-files limit %s is below %s (worker_connections + files): raise the "
-                           "hard limit (ulimit -Hn) for a worker to hold that many connections", limit, wanted)
+        server.log.warning(
+            "open-files limit %s is below %s (worker_connections + files): raise the "
+            "hard limit (ulimit -Hn) for a worker to hold that many connections",
+            limit,
+            wanted,
+        )

@@ -12,34 +12,34 @@ from collections.abc import Mapping
 from typing import Any
 
 import click
+from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask, current_app
 from flask.cli import AppGroup
 from flask_cors import CORS
-from werkzeug.middleware.proxy_fix import ProxyFix
-from apispec.ext.marshmallow import MarshmallowPlugin
 from flask_smorest import Api
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
 from api.http import domain_errors, errors, input_guard, problem_codes
 from api.http.docs_ui import blp as docs_ui_blp
 from api.http.event_schemas import register_event_schemas
-from api.http.openapi_shapes import field_shape, register_shapes, register_unions
-from api.http.schemas import UNIONS
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
-from api.http.request_body import RequestBodyDeadline
-from api.http.work_limit import WorkLimit
-from api.serving import cpu_offload
+from api.http.openapi_shapes import field_shape, register_shapes, register_unions
 from api.http.rate_limit_storage import COUNTERS_KEY
-from api.web import blp as web_blp
+from api.http.request_body import RequestBodyDeadline
+from api.http.schemas import UNIONS
+from api.http.work_limit import WorkLimit
 from api.services.health import Readiness
 from api.services.limits import WorkLimits
 from api.services.matches import MatchService
 from api.services.rate_limits import RateLimitCounters
 from api.services.snapshots import SnapshotCache
 from api.services.waiting import Waiter
+from api.serving import cpu_offload
 from api.store import Store, make_engine
 from api.store.migrate import upgrade
+from api.web import blp as web_blp
 
 STORE_KEY = "boneyard.store"
 API_KEY = "boneyard.api"
@@ -100,17 +100,20 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.wsgi_app = WorkLimit(app.wsgi_app, limit=app.config["WORKING_REQUESTS_PER_WORKER"])
     # A body is read whole, within the deadline, before anything else runs; an address may
     # have only so many bodies on their way at once.
-    app.wsgi_app = RequestBodyDeadline(app.wsgi_app, timeout=app.config["REQUEST_BODY_TIMEOUT_SECONDS"],
-                                       max_length=app.config["MAX_CONTENT_LENGTH"],
-                                       per_address=app.config["WAITERS_PER_ADDRESS"])
+    app.wsgi_app = RequestBodyDeadline(
+        app.wsgi_app,
+        timeout=app.config["REQUEST_BODY_TIMEOUT_SECONDS"],
+        max_length=app.config["MAX_CONTENT_LENGTH"],
+        per_address=app.config["WAITERS_PER_ADDRESS"],
+    )
     if app.config["PROXY_HOPS"]:
         # Outermost: behind N trusted proxies the client address (rate limits, caps) comes from
         # X-Forwarded-For, for everything inside.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
-    input_guard.install(app)                 # before the limiter: refused input costs no counter
-    app.extensions[COUNTERS_KEY] = RateLimitCounters(store)       # database:// (the default storage)
+    input_guard.install(app)  # before the limiter: refused input costs no counter
+    app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
-    app.after_request(settle_retry_after)    # registered first: runs after the limiter's own hook
+    app.after_request(settle_retry_after)  # registered first: runs after the limiter's own hook
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
     api = BoneyardApi(app, spec_kwargs={"marshmallow_plugin": ShapedMarshmallowPlugin()})
@@ -119,22 +122,33 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[API_KEY] = api
     errors.register_error_handlers(app)
     domain_errors.register(app)
-    app.extensions[MATCHES_KEY] = MatchService(store, SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
-                                               allow_client_seed=app.config["ALLOW_CLIENT_SEED"],
-                                               waiter=Waiter(store, per_address=app.config["WAITERS_PER_ADDRESS"]),
-                                               limits=work_limits(app.config), offload=cpu_offload())
+    app.extensions[MATCHES_KEY] = MatchService(
+        store,
+        SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
+        allow_client_seed=app.config["ALLOW_CLIENT_SEED"],
+        waiter=Waiter(store, per_address=app.config["WAITERS_PER_ADDRESS"]),
+        limits=work_limits(app.config),
+        offload=cpu_offload(),
+    )
     api.spec.components.security_scheme(
-        "seatToken", {"type": "http", "scheme": "bearer",
-                      "description": "The seat's secret token, from match creation or a claim"})
+        "seatToken",
+        {"type": "http", "scheme": "bearer", "description": "The seat's secret token, from match creation or a claim"},
+    )
     api.spec.components.security_scheme(
-        "portalKey", {"type": "apiKey", "in": "header", "name": "X-API-Key",
-                      "description": "A portal key, when the server is configured with API_KEYS"})
+        "portalKey",
+        {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": "A portal key, when the server is configured with API_KEYS",
+        },
+    )
     register_blueprints(api)
     register_event_schemas(api.spec)
     register_unions(api.spec, UNIONS)
     register_shapes(api.spec)
-    app.register_blueprint(web_blp)          # the reference web table: not part of the API document
-    app.register_blueprint(docs_ui_blp)      # Swagger UI at /docs, from installed files: works offline
+    app.register_blueprint(web_blp)  # the reference web table: not part of the API document
+    app.register_blueprint(docs_ui_blp)  # Swagger UI at /docs, from installed files: works offline
     app.cli.add_command(boneyard_cli)
     return app
 
@@ -154,10 +168,12 @@ def register_blueprints(api: Api) -> None:
 
 def work_limits(config: Mapping[str, Any]) -> WorkLimits:
     """The bounds on work one client can cause, from the configuration."""
-    return WorkLimits(inline_bot_moves=config["INLINE_BOT_MOVES"],
-                      max_events_per_match=config["MAX_EVENTS_PER_MATCH"],
-                      bot_matches_per_creator=config["BOT_MATCHES_PER_ADDRESS"],
-                      autoplay_pace=config["AUTOPLAY_PACE_SECONDS"])
+    return WorkLimits(
+        inline_bot_moves=config["INLINE_BOT_MOVES"],
+        max_events_per_match=config["MAX_EVENTS_PER_MATCH"],
+        bot_matches_per_creator=config["BOT_MATCHES_PER_ADDRESS"],
+        autoplay_pace=config["AUTOPLAY_PACE_SECONDS"],
+    )
 
 
 def get_store() -> Store:

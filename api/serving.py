@@ -44,42 +44,87 @@ _PARAMETER_SEPARATOR = re.compile(r"([&;])")
 
 #: What gunicorn refuses before the app runs: (exception, status, code, title, detail), first match wins.
 PROTOCOL_ERRORS: list[tuple[type[BaseException], int, str, str, str]] = [
-    (http_errors.InvalidResponseHeaderName, 500, "internal_error", "Internal Server Error",
-     "An unexpected error occurred."),
-    (http_errors.InvalidResponseHeader, 500, "internal_error", "Internal Server Error",
-     "An unexpected error occurred."),
-    (http_errors.LimitRequestLine, 414, "uri_too_long", "URI Too Long",
-     "The request line is longer than this server accepts."),
-    (http_errors.LimitRequestHeaders, 431, "header_too_large", "Request Header Fields Too Large",
-     "Too many request headers, or one too large."),
-    (http_errors.InvalidRequestLine, 400, "invalid_request_line", "Bad Request",
-     "The request line is not HTTP: METHOD /path HTTP/1.1."),
+    (
+        http_errors.InvalidResponseHeaderName,
+        500,
+        "internal_error",
+        "Internal Server Error",
+        "An unexpected error occurred.",
+    ),
+    (
+        http_errors.InvalidResponseHeader,
+        500,
+        "internal_error",
+        "Internal Server Error",
+        "An unexpected error occurred.",
+    ),
+    (
+        http_errors.LimitRequestLine,
+        414,
+        "uri_too_long",
+        "URI Too Long",
+        "The request line is longer than this server accepts.",
+    ),
+    (
+        http_errors.LimitRequestHeaders,
+        431,
+        "header_too_large",
+        "Request Header Fields Too Large",
+        "Too many request headers, or one too large.",
+    ),
+    (
+        http_errors.InvalidRequestLine,
+        400,
+        "invalid_request_line",
+        "Bad Request",
+        "The request line is not HTTP: METHOD /path HTTP/1.1.",
+    ),
     (http_errors.InvalidRequestMethod, 400, "invalid_method", "Bad Request", "The request method is not valid."),
-    (http_errors.InvalidHTTPVersion, 400, "invalid_http_version", "Bad Request",
-     "The HTTP version is not supported."),
+    (http_errors.InvalidHTTPVersion, 400, "invalid_http_version", "Bad Request", "The HTTP version is not supported."),
     (http_errors.InvalidHeaderName, 400, "invalid_header", "Bad Request", "A request header name is not valid."),
     (http_errors.InvalidHeader, 400, "invalid_header", "Bad Request", "A request header is not valid."),
-    (http_errors.ObsoleteFolding, 400, "invalid_header", "Bad Request",
-     "A request header is folded over lines (obsolete line folding)."),
-    (http_errors.UnsupportedTransferCoding, 501, "unsupported_transfer_coding", "Not Implemented",
-     "The Transfer-Encoding is not supported."),
-    (http_errors.ExpectationFailed, 417, "expectation_failed", "Expectation Failed",
-     "The Expect header cannot be met."),
+    (
+        http_errors.ObsoleteFolding,
+        400,
+        "invalid_header",
+        "Bad Request",
+        "A request header is folded over lines (obsolete line folding).",
+    ),
+    (
+        http_errors.UnsupportedTransferCoding,
+        501,
+        "unsupported_transfer_coding",
+        "Not Implemented",
+        "The Transfer-Encoding is not supported.",
+    ),
+    (
+        http_errors.ExpectationFailed,
+        417,
+        "expectation_failed",
+        "Expectation Failed",
+        "The Expect header cannot be met.",
+    ),
     (http_errors.InvalidChunkSize, 400, "invalid_chunked_body", "Bad Request", "The chunked body is malformed."),
-    (http_errors.ChunkMissingTerminator, 400, "invalid_chunked_body", "Bad Request",
-     "The chunked body is malformed."),
-    (http_errors.InvalidChunkExtension, 400, "invalid_chunked_body", "Bad Request",
-     "The chunked body is malformed."),
-    (http_errors.InvalidSchemeHeaders, 400, "invalid_scheme_headers", "Bad Request",
-     "The forwarded scheme headers disagree."),
-    (http_errors.ForbiddenProxyRequest, 403, "forbidden_proxy", "Forbidden",
-     "Proxy requests are not accepted from this address."),
+    (http_errors.ChunkMissingTerminator, 400, "invalid_chunked_body", "Bad Request", "The chunked body is malformed."),
+    (http_errors.InvalidChunkExtension, 400, "invalid_chunked_body", "Bad Request", "The chunked body is malformed."),
+    (
+        http_errors.InvalidSchemeHeaders,
+        400,
+        "invalid_scheme_headers",
+        "Bad Request",
+        "The forwarded scheme headers disagree.",
+    ),
+    (
+        http_errors.ForbiddenProxyRequest,
+        403,
+        "forbidden_proxy",
+        "Forbidden",
+        "Proxy requests are not accepted from this address.",
+    ),
     (http_errors.InvalidProxyLine, 400, "invalid_proxy_line", "Bad Request", "The PROXY protocol line is invalid."),
-    (http_errors.InvalidProxyHeader, 400, "invalid_proxy_line", "Bad Request",
-     "The PROXY protocol header is invalid."),
+    (http_errors.InvalidProxyHeader, 400, "invalid_proxy_line", "Bad Request", "The PROXY protocol header is invalid."),
     (http_errors.InvalidH2CPreface, 400, "bad_request", "Bad Request", "The HTTP/2 preface is invalid."),
-    (http_errors.ConfigurationProblem, 500, "internal_error", "Internal Server Error",
-     "The server is misconfigured."),
+    (http_errors.ConfigurationProblem, 500, "internal_error", "Internal Server Error", "The server is misconfigured."),
     (ssl.SSLError, 400, "tls_error", "Bad Request", "The TLS handshake failed."),
     (http_errors.ParseException, 400, "bad_request", "Bad Request", "The request is not valid HTTP."),
 ]
@@ -90,7 +135,7 @@ def protocol_error(exc: BaseException) -> tuple[int, str, str, str]:
     """(status, code, title, detail) of what gunicorn refused, or of an unexpected failure."""
     for kind, *answer in PROTOCOL_ERRORS:
         if isinstance(exc, kind):
-            return tuple(answer)          # type: ignore[return-value]
+            return tuple(answer)  # type: ignore[return-value]
     return _UNEXPECTED
 
 
@@ -100,8 +145,10 @@ def problem_response(status: int, code: str, title: str, detail: str) -> bytes:
     from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
 
     body = json.dumps(problem_body(status, code, title, detail)).encode()
-    head = (f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n")
+    head = (
+        f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
     return head.encode("latin-1") + body
 
 
@@ -111,11 +158,11 @@ class Worker(GeventWorker):
     def handle_error(self, req, client, addr, exc):
         """Replaces ``gunicorn.workers.base.Worker.handle_error`` (gunicorn 27), whose answer is HTML."""
         started = datetime.now()
-        addr = addr or ("", -1)           # a unix socket
+        addr = addr or ("", -1)  # a unix socket
         status, code, title, detail = protocol_error(exc)
         if status < 500:
             self.log.warning("Invalid request from ip=%s: %s (%s)", addr[0], code, redact_text(str(exc)))
-            parsed = getattr(exc, "req", None)      # a header error knows its request (a request-line
+            parsed = getattr(exc, "req", None)  # a header error knows its request (a request-line
             if req is None and hasattr(parsed, "headers"):  # error only the line): for the access log
                 req = parsed
         else:
@@ -195,8 +242,12 @@ def _sent_by_sendfile(resp) -> bool:
     which gunicorn does not count in ``resp.sent``: a 1.7 MB script was logged as 0 bytes. Then
     the headers went, no byte was counted, yet a body of ``response_length`` was due: that is
     what the log says (also for a client that left midway, as sendfile() cannot tell)."""
-    return (getattr(resp, "headers_sent", False) and getattr(resp, "sent", None) == 0
-            and bool(getattr(resp, "response_length", None)) and not getattr(resp, "_omits_body", True))
+    return (
+        getattr(resp, "headers_sent", False)
+        and getattr(resp, "sent", None) == 0
+        and bool(getattr(resp, "response_length", None))
+        and not getattr(resp, "_omits_body", True)
+    )
 
 
 def _is_secret_header(atom: str) -> bool:
@@ -235,7 +286,7 @@ def cpu_offload():
     try:
         from gevent import get_hub
         from gevent.monkey import is_module_patched
-    except ImportError:                  # pragma: no cover - gevent is a dependency
+    except ImportError:  # pragma: no cover - gevent is a dependency
         return None
     if not is_module_patched("threading"):
         return None

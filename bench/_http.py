@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
-HOST = "127.0.0.1"   # the only address any benchmark talks to
+HOST = "127.0.0.1"  # the only address any benchmark talks to
 
 sys.path.insert(0, str(ROOT))
 
@@ -71,29 +71,44 @@ class Server:
     Nothing plays the all-bot tables here: start an :class:`AutoplayRunner` beside it for that.
     """
 
-    def __init__(self, database_url: str, *, workers: int = 1,
-                 env: dict | None = None, access_log: bool = False):
+    def __init__(self, database_url: str, *, workers: int = 1, env: dict | None = None, access_log: bool = False):
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
         self.database_url = database_url
         self._tmp = tempfile.mkdtemp(prefix="boneyard-bench-")
         conf = Path(self._tmp) / "gunicorn_bench.conf.py"
         conf.write_text(GUNICORN_CONF.format(conf=str(ROOT / "gunicorn.conf.py")))
-        self.env = {**os.environ, "DATABASE_URL": database_url, "BIND": f"{HOST}:{self.port}",
-                    "WEB_CONCURRENCY": str(workers),
-                    "AUTO_MIGRATE": "false", "LOG_LEVEL": "WARNING",
-                    "BENCH_ACCESS_LOG": "1" if access_log else "0", **(env or {})}
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "BIND": f"{HOST}:{self.port}",
+            "WEB_CONCURRENCY": str(workers),
+            "AUTO_MIGRATE": "false",
+            "LOG_LEVEL": "WARNING",
+            "BENCH_ACCESS_LOG": "1" if access_log else "0",
+            **(env or {}),
+        }
         self.conf = conf
         self.proc: subprocess.Popen | None = None
         self.log = Path(self._tmp) / "server.log"
 
     def __enter__(self) -> Server:
-        subprocess.run([str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "migrate"],
-                       cwd=ROOT, env=self.env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "migrate"],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         self._logfile = open(self.log, "wb")
-        self.proc = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", str(self.conf), "wsgi:app"],
-                                     cwd=ROOT, env=self.env, stdout=self._logfile, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [str(VENV_BIN / "gunicorn"), "-c", str(self.conf), "wsgi:app"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -129,13 +144,18 @@ class Server:
         raise RuntimeError(f"no VmRSS for {pid}")
 
     def __exit__(self, *exc) -> None:
-        stop(self.proc)                             # the master stops its own workers
+        stop(self.proc)  # the master stops its own workers
         self._logfile.close()
-        errors = [line for line in self.log.read_text(errors="replace").splitlines()
-                  if "Traceback" in line or " ERROR " in line or "[ERROR]" in line]
+        errors = [
+            line
+            for line in self.log.read_text(errors="replace").splitlines()
+            if "Traceback" in line or " ERROR " in line or "[ERROR]" in line
+        ]
         if errors:
-            print(f"server log had {len(errors)} error lines; tail:\n"
-                  + self.log.read_text(errors="replace")[-3000:], file=sys.stderr)
+            print(
+                f"server log had {len(errors)} error lines; tail:\n" + self.log.read_text(errors="replace")[-3000:],
+                file=sys.stderr,
+            )
         shutil.rmtree(self._tmp, ignore_errors=True)
 
 
@@ -150,9 +170,14 @@ class AutoplayRunner:
 
     def __enter__(self) -> AutoplayRunner:
         self._logfile = open(self.log, "wb")
-        self.proc = subprocess.Popen([str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "autoplay"],
-                                     cwd=ROOT, env=self.env, stdout=self._logfile, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            [str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "autoplay"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self._logfile,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         return self
 
     def cpu_seconds(self) -> float:
@@ -188,13 +213,13 @@ def _pg_bin() -> Path:
         d = Path(os.path.realpath(found)).parent
         if (d / "initdb").exists() and (d / "postgres").exists():
             return d
-    candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name),
-                        reverse=True)
+    candidates = sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: int(p.parent.name), reverse=True)
     for d in candidates:
         if (d / "pg_ctl").exists() and (d / "initdb").exists():
             return d
-    raise SystemExit("PostgreSQL server binaries not found: apt-get install postgresql "
-                     "(scripts/test does it for you as root)")
+    raise SystemExit(
+        "PostgreSQL server binaries not found: apt-get install postgresql (scripts/test does it for you as root)"
+    )
 
 
 @contextlib.contextmanager
@@ -214,23 +239,61 @@ def postgres(max_connections: int = 200, shared_buffers: str = "256MB"):
     port = free_port()
     started = False
     try:
-        subprocess.run([*as_pg, str(pg_bin / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
-                        "-E", "UTF8", "--no-locale", "--no-sync"], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        opts = (f"-c listen_addresses={HOST} -c port={port} -c unix_socket_directories={tmp} "
-                f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                f"-c max_connections={max_connections} -c shared_buffers={shared_buffers}")
+        subprocess.run(
+            [
+                *as_pg,
+                str(pg_bin / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-locale",
+                "--no-sync",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        opts = (
+            f"-c listen_addresses={HOST} -c port={port} -c unix_socket_directories={tmp} "
+            f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+            f"-c max_connections={max_connections} -c shared_buffers={shared_buffers}"
+        )
         started = True
-        subprocess.run([*as_pg, str(pg_bin / "pg_ctl"), "-D", str(data), "-l", f"{tmp}/server.log",
-                        "-o", opts, "-w", "-t", "60", "start"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                *as_pg,
+                str(pg_bin / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                f"{tmp}/server.log",
+                "-o",
+                opts,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         import psycopg
+
         with psycopg.connect(host=HOST, port=port, user="postgres", dbname="postgres", autocommit=True) as c:
             c.execute("CREATE DATABASE boneyard_bench")
         yield f"postgresql+psycopg://postgres@{HOST}:{port}/boneyard_bench"
     finally:
         if started:
-            subprocess.run([*as_pg, str(pg_bin / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                [*as_pg, str(pg_bin / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         shutil.rmtree(tmp, ignore_errors=True)
 
 
@@ -293,6 +356,9 @@ def bearer(token: str) -> dict:
 
 def machine_line() -> str:
     import platform
+
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, "
-            f"{platform.machine()}, {time.strftime('%Y-%m-%d %H:%M')}, load average before the run {load}")
+    return (
+        f"{platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores, "
+        f"{platform.machine()}, {time.strftime('%Y-%m-%d %H:%M')}, load average before the run {load}"
+    )

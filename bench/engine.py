@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in a checkout
 
-from api.rules import create_match, replay, resolve_rules, start_match  # noqa: E402
-from api.rules.simulate import random_match, random_playout  # noqa: E402
+from api.rules import create_match, replay, resolve_rules, start_match
+from api.rules.simulate import random_match, random_playout
 
 TARGETS = {"dominoes": 2.0, "open_spiel": 5.0}
 
@@ -91,7 +91,7 @@ def dominoes_builder():
     def build(deal):
         _st, leader, hands = deal
         game_hands = [Hand([Domino(t.high, t.low) for t in h]) for h in hands]
-        assert lead in game_hands[leader]            # all 28 dealt: 6-6 always leads
+        assert lead in game_hands[leader]  # all 28 dealt: 6-6 always leads
         # What Game.new(starting_domino=Domino(6, 6)) does, with these hands.
         game = Game(Board(), game_hands, [], leader, ((lead, True),), leader, None)
         game.make_move(lead, True)
@@ -110,7 +110,7 @@ def open_spiel_builder():
     def build(deal):
         _st, leader, hands = deal
         state = game.new_initial_state()
-        for seat in (leader, 1 - leader):            # the chance nodes fill player 0 first
+        for seat in (leader, 1 - leader):  # the chance nodes fill player 0 first
             for t in hands[seat]:
                 state.apply_action(deck_index[(float(t.low), float(t.high))])
         assert state.current_player() == 0
@@ -135,14 +135,16 @@ def compare(name, deals, build, play_other, rounds, rng_seed, chunk=100):
     other_tiles = 0
     for _ in range(rounds):
         for at in range(0, len(deals), chunk):
-            part = deals[at:at + chunk]
-            built = [build(d) for d in part]         # untimed: the other engine's deal
+            part = deals[at : at + chunk]
+            built = [build(d) for d in part]  # untimed: the other engine's deal
             t_o += play_other(built, rng_o)
             other_tiles += sum(_tiles_on_table(name, g) for g in built)
             t_b += play_boneyard([d[0] for d in part], rng_b)
     hands = rounds * len(deals)
     return {
-        "boneyard": hands / t_b, "other": hands / t_o, "ratio": t_o / t_b,
+        "boneyard": hands / t_b,
+        "other": hands / t_o,
+        "ratio": t_o / t_b,
         "tiles_b": moves_per_hand_boneyard(deals, random.Random(rng_seed)),
         "tiles_o": other_tiles / hands,
     }
@@ -185,16 +187,18 @@ def main(argv=None) -> int:
 
     began = time.perf_counter()
     print("# Boneyard rules-engine throughput\n")
-    print(f"Python {platform.python_version()} ({platform.python_implementation()}), "
-          f"{platform.system()} {platform.machine()}")
+    print(
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.system()} {platform.machine()}"
+    )
     print(f"Command: {' '.join([Path(sys.executable).name, *sys.argv])}\n")
 
     rows, missed, notes = [], [], []
     try:
-        build, dom_version = dominoes_builder()
+        build, _dom_version = dominoes_builder()
         from importlib.metadata import version
-        deals = boneyard_deals(resolve_rules("standard-block", {"partners": True, "hand_size": 7}, 4),
-                               args.deals, "4p")
+
+        deals = boneyard_deals(resolve_rules("standard-block", {"partners": True, "hand_size": 7}, 4), args.deals, "4p")
         r = compare("dominoes", deals, build, play_dominoes, args.rounds, args.seed)
         rows.append(("4p partner block, 7 each", f"dominoes {version('dominoes')}", r))
     except ImportError as exc:
@@ -202,6 +206,7 @@ def main(argv=None) -> int:
     try:
         build = open_spiel_builder()
         from importlib.metadata import version
+
         deals = boneyard_deals(resolve_rules("standard-block", {}, 2), args.deals, "2p")
         r = compare("open_spiel", deals, build, play_open_spiel, args.rounds, args.seed)
         rows.append(("2p block, 7 each", f"open_spiel {version('open_spiel')} python_block_dominoes", r))
@@ -217,9 +222,11 @@ def main(argv=None) -> int:
         ok = r["ratio"] >= target
         if not ok:
             missed.append(key)
-        print(f"| {game} | {other} | {r['boneyard']:,.0f} | {r['other']:,.0f} | "
-              f"{r['ratio']:.2f}x | {target:g}x {'met' if ok else 'MISSED'} | "
-              f"{r['tiles_b']:.1f} / {r['tiles_o']:.1f} |")
+        print(
+            f"| {game} | {other} | {r['boneyard']:,.0f} | {r['other']:,.0f} | "
+            f"{r['ratio']:.2f}x | {target:g}x {'met' if ok else 'MISSED'} | "
+            f"{r['tiles_b']:.1f} / {r['tiles_o']:.1f} |"
+        )
     for note in notes:
         print(f"\nNote: {note}")
 

@@ -34,13 +34,15 @@ import time
 from _http import HOST, Http, Server, bearer, machine_line, median, ms, pct, sqlite_url
 
 TARGET_RATIO = 0.25
-MATCH = {"preset": "standard-draw",
-         "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}]}
+MATCH = {
+    "preset": "standard-draw",
+    "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
+}
 
 
 def _get_loop(base: str, path: str, deadline: float, out: dict):
     http = Http(base)
-    http.get("/healthz")   # connect outside the timer
+    http.get("/healthz")  # connect outside the timer
     while time.perf_counter() < deadline:
         status, _, took = http.get(path)
         out["lat"].append(took)
@@ -91,20 +93,22 @@ def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict:
 
 def bench(args) -> int:
     phases = ["healthz", "notfound", "openapi", "actions"]
-    with tempfile.TemporaryDirectory() as tmp, \
-            Server(sqlite_url(tmp), workers=1, env={"RATELIMIT_ENABLED": "false"},
-                   access_log=args.access_log) as server:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Server(sqlite_url(tmp), workers=1, env={"RATELIMIT_ENABLED": "false"}, access_log=args.access_log) as server,
+    ):
         print(f"# http_floor: {machine_line()}")
-        print(f"# gunicorn 1 gevent worker, SQLite, access log "
-              f"{'on' if args.access_log else 'off'}; client: {args.connections} keep-alive connections")
-        (run_phase(server.url, "actions", 2, args.connections))   # warm caches, JIT-free warm-up
+        print(
+            f"# gunicorn 1 gevent worker, SQLite, access log "
+            f"{'on' if args.access_log else 'off'}; client: {args.connections} keep-alive connections"
+        )
+        (run_phase(server.url, "actions", 2, args.connections))  # warm caches, JIT-free warm-up
         results = {p: [] for p in phases}
         for rnd in range(args.rounds):
-            order = phases[rnd % len(phases):] + phases[:rnd % len(phases)]
+            order = phases[rnd % len(phases) :] + phases[: rnd % len(phases)]
             for phase in order:
-                results[phase].append((run_phase(server.url, phase, args.seconds, args.connections)))
-            print(f"round {rnd + 1}: " + ", ".join(f"{p} {results[p][-1]['rate']:.0f}/s" for p in phases),
-                  flush=True)
+                results[phase].append(run_phase(server.url, phase, args.seconds, args.connections))
+            print(f"round {rnd + 1}: " + ", ".join(f"{p} {results[p][-1]['rate']:.0f}/s" for p in phases), flush=True)
 
     bad = {p: {s: n for r in results[p] for s, n in r["status"].items() if s >= 500} for p in phases}
     print()
@@ -116,17 +120,26 @@ def bench(args) -> int:
         lat = [x for r in results[p] for x in r["lat"]]
         per_round = [a["rate"] / b["rate"] for a, b in zip(results[p], results["healthz"])]
         ratios[p] = median(per_round)
-        label = {"healthz": "`GET /healthz` (readiness)", "notfound": "`GET /v1/nope` (404, no DB)",
-                 "openapi": "`GET /v1/openapi.json`",
-                 "actions": "`POST .../actions` in whole matches"}[p]
-        print(f"| {label} | {median(rates):.0f} | {ms(pct(lat, .5))} | {ms(pct(lat, .95))} | "
-              f"{median([r['client_cpu'] for r in results[p]]) * 100:.0f}% | {ratios[p]:.2f} |")
+        label = {
+            "healthz": "`GET /healthz` (readiness)",
+            "notfound": "`GET /v1/nope` (404, no DB)",
+            "openapi": "`GET /v1/openapi.json`",
+            "actions": "`POST .../actions` in whole matches",
+        }[p]
+        print(
+            f"| {label} | {median(rates):.0f} | {ms(pct(lat, 0.5))} | {ms(pct(lat, 0.95))} | "
+            f"{median([r['client_cpu'] for r in results[p]]) * 100:.0f}% | {ratios[p]:.2f} |"
+        )
     acts = results["actions"]
-    print(f"\nactions: {sum(len(r['lat']) for r in acts)} actions in {sum(r['matches'] for r in acts)} "
-          f"finished matches ({sum(r['creates'] for r in acts)} created); 5xx: {bad}")
-    print(f"actions / healthz = {ratios['actions']:.2f} (target >= {TARGET_RATIO}); "
-          f"spread over rounds {min(a['rate'] / b['rate'] for a, b in zip(acts, results['healthz'])):.2f}"
-          f"-{max(a['rate'] / b['rate'] for a, b in zip(acts, results['healthz'])):.2f}")
+    print(
+        f"\nactions: {sum(len(r['lat']) for r in acts)} actions in {sum(r['matches'] for r in acts)} "
+        f"finished matches ({sum(r['creates'] for r in acts)} created); 5xx: {bad}"
+    )
+    print(
+        f"actions / healthz = {ratios['actions']:.2f} (target >= {TARGET_RATIO}); "
+        f"spread over rounds {min(a['rate'] / b['rate'] for a, b in zip(acts, results['healthz'])):.2f}"
+        f"-{max(a['rate'] / b['rate'] for a, b in zip(acts, results['healthz'])):.2f}"
+    )
     ok = ratios["actions"] >= TARGET_RATIO and not any(bad.values())
     return 0 if ok or not args.check else 1
 
@@ -147,8 +160,9 @@ def profile(args) -> int:
             view = client.get(f"/v1/matches/{created['id']}/view", headers=auth).get_json()
             n = 0
             while view["status"] != "ended":
-                view = client.post(f"/v1/matches/{created['id']}/actions", json=view["legal_actions"][0],
-                                   headers=auth).get_json()["view"]
+                view = client.post(
+                    f"/v1/matches/{created['id']}/actions", json=view["legal_actions"][0], headers=auth
+                ).get_json()["view"]
                 n += 1
             return n
 

@@ -42,10 +42,19 @@ SHORT_MAX_SEQ = 60
 
 
 def new_match(http: Http, kind: str) -> dict:
-    second = ({"name": "two", "type": "remote"} if kind == "remote-remote"
-              else {"name": "bot", "type": "bot", "level": "greedy"})
-    status, created, _ = http.post("/v1/matches", {"preset": "standard-draw", "rules": {"target": MAX_TARGET},
-                                                   "seats": [{"name": "one", "type": "remote"}, second]})
+    second = (
+        {"name": "two", "type": "remote"}
+        if kind == "remote-remote"
+        else {"name": "bot", "type": "bot", "level": "greedy"}
+    )
+    status, created, _ = http.post(
+        "/v1/matches",
+        {
+            "preset": "standard-draw",
+            "rules": {"target": MAX_TARGET},
+            "seats": [{"name": "one", "type": "remote"}, second],
+        },
+    )
     assert status == 201, created
     tokens = {s["seat"]: s["token"] for s in created["seats"] if s.get("token")}
     return {"id": created["id"], "tokens": tokens, "seq": created["seq"], "turn": created["turn"]}
@@ -56,7 +65,7 @@ def step(http: Http, match: dict, out: dict | None) -> bool:
     answers whether the match still plays."""
     seats = [match["turn"]] if match["turn"] in match["tokens"] else []
     seats += [s for s in match["tokens"] if s not in seats]
-    for seat in seats:      # the seat whose turn it is; the other if that one has nothing to do
+    for seat in seats:  # the seat whose turn it is; the other if that one has nothing to do
         auth = bearer(match["tokens"][seat])
         status, view, took_view = http.get(f"/v1/matches/{match['id']}/view", auth)
         assert status == 200, view
@@ -83,19 +92,24 @@ def run_kind(http: Http, kind: str, events: int, steps: int) -> dict:
     start = time.perf_counter()
     while long["seq"] < events:
         if not step(http, long, None):
-            raise SystemExit(f"{kind}: the long match reached its target at {long['seq']} events; "
-                             f"use a smaller --events")
+            raise SystemExit(
+                f"{kind}: the long match reached its target at {long['seq']} events; use a smaller --events"
+            )
     grow = time.perf_counter() - start
     short = new_match(http, kind)
-    res = {"long": {"view": [], "action": [], "events": [], "at": []},
-           "short": {"view": [], "action": [], "events": [], "at": []}, "grow_s": grow, "long_id": long["id"],
-           "steps": steps}
+    res = {
+        "long": {"view": [], "action": [], "events": [], "at": []},
+        "short": {"view": [], "action": [], "events": [], "at": []},
+        "grow_s": grow,
+        "long_id": long["id"],
+        "steps": steps,
+    }
     for i in range(steps):
         if short["seq"] > SHORT_MAX_SEQ:
             short = new_match(http, kind)
         pair = [("short", short), ("long", long)] if i % 2 == 0 else [("long", long), ("short", short)]
         playing = [step(http, match, res[name]) for name, match in pair]
-        if not all(playing):        # the long one ended (a short one never gets near its target)
+        if not all(playing):  # the long one ended (a short one never gets near its target)
             res["steps"] = i + 1
             break
     res["long_final_seq"] = long["seq"]
@@ -106,6 +120,7 @@ def cold_fold(database_url: str, match_id: str) -> tuple[int, float]:
     """Seconds to load + fold a whole log from the database: the cost of a snapshot-cache miss."""
     from api.services.snapshots import fold
     from api.store import Store
+
     store = Store.from_url(database_url)
     best = float("inf")
     for _ in range(5):
@@ -131,30 +146,41 @@ def main() -> int:
         url = sqlite_url(tmp)
         with Server(url, workers=1, env={"RATELIMIT_ENABLED": "false"}) as server:
             print(f"# http_long_match: {machine_line()}")
-            print(f"# gunicorn 1 gevent worker, SQLite, target {MAX_TARGET}; long match grown to {args.events} events, "
-                  f"then {args.steps} moves alternating with short matches (events 2-{SHORT_MAX_SEQ})\n")
+            print(
+                f"# gunicorn 1 gevent worker, SQLite, target {MAX_TARGET}; long match grown to {args.events} events, "
+                f"then {args.steps} moves alternating with short matches (events 2-{SHORT_MAX_SEQ})\n"
+            )
             http = Http(server.url)
             results = {kind: run_kind(http, kind, args.events, args.steps) for kind in args.kinds.split(",")}
             http.close()
-        print("| match | request | median at events ~2-60 | median at ~%d-%d | ratio | p95 short / long |"
-              % (args.events, max(r["long_final_seq"] for r in results.values())))
+        print(
+            f"| match | request | median at events ~2-60 | median at ~{args.events}-"
+            f"{max(r['long_final_seq'] for r in results.values())} | ratio | p95 short / long |"
+        )
         print("|---|---|---|---|---|---|")
         for kind, res in results.items():
-            for what, label in (("action", "`POST /actions`"), ("view", "`GET /view`"),
-                                ("events", "`GET /events?after=seq-5`")):
+            for what, label in (
+                ("action", "`POST /actions`"),
+                ("view", "`GET /view`"),
+                ("events", "`GET /events?after=seq-5`"),
+            ):
                 short, long = res["short"][what], res["long"][what]
                 ratio = median(long) / median(short)
                 worst = max(worst, ratio)
-                print(f"| {kind} | {label} | {ms(median(short))} | {ms(median(long))} | {ratio:.2f} | "
-                      f"{ms(pct(short, .95))} / {ms(pct(long, .95))} |")
+                print(
+                    f"| {kind} | {label} | {ms(median(short))} | {ms(median(long))} | {ratio:.2f} | "
+                    f"{ms(pct(short, 0.95))} / {ms(pct(long, 0.95))} |"
+                )
         print()
         for kind, res in results.items():
             seq, seconds = cold_fold(url, res["long_id"])
             ended = "" if res["steps"] == args.steps else f" (the long match ended after {res['steps']} moves)"
-            print(f"{kind}: grew to {args.events} events in {res['grow_s']:.1f} s{ended}; "
-                  f"long-match moves measured at seq {min(res['long']['at'])}-{max(res['long']['at'])}, "
-                  f"short at {min(res['short']['at'])}-{max(res['short']['at'])}; "
-                  f"cache miss (load + fold all {seq} events, in-process, best of 5): {ms(seconds)}")
+            print(
+                f"{kind}: grew to {args.events} events in {res['grow_s']:.1f} s{ended}; "
+                f"long-match moves measured at seq {min(res['long']['at'])}-{max(res['long']['at'])}, "
+                f"short at {min(res['short']['at'])}-{max(res['short']['at'])}; "
+                f"cache miss (load + fold all {seq} events, in-process, best of 5): {ms(seconds)}"
+            )
     print(f"\nworst ratio {worst:.2f} (target <= {TARGET})")
     return 1 if args.check and worst > TARGET else 0
 

@@ -31,10 +31,16 @@ from api.rules.ruleset import MAX_TARGET
 
 # The person's match is long too (one per phase), so the creation limit (30 a minute, kept at
 # its default) is spent on the marathons.
-PEOPLE = {"preset": "standard-draw", "rules": {"target": MAX_TARGET},
-          "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
-MARATHON = {"preset": "standard-draw", "rules": {"target": MAX_TARGET},
-            "seats": [{"name": f"Bot{i}", "type": "bot", "level": "expert"} for i in range(4)]}
+PEOPLE = {
+    "preset": "standard-draw",
+    "rules": {"target": MAX_TARGET},
+    "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
+}
+MARATHON = {
+    "preset": "standard-draw",
+    "rules": {"target": MAX_TARGET},
+    "seats": [{"name": f"Bot{i}", "type": "bot", "level": "expert"} for i in range(4)],
+}
 
 
 def person_loop(base: str, deadline: float, out: dict) -> None:
@@ -70,8 +76,10 @@ def health_loop(base: str, deadline: float, out: dict) -> None:
 def measure(base: str, seconds: float) -> dict:
     out: dict = {"action": [], "healthz": [], "health_status": set()}
     deadline = time.perf_counter() + seconds
-    threads = [threading.Thread(target=person_loop, args=(base, deadline, out)),
-               threading.Thread(target=health_loop, args=(base, deadline, out))]
+    threads = [
+        threading.Thread(target=person_loop, args=(base, deadline, out)),
+        threading.Thread(target=health_loop, args=(base, deadline, out)),
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -90,9 +98,15 @@ def main() -> int:
     print(machine_line())
     # Defaults everywhere but the action budgets: the timed person sends far more actions than
     # 3,000 a minute from one address, which is the point of timing them, not an attack.
-    budgets = {"RATE_LIMIT_ACTIONS_PER_ADDRESS": "1000000 per minute", "RATE_LIMIT_ACTIONS_PER_TOKEN": "1000000 per minute"}
-    with tempfile.TemporaryDirectory() as tmp, Server(sqlite_url(tmp), workers=2, env=budgets) as server, \
-            AutoplayRunner(server) as runner:
+    budgets = {
+        "RATE_LIMIT_ACTIONS_PER_ADDRESS": "1000000 per minute",
+        "RATE_LIMIT_ACTIONS_PER_TOKEN": "1000000 per minute",
+    }
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Server(sqlite_url(tmp), workers=2, env=budgets) as server,
+        AutoplayRunner(server) as runner,
+    ):
         base = server.url
         quiet = measure(base, args.seconds)
         http = Http(base)
@@ -115,13 +129,19 @@ def main() -> int:
     def row(name: str, key: str) -> str:
         q50, q99 = pct(quiet[key], 0.5), pct(quiet[key], 0.99)
         l50, l99 = pct(loaded[key], 0.5), pct(loaded[key], 0.99)
-        return (f"{name:8s} quiet p50 {ms(q50)} p99 {ms(q99)} (n={len(quiet[key])}) | marathons running "
-                f"p50 {ms(l50)} p99 {ms(l99)} (n={len(loaded[key])}) | ratio p50 {l50 / q50:.2f} p99 {l99 / q99:.2f}")
+        return (
+            f"{name:8s} quiet p50 {ms(q50)} p99 {ms(q99)} (n={len(quiet[key])}) | marathons running "
+            f"p50 {ms(l50)} p99 {ms(l99)} (n={len(loaded[key])}) | ratio p50 {l50 / q50:.2f} p99 {l99 / q99:.2f}"
+        )
 
-    print(f"created {len(created)} all-bot expert matches to {MAX_TARGET}: each answered in "
-          f"{', '.join(ms(t) for t in creation_times)}; the next was refused: {refused[0]} {refused[1]}")
-    print(f"runner: {appended} events in {elapsed:.1f} s ({appended / elapsed:.0f}/s over {len(created)} matches), "
-          f"{runner_cpu:.1f} s CPU ({runner_cpu / elapsed:.0%} of one core)")
+    print(
+        f"created {len(created)} all-bot expert matches to {MAX_TARGET}: each answered in "
+        f"{', '.join(ms(t) for t in creation_times)}; the next was refused: {refused[0]} {refused[1]}"
+    )
+    print(
+        f"runner: {appended} events in {elapsed:.1f} s ({appended / elapsed:.0f}/s over {len(created)} matches), "
+        f"{runner_cpu:.1f} s CPU ({runner_cpu / elapsed:.0%} of one core)"
+    )
     print(row("action", "action"))
     print(row("/healthz", "healthz"))
     print(f"/healthz statuses: quiet {sorted(quiet['health_status'])}, loaded {sorted(loaded['health_status'])}")

@@ -39,10 +39,15 @@ from _http import AutoplayRunner, Http, Server, machine_line, sqlite_url
 
 TARGET = 1.20
 POLL_SECONDS = 0.2
-MAX_LIST = 100       # the list endpoint's largest page: every unfinished match fits in one
-MATCH = lambda target: {"preset": "standard-draw", "rules": {"target": target},  # noqa: E731
-                        "seats": [{"name": "g", "type": "bot", "level": "greedy"},
-                                  {"name": "r", "type": "bot", "level": "random"}]}
+MAX_LIST = 100  # the list endpoint's largest page: every unfinished match fits in one
+
+
+def match_body(target):
+    return {
+        "preset": "standard-draw",
+        "rules": {"target": target},
+        "seats": [{"name": "g", "type": "bot", "level": "greedy"}, {"name": "r", "type": "bot", "level": "random"}],
+    }
 
 
 class Piler:
@@ -52,13 +57,13 @@ class Piler:
         self.http, self.target, self.window = Http(base), target, window
         self.pending: set[str] = set()
         self.created = self.finished = self.events = 0
-        self.wait_seconds = 0.0      # time spent waiting for the runner with nothing left to create
+        self.wait_seconds = 0.0  # time spent waiting for the runner with nothing left to create
 
     def until(self, finished: int) -> None:
         """Create and follow matches until ``finished`` have ended and been read, none pending."""
         while self.finished < finished:
             while len(self.pending) < self.window and self.created < finished:
-                status, body, _ = self.http.post("/v1/matches", MATCH(self.target))
+                status, body, _ = self.http.post("/v1/matches", match_body(self.target))
                 if status != 201 or body["status"] == "waiting":
                     raise RuntimeError(f"create: {status}: {str(body)[:300]}")
                 self.created += 1
@@ -84,11 +89,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--matches", type=int, default=10000)
     parser.add_argument("--target", type=int, default=30)
-    parser.add_argument("--window", type=int, default=40,
-                        help=f"unfinished matches at once (BOT_MATCHES_PER_ADDRESS too; at most {MAX_LIST})")
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=40,
+        help=f"unfinished matches at once (BOT_MATCHES_PER_ADDRESS too; at most {MAX_LIST})",
+    )
     parser.add_argument("--cache", type=int, default=None, help="SNAPSHOT_CACHE_SIZE (default: the app's)")
-    parser.add_argument("--check", action="store_true",
-                        help=f"exit 1 if the largest RSS of either process is over {TARGET}x its 1,000-match RSS")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 if the largest RSS of either process is over {TARGET}x its 1,000-match RSS",
+    )
     args = parser.parse_args()
     if not 1 <= args.window <= MAX_LIST:
         parser.error(f"--window must be 1 to {MAX_LIST}")
@@ -96,47 +108,67 @@ def main() -> int:
     checkpoints = [c for c in (1, 100, 1000, 2000, 5000, 10000, 20000, 50000) if c <= args.matches]
     if checkpoints[-1] != args.matches:
         checkpoints.append(args.matches)
-    env = {"RATE_LIMIT_CREATE": "100000000 per minute", "BOT_MATCHES_PER_ADDRESS": str(args.window),
-           "AUTOPLAY_PACE_SECONDS": "0"}
+    env = {
+        "RATE_LIMIT_CREATE": "100000000 per minute",
+        "BOT_MATCHES_PER_ADDRESS": str(args.window),
+        "AUTOPLAY_PACE_SECONDS": "0",
+    }
     if args.cache is not None:
         env["SNAPSHOT_CACHE_SIZE"] = str(args.cache)
     rows = []
-    with tempfile.TemporaryDirectory() as tmp, \
-            Server(sqlite_url(tmp), workers=1, env=env) as server, AutoplayRunner(server) as runner:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Server(sqlite_url(tmp), workers=1, env=env) as server,
+        AutoplayRunner(server) as runner,
+    ):
         (pid,) = server.worker_pids()
         print(f"# http_memory: {machine_line()}")
-        print(f"# gunicorn 1 gevent worker + the autoplay runner (pace 0), SQLite, SNAPSHOT_CACHE_SIZE "
-              f"{args.cache or 'default (2048)'}; bot-only standard-draw to {args.target}, "
-              f"up to {args.window} unfinished at once; each ended match read once through the worker")
-        time.sleep(1.0)   # the runner's interpreter and app start
-        print(f"RSS before any match: worker {server.rss_kib(pid) / 1024:.1f} MiB, "
-              f"runner {server.rss_kib(runner.proc.pid) / 1024:.1f} MiB", flush=True)
+        print(
+            f"# gunicorn 1 gevent worker + the autoplay runner (pace 0), SQLite, SNAPSHOT_CACHE_SIZE "
+            f"{args.cache or 'default (2048)'}; bot-only standard-draw to {args.target}, "
+            f"up to {args.window} unfinished at once; each ended match read once through the worker"
+        )
+        time.sleep(1.0)  # the runner's interpreter and app start
+        print(
+            f"RSS before any match: worker {server.rss_kib(pid) / 1024:.1f} MiB, "
+            f"runner {server.rss_kib(runner.proc.pid) / 1024:.1f} MiB",
+            flush=True,
+        )
         piler, start = Piler(server.url, args.target, args.window), time.perf_counter()
         for checkpoint in checkpoints:
             piler.until(checkpoint)
             worker, player = server.rss_kib(pid) / 1024, server.rss_kib(runner.proc.pid) / 1024
             rows.append((checkpoint, piler.events, worker, player))
-            print(f"  {checkpoint:>6} matches ({piler.events} events): RSS worker {worker:.1f} MiB, "
-                  f"runner {player:.1f} MiB ({time.perf_counter() - start:.0f} s; runner CPU "
-                  f"{runner.cpu_seconds():.0f} s)", flush=True)
+            print(
+                f"  {checkpoint:>6} matches ({piler.events} events): RSS worker {worker:.1f} MiB, "
+                f"runner {player:.1f} MiB ({time.perf_counter() - start:.0f} s; runner CPU "
+                f"{runner.cpu_seconds():.0f} s)",
+                flush=True,
+            )
         piler.http.close()
         elapsed = time.perf_counter() - start
         assert server.worker_pids() == [pid], "the worker was replaced during the run"
         assert runner.proc.poll() is None, "the autoplay runner exited during the run"
-        runner_errors = [line for line in runner.log.read_text(errors="replace").splitlines()
-                         if "Traceback" in line or " ERROR " in line]
+        runner_errors = [
+            line
+            for line in runner.log.read_text(errors="replace").splitlines()
+            if "Traceback" in line or " ERROR " in line
+        ]
     if runner_errors:
         print(f"autoplay runner log had {len(runner_errors)} error lines, first: {runner_errors[:3]}")
     ref = next((row for row in rows if row[0] == 1000), rows[0])
     print("\n| finished matches | events stored | worker RSS | vs 1,000 | runner RSS | vs 1,000 |")
     print("|---|---|---|---|---|---|")
     for n, ev, worker, player in rows:
-        print(f"| {n:,} | {ev:,} | {worker:.1f} MiB | {worker / ref[2]:.2f} | "
-              f"{player:.1f} MiB | {player / ref[3]:.2f} |")
+        print(
+            f"| {n:,} | {ev:,} | {worker:.1f} MiB | {worker / ref[2]:.2f} | {player:.1f} MiB | {player / ref[3]:.2f} |"
+        )
     worst_worker = max(row[2] for row in rows) / ref[2]
     worst_runner = max(row[3] for row in rows) / ref[3]
-    print(f"\n{rows[-1][0]:,} matches in {elapsed:.0f} s ({piler.wait_seconds:.0f} s of it waiting at checkpoints "
-          f"for the last matches to end)")
+    print(
+        f"\n{rows[-1][0]:,} matches in {elapsed:.0f} s ({piler.wait_seconds:.0f} s of it waiting at checkpoints "
+        f"for the last matches to end)"
+    )
     print(f"largest / 1,000-match RSS: worker {worst_worker:.2f}, runner {worst_runner:.2f} (target <= {TARGET})")
     bad = max(worst_worker, worst_runner) > TARGET or bool(runner_errors)
     return 1 if args.check and bad else 0

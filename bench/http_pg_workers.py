@@ -42,9 +42,8 @@ import time
 from pathlib import Path
 
 import psycopg
-from sqlalchemy.engine import make_url
-
 from _http import Http, Server, bearer, machine_line, ms, pct, postgres
+from sqlalchemy.engine import make_url
 
 CLIENT_RSS_NOTE = "client threads share the 2 cores with the server and PostgreSQL"
 
@@ -55,8 +54,12 @@ def seats_for(client: int) -> list[dict]:
         return [{"name": "a", "type": "remote"}, {"name": "b", "type": "remote"}]
     if kind == 1:
         return [{"name": "a", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}]
-    return [{"name": "a", "type": "remote"}, {"name": "r", "type": "bot", "level": "random"},
-            {"name": "b", "type": "remote"}, {"name": "x", "type": "bot", "level": "expert"}]
+    return [
+        {"name": "a", "type": "remote"},
+        {"name": "r", "type": "bot", "level": "random"},
+        {"name": "b", "type": "remote"},
+        {"name": "x", "type": "bot", "level": "expert"},
+    ]
 
 
 class Stats:
@@ -65,7 +68,7 @@ class Stats:
         self.action_lat, self.all_lat = [], []
         self.status: dict[int, int] = {}
         self.finished = 0
-        self.matches: dict[str, dict] = {}    # id -> {"created_seq", "acked": [(seq, type)], "final_seq"}
+        self.matches: dict[str, dict] = {}  # id -> {"created_seq", "acked": [(seq, type)], "final_seq"}
 
     def record(self, status: int, took: float, action: bool):
         with self.lock:
@@ -79,8 +82,9 @@ def client_loop(base: str, client: int, target: int, deadline: float, stats: Sta
     http = Http(base)
     try:
         while time.perf_counter() < deadline:
-            status, created, took = http.post("/v1/matches", {"preset": "standard-draw", "rules": {"target": target},
-                                                              "seats": seats_for(client)})
+            status, created, took = http.post(
+                "/v1/matches", {"preset": "standard-draw", "rules": {"target": target}, "seats": seats_for(client)}
+            )
             stats.record(status, took, False)
             if status != 201:
                 errors.append(f"create {status}: {created}")
@@ -112,8 +116,9 @@ def client_loop(base: str, client: int, target: int, deadline: float, stats: Sta
                     stats.record(status, took, False)
                 if time.perf_counter() >= deadline:
                     break
-                status, result, took = http.post(f"/v1/matches/{mid}/actions", view["legal_actions"][0],
-                                                 bearer(tokens[seat]))
+                status, result, took = http.post(
+                    f"/v1/matches/{mid}/actions", view["legal_actions"][0], bearer(tokens[seat])
+                )
                 stats.record(status, took, True)
                 if status != 200:
                     errors.append(f"action {status}: {result}")
@@ -125,7 +130,7 @@ def client_loop(base: str, client: int, target: int, deadline: float, stats: Sta
             if over:
                 with stats.lock:
                     stats.finished += 1
-    except Exception as exc:  # noqa: BLE001 - reported, and fails the run
+    except Exception as exc:
         errors.append(f"client {client}: {type(exc).__name__}: {exc}")
     finally:
         http.close()
@@ -149,15 +154,17 @@ def verify(database_url: str, stats: Stats) -> list[str]:
         acked = sorted(rec["acked"])
         expected = list(range(rec["created_seq"] + 1, rec["final_seq"] + 1))
         if [s for s, _ in acked] != expected or rec["final_seq"] != row.last_seq:
-            problems.append(f"{mid}: acknowledged seqs {len(acked)} do not cover "
-                            f"{rec['created_seq'] + 1}..{rec['final_seq']} once each (stored last {row.last_seq})")
+            problems.append(
+                f"{mid}: acknowledged seqs {len(acked)} do not cover "
+                f"{rec['created_seq'] + 1}..{rec['final_seq']} once each (stored last {row.last_seq})"
+            )
         by_seq = {e.seq: e.type for e in stored}
         if any(by_seq.get(s) != t for s, t in acked):
             problems.append(f"{mid}: an acknowledged event differs from the stored one")
         problems += [f"{mid}: {p}" for p in verify_chain(stored)]
         try:
             state = replay(event_from_dict(e.to_dict()) for e in stored)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             problems.append(f"{mid}: replay failed: {exc}")
             continue
         if state.status != row.status:
@@ -207,20 +214,23 @@ def table_sizes(url, name: str) -> dict:
         for table in ("matches", "seats", "events"):
             rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             total, heap, index = conn.execute(
-                "SELECT pg_total_relation_size(%s), pg_relation_size(%s), pg_indexes_size(%s)",
-                (table, table, table)).fetchone()
+                "SELECT pg_total_relation_size(%s), pg_relation_size(%s), pg_indexes_size(%s)", (table, table, table)
+            ).fetchone()
             out[table] = {"rows": rows, "total": total, "heap": heap, "index": index}
     return out
 
 
 def run(database_url: str, workers: int, args) -> dict:
-    with Server(database_url, workers=workers,
-                env={"RATELIMIT_ENABLED": "false", "DB_POOL_SIZE": str(args.pool)}) as server:
+    with Server(
+        database_url, workers=workers, env={"RATELIMIT_ENABLED": "false", "DB_POOL_SIZE": str(args.pool)}
+    ) as server:
         stats, errors = Stats(), []
         cpu0, start = time.process_time(), time.perf_counter()
         deadline = start + args.seconds
-        threads = [threading.Thread(target=client_loop, args=(server.url, i, args.target, deadline, stats, errors))
-                   for i in range(args.clients)]
+        threads = [
+            threading.Thread(target=client_loop, args=(server.url, i, args.target, deadline, stats, errors))
+            for i in range(args.clients)
+        ]
         url, stop, peak = make_url(database_url), threading.Event(), [0]
         workers_pids = server.worker_pids()
         app_cpu0, db_cpu0 = cpu_seconds(workers_pids), cpu_seconds(postgres_pids(url))
@@ -238,10 +248,19 @@ def run(database_url: str, workers: int, args) -> dict:
         client_cpu = (time.process_time() - cpu0) / elapsed
         rss = sorted(server.rss_kib(pid) // 1024 for pid in server.worker_pids())
     problems = verify(database_url, stats)
-    return {"workers": workers, "elapsed": elapsed, "stats": stats, "errors": errors, "problems": problems,
-            "client_cpu": client_cpu, "rss": rss, "peak_connections": peak[0],
-            "app_cpu": app_cpu, "db_cpu": db_cpu,
-            "sizes": table_sizes(url, url.database)}
+    return {
+        "workers": workers,
+        "elapsed": elapsed,
+        "stats": stats,
+        "errors": errors,
+        "problems": problems,
+        "client_cpu": client_cpu,
+        "rss": rss,
+        "peak_connections": peak[0],
+        "app_cpu": app_cpu,
+        "db_cpu": db_cpu,
+        "sizes": table_sizes(url, url.database),
+    }
 
 
 def main() -> int:
@@ -257,54 +276,72 @@ def main() -> int:
     with postgres() as base_url:
         url = make_url(base_url)
         print(f"# http_pg_workers: {machine_line()}")
-        print(f"# PostgreSQL on 127.0.0.1:{url.port} (fsync off); {args.clients} client threads, "
-              f"{args.seconds:.0f} s per run; gunicorn N gevent workers, DB_POOL_SIZE {args.pool}; "
-              f"standard-draw to {args.target}, mixed seats\n", flush=True)
+        print(
+            f"# PostgreSQL on 127.0.0.1:{url.port} (fsync off); {args.clients} client threads, "
+            f"{args.seconds:.0f} s per run; gunicorn N gevent workers, DB_POOL_SIZE {args.pool}; "
+            f"standard-draw to {args.target}, mixed seats\n",
+            flush=True,
+        )
         for n in [int(w) for w in args.workers.split(",")]:
             name = f"boneyard_w{n}"
-            with psycopg.connect(host=url.host, port=url.port, user="postgres", dbname="postgres",
-                                 autocommit=True) as conn:
+            with psycopg.connect(
+                host=url.host, port=url.port, user="postgres", dbname="postgres", autocommit=True
+            ) as conn:
                 conn.execute(f"CREATE DATABASE {name}")
             res = run(url.set(database=name).render_as_string(hide_password=False), n, args)
             s = res["stats"]
-            print(f"workers {n}: {s.finished} matches, {len(s.action_lat)} actions, {len(s.all_lat)} requests "
-                  f"in {res['elapsed']:.1f} s; statuses {dict(sorted(s.status.items()))}; "
-                  f"client CPU {res['client_cpu'] * 100:.0f}%; worker RSS {res['rss']} MiB; "
-                  f"peak DB connections {res['peak_connections']}; "
-                  f"CPU per action: app {res['app_cpu'] / max(1, len(s.action_lat)) * 1000:.2f} ms, "
-                  f"PostgreSQL {res['db_cpu'] / max(1, len(s.action_lat)) * 1000:.2f} ms "
-                  f"(all requests of the run / actions); "
-                  f"errors {len(res['errors'])}; log problems {len(res['problems'])} "
-                  f"({len(s.matches)} matches checked)", flush=True)
+            print(
+                f"workers {n}: {s.finished} matches, {len(s.action_lat)} actions, {len(s.all_lat)} requests "
+                f"in {res['elapsed']:.1f} s; statuses {dict(sorted(s.status.items()))}; "
+                f"client CPU {res['client_cpu'] * 100:.0f}%; worker RSS {res['rss']} MiB; "
+                f"peak DB connections {res['peak_connections']}; "
+                f"CPU per action: app {res['app_cpu'] / max(1, len(s.action_lat)) * 1000:.2f} ms, "
+                f"PostgreSQL {res['db_cpu'] / max(1, len(s.action_lat)) * 1000:.2f} ms "
+                f"(all requests of the run / actions); "
+                f"errors {len(res['errors'])}; log problems {len(res['problems'])} "
+                f"({len(s.matches)} matches checked)",
+                flush=True,
+            )
             for line in (res["errors"] + res["problems"])[:10]:
                 print("   ", line)
             results.append(res)
 
     base = results[0]
-    print("\n| workers | matches/s | actions/s | requests/s | action p50 / p95 / p99 | all requests p50 / p95 / p99 "
-          "| 5xx | log problems | vs 1 worker |")
+    print(
+        "\n| workers | matches/s | actions/s | requests/s | action p50 / p95 / p99 | all requests p50 / p95 / p99 "
+        "| 5xx | log problems | vs 1 worker |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for res in results:
         s, t = res["stats"], res["elapsed"]
         five = sum(n for code, n in s.status.items() if code >= 500)
         speedup = (len(s.action_lat) / t) / (len(base["stats"].action_lat) / base["elapsed"])
-        print(f"| {res['workers']} | {s.finished / t:.1f} | {len(s.action_lat) / t:.0f} | {len(s.all_lat) / t:.0f} | "
-              f"{ms(pct(s.action_lat, .5))} / {ms(pct(s.action_lat, .95))} / {ms(pct(s.action_lat, .99))} | "
-              f"{ms(pct(s.all_lat, .5))} / {ms(pct(s.all_lat, .95))} / {ms(pct(s.all_lat, .99))} | "
-              f"{five} | {len(res['problems'])} | {speedup:.2f}x |")
+        print(
+            f"| {res['workers']} | {s.finished / t:.1f} | {len(s.action_lat) / t:.0f} | {len(s.all_lat) / t:.0f} | "
+            f"{ms(pct(s.action_lat, 0.5))} / {ms(pct(s.action_lat, 0.95))} / {ms(pct(s.action_lat, 0.99))} | "
+            f"{ms(pct(s.all_lat, 0.5))} / {ms(pct(s.all_lat, 0.95))} / {ms(pct(s.all_lat, 0.99))} | "
+            f"{five} | {len(res['problems'])} | {speedup:.2f}x |"
+        )
     sizes = results[-1]["sizes"]
     print(f"\ntable sizes after the {results[-1]['workers']}-worker run (VACUUM ANALYZE first):")
     for table, z in sizes.items():
         per = z["total"] / z["rows"] if z["rows"] else 0
-        print(f"  {table}: {z['rows']} rows, {z['total'] / 2**20:.1f} MiB total "
-              f"(heap {z['heap'] / 2**20:.1f}, indexes {z['index'] / 2**20:.1f}) = {per:.0f} B/row")
+        print(
+            f"  {table}: {z['rows']} rows, {z['total'] / 2**20:.1f} MiB total "
+            f"(heap {z['heap'] / 2**20:.1f}, indexes {z['index'] / 2**20:.1f}) = {per:.0f} B/row"
+        )
     ev, ma = sizes["events"], sizes["matches"]
     if ma["rows"]:
-        print(f"  events per match {ev['rows'] / ma['rows']:.0f}; bytes per match (all tables) "
-              f"{sum(z['total'] for z in sizes.values()) / ma['rows']:.0f}")
+        print(
+            f"  events per match {ev['rows'] / ma['rows']:.0f}; bytes per match (all tables) "
+            f"{sum(z['total'] for z in sizes.values()) / ma['rows']:.0f}"
+        )
     bad = any(r["errors"] or r["problems"] or any(c >= 500 for c in r["stats"].status) for r in results)
-    print("\nall logs gapless, acknowledged exactly once, chained and replayable" if not bad
-          else "\nPROBLEMS FOUND (see above)")
+    print(
+        "\nall logs gapless, acknowledged exactly once, chained and replayable"
+        if not bad
+        else "\nPROBLEMS FOUND (see above)"
+    )
     return 1 if bad else 0
 
 

@@ -56,11 +56,13 @@ from pathlib import Path
 from _http import HOST, ROOT, VENV_BIN, Http, bearer, free_port, machine_line, pct
 
 KINDS = ("longpoll", "seated", "stream", "body")
-PER_ADDRESS = 20                   # idle connections per source address (the cap is 64 waiters)
-TWO_REMOTE = {"preset": "standard-draw",
-              "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
+PER_ADDRESS = 20  # idle connections per source address (the cap is 64 waiters)
+TWO_REMOTE = {
+    "preset": "standard-draw",
+    "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
+}
 TARGET_P99 = 0.250
-IDLE_WINDOW = 5.0                  # seconds of no measuring traffic, to see the cost of idle connections
+IDLE_WINDOW = 5.0  # seconds of no measuring traffic, to see the cost of idle connections
 
 
 def raise_nofile() -> int:
@@ -85,16 +87,31 @@ class DefaultServer:
         self.env = {**keep, "PORT": str(self.port), "DATABASE_URL": f"sqlite:///{self.db}"}
 
     def __enter__(self) -> DefaultServer:
-        subprocess.run([str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "migrate"], cwd=ROOT,
-                       env={**self.env, "AUTO_MIGRATE": "0"}, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "migrate"],
+            cwd=ROOT,
+            env={**self.env, "AUTO_MIGRATE": "0"},
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         self._out = open(self.log, "wb")
         # scripts/run starts the autoplay runner beside gunicorn: so does this.
-        self.runner = subprocess.Popen([str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "autoplay"], cwd=ROOT,
-                                       env={**self.env, "AUTO_MIGRATE": "0"}, stdout=self._out,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
-        self.proc = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", str(ROOT / "gunicorn.conf.py"), "wsgi:app"],
-                                     cwd=ROOT, env={**self.env, "AUTO_MIGRATE": "0"}, stdout=self._out,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.runner = subprocess.Popen(
+            [str(VENV_BIN / "flask"), "--app", "wsgi", "boneyard", "autoplay"],
+            cwd=ROOT,
+            env={**self.env, "AUTO_MIGRATE": "0"},
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.proc = subprocess.Popen(
+            [str(VENV_BIN / "gunicorn"), "-c", str(ROOT / "gunicorn.conf.py"), "wsgi:app"],
+            cwd=ROOT,
+            env={**self.env, "AUTO_MIGRATE": "0"},
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             probe = Http(self.url, timeout=2)
@@ -146,14 +163,18 @@ def _request(kind: str, match: dict) -> bytes:
     if kind == "longpoll":
         head = f"GET /v1/matches/{mid}/events?after={seq}&wait=60 HTTP/1.1\r\n"
     elif kind == "seated":
-        head = (f"GET /v1/matches/{mid}/events?after={seq}&wait=60 HTTP/1.1\r\n"
-                f"Authorization: Bearer {match['tokens'][0]}\r\n")
+        head = (
+            f"GET /v1/matches/{mid}/events?after={seq}&wait=60 HTTP/1.1\r\n"
+            f"Authorization: Bearer {match['tokens'][0]}\r\n"
+        )
     elif kind == "stream":
         query = f"?token={match['tokens'][1]}" if match["half"] else ""
         head = f"GET /v1/matches/{mid}/stream{query} HTTP/1.1\r\nAccept: text/event-stream\r\n"
     else:
-        head = (f"POST /v1/matches/{mid}/actions HTTP/1.1\r\nAuthorization: Bearer {match['tokens'][0]}\r\n"
-                "Content-Type: application/json\r\nContent-Length: 256\r\n")
+        head = (
+            f"POST /v1/matches/{mid}/actions HTTP/1.1\r\nAuthorization: Bearer {match['tokens'][0]}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 256\r\n"
+        )
     body = "{" if kind == "body" else ""
     return f"{head}Host: {HOST}\r\nConnection: close\r\n\r\n{body}".encode()
 
@@ -176,7 +197,7 @@ async def _hold(port: int, kind: str, source: str, match: dict, state: dict, sto
                         read.cancel()
                         return
                     if not read.result():
-                        break                                  # the server ended it: reopen
+                        break  # the server ended it: reopen
                     read = asyncio.ensure_future(reader.read(65536))
                 stopped.cancel()
                 state["reopened"][kind] += 1
@@ -204,10 +225,11 @@ async def _holder_main(port: int, matches: list[dict], conn) -> None:
                 match = matches[index % len(matches)]
                 stop = asyncio.Event()
                 stops.append(stop)
-                tasks.append(asyncio.ensure_future(
-                    _hold(port, kind, source_address(index // PER_ADDRESS), match, state, stop)))
+                tasks.append(
+                    asyncio.ensure_future(_hold(port, kind, source_address(index // PER_ADDRESS), match, state, stop))
+                )
                 if index % max(1, rate // 20) == 0:
-                    await asyncio.sleep(0.05)                  # about ``rate`` new connections a second
+                    await asyncio.sleep(0.05)  # about ``rate`` new connections a second
             conn.send("ok")
         elif command[0] == "status":
             conn.send(json.loads(json.dumps(state)))
@@ -250,8 +272,7 @@ class Player:
         headers = bearer(token)
         if with_if_match:
             headers["If-Match"] = f'"{view["seq"]}"'
-        status, body, took = self.http.post(f"/v1/matches/{self.match_id}/actions", view["legal_actions"][0],
-                                            headers)
+        status, body, took = self.http.post(f"/v1/matches/{self.match_id}/actions", view["legal_actions"][0], headers)
         if status != 200:
             raise RuntimeError(f"action refused: {status} {body}")
         return took
@@ -319,15 +340,21 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="boneyard-bench-waiters-") as tmp, DefaultServer(Path(tmp)) as server:
         print(f"# server: gunicorn -c gunicorn.conf.py wsgi:app (as scripts/run), SQLite, pid {server.proc.pid}")
         matches = []
-        for i in range(40):                    # 40 matches to wait on (creation limit: 30/min per address)
+        for i in range(40):  # 40 matches to wait on (creation limit: 30/min per address)
             creator = _Source(server.url, source_address(1000 + i // 20))
             status, created, _ = creator.post("/v1/matches", TWO_REMOTE)
             assert status == 201, (status, created)
-            matches.append({"id": created["id"], "seq": created["seq"], "half": i % 2,
-                            "tokens": [s["token"] for s in created["seats"]]})
+            matches.append(
+                {
+                    "id": created["id"],
+                    "seq": created["seq"],
+                    "half": i % 2,
+                    "tokens": [s["token"] for s in created["seats"]],
+                }
+            )
             creator.close()
         player = Player(server.url, Http(server.url))
-        measure(server.url, player, 30)                  # warm up: first requests of each worker
+        measure(server.url, player, 30)  # warm up: first requests of each worker
         parent, child = mp.Pipe()
         proc = mp.Process(target=holder, args=(server.port, matches, child), daemon=True)
         proc.start()
@@ -336,7 +363,7 @@ def main() -> int:
                 started = time.monotonic()
                 parent.send(("target", step, args.rate))
                 parent.recv()
-                expected_waiters = step - step // 4              # long-polls and streams take a slot
+                expected_waiters = step - step // 4  # long-polls and streams take a slot
                 deadline = time.monotonic() + 120
                 while time.monotonic() < deadline:
                     parent.send(("status",))
@@ -347,18 +374,29 @@ def main() -> int:
                         break
                     time.sleep(0.5)
                 ramp = time.monotonic() - started
-                time.sleep(3)                                    # settle
+                time.sleep(3)  # settle
                 cpu, quiet = server.cpu_seconds(), time.monotonic()
-                time.sleep(IDLE_WINDOW)                          # what merely holding them costs
+                time.sleep(IDLE_WINDOW)  # what merely holding them costs
                 idle_cpu = (server.cpu_seconds() - cpu) / (time.monotonic() - quiet)
                 got = measure(server.url, player, args.samples)
                 parent.send(("status",))
                 state = parent.recv()
                 rows = sum(slot_rows(server.db).values())
                 probe = disconnect_times(server.port, server.db, matches[0], args.probes) if step else []
-                results.append({"step": step, "open": state["open"], "reopened": state["reopened"],
-                                "errors": state["errors"], "rows": rows, "ramp_s": ramp, "idle_cpu": idle_cpu,
-                                "rss_mib": server.rss_mib(), "disconnect": probe, **got})
+                results.append(
+                    {
+                        "step": step,
+                        "open": state["open"],
+                        "reopened": state["reopened"],
+                        "errors": state["errors"],
+                        "rows": rows,
+                        "ramp_s": ramp,
+                        "idle_cpu": idle_cpu,
+                        "rss_mib": server.rss_mib(),
+                        "disconnect": probe,
+                        **got,
+                    }
+                )
                 _print_step(results[-1], results[0])
         finally:
             parent.send(("quit",))
@@ -378,6 +416,7 @@ class _Source(Http):
 
     def request(self, method, path, body=None, headers=None):
         import http.client
+
         if self._conn is None:
             host, port, timeout = self._args
             self._conn = http.client.HTTPConnection(host, port, timeout=timeout, source_address=(self._source, 0))
@@ -394,36 +433,48 @@ def _summary(r: dict, base: dict) -> dict:
 
 def _print_step(r: dict, base: dict) -> None:
     s = _summary(r, base)
-    print(f"step {r['step']:>5}: open {sum(r['open'].values())} {r['open']}, waiter rows {r['rows']}, "
-          f"reopened {r['reopened']}, errors {r['errors']}, ramp {r['ramp_s']:.1f} s, "
-          f"worker RSS {', '.join(f'{m:.0f}' for m in r['rss_mib'])} MiB, workers' CPU while idle "
-          f"{r['idle_cpu'] * 100:.0f}% of a core, healthz statuses {r['healthz_status']}")
+    print(
+        f"step {r['step']:>5}: open {sum(r['open'].values())} {r['open']}, waiter rows {r['rows']}, "
+        f"reopened {r['reopened']}, errors {r['errors']}, ramp {r['ramp_s']:.1f} s, "
+        f"worker RSS {', '.join(f'{m:.0f}' for m in r['rss_mib'])} MiB, workers' CPU while idle "
+        f"{r['idle_cpu'] * 100:.0f}% of a core, healthz statuses {r['healthz_status']}"
+    )
     for name, (p50, p99, r50, r99) in s.items():
-        print(f"    {name:8} p50 {p50 * 1000:7.1f} ms  p99 {p99 * 1000:7.1f} ms   ratio to step 0: "
-              f"p50 {r50:.2f}  p99 {r99:.2f}   (n={len(r[name])})")
+        print(
+            f"    {name:8} p50 {p50 * 1000:7.1f} ms  p99 {p99 * 1000:7.1f} ms   ratio to step 0: "
+            f"p50 {r50:.2f}  p99 {r99:.2f}   (n={len(r[name])})"
+        )
     if r["disconnect"]:
         d = r["disconnect"]
-        print(f"    waiter ended after its client closed: p50 {pct(d, 0.5) * 1000:.0f} ms, "
-              f"p99 {pct(d, 0.99) * 1000:.0f} ms, max {max(d) * 1000:.0f} ms (n={len(d)})")
+        print(
+            f"    waiter ended after its client closed: p50 {pct(d, 0.5) * 1000:.0f} ms, "
+            f"p99 {pct(d, 0.99) * 1000:.0f} ms, max {max(d) * 1000:.0f} ms (n={len(d)})"
+        )
     sys.stdout.flush()
 
 
 def _print_table(results: list[dict]) -> None:
     base = results[0]
-    print("\n| idle connections | /healthz p50 / p99 (ratio) | action p50 / p99 (ratio) | waiter end after "
-          "disconnect p50 / max | workers' CPU, idle |")
+    print(
+        "\n| idle connections | /healthz p50 / p99 (ratio) | action p50 / p99 (ratio) | waiter end after "
+        "disconnect p50 / max | workers' CPU, idle |"
+    )
     print("|---|---|---|---|---|")
     for r in results:
         s = _summary(r, base)
         h, a = s["healthz"], s["actions"]
         d = r["disconnect"]
         gone = f"{pct(d, 0.5) * 1000:.0f} / {max(d) * 1000:.0f} ms" if d else "-"
-        print(f"| {r['step']:,} | {h[0] * 1000:.1f} / {h[1] * 1000:.1f} ms ({h[2]:.2f} / {h[3]:.2f}) | "
-              f"{a[0] * 1000:.1f} / {a[1] * 1000:.1f} ms ({a[2]:.2f} / {a[3]:.2f}) | {gone} | "
-              f"{r['idle_cpu'] * 100:.0f}% |")
+        print(
+            f"| {r['step']:,} | {h[0] * 1000:.1f} / {h[1] * 1000:.1f} ms ({h[2]:.2f} / {h[3]:.2f}) | "
+            f"{a[0] * 1000:.1f} / {a[1] * 1000:.1f} ms ({a[2]:.2f} / {a[3]:.2f}) | {gone} | "
+            f"{r['idle_cpu'] * 100:.0f}% |"
+        )
     worst = max(max(pct(r["healthz"], 0.99), pct(r["actions"], 0.99)) for r in results)
-    print(f"\nworst p99 {worst * 1000:.0f} ms (target < {TARGET_P99 * 1000:.0f} ms): "
-          f"{'met' if worst < TARGET_P99 else 'MISSED'}")
+    print(
+        f"\nworst p99 {worst * 1000:.0f} ms (target < {TARGET_P99 * 1000:.0f} ms): "
+        f"{'met' if worst < TARGET_P99 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

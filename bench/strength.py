@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from api.bots import DEFAULT_BUDGET, Budget  # noqa: E402
-from api.bots.arena import play_match  # noqa: E402
-from api.rules import resolve_rules  # noqa: E402
+from api.bots import DEFAULT_BUDGET, Budget
+from api.bots.arena import play_match
+from api.rules import resolve_rules
 
 
 @dataclass(frozen=True)
@@ -47,10 +47,22 @@ ROWS = (
     Row("draw-random", "standard-draw", 2, (), "random", "2p standard-draw  expert vs random"),
     Row("block-greedy", "standard-block", 2, (), "greedy", "2p standard-block expert vs greedy"),
     Row("block-random", "standard-block", 2, (), "random", "2p standard-block expert vs random"),
-    Row("partners-greedy", "standard-draw", 4, (("partners", True),), "greedy",
-        "4p partners draw  expert side vs greedy side"),
-    Row("partners-random", "standard-draw", 4, (("partners", True),), "random",
-        "4p partners draw  expert side vs random side"),
+    Row(
+        "partners-greedy",
+        "standard-draw",
+        4,
+        (("partners", True),),
+        "greedy",
+        "4p partners draw  expert side vs greedy side",
+    ),
+    Row(
+        "partners-random",
+        "standard-draw",
+        4,
+        (("partners", True),),
+        "random",
+        "4p partners draw  expert side vs random side",
+    ),
 )
 
 
@@ -73,7 +85,7 @@ def _levels(row: Row, expert_side: int) -> list[str]:
 def _one_match(job):
     row, index, budget, target = job
     rules = resolve_rules(row.preset, {**dict(row.options), "target": target}, row.players)
-    expert_side = index % 2                       # seats swapped on every other match
+    expert_side = index % 2  # seats swapped on every other match
     levels = _levels(row, expert_side)
     times: list[tuple[float, bool]] = []
 
@@ -89,8 +101,11 @@ def _one_match(job):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--matches", type=int, default=120, help="matches per row (even; default 120)")
-    parser.add_argument("--rows", default=",".join(r.name for r in ROWS),
-                        help="comma-separated rows: " + ", ".join(r.name for r in ROWS))
+    parser.add_argument(
+        "--rows",
+        default=",".join(r.name for r in ROWS),
+        help="comma-separated rows: " + ", ".join(r.name for r in ROWS),
+    )
     parser.add_argument("--target", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--determinizations", type=int, default=DEFAULT_BUDGET.determinizations)
@@ -99,9 +114,13 @@ def main(argv=None) -> int:
     parser.add_argument("--epsilon", type=float, default=DEFAULT_BUDGET.epsilon)
     args = parser.parse_args(argv)
 
-    budget = Budget(determinizations=args.determinizations, rollouts=args.rollouts,
-                    max_playouts=args.max_playouts, min_determinizations=DEFAULT_BUDGET.min_determinizations,
-                    epsilon=args.epsilon)
+    budget = Budget(
+        determinizations=args.determinizations,
+        rollouts=args.rollouts,
+        max_playouts=args.max_playouts,
+        min_determinizations=DEFAULT_BUDGET.min_determinizations,
+        epsilon=args.epsilon,
+    )
     wanted = [n.strip() for n in args.rows.split(",") if n.strip()]
     rows = [r for r in ROWS if r.name in wanted]
     unknown = set(wanted) - {r.name for r in rows}
@@ -136,13 +155,17 @@ def main(argv=None) -> int:
         lo, hi = wilson(won, n)
         print(f"{row.label:<46} {n:>7} {won:>11} {won / n:>8.1%}  [{lo:6.1%}, {hi:6.1%}]")
     print()
-    for label, sample in (("all expert decisions", [s for s, _ in times]),
-                          ("with a real choice", [s for s, choice in times if choice])):
+    for label, sample in (
+        ("all expert decisions", [s for s, _ in times]),
+        ("with a real choice", [s for s, choice in times if choice]),
+    ):
         if sample:
             sample.sort()
             p99 = sample[min(len(sample) - 1, int(0.99 * len(sample)))]
-            print(f"expert time, {label:<22} n={len(sample):<7} median {1000 * statistics.median(sample):6.2f} ms"
-                  f"  p99 {1000 * p99:6.1f} ms  max {1000 * sample[-1]:6.1f} ms")
+            print(
+                f"expert time, {label:<22} n={len(sample):<7} median {1000 * statistics.median(sample):6.2f} ms"
+                f"  p99 {1000 * p99:6.1f} ms  max {1000 * sample[-1]:6.1f} ms"
+            )
     print(f"wall time {wall:.0f} s")
     return 0
 

@@ -92,9 +92,7 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def database_url(
-    _external_engine: Engine | None, request: pytest.FixtureRequest, tmp_path: Path
-) -> str:
+def database_url(_external_engine: Engine | None, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """URL of an empty database migrated to ``head``, private to this test."""
     if _external_engine is not None:
         _empty_tables(_external_engine)
@@ -106,9 +104,7 @@ def database_url(
 
 
 @pytest.fixture
-def empty_database_url(
-    _external_engine: Engine | None, tmp_path: Path
-) -> Iterator[str]:
+def empty_database_url(_external_engine: Engine | None, tmp_path: Path) -> Iterator[str]:
     """URL of a database with no tables at all (for migration tests).
 
     On an external database this downgrades to ``base``; the test should
@@ -169,8 +165,9 @@ def make_match(store: Store) -> Callable[..., MatchRecord]:
 def app(database_url: str):
     """The real app on this test's database."""
     # All-bot tables move as soon as the test lets the runner play (tests/api/helpers.play_bots).
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "AUTOPLAY_PACE_SECONDS": 0})
+    app = create_app(
+        {"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False, "AUTOPLAY_PACE_SECONDS": 0}
+    )
     yield app
     app.extensions["boneyard.store"].dispose()
 

@@ -31,7 +31,7 @@ from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.problem_codes import CODES_EXTENSION
 
 _PARAMETER = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
-_DECLARED: dict[int, dict] = {}          # id(app) -> its document's declarations (cached per app)
+_DECLARED: dict[int, dict] = {}  # id(app) -> its document's declarations (cached per app)
 
 
 def openapi_path(rule: str) -> str:
@@ -68,7 +68,7 @@ class Recorder:
     """The problems answered while a test runs, and the undeclared ones among them."""
 
     def __init__(self) -> None:
-        self.answered: list[tuple[str, str, int, str]] = []     # (method, path, status, code)
+        self.answered: list[tuple[str, str, int, str]] = []  # (method, path, status, code)
         self.undeclared: list[str] = []
         self._lock = threading.Lock()
 
@@ -84,7 +84,7 @@ class Recorder:
         method = "GET" if request.method == "HEAD" else request.method
         operation = (method, openapi_path(request.url_rule.rule))
         if operation not in declared:
-            return                       # not an operation of the document (web table, probes, OPTIONS)
+            return  # not an operation of the document (web table, probes, OPTIONS)
         code = json.loads(response.get_data())["code"]
         with self._lock:
             self.answered.append((*operation, response.status_code, code))
@@ -100,8 +100,10 @@ def answered_problems_are_declared() -> Iterator[Recorder]:
         yield recorder
     finally:
         request_finished.disconnect(recorder)
-        _DECLARED.clear()                # an app id may be reused by the next test's app
+        _DECLARED.clear()  # an app id may be reused by the next test's app
     if recorder.undeclared:
-        pytest.fail("problems answered but not declared in the OpenAPI document (api/http/problem_codes.py, "
-                    "the operation's problems(...)):\n" + "\n".join(sorted(set(recorder.undeclared))),
-                    pytrace=False)
+        pytest.fail(
+            "problems answered but not declared in the OpenAPI document (api/http/problem_codes.py, "
+            "the operation's problems(...)):\n" + "\n".join(sorted(set(recorder.undeclared))),
+            pytrace=False,
+        )

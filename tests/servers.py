@@ -45,16 +45,22 @@ def eventually(predicate, within: float, what: str = "condition", step: float = 
 
 
 @contextmanager
-def running_gunicorn(database_url: str, log_path: Path, *, startup_seconds: float = 30,
-                     **env: str) -> Iterator[tuple[str, Path]]:
+def running_gunicorn(
+    database_url: str, log_path: Path, *, startup_seconds: float = 30, **env: str
+) -> Iterator[tuple[str, Path]]:
     """Yield ``(base_url, log_path)`` of gunicorn serving ``database_url``; ``env`` adds settings."""
     port = free_port()
     environ = {key: value for key, value in os.environ.items() if key not in ("BIND", "API_KEYS")}
     environ.update({"DATABASE_URL": database_url, "PORT": str(port), "LOG_LEVEL": "warning", **env})
     base = f"http://127.0.0.1:{port}"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-                                cwd=ROOT, env=environ, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+            cwd=ROOT,
+            env=environ,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + startup_seconds
         while True:
@@ -63,11 +69,10 @@ def running_gunicorn(database_url: str, log_path: Path, *, startup_seconds: floa
             try:
                 if requests.get(f"{base}/healthz", timeout=2).status_code == 200:
                     break
-            except requests.RequestException:      # not listening yet, or a worker still booting
+            except requests.RequestException:  # not listening yet, or a worker still booting
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn not healthy after {startup_seconds} s:\n"
-                                   f"{log_path.read_text()[-3000:]}")
+                raise RuntimeError(f"gunicorn not healthy after {startup_seconds} s:\n{log_path.read_text()[-3000:]}")
             time.sleep(0.1)
         yield base, log_path
     finally:

@@ -77,8 +77,11 @@ def test_the_rule_book_says_what_each_preset_sets_for_every_player_count(preset)
     assert tuple(counts) == PRESETS[preset].players
     standard = resolve_rules("standard-draw", {}, counts[0]).to_dict()
     resolved = {n: resolve_rules(preset, {}, n).to_dict() for n in counts}
-    changed = {k: v for k, v in resolved[counts[0]].items()
-               if k in OPTION_NAMES and k not in PER_PLAYER_COUNT and v != standard[k]}
+    changed = {
+        k: v
+        for k, v in resolved[counts[0]].items()
+        if k in OPTION_NAMES and k not in PER_PLAYER_COUNT and v != standard[k]
+    }
     listed = dict(span.split(": ", 1) for span in code_spans(sets) if ": " in span)
     assert {k: json.loads(v) for k, v in listed.items()} == changed
     assert [int(n) for n in re.findall(r"\d+", sizes)] == [resolved[n]["hand_size"] for n in counts]
@@ -89,7 +92,7 @@ def test_the_rule_book_states_each_presets_target():
     for preset in PRESETS:
         targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
         assert {int(n) for n in re.findall(r"\d+", rows[preset][4])} == targets, preset
-    assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100   # "100 with 2 players or partners"
+    assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100  # "100 with 2 players or partners"
 
 
 # --- the golden vector format ------------------------------------------------------------------------
@@ -127,7 +130,7 @@ def test_the_expected_files_hold_the_invariants_golden_md_states():
             if hand["side"] is not None:
                 scores[hand["side"]] += hand["points"]
             assert hand["scores"] == scores, doc["match_id"]
-            if hand["reason"] is None:           # cut short: the match ended mid-hand
+            if hand["reason"] is None:  # cut short: the match ended mid-hand
                 assert hand is doc["hands"][-1] and (hand["winner"], hand["side"], hand["points"]) == (None, None, 0)
             if hand["winner"] is None:
                 assert (hand["side"], hand["points"]) == (None, 0)
@@ -153,8 +156,13 @@ SKIPPED_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".pytest_cache",
 def project_files() -> list[Path]:
     """The files of the project: git's tracked and not-ignored files, or a walk without git."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                                capture_output=True, check=True, timeout=30).stdout.decode()
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+            timeout=30,
+        ).stdout.decode()
         paths = {ROOT / name for name in listed.split("\0") if name}
     except (OSError, subprocess.CalledProcessError):
         paths = {p for p in ROOT.rglob("*") if not SKIPPED_DIRS.intersection(p.relative_to(ROOT).parts)}
@@ -165,7 +173,7 @@ def text_of(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
     except (UnicodeDecodeError, OSError):
-        return None                              # binary, or gone since listed
+        return None  # binary, or gone since listed
 
 
 def test_no_file_points_to_the_rule_sources_outside_the_repository():
@@ -197,7 +205,7 @@ def test_every_relative_link_of_the_markdown_files_resolves_inside_the_repositor
             continue
         for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
             if re.match(r"[a-z][a-z0-9+.-]*:", target):
-                continue                         # https:, mailto: …
+                continue  # https:, mailto: …
             file_part, _, anchor = target.partition("#")
             linked = (path.parent / file_part).resolve() if file_part else path
             if not linked.is_relative_to(ROOT) or not linked.exists():

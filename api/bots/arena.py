@@ -7,10 +7,9 @@ by the strength benchmark and the tests; the services have their own loop.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from api.rules import (create_match, decide, parse_action, redact_event, replay, start_match,
-                       view)
+from api.rules import create_match, decide, parse_action, redact_event, replay, start_match, view
 from api.rules.events import Event
 from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState
@@ -80,8 +79,14 @@ class BotMatch:
         return action
 
 
-def play_match(rules: RuleSet, seed: str, levels: list[str], budget: Budget = DEFAULT_BUDGET,
-               observe: Observer | None = None, max_decisions: int = 100_000) -> MatchState:
+def play_match(
+    rules: RuleSet,
+    seed: str,
+    levels: list[str],
+    budget: Budget = DEFAULT_BUDGET,
+    observe: Observer | None = None,
+    max_decisions: int = 100_000,
+) -> MatchState:
     """Play a match between bots of ``levels`` (one per seat); returns the final state.
 
     ``observe(seat, level, seconds, view, log, action)`` is called after every decision.

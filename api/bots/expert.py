@@ -64,7 +64,7 @@ def choose_expert(view: dict, log: list[dict], rng: random.Random, budget: Budge
     actions = view["legal_actions"]
     muggins = find(actions, "muggins")
     if muggins is not None:
-        return muggins                        # free points, and it costs no turn
+        return muggins  # free points, and it costs no turn
     plays = plays_of(actions)
     if not plays:
         return no_play_choice(actions)
@@ -72,9 +72,9 @@ def choose_expert(view: dict, log: list[dict], rng: random.Random, budget: Budge
     candidates = _distinct(plays, know)
     draw = find(actions, "draw")
     if draw is not None:
-        candidates.append(draw)               # draw_at_will: holding back is a real choice
+        candidates.append(draw)  # draw_at_will: holding back is a real choice
     if len(candidates) == 1:
-        return candidates[0]                  # as listed: under muggins_calls a scoring play claims
+        return candidates[0]  # as listed: under muggins_calls a scoring play claims
     values = evaluate(know, [to_move(a) for a in candidates], rng, budget)
     best = max(range(len(candidates)), key=lambda i: (values[i], -i))
     return candidates[best]
@@ -188,8 +188,12 @@ def _distinct(plays: list[dict], know: Knowledge) -> list[dict]:
         move = to_move(action)
         after = know.layout.copy()
         after.place(move[1], move[2])
-        shape = tuple(sorted((i >= UP, after.values[i], after.doubles[i], after.occupied[i],
-                              i in after.spinner_ends) for i in range(4)))
+        shape = tuple(
+            sorted(
+                (i >= UP, after.values[i], after.doubles[i], after.occupied[i], i in after.spinner_ends)
+                for i in range(4)
+            )
+        )
         key = (move[1].index, shape, after.spinner_sides, after.spinner is not None)
         if key not in seen:
             seen.add(key)

@@ -60,21 +60,21 @@ class Knowledge:
     rules: RuleSet
     view: dict
     seat: int
-    hand: list[Tile]                      # the seat's own tiles
-    played: list[Tile]                    # on the table this hand, in order
-    events: list[dict]                    # this hand's events (redacted), in order
-    slots: dict[int, list[int]]           # other seat -> one lacks mask per hidden tile
-    unseen: list[Tile]                    # canonical order
-    boneyard: int                         # tiles in the boneyard (drawable or not)
-    layout: Layout                        # the table now, rebuilt from the log
+    hand: list[Tile]  # the seat's own tiles
+    played: list[Tile]  # on the table this hand, in order
+    events: list[dict]  # this hand's events (redacted), in order
+    slots: dict[int, list[int]]  # other seat -> one lacks mask per hidden tile
+    unseen: list[Tile]  # canonical order
+    boneyard: int  # tiles in the boneyard (drawable or not)
+    layout: Layout  # the table now, rebuilt from the log
 
     # --- reading -------------------------------------------------------------------
     @classmethod
-    def read(cls, view: dict, log: list[dict]) -> "Knowledge":
+    def read(cls, view: dict, log: list[dict]) -> Knowledge:
         rules = RuleSet.from_dict(view["rules"])
         seat = view["seat"]
         start = max((i for i, e in enumerate(log) if e.get("type") == "hand_started"), default=None)
-        events = [] if start is None else log[start + 1:]
+        events = [] if start is None else log[start + 1 :]
         counts = list(view["hand_counts"])
         slots: dict[int, list[int]] = {s: [] for s in range(rules.players) if s != seat}
         if start is not None:
@@ -126,13 +126,13 @@ class Knowledge:
     # --- imagining the hidden tiles ----------------------------------------------------
     def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
         """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
-        holders: list[tuple[int, int]] = []            # (seat or -1 for the boneyard, mask)
+        holders: list[tuple[int, int]] = []  # (seat or -1 for the boneyard, mask)
         for s in sorted(self.slots):
             holders.extend((s, m) for m in self.slots[s])
         holders.extend((-1, 0) for _ in range(self.boneyard))
         pool = self.unseen
-        if len(holders) != len(pool):                  # inconsistent input: be lenient
-            holders = holders[:len(pool)] + [(-1, 0)] * max(0, len(pool) - len(holders))
+        if len(holders) != len(pool):  # inconsistent input: be lenient
+            holders = holders[: len(pool)] + [(-1, 0)] * max(0, len(pool) - len(holders))
         # Most constrained slots first; each takes a random tile it may hold.
         order = sorted(range(len(holders)), key=lambda i: -bin(holders[i][1]).count("1"))
         for attempt in range(_RETRIES + 1):

@@ -26,7 +26,8 @@ class JsonBodyParser(FlaskParser):
             sent = req.mimetype or "no Content-Type"
             raise UNSUPPORTED_MEDIA_TYPE.error(
                 f"The body must be JSON, sent with the header 'Content-Type: application/json' (this one was "
-                f"sent as {sent}).")
+                f"sent as {sent})."
+            )
         return super().load_json(req, schema)
 
 

@@ -25,15 +25,19 @@ IF_MATCH_PATTERN = r'^(\*|(W/)?"[0-9]{1,10}(:[!#-+\--~]*)?")$'
 #: ``ETag`` on every answer that names a state of a match.
 ETAG_HEADER = {
     "description": "Names this state of the match (its seq, and what the answer shows of it): send it back as "
-                   "`If-None-Match` on a read (304 while nothing changed) or `If-Match` on an action (412 once "
-                   "the match has moved on)",
-    "schema": {"type": "string", "pattern": r'^"[0-9]{1,10}(:[!#-~]*)?"$'}, "required": True,
+    "`If-None-Match` on a read (304 while nothing changed) or `If-Match` on an action (412 once "
+    "the match has moved on)",
+    "schema": {"type": "string", "pattern": r'^"[0-9]{1,10}(:[!#-~]*)?"$'},
+    "required": True,
 }
 #: The request header of a conditional read.
 IF_NONE_MATCH_PARAMETER = {
-    "in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"},
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "schema": {"type": "string"},
     "description": "ETags from earlier answers (or `*`): 304 Not Modified, without a body, while one of them is "
-                   "still this resource's",
+    "still this resource's",
 }
 #: The 304 a conditional read may answer.
 NOT_MODIFIED_RESPONSE = {

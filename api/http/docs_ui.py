@@ -48,8 +48,10 @@ ASSET_MAX_AGE = 365 * 24 * 3600
 
 #: Swagger UI needs no more: its icons are data: URIs in its stylesheet, and React sets its
 #: inline styles through the DOM (which style-src does not govern). "Try it out" calls this origin.
-CONTENT_SECURITY_POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                           "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 PAGE = """<!doctype html>
 <html lang="en">
@@ -88,14 +90,18 @@ blp = Blueprint("docs_ui", __name__)
 @blp.get("/docs/")
 def page() -> Response:
     """The page: Swagger UI on ``/v1/openapi.json``, every file from this server."""
+
     def asset_url(name: str) -> str:
         return url_for("docs_ui.asset", version=SWAGGER_UI_VERSION, name=name)
 
     html = PAGE.format(
         title=escape(f"{current_app.config['API_TITLE']} API"),
-        icon32=escape(asset_url("favicon-32x32.png")), icon16=escape(asset_url("favicon-16x16.png")),
-        css=escape(asset_url("swagger-ui.css")), bundle=escape(asset_url("swagger-ui-bundle.js")),
-        init=escape(url_for("docs_ui.init_script")), spec=escape(url_for("api-docs.openapi_json")),
+        icon32=escape(asset_url("favicon-32x32.png")),
+        icon16=escape(asset_url("favicon-16x16.png")),
+        css=escape(asset_url("swagger-ui.css")),
+        bundle=escape(asset_url("swagger-ui-bundle.js")),
+        init=escape(url_for("docs_ui.init_script")),
+        spec=escape(url_for("api-docs.openapi_json")),
     )
     response = Response(html, mimetype="text/html")
     response.headers["Cache-Control"] = "no-cache"
@@ -106,7 +112,7 @@ def page() -> Response:
 @blp.get("/docs/init.js")
 def init_script() -> Response:
     response = Response(INIT_SCRIPT, mimetype="text/javascript")
-    response.headers["Cache-Control"] = "no-cache"      # unversioned, like the page
+    response.headers["Cache-Control"] = "no-cache"  # unversioned, like the page
     return _nosniff(response)
 
 

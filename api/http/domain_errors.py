@@ -15,7 +15,7 @@ from api.store import DatabaseBusy, is_busy_error
 
 log = logging.getLogger(__name__)
 
-DATABASE_BUSY_RETRY_AFTER = 1      # seconds: writers hold the lock for milliseconds
+DATABASE_BUSY_RETRY_AFTER = 1  # seconds: writers hold the lock for milliseconds
 
 
 def _entry(error: rules.RulesError | services.ServiceError) -> ProblemCode:
@@ -52,9 +52,13 @@ def handle_database_error(error: Exception) -> Response:
     """A write lock not had in time (SQLite "database is locked", ``DatabaseBusy``): 503 with
     Retry-After, never a 500. Any other database error is unexpected."""
     if is_busy_error(error):
-        return problem(DATABASE_BUSY.status, DATABASE_BUSY.code, DATABASE_BUSY.title,
-                       "The database is busy with other writes; retry shortly.",
-                       headers={"Retry-After": str(DATABASE_BUSY_RETRY_AFTER)})
+        return problem(
+            DATABASE_BUSY.status,
+            DATABASE_BUSY.code,
+            DATABASE_BUSY.title,
+            "The database is busy with other writes; retry shortly.",
+            headers={"Retry-After": str(DATABASE_BUSY_RETRY_AFTER)},
+        )
     return handle_unexpected(error)
 
 

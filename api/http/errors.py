@@ -116,33 +116,55 @@ class ProblemSchema(ma.Schema):
     class Meta:
         unknown = ma.INCLUDE
 
-    type = ma.fields.String(required=True, metadata={
-        "description": "URI naming the problem type: `https://boneyard.dev/problems/<code>`"})
+    type = ma.fields.String(
+        required=True, metadata={"description": "URI naming the problem type: `https://boneyard.dev/problems/<code>`"}
+    )
     title = ma.fields.String(required=True, metadata={"description": "Short summary of the problem type"})
     status = ma.fields.Integer(required=True, metadata={"description": "HTTP status code"})
     detail = ma.fields.String(required=True, metadata={"description": "Explanation of this occurrence"})
-    code = ma.fields.String(required=True, metadata={
-        "description": "Stable machine-readable code, e.g. `not_your_turn`: always with the same status and "
-                       "title; docs/problems.md lists every one, and each response of an operation the codes it "
-                       "may carry (`x-problem-codes`)"})
-    errors = component("FieldErrors", metadata={
-        "description": "`invalid_request` and `invalid_action` (422): the messages by location, then field"})
-    reason = ma.fields.String(metadata={
-        "description": "`malformed_json` only: why the body could not be read (`encoding`, `syntax`, `depth`)"})
-    location = ma.fields.String(metadata={
-        "description": "`invalid_text` (and a credential header refused as not text): where the refused text "
-                       "was (`path`, `query`, `header`)"})
-    name = ma.fields.String(metadata={
-        "description": "`invalid_text`, `header_too_large` (and a credential header refused as not text): the "
-                       "header or query parameter refused"})
-    field = ma.fields.String(metadata={"description": "`invalid_rules` only: the option (or `rules`, `preset`, "
-                                                      "`players`) refused"})
-    current_seq = ma.fields.Integer(metadata={
-        "description": "`stale_seq` and `precondition_failed` only: the match's seq now"})
-    match_status = ma.fields.String(metadata={
-        "description": "`match_not_over` only: the match's status now (`waiting` or `playing`)"})
-    limit = ma.fields.Integer(metadata={
-        "description": "`event_limit_reached`, `too_many_bot_matches` only: the server's bound that was reached"})
+    code = ma.fields.String(
+        required=True,
+        metadata={
+            "description": "Stable machine-readable code, e.g. `not_your_turn`: always with the same status and "
+            "title; docs/problems.md lists every one, and each response of an operation the codes it "
+            "may carry (`x-problem-codes`)"
+        },
+    )
+    errors = component(
+        "FieldErrors",
+        metadata={"description": "`invalid_request` and `invalid_action` (422): the messages by location, then field"},
+    )
+    reason = ma.fields.String(
+        metadata={
+            "description": "`malformed_json` only: why the body could not be read (`encoding`, `syntax`, `depth`)"
+        }
+    )
+    location = ma.fields.String(
+        metadata={
+            "description": "`invalid_text` (and a credential header refused as not text): where the refused text "
+            "was (`path`, `query`, `header`)"
+        }
+    )
+    name = ma.fields.String(
+        metadata={
+            "description": "`invalid_text`, `header_too_large` (and a credential header refused as not text): the "
+            "header or query parameter refused"
+        }
+    )
+    field = ma.fields.String(
+        metadata={"description": "`invalid_rules` only: the option (or `rules`, `preset`, `players`) refused"}
+    )
+    current_seq = ma.fields.Integer(
+        metadata={"description": "`stale_seq` and `precondition_failed` only: the match's seq now"}
+    )
+    match_status = ma.fields.String(
+        metadata={"description": "`match_not_over` only: the match's status now (`waiting` or `playing`)"}
+    )
+    limit = ma.fields.Integer(
+        metadata={
+            "description": "`event_limit_reached`, `too_many_bot_matches` only: the server's bound that was reached"
+        }
+    )
 
 
 def problem_body(
@@ -152,7 +174,7 @@ def problem_body(
     clash = _RESERVED & extra.keys()
     if clash:
         raise ValueError(f"extra members may not override {sorted(clash)}")
-    title = _catalogued_title(code) or title     # one title per code (RFC 9457), the catalogue's
+    title = _catalogued_title(code) or title  # one title per code (RFC 9457), the catalogue's
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + code,
         "title": title or _status_phrase(status),
@@ -175,9 +197,7 @@ def problem(
 ) -> Response:
     """An ``application/problem+json`` response."""
     body = problem_body(status, code, title, detail, **extra)
-    response = current_app.response_class(
-        json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE
-    )
+    response = current_app.response_class(json.dumps(body), status=status, mimetype=PROBLEM_CONTENT_TYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
@@ -200,9 +220,7 @@ def _status_phrase(status: int) -> str:
 
 
 def handle_problem_error(error: ProblemError) -> Response:
-    return problem(
-        error.status, error.code, error.title, error.detail, headers=error.headers, **error.extra
-    )
+    return problem(error.status, error.code, error.title, error.detail, headers=error.headers, **error.extra)
 
 
 def handle_http_exception(error: HTTPException) -> Response:

@@ -41,11 +41,14 @@ def to_openapi_30(schema: Any) -> Any:
     out: dict[str, Any] = {}
     choices = schema.get("anyOf")
     if isinstance(choices, list) and len(choices) == 2 and {"type": "null"} in choices:
-        schema = {**{k: v for k, v in schema.items() if k != "anyOf"},
-                  "allOf": [c for c in choices if c != {"type": "null"}], "nullable": True}
+        schema = {
+            **{k: v for k, v in schema.items() if k != "anyOf"},
+            "allOf": [c for c in choices if c != {"type": "null"}],
+            "nullable": True,
+        }
     for key, value in schema.items():
         if key == "$ref" and isinstance(value, str) and value.startswith(_DEFS):
-            out[key] = _COMPONENTS + value[len(_DEFS):]
+            out[key] = _COMPONENTS + value[len(_DEFS) :]
         elif key == "type" and isinstance(value, list):
             kinds = [kind for kind in value if kind != "null"]
             if len(kinds) != 1:
@@ -56,8 +59,10 @@ def to_openapi_30(schema: Any) -> Any:
         elif key == "const":
             out["enum"] = [value]
         elif key == "mapping" and isinstance(value, dict):
-            out[key] = {name: _COMPONENTS + target[len(_DEFS):] if target.startswith(_DEFS) else target
-                        for name, target in value.items()}
+            out[key] = {
+                name: _COMPONENTS + target[len(_DEFS) :] if target.startswith(_DEFS) else target
+                for name, target in value.items()
+            }
         elif key in ("properties", "$defs"):
             out[key] = {name: to_openapi_30(sub) for name, sub in value.items()}
         else:
@@ -68,21 +73,27 @@ def to_openapi_30(schema: Any) -> Any:
 def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """``HandResult`` and ``RuleOverrides``, made from ``HandEnded`` and ``RuleSet``."""
     hand_ended = defs["HandEnded"]
-    hand_result = {"type": "object",
-                   "description": "How a hand ended: the hand_ended event without its `type`",
-                   "properties": {k: v for k, v in hand_ended["properties"].items() if k != "type"},
-                   "required": [k for k in hand_ended["required"] if k != "type"]}
+    hand_result = {
+        "type": "object",
+        "description": "How a hand ended: the hand_ended event without its `type`",
+        "properties": {k: v for k, v in hand_ended["properties"].items() if k != "type"},
+        "required": [k for k in hand_ended["required"] if k != "type"],
+    }
     rule_set = defs["RuleSet"]
     options = {name: dict(schema) for name, schema in rule_set["properties"].items()}
     options["target"]["maximum"] = MAX_TARGET
-    options["hand_size"]["maximum"] = 14             # two players hold at most the 28 tiles
+    options["hand_size"]["maximum"] = 14  # two players hold at most the 28 tiles
     options["preset"]["description"] = "Optional echo: must name the match's preset"
     options["players"]["description"] = "Optional echo: must be the number of seats"
-    overrides = {"type": "object", "additionalProperties": False, "properties": options,
-                 "description": "Options to change from the preset's (docs/rules.md lists every option and "
-                                "preset). A resolved rule set may be sent back as it is. A combination that "
-                                "cannot be played (partners without 4 players, muggins_calls without "
-                                "fives_scoring…) is refused: 422 invalid_rules naming the `field`."}
+    overrides = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": options,
+        "description": "Options to change from the preset's (docs/rules.md lists every option and "
+        "preset). A resolved rule set may be sent back as it is. A combination that "
+        "cannot be played (partners without 4 players, muggins_calls without "
+        "fives_scoring…) is refused: 422 invalid_rules naming the `field`.",
+    }
     return {"HandResult": hand_result, "RuleOverrides": overrides}
 
 

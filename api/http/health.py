@@ -18,9 +18,7 @@ blp = Blueprint("health", __name__, description="Service health")
 
 
 class HealthSchema(ma.Schema):
-    status = ma.fields.String(
-        required=True, metadata={"description": "Always `ok` when healthy", "example": "ok"}
-    )
+    status = ma.fields.String(required=True, metadata={"description": "Always `ok` when healthy", "example": "ok"})
 
 
 @blp.route("/healthz")
@@ -34,8 +32,9 @@ class Health(MethodView):
         readiness: Readiness = current_app.extensions[READINESS_KEY]
         health = readiness.check()
         if not health.ok:
-            raise entry_of(health.status).error(health.detail,
-                                                headers={"Retry-After": str(max(1, math.ceil(readiness.interval)))})
+            raise entry_of(health.status).error(
+                health.detail, headers={"Retry-After": str(max(1, math.ceil(readiness.interval)))}
+            )
         return {"status": "ok"}
 
 

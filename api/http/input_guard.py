@@ -45,21 +45,35 @@ from flask_smorest.spec.plugins import unicodeconverter2paramschema
 from werkzeug.routing import UnicodeConverter
 
 from api.http.errors import ProblemError
-from api.http.problem_codes import (BEARER_CHALLENGE, HEADER_TOO_LARGE, INVALID_API_KEY, INVALID_TEXT, INVALID_TOKEN,
-                                    URI_TOO_LONG, entry_of)
+from api.http.problem_codes import (
+    BEARER_CHALLENGE,
+    HEADER_TOO_LARGE,
+    INVALID_API_KEY,
+    INVALID_TEXT,
+    INVALID_TOKEN,
+    URI_TOO_LONG,
+    entry_of,
+)
 
 MAX_JSON_DEPTH = 32
-MAX_JSON_INTEGER = 2**53 - 1          # I-JSON (RFC 7493): the integers every client can hold exactly
-MAX_TARGET_LENGTH = 2048              # path + query; ours are under 300 (a cursor is ~100)
-MAX_HEADER_LENGTH = 1024              # a bearer token is 50, an Idempotency-Key at most 255
-CHECKED_HEADERS = ("Authorization", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
-                   "X-API-Key", "X-Forwarded-For")
+MAX_JSON_INTEGER = 2**53 - 1  # I-JSON (RFC 7493): the integers every client can hold exactly
+MAX_TARGET_LENGTH = 2048  # path + query; ours are under 300 (a cursor is ~100)
+MAX_HEADER_LENGTH = 1024  # a bearer token is 50, an Idempotency-Key at most 255
+CHECKED_HEADERS = (
+    "Authorization",
+    "If-Match",
+    "If-None-Match",
+    "Idempotency-Key",
+    "Last-Event-ID",
+    "X-API-Key",
+    "X-Forwarded-For",
+)
 #: Credentials: a value that cannot be one is answered as a wrong one, 401 with this code.
 CREDENTIAL_CODES = {"Authorization": INVALID_TOKEN.code, "X-API-Key": INVALID_API_KEY.code}
 #: What a path parameter or query value may hold (the OpenAPI document says so, as a pattern).
 TEXT_PATTERN = r"^[^\x00-\x1f\x7f]*$"
 
-_INTEGER_CHARS = len(str(MAX_JSON_INTEGER)) + 1      # with a minus sign
+_INTEGER_CHARS = len(str(MAX_JSON_INTEGER)) + 1  # with a minus sign
 _PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]*")
 _HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -100,7 +114,7 @@ def loads(data: str | bytes | bytearray) -> Any:
     """Parse a request body under the policy above (:class:`JSONRefused` when it is refused)."""
     if isinstance(data, (bytes, bytearray)):
         try:
-            text = bytes(data).decode("utf-8")        # strict: no encoded surrogates, no stray bytes
+            text = bytes(data).decode("utf-8")  # strict: no encoded surrogates, no stray bytes
         except UnicodeDecodeError:
             raise JSONRefused("The request body is not UTF-8 text.", reason="encoding") from None
     else:
@@ -123,7 +137,7 @@ def loads(data: str | bytes | bytearray) -> Any:
 
     try:
         value = json.loads(text, parse_int=integer, parse_float=number, parse_constant=_not_json)
-    except ValueError as error:                       # json.JSONDecodeError, or NaN/Infinity
+    except ValueError as error:  # json.JSONDecodeError, or NaN/Infinity
         raise JSONRefused(f"The request body is not valid JSON: {error}.", reason="syntax") from None
     if refused_numbers or "\\u" in text:
         errors = _unacceptable(value)
@@ -140,7 +154,7 @@ def _check_depth(text: str) -> None:
         char, position = found.group(), found.end()
         if char == '"':
             try:
-                _, position = json.decoder.scanstring(text, position)     # skip the string, in C
+                _, position = json.decoder.scanstring(text, position)  # skip the string, in C
             except ValueError as error:
                 raise JSONRefused(f"The request body is not valid JSON: {error}.", reason="syntax") from None
         elif char in "[{":
@@ -243,16 +257,18 @@ def check_request() -> None:
         if value is None:
             continue
         if len(value) > MAX_HEADER_LENGTH:
-            raise HEADER_TOO_LARGE.error(f"The {name} header is longer than {MAX_HEADER_LENGTH} characters.",
-                                         name=name)
+            raise HEADER_TOO_LARGE.error(f"The {name} header is longer than {MAX_HEADER_LENGTH} characters.", name=name)
         if not _HEADER_TEXT.fullmatch(value):
             if name in CREDENTIAL_CODES:
                 raise entry_of(CREDENTIAL_CODES[name]).error(
-                    f"The {name} header must be printable ASCII.", location="header", name=name,
-                    headers=BEARER_CHALLENGE if name == "Authorization" else None)
+                    f"The {name} header must be printable ASCII.",
+                    location="header",
+                    name=name,
+                    headers=BEARER_CHALLENGE if name == "Authorization" else None,
+                )
             raise _text_refused("header", name)
     if request.is_json and request.get_data(cache=True):
-        request.get_json()        # parsed once under the policy (and cached for the view)
+        request.get_json()  # parsed once under the policy (and cached for the view)
 
 
 def install(app: Flask) -> None:

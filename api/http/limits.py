@@ -50,9 +50,11 @@ def audit_limit() -> str:
 
 # Shared: creating a match and asking for a rematch spend one budget.
 limit_creation = limiter.shared_limit(create_limit, scope="create", key_func=get_remote_address)
-limit_audit_reads = limiter.limit(audit_limit, key_func=get_remote_address)   # each endpoint its own budget
-limit_actions = [limiter.limit(action_limit_per_token, key_func=token_key),
-                 limiter.limit(action_limit_per_address, key_func=get_remote_address)]
+limit_audit_reads = limiter.limit(audit_limit, key_func=get_remote_address)  # each endpoint its own budget
+limit_actions = [
+    limiter.limit(action_limit_per_token, key_func=token_key),
+    limiter.limit(action_limit_per_address, key_func=get_remote_address),
+]
 
 
 def rate_limited_actions(view):
@@ -68,8 +70,9 @@ def require_portal_key() -> None:
         return
     offered = request.headers.get("X-API-Key", "")
     if not any(hmac.compare_digest(offered.encode(), key.encode()) for key in keys):
-        raise INVALID_API_KEY.error("This server needs a portal API key in the X-API-Key header to create or list "
-                                    "matches.")
+        raise INVALID_API_KEY.error(
+            "This server needs a portal API key in the X-API-Key header to create or list matches."
+        )
 
 
 def settle_retry_after(response):
@@ -84,5 +87,5 @@ def settle_retry_after(response):
         if value is not None:
             del response.headers["Retry-After"]
     elif value is None or (value.strip().lstrip("-").isdigit() and int(value) < 1):
-        response.headers["Retry-After"] = "1"      # the document promises it on every 429 and 503
+        response.headers["Retry-After"] = "1"  # the document promises it on every 429 and 503
     return response

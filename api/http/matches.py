@@ -11,11 +11,19 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http import schemas
 from api.http import problem_codes as codes
+from api.http import schemas
 from api.http.arguments import JSON_BODY_PARSER
-from api.http.conditional import (ETAG_HEADER, IF_MATCH_PATTERN, IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE, etag,
-                                  if_match_seq, not_modified, seat_part)
+from api.http.conditional import (
+    ETAG_HEADER,
+    IF_MATCH_PATTERN,
+    IF_NONE_MATCH_PARAMETER,
+    NOT_MODIFIED_RESPONSE,
+    etag,
+    if_match_seq,
+    not_modified,
+    seat_part,
+)
 from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions, require_portal_key
 from api.http.waiting import waiting_client
@@ -24,9 +32,10 @@ from api.services.lobby import rematch
 from api.services.match_ids import is_match_id
 from api.services.matches import MatchService, SeatSpec
 
-blp = Blueprint("matches", __name__, url_prefix="/v1/matches",
-                description="Matches, seats, views, actions and the event log")
-blp.ARGUMENTS_PARSER = JSON_BODY_PARSER       # a body sent as anything but JSON: 415, not "Missing data"
+blp = Blueprint(
+    "matches", __name__, url_prefix="/v1/matches", description="Matches, seats, views, actions and the event log"
+)
+blp.ARGUMENTS_PARSER = JSON_BODY_PARSER  # a body sent as anything but JSON: 415, not "Missing data"
 
 SERVICE_KEY = "boneyard.matches"
 SEAT_TOKEN = [{"seatToken": []}]
@@ -42,10 +51,13 @@ def idempotency_of(match_id: str) -> Keyed | None:
     """The request's ``Idempotency-Key``, with a fingerprint of what it asks, or None."""
     header = request.headers.get("Idempotency-Key")
     if header is None or not is_match_id(match_id):
-        return None                              # no key, or no such match: nothing to remember
-    fingerprint = hashlib.sha256(json.dumps(
-        [request.method, request.path, request.headers.get("If-Match"), request.get_json(silent=True)],
-        sort_keys=True).encode()).hexdigest()
+        return None  # no key, or no such match: nothing to remember
+    fingerprint = hashlib.sha256(
+        json.dumps(
+            [request.method, request.path, request.headers.get("If-Match"), request.get_json(silent=True)],
+            sort_keys=True,
+        ).encode()
+    ).hexdigest()
     return Keyed(parse_key(header), fingerprint, _render_refusal, render_action_result)
 
 
@@ -83,29 +95,40 @@ def bearer_token() -> str | None:
         return None
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise codes.INVALID_TOKEN.error("Send the seat token as 'Authorization: Bearer <token>'.",
-                                        headers=codes.BEARER_CHALLENGE)
+        raise codes.INVALID_TOKEN.error(
+            "Send the seat token as 'Authorization: Bearer <token>'.", headers=codes.BEARER_CHALLENGE
+        )
     return token.strip()
 
 
 def seat_token_required(view):
     """An operation only a seat may call: without its token the request is refused (401
     ``invalid_token``) before anything else it sends (its body, its headers) is read."""
+
     @wraps(view)
     def gated(*args, **kwargs):
         if bearer_token() is None:
-            raise codes.INVALID_TOKEN.error("This operation needs the seat's token: Authorization: Bearer <token>.",
-                                            headers=codes.BEARER_CHALLENGE)
+            raise codes.INVALID_TOKEN.error(
+                "This operation needs the seat's token: Authorization: Bearer <token>.", headers=codes.BEARER_CHALLENGE
+            )
         return view(*args, **kwargs)
+
     return gated
 
 
-LOCATION_HEADER = {"description": "The match's address, `/v1/matches/{id}`", "required": True,
-                   "schema": {"type": "string"}}
-LINK_HEADER = {"description": "RFC 8288: the next page, `<...>; rel=\"next\"` (absent on the last page)",
-               "schema": {"type": "string"}}
-REPLAYED_HEADER = {"description": "`true` on the stored first answer to a repeated `Idempotency-Key` (absent on "
-                                  "a first answer)", "schema": {"type": "string", "enum": ["true"]}}
+LOCATION_HEADER = {
+    "description": "The match's address, `/v1/matches/{id}`",
+    "required": True,
+    "schema": {"type": "string"},
+}
+LINK_HEADER = {
+    "description": 'RFC 8288: the next page, `<...>; rel="next"` (absent on the last page)',
+    "schema": {"type": "string"},
+}
+REPLAYED_HEADER = {
+    "description": "`true` on the stored first answer to a repeated `Idempotency-Key` (absent on a first answer)",
+    "schema": {"type": "string", "enum": ["true"]},
+}
 
 
 def conditional_read(view):
@@ -134,24 +157,36 @@ class Matches(MethodView):
     def get(self, query):
         """List matches, newest first, filtered (paged with ``cursor``; the next page is also in ``Link``)."""
         require_portal_key()
-        page = service().list(query.get("status"), query["limit"], query.get("cursor"),
-                              **{k: query[k] for k in ("preset", "has_open_seat", "player_ref") if k in query})
+        page = service().list(
+            query.get("status"),
+            query["limit"],
+            query.get("cursor"),
+            **{k: query[k] for k in ("preset", "has_open_seat", "player_ref") if k in query},
+        )
         return page, 200, _next_link(page["next_cursor"])
 
     @limit_creation
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.MatchCreateSchema)
     @blp.response(201, schemas.CreatedMatchSchema, headers={"ETag": ETAG_HEADER, "Location": LOCATION_HEADER})
-    @problems(codes.INVALID_API_KEY, codes.CLIENT_SEED_NOT_ALLOWED, codes.TOO_MANY_BOT_MATCHES,
-              codes.EVENT_LIMIT_REACHED, codes.UNSUPPORTED_MEDIA_TYPE, codes.INVALID_REQUEST, codes.INVALID_RULES,
-              codes.TOO_MANY_REQUESTS)
+    @problems(
+        codes.INVALID_API_KEY,
+        codes.CLIENT_SEED_NOT_ALLOWED,
+        codes.TOO_MANY_BOT_MATCHES,
+        codes.EVENT_LIMIT_REACHED,
+        codes.UNSUPPORTED_MEDIA_TYPE,
+        codes.INVALID_REQUEST,
+        codes.INVALID_RULES,
+        codes.TOO_MANY_REQUESTS,
+    )
     def post(self, body):
         """Create a match; remote seats get their secret token in this answer only."""
         require_portal_key()
-        seats = [SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
-                 for s in body["seats"]]
-        created = service().create(body["preset"], body["rules"], seats, body.get("seed"),
-                                   creator=request.remote_addr)
+        seats = [
+            SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
+            for s in body["seats"]
+        ]
+        created = service().create(body["preset"], body["rules"], seats, body.get("seed"), creator=request.remote_addr)
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
 
@@ -184,22 +219,48 @@ class View(MethodView):
 class Actions(MethodView):
     @rate_limited_actions
     @seat_token_required
-    @blp.doc(security=SEAT_TOKEN, parameters=[
-        {"in": "header", "name": "If-Match", "required": False,
-         "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
-         "description": "An ETag of this match: refused with 412 unless the match is still at its seq"},
-        {"in": "header", "name": "Idempotency-Key", "required": False,
-         "schema": {"type": "string", "pattern": KEY_PATTERN},
-         "description": "A retry with the same key and body gets the first response again, byte for byte, "
-                        "with the header `Idempotent-Replayed: true`, and changes nothing. The answer is stored "
-                        "with the action, atomically; the same key with another body is 422 "
-                        "`idempotency_key_reused`. Keys are kept 24 hours, per seat token."}])
+    @blp.doc(
+        security=SEAT_TOKEN,
+        parameters=[
+            {
+                "in": "header",
+                "name": "If-Match",
+                "required": False,
+                "schema": {"type": "string", "pattern": IF_MATCH_PATTERN},
+                "description": "An ETag of this match: refused with 412 unless the match is still at its seq",
+            },
+            {
+                "in": "header",
+                "name": "Idempotency-Key",
+                "required": False,
+                "schema": {"type": "string", "pattern": KEY_PATTERN},
+                "description": "A retry with the same key and body gets the first response again, byte for byte, "
+                "with the header `Idempotent-Replayed: true`, and changes nothing. The answer is stored "
+                "with the action, atomically; the same key with another body is 422 "
+                "`idempotency_key_reused`. Keys are kept 24 hours, per seat token.",
+            },
+        ],
+    )
     @blp.arguments(schemas.ActionSchema)
-    @blp.response(200, schemas.ActionResultSchema, headers={"ETag": ETAG_HEADER, "Idempotent-Replayed": REPLAYED_HEADER})
-    @problems(codes.INVALID_IF_MATCH, codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, *codes.RULE_REFUSALS,
-              codes.STALE_SEQ, codes.EVENT_LIMIT_REACHED, codes.PRECONDITION_FAILED, codes.UNSUPPORTED_MEDIA_TYPE,
-              codes.INVALID_ACTION, codes.INVALID_TILE, codes.INVALID_IDEMPOTENCY_KEY, codes.IDEMPOTENCY_KEY_REUSED,
-              codes.TOO_MANY_REQUESTS)
+    @blp.response(
+        200, schemas.ActionResultSchema, headers={"ETag": ETAG_HEADER, "Idempotent-Replayed": REPLAYED_HEADER}
+    )
+    @problems(
+        codes.INVALID_IF_MATCH,
+        codes.INVALID_TOKEN,
+        codes.WRONG_MATCH,
+        codes.UNKNOWN_MATCH,
+        *codes.RULE_REFUSALS,
+        codes.STALE_SEQ,
+        codes.EVENT_LIMIT_REACHED,
+        codes.PRECONDITION_FAILED,
+        codes.UNSUPPORTED_MEDIA_TYPE,
+        codes.INVALID_ACTION,
+        codes.INVALID_TILE,
+        codes.INVALID_IDEMPOTENCY_KEY,
+        codes.IDEMPOTENCY_KEY_REUSED,
+        codes.TOO_MANY_REQUESTS,
+    )
     def post(self, body, match_id):
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
@@ -217,13 +278,20 @@ class Events(MethodView):
     @blp.arguments(schemas.EventsQuerySchema, location="query")
     @conditional_read
     @blp.response(200, schemas.EventsPageSchema, headers={"ETag": ETAG_HEADER})
-    @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.INVALID_REQUEST,
-              codes.TOO_MANY_WAITERS)
+    @problems(
+        codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.INVALID_REQUEST, codes.TOO_MANY_WAITERS
+    )
     def get(self, query, match_id):
         """The log as the caller may see it, in seq order, after ``after``."""
         wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
-        page = service().events(match_id, bearer_token(), query["after"], query["limit"], wait,
-                                client=waiting_client() if wait > 0 else None)
+        page = service().events(
+            match_id,
+            bearer_token(),
+            query["after"],
+            query["limit"],
+            wait,
+            client=waiting_client() if wait > 0 else None,
+        )
         tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 
@@ -239,7 +307,7 @@ class Audit(MethodView):
         """Once the match has ended: the unredacted log with its hash chain, page by page (follow
         `next_after` until it is null), and the seed, its commitment and the shuffle on every page."""
         page = service().audit(match_id, query["after"], query["limit"])
-        tag = etag(page["seq"], "audit", query["after"], query["limit"])     # an ended log never changes
+        tag = etag(page["seq"], "audit", query["after"], query["limit"])  # an ended log never changes
         return not_modified(tag) or (page, 200, {"ETag": tag})
 
 
@@ -248,13 +316,28 @@ class Claim(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @blp.arguments(schemas.ClaimSchema)
     @blp.response(200, schemas.ClaimResultSchema)
-    @problems(codes.INVALID_TOKEN, codes.SEAT_RESERVED, codes.UNKNOWN_MATCH, codes.UNKNOWN_SEAT, codes.SEAT_TAKEN,
-              codes.STALE_SEQ, codes.EVENT_LIMIT_REACHED, codes.UNSUPPORTED_MEDIA_TYPE, codes.INVALID_REQUEST)
+    @problems(
+        codes.INVALID_TOKEN,
+        codes.SEAT_RESERVED,
+        codes.UNKNOWN_MATCH,
+        codes.UNKNOWN_SEAT,
+        codes.SEAT_TAKEN,
+        codes.STALE_SEQ,
+        codes.EVENT_LIMIT_REACHED,
+        codes.UNSUPPORTED_MEDIA_TYPE,
+        codes.INVALID_REQUEST,
+    )
     def post(self, body, match_id, seat):
         """Take an open seat; answers its secret token (shown this once). A rematch seat is
         claimed with the token of the player's seat in the previous match."""
-        return service().claim(match_id, seat, body["name"], body.get("client_seed"),
-                               player_ref=body.get("player_ref"), token=bearer_token())
+        return service().claim(
+            match_id,
+            seat,
+            body["name"],
+            body.get("client_seed"),
+            player_ref=body.get("player_ref"),
+            token=bearer_token(),
+        )
 
 
 # --- lobby: rematches and list paging ---------------------------------------------------
@@ -264,10 +347,20 @@ class Rematch(MethodView):
     @seat_token_required
     @blp.doc(security=[{"seatToken": [], "portalKey": []}, {"seatToken": []}])
     @blp.response(201, schemas.MatchSummarySchema, headers={"Location": LOCATION_HEADER})
-    @blp.alt_response(200, schema=schemas.MatchSummarySchema, headers={"Location": LOCATION_HEADER},
-                      description="The rematch was made before: the same match again")
-    @problems(codes.INVALID_TOKEN, codes.INVALID_API_KEY, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER,
-              codes.TOO_MANY_REQUESTS)
+    @blp.alt_response(
+        200,
+        schema=schemas.MatchSummarySchema,
+        headers={"Location": LOCATION_HEADER},
+        description="The rematch was made before: the same match again",
+    )
+    @problems(
+        codes.INVALID_TOKEN,
+        codes.INVALID_API_KEY,
+        codes.WRONG_MATCH,
+        codes.UNKNOWN_MATCH,
+        codes.MATCH_NOT_OVER,
+        codes.TOO_MANY_REQUESTS,
+    )
     def post(self, match_id):
         """After the end: a new match with the same rules and seat types, its seats kept for
         this match's players (each claims its seat with its old token, for a new one). Like

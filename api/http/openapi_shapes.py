@@ -31,8 +31,8 @@ FIELD_ERRORS = {
     "FieldErrors": {
         "type": "object",
         "description": "Messages by location (`json`, `query`, `headers`), then by field; a nested field "
-                       "(a seat of `seats` by its index, an option of `rules`) nests the same way, down to "
-                       "a list of messages. `_schema` holds messages about an object as a whole.",
+        "(a seat of `seats` by its index, an option of `rules`) nests the same way, down to "
+        "a list of messages. `_schema` holds messages about an object as a whole.",
         "additionalProperties": {"$ref": COMPONENTS + "FieldMessages"},
     },
     "FieldMessages": {
@@ -64,7 +64,7 @@ def field_shape(self, field: fields.Field, ret: dict, **kwargs: Any) -> dict:
     description = ret.get("description")
     ret.clear()
     if "$ref" in shape:
-        if field.allow_none:     # 3.0 ignores siblings of $ref: a nullable reference is wrapped
+        if field.allow_none:  # 3.0 ignores siblings of $ref: a nullable reference is wrapped
             out: dict[str, Any] = {"allOf": [dict(shape)], "nullable": True}
             return {**out, "description": description} if description else out
         return dict(shape)
@@ -84,7 +84,7 @@ class Union(ma.Schema):
     SHAPES: Mapping[str, type[ma.Schema]] = {}
 
     class Meta:
-        unknown = ma.INCLUDE             # every field is checked by the chosen shape's schema
+        unknown = ma.INCLUDE  # every field is checked by the chosen shape's schema
 
     @ma.pre_load
     def choose(self, data: Any, **kwargs: Any) -> Any:
@@ -121,6 +121,8 @@ def register_unions(spec, unions: Mapping[str, type[Union]]) -> None:
                 spec.components.schema(shape_name, schema=shape)
             mapping[value] = COMPONENTS + shape_name
         summary = inspect.cleandoc(union.__doc__ or "").split("\n\n")[0].replace("\n", " ")
-        schemas[name] = {"description": summary,
-                         "oneOf": [{"$ref": ref} for ref in mapping.values()],
-                         "discriminator": {"propertyName": union.DISCRIMINATOR, "mapping": mapping}}
+        schemas[name] = {
+            "description": summary,
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": union.DISCRIMINATOR, "mapping": mapping},
+        }

@@ -7,12 +7,16 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http import schemas
-from api.http.problem_codes import INVALID_API_KEY, INVALID_REQUEST, problem_responses
 from api.http.limits import require_portal_key
+from api.http.problem_codes import INVALID_API_KEY, INVALID_REQUEST, problem_responses
 from api.services.stats import player_stats
 
-blp = Blueprint("players", __name__, url_prefix="/v1/players",
-                description="Players as the portal names them (player_ref): statistics")
+blp = Blueprint(
+    "players",
+    __name__,
+    url_prefix="/v1/players",
+    description="Players as the portal names them (player_ref): statistics",
+)
 
 PORTAL_KEY = [{"portalKey": []}, {}]
 

@@ -49,8 +49,9 @@ class ProblemCode:
     title: str
     meaning: str
 
-    def error(self, detail: str | None = None, *, headers: Mapping[str, str] | None = None,
-              **extra: Any) -> ProblemError:
+    def error(
+        self, detail: str | None = None, *, headers: Mapping[str, str] | None = None, **extra: Any
+    ) -> ProblemError:
         """This problem, to raise (``detail`` says what happened this time)."""
         return ProblemError(self.status, self.code, self.title, detail, headers=headers, **extra)
 
@@ -68,65 +69,135 @@ def _entry(code: str | type, status: int, title: str, meaning: str) -> ProblemCo
 
 
 # --- malformed requests: invalid whatever the state of anything -------------------------------
-MALFORMED_JSON = _entry("malformed_json", 400, "Malformed JSON",
-                        "The JSON body cannot be read; `reason`: `encoding` (not UTF-8), `syntax`, `depth` "
-                        "(nested too deep).")
-INVALID_TEXT = _entry("invalid_text", 400, "Invalid text",
-                      "A path or query string that is not UTF-8 or holds control characters, or a header the "
-                      "API reads that is not printable ASCII; `location` and `name` say where.")
-INVALID_IF_MATCH = _entry("invalid_if_match", 400, "Invalid If-Match",
-                          "`If-Match` is not an ETag of this server (`\"<seq>\"`, `\"<seq>:<seat>\"`, or `*`).")
-INVALID_LAST_EVENT_ID = _entry("invalid_last_event_id", 400, "Invalid Last-Event-ID",
-                               "`Last-Event-ID` is not the id of an event a stream sent (a seq, up to 10 digits).")
-UNSUPPORTED_MEDIA_TYPE = _entry(STATUS_CODES[415], 415, "Unsupported media type",
-                                "A body sent without `Content-Type: application/json`: send the JSON with "
-                                "that header.")
-INVALID_REQUEST = _entry(STATUS_CODES[422], 422, "Invalid request",
-                         "A field or parameter is not what the document says (`errors` by location, then "
-                         "field), or the JSON body holds what no field takes (an integer beyond ±(2^53 − 1), "
-                         "a number that is not finite, NUL or a lone surrogate).")
-INVALID_ACTION = _entry(rules.InvalidAction, 422, "Invalid action",
-                        "The body is no action: an unknown `type`, a field its type does not take, a value of "
-                        "the wrong kind (`errors` by field).")
-INVALID_TILE = _entry(rules.InvalidTile, 422, "Invalid tile",
-                      "Not a tile of the double-six set, or not written as one (`[6, 3]` or `\"6-3\"`).")
-INVALID_RULES = _entry(rules.InvalidRules, 422, "Invalid rules",
-                       "A rule set that cannot work (an unknown option, a value out of range, options that "
-                       "contradict each other, a preset for other player counts); `field` names the option.")
-INVALID_CURSOR = _entry(services.InvalidCursor, 422, "Invalid cursor",
-                        "`cursor` is not written as this server writes one (`<microseconds>-<match id>`).")
-INVALID_IDEMPOTENCY_KEY = _entry(idempotency.InvalidIdempotencyKey, 422, "Invalid idempotency key",
-                                 "`Idempotency-Key` is not 1 to 255 printable ASCII characters.")
-IDEMPOTENCY_KEY_REUSED = _entry(idempotency.IdempotencyKeyReused, 422, "Idempotency key reused",
-                                "This `Idempotency-Key` was sent before with another request (a key names "
-                                "one request; the IETF draft's 422).")
-URI_TOO_LONG = _entry("uri_too_long", 414, "URI too long", "The path and query string are longer than this "
-                                                           "server reads.")
-HEADER_TOO_LARGE = _entry("header_too_large", 431, "Header too large",
-                          "A header the API reads is longer than it reads (`name`), or gunicorn's limits on "
-                          "headers are exceeded.")
-PAYLOAD_TOO_LARGE = _entry(STATUS_CODES[413], 413, "Payload too large",
-                           "The body is larger than `MAX_CONTENT_LENGTH`.")
-REQUEST_TIMEOUT = _entry("request_timeout", 408, "Request timeout",
-                         "The body did not arrive within `REQUEST_BODY_TIMEOUT_SECONDS`; the connection is closed.")
+MALFORMED_JSON = _entry(
+    "malformed_json",
+    400,
+    "Malformed JSON",
+    "The JSON body cannot be read; `reason`: `encoding` (not UTF-8), `syntax`, `depth` (nested too deep).",
+)
+INVALID_TEXT = _entry(
+    "invalid_text",
+    400,
+    "Invalid text",
+    "A path or query string that is not UTF-8 or holds control characters, or a header the "
+    "API reads that is not printable ASCII; `location` and `name` say where.",
+)
+INVALID_IF_MATCH = _entry(
+    "invalid_if_match",
+    400,
+    "Invalid If-Match",
+    '`If-Match` is not an ETag of this server (`"<seq>"`, `"<seq>:<seat>"`, or `*`).',
+)
+INVALID_LAST_EVENT_ID = _entry(
+    "invalid_last_event_id",
+    400,
+    "Invalid Last-Event-ID",
+    "`Last-Event-ID` is not the id of an event a stream sent (a seq, up to 10 digits).",
+)
+UNSUPPORTED_MEDIA_TYPE = _entry(
+    STATUS_CODES[415],
+    415,
+    "Unsupported media type",
+    "A body sent without `Content-Type: application/json`: send the JSON with that header.",
+)
+INVALID_REQUEST = _entry(
+    STATUS_CODES[422],
+    422,
+    "Invalid request",
+    "A field or parameter is not what the document says (`errors` by location, then "
+    "field), or the JSON body holds what no field takes (an integer beyond ±(2^53 − 1), "
+    "a number that is not finite, NUL or a lone surrogate).",
+)
+INVALID_ACTION = _entry(
+    rules.InvalidAction,
+    422,
+    "Invalid action",
+    "The body is no action: an unknown `type`, a field its type does not take, a value of "
+    "the wrong kind (`errors` by field).",
+)
+INVALID_TILE = _entry(
+    rules.InvalidTile,
+    422,
+    "Invalid tile",
+    'Not a tile of the double-six set, or not written as one (`[6, 3]` or `"6-3"`).',
+)
+INVALID_RULES = _entry(
+    rules.InvalidRules,
+    422,
+    "Invalid rules",
+    "A rule set that cannot work (an unknown option, a value out of range, options that "
+    "contradict each other, a preset for other player counts); `field` names the option.",
+)
+INVALID_CURSOR = _entry(
+    services.InvalidCursor,
+    422,
+    "Invalid cursor",
+    "`cursor` is not written as this server writes one (`<microseconds>-<match id>`).",
+)
+INVALID_IDEMPOTENCY_KEY = _entry(
+    idempotency.InvalidIdempotencyKey,
+    422,
+    "Invalid idempotency key",
+    "`Idempotency-Key` is not 1 to 255 printable ASCII characters.",
+)
+IDEMPOTENCY_KEY_REUSED = _entry(
+    idempotency.IdempotencyKeyReused,
+    422,
+    "Idempotency key reused",
+    "This `Idempotency-Key` was sent before with another request (a key names one request; the IETF draft's 422).",
+)
+URI_TOO_LONG = _entry(
+    "uri_too_long", 414, "URI too long", "The path and query string are longer than this server reads."
+)
+HEADER_TOO_LARGE = _entry(
+    "header_too_large",
+    431,
+    "Header too large",
+    "A header the API reads is longer than it reads (`name`), or gunicorn's limits on headers are exceeded.",
+)
+PAYLOAD_TOO_LARGE = _entry(STATUS_CODES[413], 413, "Payload too large", "The body is larger than `MAX_CONTENT_LENGTH`.")
+REQUEST_TIMEOUT = _entry(
+    "request_timeout",
+    408,
+    "Request timeout",
+    "The body did not arrive within `REQUEST_BODY_TIMEOUT_SECONDS`; the connection is closed.",
+)
 NOT_FOUND = _entry(STATUS_CODES[404], 404, "Not found", "No operation at this path.")
-METHOD_NOT_ALLOWED = _entry(STATUS_CODES[405], 405, "Method not allowed",
-                            "The path has no operation for this method (`Allow` lists those it has).")
+METHOD_NOT_ALLOWED = _entry(
+    STATUS_CODES[405],
+    405,
+    "Method not allowed",
+    "The path has no operation for this method (`Allow` lists those it has).",
+)
 
 # --- credentials -----------------------------------------------------------------------------
-INVALID_TOKEN = _entry(services.InvalidToken, 401, "Invalid token",
-                       "The seat token is missing where the operation needs one, not sent as "
-                       "`Authorization: Bearer <token>` (in printable ASCII), or no seat's.")
-INVALID_API_KEY = _entry("invalid_api_key", 401, "Invalid API key",
-                         "`X-API-Key` is missing or none of this server's portal keys (`API_KEYS`, where they "
-                         "are needed), or not printable ASCII.")
+INVALID_TOKEN = _entry(
+    services.InvalidToken,
+    401,
+    "Invalid token",
+    "The seat token is missing where the operation needs one, not sent as "
+    "`Authorization: Bearer <token>` (in printable ASCII), or no seat's.",
+)
+INVALID_API_KEY = _entry(
+    "invalid_api_key",
+    401,
+    "Invalid API key",
+    "`X-API-Key` is missing or none of this server's portal keys (`API_KEYS`, where they "
+    "are needed), or not printable ASCII.",
+)
 WRONG_MATCH = _entry(services.WrongMatch, 403, "Token of another match", "A seat token, but of another match.")
-SEAT_RESERVED = _entry(services.SeatReserved, 403, "Seat reserved",
-                       "A rematch seat kept for the previous match's player: claimed only with that seat's "
-                       "token.")
-CLIENT_SEED_NOT_ALLOWED = _entry(services.ClientSeedNotAllowed, 403, "Client seeds not allowed",
-                                 "`seed` at creation on a server that does not let creators choose the seed "
-                                 "(`ALLOW_CLIENT_SEED`).")
+SEAT_RESERVED = _entry(
+    services.SeatReserved,
+    403,
+    "Seat reserved",
+    "A rematch seat kept for the previous match's player: claimed only with that seat's token.",
+)
+CLIENT_SEED_NOT_ALLOWED = _entry(
+    services.ClientSeedNotAllowed,
+    403,
+    "Client seeds not allowed",
+    "`seed` at creation on a server that does not let creators choose the seed (`ALLOW_CLIENT_SEED`).",
+)
 
 # --- what does not exist -------------------------------------------------------------------------
 UNKNOWN_MATCH = _entry(services.UnknownMatch, 404, "Unknown match", "No match with this id.")
@@ -135,55 +206,98 @@ UNKNOWN_SEAT = _entry(services.UnknownSeat, 404, "Unknown seat", "The match has 
 # --- refusals that depend on the state of the match (or of the server) ---------------------------
 NOT_YOUR_TURN = _entry(rules.NotYourTurn, 409, "Not your turn", "Another seat is to move.")
 TILE_NOT_IN_HAND = _entry(rules.TileNotInHand, 409, "Tile not in hand", "The seat does not hold this tile.")
-ILLEGAL_PLAY = _entry(rules.IllegalPlay, 409, "Illegal play",
-                      "The tile does not match that end, the end is not open, or the tile matches no end.")
-END_REQUIRED = _entry(rules.EndRequired, 409, "End required",
-                      "A play without `end` whose tile fits more than one open end: name the `end`.")
+ILLEGAL_PLAY = _entry(
+    rules.IllegalPlay,
+    409,
+    "Illegal play",
+    "The tile does not match that end, the end is not open, or the tile matches no end.",
+)
+END_REQUIRED = _entry(
+    rules.EndRequired,
+    409,
+    "End required",
+    "A play without `end` whose tile fits more than one open end: name the `end`.",
+)
 MUST_PLAY = _entry(rules.MustPlay, 409, "Must play", "Drawing or knocking while holding a playable tile.")
 MUST_DRAW = _entry(rules.MustDraw, 409, "Must draw", "Knocking while the boneyard can still be drawn from.")
-BONEYARD_RESERVED = _entry(rules.BoneyardReserved, 409, "Boneyard reserved",
-                           "Only the tiles `boneyard_reserve` keeps are left in the boneyard.")
+BONEYARD_RESERVED = _entry(
+    rules.BoneyardReserved,
+    409,
+    "Boneyard reserved",
+    "Only the tiles `boneyard_reserve` keeps are left in the boneyard.",
+)
 BONEYARD_EMPTY = _entry(rules.BoneyardEmpty, 409, "Boneyard empty", "Nothing is left to draw: knock.")
-DRAWING_NOT_ALLOWED = _entry(rules.DrawingNotAllowed, 409, "Drawing not allowed",
-                             "The Block game has no drawing: play or knock.")
-WRONG_CLAIM = _entry(rules.WrongClaim, 409, "Wrong claim",
-                     "Under `muggins_calls` a play's `claim` must be the points it scores.")
-CLAIM_NOT_ALLOWED = _entry(rules.ClaimNotAllowed, 409, "Claim not allowed",
-                           "A `claim` in a match whose rules take none (no `muggins_calls`).")
-NOTHING_TO_MUGGINS = _entry(rules.NothingToMuggins, 409, "Nothing to muggins",
-                            "No points were left unclaimed, or they were the caller's own side's.")
+DRAWING_NOT_ALLOWED = _entry(
+    rules.DrawingNotAllowed, 409, "Drawing not allowed", "The Block game has no drawing: play or knock."
+)
+WRONG_CLAIM = _entry(
+    rules.WrongClaim, 409, "Wrong claim", "Under `muggins_calls` a play's `claim` must be the points it scores."
+)
+CLAIM_NOT_ALLOWED = _entry(
+    rules.ClaimNotAllowed, 409, "Claim not allowed", "A `claim` in a match whose rules take none (no `muggins_calls`)."
+)
+NOTHING_TO_MUGGINS = _entry(
+    rules.NothingToMuggins,
+    409,
+    "Nothing to muggins",
+    "No points were left unclaimed, or they were the caller's own side's.",
+)
 MATCH_NOT_STARTED = _entry(rules.MatchNotStarted, 409, "Match not started", "Seats are still open.")
 MATCH_OVER = _entry(rules.MatchOver, 409, "Match over", "The match has ended.")
 SEAT_TAKEN = _entry(rules.SeatTaken, 409, "Seat taken", "The seat is not open (any more).")
-STALE_SEQ = _entry(services.StaleSeq, 409, "Stale seq",
-                   "`expected_seq` is not the match's last seq, or others kept moving the match while this "
-                   "request was decided; `current_seq` says where it is.")
-MATCH_NOT_OVER = _entry(services.MatchNotOver, 409, "Match not over",
-                        "Opens once the match has ended (the audit, the fairness check, a rematch); "
-                        "`match_status`.")
-EVENT_LIMIT_REACHED = _entry(services.EventLimitReached, 409, "Event limit reached",
-                             "The match's log would grow past `MAX_EVENTS_PER_MATCH` events (`limit`).")
-TOO_MANY_BOT_MATCHES = _entry(services.TooManyBotMatches, 409, "Too many all-bot matches",
-                              "This address already runs `BOT_MATCHES_PER_ADDRESS` unfinished all-bot matches "
-                              "(`limit`); one must end first.")
-PRECONDITION_FAILED = _entry(services.PreconditionFailed, 412, "Precondition failed",
-                             "`If-Match` names another seq than the match's (`current_seq`).")
+STALE_SEQ = _entry(
+    services.StaleSeq,
+    409,
+    "Stale seq",
+    "`expected_seq` is not the match's last seq, or others kept moving the match while this "
+    "request was decided; `current_seq` says where it is.",
+)
+MATCH_NOT_OVER = _entry(
+    services.MatchNotOver,
+    409,
+    "Match not over",
+    "Opens once the match has ended (the audit, the fairness check, a rematch); `match_status`.",
+)
+EVENT_LIMIT_REACHED = _entry(
+    services.EventLimitReached,
+    409,
+    "Event limit reached",
+    "The match's log would grow past `MAX_EVENTS_PER_MATCH` events (`limit`).",
+)
+TOO_MANY_BOT_MATCHES = _entry(
+    services.TooManyBotMatches,
+    409,
+    "Too many all-bot matches",
+    "This address already runs `BOT_MATCHES_PER_ADDRESS` unfinished all-bot matches (`limit`); one must end first.",
+)
+PRECONDITION_FAILED = _entry(
+    services.PreconditionFailed,
+    412,
+    "Precondition failed",
+    "`If-Match` names another seq than the match's (`current_seq`).",
+)
 
 # --- slow down ---------------------------------------------------------------------------
-TOO_MANY_REQUESTS = _entry(STATUS_CODES[429], 429, "Too many requests",
-                           "A rate limit is spent; `Retry-After` says when to try again.")
-TOO_MANY_WAITERS = _entry(services.TooManyWaiters, 429, "Too many waiters",
-                          "This address already holds `WAITERS_PER_ADDRESS` open long-polls and streams (or "
-                          "request bodies on their way); see `Retry-After`.")
+TOO_MANY_REQUESTS = _entry(
+    STATUS_CODES[429], 429, "Too many requests", "A rate limit is spent; `Retry-After` says when to try again."
+)
+TOO_MANY_WAITERS = _entry(
+    services.TooManyWaiters,
+    429,
+    "Too many waiters",
+    "This address already holds `WAITERS_PER_ADDRESS` open long-polls and streams (or "
+    "request bodies on their way); see `Retry-After`.",
+)
 
 # --- the server -------------------------------------------------------------------------
-DATABASE_BUSY = _entry(health.BUSY, 503, "Database busy",
-                       "The database's write lock was not had in time; retry after `Retry-After`.")
+DATABASE_BUSY = _entry(
+    health.BUSY, 503, "Database busy", "The database's write lock was not had in time; retry after `Retry-After`."
+)
 DATABASE_UNAVAILABLE = _entry(health.UNAVAILABLE, 503, "Database unavailable", "The database is unreachable.")
-DATABASE_READ_ONLY = _entry(health.READ_ONLY, 503, "Database read-only", "The database answers but refuses "
-                                                                         "writes.")
-INTERNAL_ERROR = _entry(STATUS_CODES[500], 500, "Internal server error",
-                        "An unexpected failure (logged with its traceback; none is sent).")
+DATABASE_READ_ONLY = _entry(health.READ_ONLY, 503, "Database read-only", "The database answers but refuses writes.")
+INTERNAL_ERROR = _entry(
+    STATUS_CODES[500], 500, "Internal server error", "An unexpected failure (logged with its traceback; none is sent)."
+)
 
 
 def _protocol_entries() -> list[ProblemCode]:
@@ -208,15 +322,44 @@ def _protocol_entries() -> list[ProblemCode]:
 
 #: What any request may be answered, whatever the operation (every operation's default response):
 #: the input guard's refusals, the framework's, the body deadline's, the database's and gunicorn's.
-ANY_REQUEST: tuple[ProblemCode, ...] = tuple(dict.fromkeys((
-    MALFORMED_JSON, INVALID_TEXT, INVALID_TOKEN, INVALID_API_KEY, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT,
-    PAYLOAD_TOO_LARGE, URI_TOO_LONG, INVALID_REQUEST, TOO_MANY_WAITERS, HEADER_TOO_LARGE, INTERNAL_ERROR,
-    DATABASE_BUSY, *_protocol_entries())))
+ANY_REQUEST: tuple[ProblemCode, ...] = tuple(
+    dict.fromkeys(
+        (
+            MALFORMED_JSON,
+            INVALID_TEXT,
+            INVALID_TOKEN,
+            INVALID_API_KEY,
+            NOT_FOUND,
+            METHOD_NOT_ALLOWED,
+            REQUEST_TIMEOUT,
+            PAYLOAD_TOO_LARGE,
+            URI_TOO_LONG,
+            INVALID_REQUEST,
+            TOO_MANY_WAITERS,
+            HEADER_TOO_LARGE,
+            INTERNAL_ERROR,
+            DATABASE_BUSY,
+            *_protocol_entries(),
+        )
+    )
+)
 
 #: The rules' refusals of an action, which depend on the match's state (409).
 RULE_REFUSALS: tuple[ProblemCode, ...] = (
-    NOT_YOUR_TURN, TILE_NOT_IN_HAND, ILLEGAL_PLAY, END_REQUIRED, MUST_PLAY, MUST_DRAW, BONEYARD_RESERVED, BONEYARD_EMPTY,
-    DRAWING_NOT_ALLOWED, WRONG_CLAIM, CLAIM_NOT_ALLOWED, NOTHING_TO_MUGGINS, MATCH_NOT_STARTED, MATCH_OVER,
+    NOT_YOUR_TURN,
+    TILE_NOT_IN_HAND,
+    ILLEGAL_PLAY,
+    END_REQUIRED,
+    MUST_PLAY,
+    MUST_DRAW,
+    BONEYARD_RESERVED,
+    BONEYARD_EMPTY,
+    DRAWING_NOT_ALLOWED,
+    WRONG_CLAIM,
+    CLAIM_NOT_ALLOWED,
+    NOTHING_TO_MUGGINS,
+    MATCH_NOT_STARTED,
+    MATCH_OVER,
 )
 
 
@@ -232,8 +375,11 @@ def _listing(entries: Iterable[ProblemCode]) -> str:
 
 #: The statuses that tell a client to wait, and always say how long (api.http.limits.settle_retry_after).
 WAIT_STATUSES = (429, 503)
-RETRY_AFTER_HEADER = {"description": "Seconds to wait before trying again (at least 1)", "required": True,
-                      "schema": {"type": "integer", "minimum": 1}}
+RETRY_AFTER_HEADER = {
+    "description": "Seconds to wait before trying again (at least 1)",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1},
+}
 
 
 def response_doc(status: int, own: Iterable[ProblemCode]) -> dict[str, Any]:
@@ -245,8 +391,12 @@ def response_doc(status: int, own: Iterable[ProblemCode]) -> dict[str, Any]:
     text = _listing(own)
     if shared:
         text += ("\n" if text else "") + "As any request may be: " + ", ".join(f"`{e.code}`" for e in shared) + "."
-    doc = {"description": text, "schema": ProblemSchema, "content_type": PROBLEM_CONTENT_TYPE,
-           CODES_EXTENSION: [e.code for e in own + shared]}
+    doc = {
+        "description": text,
+        "schema": ProblemSchema,
+        "content_type": PROBLEM_CONTENT_TYPE,
+        CODES_EXTENSION: [e.code for e in own + shared],
+    }
     if status in WAIT_STATUSES:
         doc["headers"] = {"Retry-After": RETRY_AFTER_HEADER}
     return doc
@@ -255,9 +405,11 @@ def response_doc(status: int, own: Iterable[ProblemCode]) -> dict[str, Any]:
 def default_response_doc() -> dict[str, Any]:
     """The description and codes of every operation's default response (:data:`ANY_REQUEST`)."""
     lines = [f"- {e.status} `{e.code}`: {e.meaning}" for e in sorted(ANY_REQUEST, key=lambda e: (e.status, e.code))]
-    return {"description": "What any request may be answered, whatever the operation (refused before it runs, "
-                           "or by the server):\n" + "\n".join(lines),
-            CODES_EXTENSION: [e.code for e in sorted(ANY_REQUEST, key=lambda e: (e.status, e.code))]}
+    return {
+        "description": "What any request may be answered, whatever the operation (refused before it runs, "
+        "or by the server):\n" + "\n".join(lines),
+        CODES_EXTENSION: [e.code for e in sorted(ANY_REQUEST, key=lambda e: (e.status, e.code))],
+    }
 
 
 def problem_responses(blueprint, *declared: ProblemCode) -> Callable:
@@ -273,6 +425,7 @@ def problem_responses(blueprint, *declared: ProblemCode) -> Callable:
         for status in sorted(by_status):
             func = blueprint.alt_response(status, response=response_doc(status, by_status[status]))(func)
         return func
+
     return decorate
 
 

@@ -24,7 +24,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from api.services.rate_limits import RateLimitCounters
 
 COUNTERS_KEY = "boneyard.rate_limits"
-MAX_KEY_LENGTH = 255                # rate_limit_counters.key
+MAX_KEY_LENGTH = 255  # rate_limit_counters.key
 
 
 def stored_key(key: str) -> str:

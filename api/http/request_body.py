@@ -20,9 +20,9 @@ from __future__ import annotations
 import io
 import json
 import threading
-from http import HTTPStatus
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
+from http import HTTPStatus
 from typing import Any
 
 from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
@@ -31,7 +31,7 @@ from api.http.problem_codes import PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, TOO_MANY_
 try:
     from gevent import Timeout as _GeventTimeout
     from gevent.monkey import is_module_patched
-except ImportError:                      # pragma: no cover - gevent is a dependency
+except ImportError:  # pragma: no cover - gevent is a dependency
     _GeventTimeout, is_module_patched = None, None
 
 CHUNK = 16 * 1024
@@ -52,33 +52,43 @@ class RequestBodyDeadline:
         self.app = app
         self.timeout = timeout
         self.max_length = max_length
-        self.per_address = per_address               # 0: no cap
-        self._reading: dict[str, int] = {}           # address -> bodies being read now
+        self.per_address = per_address  # 0: no cap
+        self._reading: dict[str, int] = {}  # address -> bodies being read now
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         declared = environ.get("CONTENT_LENGTH") or ""
         if not chunked and (not declared.isdigit() or int(declared) == 0):
-            return self.app(environ, start_response)      # no body (an invalid length: the app says so)
+            return self.app(environ, start_response)  # no body (an invalid length: the app says so)
         length = None if chunked else int(declared)
         if length is not None and self.max_length is not None and length > self.max_length:
-            return _refuse(environ, start_response, PAYLOAD_TOO_LARGE,
-                           f"The request body is larger than {self.max_length} bytes.")
+            return _refuse(
+                environ, start_response, PAYLOAD_TOO_LARGE, f"The request body is larger than {self.max_length} bytes."
+            )
         address = environ.get("REMOTE_ADDR") or "unknown"
         if not self._start_reading(address):
-            return _refuse(environ, start_response, TOO_MANY_WAITERS,
-                           f"This address already has {self.per_address} request bodies on their way.",
-                           retry_after=1)
+            return _refuse(
+                environ,
+                start_response,
+                TOO_MANY_WAITERS,
+                f"This address already has {self.per_address} request bodies on their way.",
+                retry_after=1,
+            )
         try:
             with _deadline(self.timeout):
                 body = self._read(environ["wsgi.input"], length)
         except _Timeout:
-            return _refuse(environ, start_response, REQUEST_TIMEOUT,
-                           f"The request body did not arrive within {self.timeout:g} seconds.")
+            return _refuse(
+                environ,
+                start_response,
+                REQUEST_TIMEOUT,
+                f"The request body did not arrive within {self.timeout:g} seconds.",
+            )
         except _TooLarge:
-            return _refuse(environ, start_response, PAYLOAD_TOO_LARGE,
-                           f"The request body is larger than {self.max_length} bytes.")
+            return _refuse(
+                environ, start_response, PAYLOAD_TOO_LARGE, f"The request body is larger than {self.max_length} bytes."
+            )
         finally:
             self._done_reading(address)
         environ["wsgi.input"] = io.BytesIO(body)
@@ -111,7 +121,7 @@ class RequestBodyDeadline:
             want = CHUNK if length is None else min(CHUNK, length - got)
             part = stream.read(want)
             if not part:
-                break                    # the client stopped short: the app sees what came
+                break  # the client stopped short: the app sees what came
             parts.append(part)
             got += len(part)
             if length is None and limit is not None and got > limit:
@@ -119,8 +129,7 @@ class RequestBodyDeadline:
         return b"".join(parts)
 
 
-def _refuse(environ, start_response, refusal: ProblemCode, detail: str,
-            retry_after: int | None = None) -> list[bytes]:
+def _refuse(environ, start_response, refusal: ProblemCode, detail: str, retry_after: int | None = None) -> list[bytes]:
     """A problem answer after which the connection is closed (the unread body is not drained)."""
     status, title = refusal.status, HTTPStatus(refusal.status).phrase
     body = json.dumps(problem_body(status, refusal.code, refusal.title, detail)).encode()

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
 import marshmallow as ma
 from marshmallow import fields, validate
 
 from api.bots import DEFAULT_LEVEL, LEVELS
 from api.http.input_guard import TEXT_PATTERN
-from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
+from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
 from api.services.matches import AUDIT_PAGE, CURSOR_PATTERN, MAX_AUDIT_PAGE
 
 # Text without control characters: PostgreSQL text cannot hold NUL (a string with one used
@@ -21,7 +22,7 @@ TEXT = validate.Regexp(TEXT_PATTERN, error="must not contain control characters"
 NAME = [validate.Length(min=1, max=40), TEXT]
 SEED = [validate.Length(min=1, max=128), TEXT]
 PLAYER_REF = [validate.Length(min=1, max=128), TEXT]
-MAX_SEQ = 2**31 - 1   # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)
+MAX_SEQ = 2**31 - 1  # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)
 # Far above any play's points (the open ends of a double-six line count under 50): every
 # integer a client sends has a bound, so none reaches the rules or the store unchecked.
 MAX_PLAY_POINTS = 1000
@@ -63,80 +64,129 @@ def Tile(**kwargs):
 class _SeatSpecFields(ma.Schema):
     name = fields.String(required=True, validate=NAME, metadata={"description": "Shown to everyone; stored as given"})
     client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
-    player_ref = fields.String(validate=PLAYER_REF, metadata={
-        "description": "The portal's own id for the player (opaque); shown in public seat lists, "
-                       "used by player statistics and the player_ref filter"})
+    player_ref = fields.String(
+        validate=PLAYER_REF,
+        metadata={
+            "description": "The portal's own id for the player (opaque); shown in public seat lists, "
+            "used by player statistics and the player_ref filter"
+        },
+    )
 
 
 class RemoteSeatSpecSchema(_SeatSpecFields):
-    type = fields.String(required=True, validate=validate.OneOf((REMOTE_SEAT,)),
-                         metadata={"description": "A client holding the seat's token (answered once, at creation)"})
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf((REMOTE_SEAT,)),
+        metadata={"description": "A client holding the seat's token (answered once, at creation)"},
+    )
 
 
 class BotSeatSpecSchema(_SeatSpecFields):
-    type = fields.String(required=True, validate=validate.OneOf((BOT_SEAT,)),
-                         metadata={"description": "A computer player: the server plays the seat"})
-    level = shaped(fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
-                                 metadata={"description": f"Computer level (null or absent: {DEFAULT_LEVEL})"}),
-                   {"$ref": COMPONENTS + "BotLevel"})
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf((BOT_SEAT,)),
+        metadata={"description": "A computer player: the server plays the seat"},
+    )
+    level = shaped(
+        fields.String(
+            load_default=None,
+            allow_none=True,
+            validate=validate.OneOf(LEVELS),
+            metadata={"description": f"Computer level (null or absent: {DEFAULT_LEVEL})"},
+        ),
+        {"$ref": COMPONENTS + "BotLevel"},
+    )
 
 
 class OpenSeatSpecSchema(_SeatSpecFields):
-    type = fields.String(required=True, validate=validate.OneOf((OPEN_SEAT,)),
-                         metadata={"description": "Kept free for anyone to claim later (POST .../claim)"})
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf((OPEN_SEAT,)),
+        metadata={"description": "Kept free for anyone to claim later (POST .../claim)"},
+    )
 
 
 class SeatSpecSchema(Union):
     """A seat of a new match, by `type`: remote (a client with a token), bot (a computer
     player; only these have a `level`) or open (claimed later)."""
 
-    SHAPES = {REMOTE_SEAT: RemoteSeatSpecSchema, BOT_SEAT: BotSeatSpecSchema, OPEN_SEAT: OpenSeatSpecSchema}
+    SHAPES: ClassVar[dict[str, type[ma.Schema]]] = {
+        REMOTE_SEAT: RemoteSeatSpecSchema,
+        BOT_SEAT: BotSeatSpecSchema,
+        OPEN_SEAT: OpenSeatSpecSchema,
+    }
 
 
 class MatchCreateSchema(ma.Schema):
-    preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)),
-                           metadata={"description": "A named table; docs/rules.md lists what each sets"})
-    rules = component("RuleOverrides", load_default=dict, metadata={
-        "description": "Option overrides on top of the preset, e.g. {\"target\": 150}"})
+    preset = fields.String(
+        load_default=DEFAULT_PRESET,
+        validate=validate.OneOf(tuple(PRESETS)),
+        metadata={"description": "A named table; docs/rules.md lists what each sets"},
+    )
+    rules = component(
+        "RuleOverrides",
+        load_default=dict,
+        metadata={"description": 'Option overrides on top of the preset, e.g. {"target": 150}'},
+    )
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=2, max=4))
-    seed = fields.String(validate=SEED, metadata={
-        "description": "Choose the server seed (reproducible tests, research): only where the server allows "
-                       "it (ALLOW_CLIENT_SEED), else 403 `client_seed_not_allowed`; such matches show "
-                       "seeded_by_client everywhere"})
+    seed = fields.String(
+        validate=SEED,
+        metadata={
+            "description": "Choose the server seed (reproducible tests, research): only where the server allows "
+            "it (ALLOW_CLIENT_SEED), else 403 `client_seed_not_allowed`; such matches show "
+            "seeded_by_client everywhere"
+        },
+    )
 
 
 class ClaimSchema(ma.Schema):
     name = fields.String(required=True, validate=NAME)
     client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
-    player_ref = fields.String(validate=PLAYER_REF, metadata={
-        "description": "The portal's own id for the player (a rematch seat keeps the old seat's by default)"})
+    player_ref = fields.String(
+        validate=PLAYER_REF,
+        metadata={"description": "The portal's own id for the player (a rematch seat keeps the old seat's by default)"},
+    )
 
 
 TILE_TEXT = r"^[0-6]-[0-6]$"
 
 
 class _ActionFields(ma.Schema):
-    expected_seq = AsciiInteger(validate=validate.Range(min=0, max=MAX_SEQ),
-                                metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"})
+    expected_seq = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_SEQ),
+        metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"},
+    )
 
 
 class PlayActionSchema(_ActionFields):
     type = fields.String(required=True, validate=validate.OneOf(("play",)))
-    tile = shaped(fields.Raw(required=True, metadata={"description": "The tile, [6, 4] (either order) or \"6-4\""}),
-                  {"oneOf": [{"$ref": COMPONENTS + "Tile"}, {"type": "string", "pattern": TILE_TEXT}]})
-    end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")), metadata={
-        "description": "The end to place it on; may be left out when the tile fits one end only"})
-    claim = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS), metadata={
-        "description": "muggins_calls only: the points this play scores (leave it out to score nothing and "
-                       "leave the points to a muggins call); elsewhere 409 `claim_not_allowed`"})
-    scores = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
-                          metadata={"description": "Ignored: the hint a listed legal action carries"})
+    tile = shaped(
+        fields.Raw(required=True, metadata={"description": 'The tile, [6, 4] (either order) or "6-4"'}),
+        {"oneOf": [{"$ref": COMPONENTS + "Tile"}, {"type": "string", "pattern": TILE_TEXT}]},
+    )
+    end = fields.String(
+        validate=validate.OneOf(("left", "right", "up", "down")),
+        metadata={"description": "The end to place it on; may be left out when the tile fits one end only"},
+    )
+    claim = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+        metadata={
+            "description": "muggins_calls only: the points this play scores (leave it out to score nothing and "
+            "leave the points to a muggins call); elsewhere 409 `claim_not_allowed`"
+        },
+    )
+    scores = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+        metadata={"description": "Ignored: the hint a listed legal action carries"},
+    )
 
 
 class DrawActionSchema(_ActionFields):
     type = fields.String(required=True, validate=validate.OneOf(("draw",)))
-    until = fields.String(validate=validate.OneOf(("playable",)),
-                          metadata={"description": "Keep drawing until a tile fits (or the boneyard is spent)"})
+    until = fields.String(
+        validate=validate.OneOf(("playable",)),
+        metadata={"description": "Keep drawing until a tile fits (or the boneyard is spent)"},
+    )
 
 
 class KnockActionSchema(_ActionFields):
@@ -145,17 +195,23 @@ class KnockActionSchema(_ActionFields):
 
 class MugginsActionSchema(_ActionFields):
     type = fields.String(required=True, validate=validate.OneOf(("muggins",)))
-    scores = AsciiInteger(validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
-                          metadata={"description": "Ignored: the hint a listed legal action carries"})
+    scores = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+        metadata={"description": "Ignored: the hint a listed legal action carries"},
+    )
 
 
 class ActionSchema(Union):
     """An action, by `type`: play a tile, draw, knock, or call muggins. Every item of a
     view's `legal_actions` is one, to be sent as it is."""
 
-    PROBLEM_CODE = "invalid_action"      # a body that is no action: 422 invalid_action, errors by field
-    SHAPES = {"play": PlayActionSchema, "draw": DrawActionSchema, "knock": KnockActionSchema,
-              "muggins": MugginsActionSchema}
+    PROBLEM_CODE = "invalid_action"  # a body that is no action: 422 invalid_action, errors by field
+    SHAPES: ClassVar[dict[str, type[ma.Schema]]] = {
+        "play": PlayActionSchema,
+        "draw": DrawActionSchema,
+        "knock": KnockActionSchema,
+        "muggins": MugginsActionSchema,
+    }
 
 
 UNIONS = {"SeatSpec": SeatSpecSchema, "Action": ActionSchema}
@@ -166,34 +222,58 @@ class EventsQuerySchema(ma.Schema):
     # reach the query and fail there (500).
     after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=1000))
-    wait = AsciiFloat(load_default=0, validate=validate.Range(min=0, max=60), metadata={
-        "description": "Long-poll: with no event after `after` yet, hold the request up to this many "
-                       "seconds and answer as soon as one is appended (an empty page at the timeout)"})
+    wait = AsciiFloat(
+        load_default=0,
+        validate=validate.Range(min=0, max=60),
+        metadata={
+            "description": "Long-poll: with no event after `after` yet, hold the request up to this many "
+            "seconds and answer as soon as one is appended (an empty page at the timeout)"
+        },
+    )
 
 
 class AuditQuerySchema(ma.Schema):
-    after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ),
-                           metadata={"description": "Rows after this seq (`next_after` of the previous page)"})
-    limit = AsciiInteger(load_default=AUDIT_PAGE, validate=validate.Range(min=1, max=MAX_AUDIT_PAGE),
-                           metadata={"description": "Rows per page"})
+    after = AsciiInteger(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_SEQ),
+        metadata={"description": "Rows after this seq (`next_after` of the previous page)"},
+    )
+    limit = AsciiInteger(
+        load_default=AUDIT_PAGE,
+        validate=validate.Range(min=1, max=MAX_AUDIT_PAGE),
+        metadata={"description": "Rows per page"},
+    )
 
 
 class PlayerRefPathSchema(ma.Schema):
-    player_ref = fields.String(required=True, validate=PLAYER_REF, metadata={
-        "description": "The portal's own id for the player, as given in seats"})
+    player_ref = fields.String(
+        required=True,
+        validate=PLAYER_REF,
+        metadata={"description": "The portal's own id for the player, as given in seats"},
+    )
 
 
 class ListQuerySchema(ma.Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     preset = fields.String(validate=validate.OneOf(tuple(PRESETS)))
-    has_open_seat = fields.Boolean(metadata={
-        "description": "true: only matches with a seat anyone may claim (not one kept for a rematch); "
-                       "false: only matches without"})
+    has_open_seat = fields.Boolean(
+        metadata={
+            "description": "true: only matches with a seat anyone may claim (not one kept for a rematch); "
+            "false: only matches without"
+        }
+    )
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "Only matches with a seat of this player"})
     limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(metadata={"pattern": CURSOR_PATTERN, "description": (
-        "next_cursor of the previous page (also in its Link header): `<microseconds since 1970, UTC>-<match id>`, "
-        "the page after that match; any such string is a position (else 422 `invalid_cursor`)")})
+    cursor = fields.String(
+        metadata={
+            "pattern": CURSOR_PATTERN,
+            "description": (
+                "next_cursor of the previous page (also in its Link header): "
+                "`<microseconds since 1970, UTC>-<match id>`, "
+                "the page after that match; any such string is a position (else 422 `invalid_cursor`)"
+            ),
+        }
+    )
 
 
 # --- responses ----------------------------------------------------------------------
@@ -206,47 +286,60 @@ class ViewSeatSchema(ma.Schema):
     seat = fields.Integer(**ALWAYS)
     name = fields.String(allow_none=True, **ALWAYS, metadata={"description": "null for an open seat"})
     type = fields.String(validate=validate.OneOf(SEAT_TYPES), **ALWAYS)
-    level = component("BotLevel", allow_none=True, **ALWAYS,
-                      metadata={"description": "Computer seats only; null otherwise"})
-    client_seed = fields.String(allow_none=True, **ALWAYS,
-                                metadata={"description": "The seat's client seed; null when it gave none"})
+    level = component(
+        "BotLevel", allow_none=True, **ALWAYS, metadata={"description": "Computer seats only; null otherwise"}
+    )
+    client_seed = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat's client seed; null when it gave none"}
+    )
 
 
 class SeatSchema(ViewSeatSchema):
-    player_ref = fields.String(allow_none=True, **ALWAYS, metadata={
-        "description": "The portal's id for the player; null when none was given"})
+    player_ref = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "The portal's id for the player; null when none was given"}
+    )
 
 
 class CreatedSeatSchema(SeatSchema):
-    token = fields.String(metadata={
-        "description": "Remote seats only, shown this once: send it as `Authorization: Bearer <token>`"})
+    token = fields.String(
+        metadata={"description": "Remote seats only, shown this once: send it as `Authorization: Bearer <token>`"}
+    )
 
 
 class EndSchema(ma.Schema):
     end = fields.String(validate=validate.OneOf(("left", "right", "up", "down")), **ALWAYS)
-    value = fields.Integer(validate=validate.Range(0, 6), **ALWAYS,
-                           metadata={"description": "The number showing on that end"})
+    value = fields.Integer(
+        validate=validate.Range(0, 6), **ALWAYS, metadata={"description": "The number showing on that end"}
+    )
 
 
-DEADLINE = fields.String(allow_none=True, metadata={
-    "description": "Only with turn_seconds: when the seat to move times out and the server plays its turn "
-                   "(ISO 8601, UTC); null while no clock runs (a computer player to move, the match not playing)"})
+DEADLINE = fields.String(
+    allow_none=True,
+    metadata={
+        "description": "Only with turn_seconds: when the seat to move times out and the server plays its turn "
+        "(ISO 8601, UTC); null while no clock runs (a computer player to move, the match not playing)"
+    },
+)
 
 
 class _SummaryFields(ma.Schema):
     id = fields.String(**ALWAYS)
-    seeded_by_client = fields.Boolean(**ALWAYS,
-                                      metadata={"description": "The server seed was chosen by the creator"})
+    seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
     preset = fields.String(validate=validate.OneOf(tuple(PRESETS)), **ALWAYS)
     status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
     seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event"})
-    hand_number = fields.Integer(**ALWAYS, metadata={"description": "The hand being (or last) played; 0 before "
-                                                                    "the first deal"})
+    hand_number = fields.Integer(
+        **ALWAYS, metadata={"description": "The hand being (or last) played; 0 before the first deal"}
+    )
     scores = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Per seat, or per side with partners"})
-    turn = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody "
-                                                                              "is to move"})
-    winner = fields.Integer(allow_none=True, **ALWAYS, metadata={
-        "description": "Once ended: the winning seat, or side with partners; null before"})
+    turn = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody is to move"}
+    )
+    winner = fields.Integer(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Once ended: the winning seat, or side with partners; null before"},
+    )
     players = fields.Integer(**ALWAYS)
     open_seats = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Seats still to be claimed"})
     created_at = fields.String(**ALWAYS, metadata={"description": "ISO 8601"})
@@ -257,10 +350,10 @@ class FairnessSchema(ma.Schema):
     verified = fields.Boolean(**ALWAYS, metadata={"description": "Everything below checked out"})
     seed = fields.String(**ALWAYS)
     seed_commitment = fields.String(**ALWAYS)
-    commitment_ok = fields.Boolean(**ALWAYS,
-                                   metadata={"description": "SHA-256(seed) equals the published commitment"})
-    chain_ok = fields.Boolean(**ALWAYS,
-                              metadata={"description": "Every stored event links to the previous one by hash"})
+    commitment_ok = fields.Boolean(**ALWAYS, metadata={"description": "SHA-256(seed) equals the published commitment"})
+    chain_ok = fields.Boolean(
+        **ALWAYS, metadata={"description": "Every stored event links to the previous one by hash"}
+    )
     deals_checked = fields.Integer(**ALWAYS)
     moves_checked = fields.Integer(**ALWAYS)
     events_checked = fields.Integer(**ALWAYS)
@@ -269,8 +362,9 @@ class FairnessSchema(ma.Schema):
 
 class MatchSummarySchema(_SummaryFields):
     rules = component("RuleSet", **ALWAYS)
-    seed_commitment = fields.String(**ALWAYS,
-                                    metadata={"description": "SHA-256 of the secret seed, revealed at the end"})
+    seed_commitment = fields.String(
+        **ALWAYS, metadata={"description": "SHA-256 of the secret seed, revealed at the end"}
+    )
     seats = fields.List(fields.Nested(SeatSchema), **ALWAYS)
     deadline_at = DEADLINE
 
@@ -286,24 +380,28 @@ class MatchListItemSchema(_SummaryFields):
 
 class MatchListSchema(ma.Schema):
     items = fields.List(fields.Nested(MatchListItemSchema), **ALWAYS)
-    next_cursor = fields.String(allow_none=True, **ALWAYS,
-                                metadata={"description": "Pass as ?cursor= for the next page; null on the last"})
+    next_cursor = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?cursor= for the next page; null on the last"}
+    )
 
 
 class ViewSchema(ma.Schema):
     match_id = fields.String(**ALWAYS)
     seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event this view includes"})
     status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
-    seat = fields.Integer(allow_none=True, **ALWAYS,
-                          metadata={"description": "The viewer's seat; null for a spectator"})
+    seat = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}
+    )
     hand_number = fields.Integer(**ALWAYS)
     leader = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat that led this hand"})
-    turn = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody "
-                                                                              "is to move"})
+    turn = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody is to move"}
+    )
     rules = component("RuleSet", **ALWAYS)
     seats = fields.List(fields.Nested(ViewSeatSchema), **ALWAYS)
-    sides = fields.List(fields.List(fields.Integer()),
-                        metadata={"description": "Partners only: the seats of each side"})
+    sides = fields.List(
+        fields.List(fields.Integer()), metadata={"description": "Partners only: the seats of each side"}
+    )
     scores = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Per seat, or per side with partners"})
     hand = fields.List(Tile(), metadata={"description": "A seat's view only: the viewer's own tiles"})
     pips = fields.Integer(metadata={"description": "A seat's view only: the pips in the viewer's hand"})
@@ -311,25 +409,47 @@ class ViewSchema(ma.Schema):
     drawn = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Tiles each seat drew this hand"})
     boneyard = fields.Integer(**ALWAYS, metadata={"description": "Tiles left in the boneyard"})
     ends = fields.List(fields.Nested(EndSchema), **ALWAYS, metadata={"description": "Every open end"})
-    line = fields.List(component("LaidTile"), **ALWAYS, metadata={
-        "description": "The line of play from its left end to its right end, each tile as it lies there: "
-                       "[its left number, its right number] (not high end first)"})
-    spinner = Tile(allow_none=True, metadata={
-        "description": "Rule sets with a spinner only: the spinner, null until a double is played"})
+    line = fields.List(
+        component("LaidTile"),
+        **ALWAYS,
+        metadata={
+            "description": "The line of play from its left end to its right end, each tile as it lies there: "
+            "[its left number, its right number] (not high end first)"
+        },
+    )
+    spinner = Tile(
+        allow_none=True,
+        metadata={"description": "Rule sets with a spinner only: the spinner, null until a double is played"},
+    )
     arms = component("Arms", metadata={"description": "Rule sets with a spinner only"})
     count = fields.Integer(metadata={"description": "Fives games only: the sum of the open ends (the count)"})
-    legal_actions = fields.List(component("LegalAction"), **ALWAYS, metadata={
-        "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
-                       "spectator, or when it is another seat's turn and there is nothing to call)"})
-    last_hand = component("HandResult", allow_none=True, **ALWAYS, metadata={
-        "description": "How the previous hand ended; null before the first hand ends"})
-    winner = fields.Integer(allow_none=True, **ALWAYS, metadata={
-        "description": "Once ended: the winning seat, or side with partners; null before"})
-    hands = fields.List(fields.List(Tile()), metadata={
-        "description": "Once the match has ended: every hand as it was at the end, face up (absent when no "
-                       "tile was left in any hand)"})
-    seeded_by_client = fields.Boolean(**ALWAYS,
-                                      metadata={"description": "The server seed was chosen by the creator"})
+    legal_actions = fields.List(
+        component("LegalAction"),
+        **ALWAYS,
+        metadata={
+            "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
+            "spectator, or when it is another seat's turn and there is nothing to call)"
+        },
+    )
+    last_hand = component(
+        "HandResult",
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "How the previous hand ended; null before the first hand ends"},
+    )
+    winner = fields.Integer(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Once ended: the winning seat, or side with partners; null before"},
+    )
+    hands = fields.List(
+        fields.List(Tile()),
+        metadata={
+            "description": "Once the match has ended: every hand as it was at the end, face up (absent when no "
+            "tile was left in any hand)"
+        },
+    )
+    seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
     deadline_at = DEADLINE
 
 
@@ -337,9 +457,14 @@ class ActionResultSchema(ma.Schema):
     match_id = fields.String(**ALWAYS)
     seat = fields.Integer(**ALWAYS)
     seq = fields.Integer(**ALWAYS)
-    events = fields.List(component("VisibleEvent"), **ALWAYS, metadata={
-        "description": "The events appended (this action's and the computer players' replies), as this seat "
-                       "may see them"})
+    events = fields.List(
+        component("VisibleEvent"),
+        **ALWAYS,
+        metadata={
+            "description": "The events appended (this action's and the computer players' replies), as this seat "
+            "may see them"
+        },
+    )
     view = fields.Nested(ViewSchema, **ALWAYS)
 
 
@@ -353,13 +478,18 @@ class ClaimResultSchema(ma.Schema):
 
 class EventsPageSchema(ma.Schema):
     match_id = fields.String(**ALWAYS)
-    seat = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a "
-                                                                              "spectator"})
+    seat = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}
+    )
     seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
-    events = fields.List(component("VisibleEvent"), **ALWAYS,
-                         metadata={"description": "This page's events, in seq order, as the viewer may see them"})
-    next_after = fields.Integer(allow_none=True, **ALWAYS,
-                                metadata={"description": "Pass as ?after= for the next page; null on the last"})
+    events = fields.List(
+        component("VisibleEvent"),
+        **ALWAYS,
+        metadata={"description": "This page's events, in seq order, as the viewer may see them"},
+    )
+    next_after = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?after= for the next page; null on the last"}
+    )
 
 
 class AuditSchema(ma.Schema):
@@ -369,17 +499,24 @@ class AuditSchema(ma.Schema):
     shuffle_algorithm = fields.String(**ALWAYS, metadata={"description": "openapi/shuffle.md"})
     seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
     events = fields.List(component("AuditEvent"), **ALWAYS, metadata={"description": "This page's rows, in seq order"})
-    next_after = fields.Integer(allow_none=True, **ALWAYS, metadata={
-        "description": "Pass as ?after= for the next page; null on the last page"})
+    next_after = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?after= for the next page; null on the last page"}
+    )
 
 
 class PlayerStatsSchema(ma.Schema):
     player_ref = fields.String(**ALWAYS)
     matches_played = fields.Integer(**ALWAYS, metadata={"description": "Ended matches with a seat of this player"})
-    matches_won = fields.Integer(**ALWAYS, metadata={
-        "description": "With partners, a side's win counts for both partners"})
+    matches_won = fields.Integer(
+        **ALWAYS, metadata={"description": "With partners, a side's win counts for both partners"}
+    )
     hands_won = fields.Integer(**ALWAYS)
-    best_margin = fields.Integer(allow_none=True, **ALWAYS, metadata={
-        "description": "The largest lead over the best other side at the end of a won match; null before a win"})
+    best_margin = fields.Integer(
+        allow_none=True,
+        **ALWAYS,
+        metadata={
+            "description": "The largest lead over the best other side at the end of a won match; null before a win"
+        },
+    )
     current_streak = fields.Integer(**ALWAYS, metadata={"description": "Matches won in a row, up to the latest"})
     longest_streak = fields.Integer(**ALWAYS, metadata={"description": "The most matches won in a row"})

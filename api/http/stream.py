@@ -26,10 +26,16 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http.problem_codes import (INVALID_LAST_EVENT_ID, INVALID_TOKEN, TOO_MANY_WAITERS, UNKNOWN_MATCH, WRONG_MATCH,
-                                    problem_responses)
 from api.http.input_guard import TEXT_PATTERN
 from api.http.matches import bearer_token, service
+from api.http.problem_codes import (
+    INVALID_LAST_EVENT_ID,
+    INVALID_TOKEN,
+    TOO_MANY_WAITERS,
+    UNKNOWN_MATCH,
+    WRONG_MATCH,
+    problem_responses,
+)
 from api.http.waiting import waiting_client
 from api.rules import ENDED
 
@@ -54,8 +60,9 @@ def _last_event_id() -> int | None:
     if raw is None or not raw.strip():
         return None
     if _LAST_EVENT_ID.fullmatch(raw.strip()) is None:
-        raise INVALID_LAST_EVENT_ID.error("Last-Event-ID takes the id of an event this stream sent: a seq, "
-                                          "up to 10 digits.")
+        raise INVALID_LAST_EVENT_ID.error(
+            "Last-Event-ID takes the id of an event this stream sent: a seq, up to 10 digits."
+        )
     return int(raw)
 
 
@@ -64,17 +71,43 @@ _LAST_EVENT_ID = re.compile(r"[0-9]{1,10}")
 
 @blp.route("/<string:match_id>/stream")
 class Stream(MethodView):
-    @blp.doc(security=[{"seatToken": []}, {}], parameters=[
-        {"in": "header", "name": "Last-Event-ID", "required": False,
-         "schema": {"type": "string", "pattern": "^[0-9]{0,10}$"},
-         "description": "Resume after this seq (else 400 `invalid_last_event_id`)"},
-        {"in": "query", "name": "token", "required": False, "schema": {"type": "string", "pattern": TEXT_PATTERN},
-         "description": "The seat token, for EventSource clients that cannot send headers"}],
-        responses={"200": {"description": "A text/event-stream of the view then the events",
-                           "content": {"text/event-stream": {"schema": {
-                               "type": "object", "properties": {
-                                   "event": {"type": "string"}, "data": {"type": "string"},
-                                   "id": {"type": "string"}, "retry": {"type": "string"}}}}}}})
+    @blp.doc(
+        security=[{"seatToken": []}, {}],
+        parameters=[
+            {
+                "in": "header",
+                "name": "Last-Event-ID",
+                "required": False,
+                "schema": {"type": "string", "pattern": "^[0-9]{0,10}$"},
+                "description": "Resume after this seq (else 400 `invalid_last_event_id`)",
+            },
+            {
+                "in": "query",
+                "name": "token",
+                "required": False,
+                "schema": {"type": "string", "pattern": TEXT_PATTERN},
+                "description": "The seat token, for EventSource clients that cannot send headers",
+            },
+        ],
+        responses={
+            "200": {
+                "description": "A text/event-stream of the view then the events",
+                "content": {
+                    "text/event-stream": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {
+                                "event": {"type": "string"},
+                                "data": {"type": "string"},
+                                "id": {"type": "string"},
+                                "retry": {"type": "string"},
+                            },
+                        }
+                    }
+                },
+            }
+        },
+    )
     @problem_responses(blp, INVALID_LAST_EVENT_ID, INVALID_TOKEN, WRONG_MATCH, UNKNOWN_MATCH, TOO_MANY_WAITERS)
     def get(self, match_id):
         """Stream the caller's view, then every event as it is appended (server-sent events)."""
@@ -85,7 +118,7 @@ class Stream(MethodView):
         # stream; then counted against the address's waiter cap for the stream's whole life.
         sub = matches.waiter.subscribe(match_id, waiting_client())
         try:
-            first = matches.view(match_id, token)            # authenticates before streaming starts
+            first = matches.view(match_id, token)  # authenticates before streaming starts
             resume = _last_event_id()
             sub.saw(first["seq"])
             sub.hold(max_seconds)
@@ -108,22 +141,25 @@ class Stream(MethodView):
                         after = event["seq"]
                         ended = ended or event["type"] == "match_ended"
                     if ended or page["next_after"] is not None:
-                        continue                # the end, or more backlog to send
+                        continue  # the end, or more backlog to send
                     left = max_seconds - (time.monotonic() - started)
                     if left <= 0:
-                        return                  # STREAM_MAX_SECONDS: the client reconnects with Last-Event-ID
+                        return  # STREAM_MAX_SECONDS: the client reconnects with Last-Event-ID
                     # Wait past what the slot already knows when the read found nothing (a log
                     # emptied under us), so as never to spin.
                     known = after if page["events"] else max(after, sub.seq)
                     seq = matches.wait_for_event(match_id, known, min(HEARTBEAT_SECONDS, left), sub)
                     if sub.left:
-                        return                  # the client went away: free its greenlet and its slot
+                        return  # the client went away: free its greenlet and its slot
                     if seq <= known:
                         yield ": heartbeat\n\n"
             finally:
                 sub.close()
 
-        response = Response(stream_with_context(generate()), mimetype="text/event-stream",
-                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        response.call_on_close(sub.close)         # also when the body is never iterated
+        response = Response(
+            stream_with_context(generate()),
+            mimetype="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        response.call_on_close(sub.close)  # also when the body is never iterated
         return response

@@ -16,14 +16,16 @@ from flask import request
 
 from api.services.waiting import Client
 
-try:                                    # the real poll(), even where gevent patched select
+try:  # the real poll(), even where gevent patched select
     from gevent.monkey import get_original
+
     _poll = get_original("select", "poll")
-except ImportError:                     # pragma: no cover - gevent is a dependency
+except ImportError:  # pragma: no cover - gevent is a dependency
     _poll = select.poll
 
 _READ = select.POLLIN | select.POLLPRI | getattr(select, "POLLRDHUP", 0)
 _BROKEN = select.POLLERR | select.POLLHUP | select.POLLNVAL
+
 
 def waiting_client() -> Client:
     """The current request's client: its (proxy-aware) address, and how to tell it has gone."""

@@ -56,7 +56,7 @@ class FifoPermits:
                 return
             turn = threading.Event()
             self._queue.append(turn)
-        turn.wait()                      # set by release(): the permit is handed over
+        turn.wait()  # set by release(): the permit is handed over
 
     def release(self) -> None:
         with self._lock:

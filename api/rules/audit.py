@@ -12,8 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .clock import time_out
-from .engine import (CallMuggins, Draw, Knock, Play, ReplayError, claim_seat, decide, initial_state, mutate,
-                     ready_to_start, start_match)
+from .engine import (
+    CallMuggins,
+    Draw,
+    Knock,
+    Play,
+    ReplayError,
+    claim_seat,
+    decide,
+    initial_state,
+    mutate,
+    ready_to_start,
+    start_match,
+)
 from .errors import RulesError
 from .events import event_from_dict
 from .shuffle import seed_commitment
@@ -80,12 +91,14 @@ def verify_log(log: list[dict], server_seed: str) -> AuditReport:
             report.problems.append(f"seq {seq}: refused by the rules: {exc}")
             return report
         produced = [e.to_dict() for e in expected]
-        logged = log[i:i + len(produced)]
+        logged = log[i : i + len(produced)]
         if produced != logged:
             for offset, (want, got) in enumerate(zip(produced, logged)):
                 if want != got:
-                    report.problems.append(f"seq {seq + offset}: the log holds {got.get('type')} "
-                                           f"that the engine does not reproduce ({want.get('type')} expected)")
+                    report.problems.append(
+                        f"seq {seq + offset}: the log holds {got.get('type')} "
+                        f"that the engine does not reproduce ({want.get('type')} expected)"
+                    )
                     break
             else:
                 report.problems.append(f"seq {seq + len(logged)}: the log ends where the engine goes on")

@@ -44,8 +44,7 @@ def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
         raise errors.IllegalAction("this match has no turn clock", code="no_turn_clock")
     check_turn(st, seat)
     if st.seats[seat].get("type") == "bot":
-        raise errors.IllegalAction("a computer player moves at once: its turn cannot time out",
-                                   code="bot_seat")
+        raise errors.IllegalAction("a computer player moves at once: its turn cannot time out", code="bot_seat")
     rules = st.rules
     sink = EventSink(seed)
     consecutive = st.timeouts[seat] + 1
@@ -65,4 +64,4 @@ def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
     return sink.events
 
 
-__all__ = ["time_out", "forced_choice", "REPLACEMENT_LEVEL"]
+__all__ = ["REPLACEMENT_LEVEL", "forced_choice", "time_out"]

@@ -12,18 +12,29 @@ state directly, so bots' playouts run the same rules without building events.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Protocol
 
 from . import errors
-from .events import (Event, HandEnded, HandStarted, Knocked, MatchCreated, MatchEnded, PointsScored,
-                     SeatClaimed, TileDrawn, TilePlayed, TilesTurnedUp)
+from .events import (
+    Event,
+    HandEnded,
+    HandStarted,
+    Knocked,
+    MatchCreated,
+    MatchEnded,
+    PointsScored,
+    SeatClaimed,
+    TileDrawn,
+    TilePlayed,
+    TilesTurnedUp,
+)
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
 from .scoring import fives_points
 from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
-from .state import (DRAW, ENDED, MUGGINS, OPEN_SEAT, PLAY, PLAYING, WAITING, HandResult, MatchState, deal,
-                    turn_up_leader)
+from .state import DRAW, ENDED, MUGGINS, OPEN_SEAT, PLAY, PLAYING, WAITING, HandResult, MatchState, deal, turn_up_leader
 from .tiles import ALL_TILES, Tile
 
 
@@ -59,8 +70,12 @@ Command = Play | Draw | Knock | CallMuggins
 
 # The fields each action type may carry: the one home of the action shapes (the HTTP
 # request schemas are checked against it).
-ACTION_FIELDS = {"play": {"type", "tile", "end", "claim", "scores"}, "draw": {"type", "until"},
-                 "knock": {"type"}, "muggins": {"type", "scores"}}
+ACTION_FIELDS = {
+    "play": {"type", "tile", "end", "claim", "scores"},
+    "draw": {"type", "until"},
+    "knock": {"type"},
+    "muggins": {"type", "scores"},
+}
 
 
 def parse_action(seat: int, action: dict) -> Command:
@@ -185,12 +200,27 @@ class EventSink:
         scores = st.scores[:]
         if result.side is not None:
             scores[result.side] += result.points
-        self.emit(st, HandEnded(st.hand_number, result.reason, result.winner, result.side, result.points,
-                                 result.pips, tuple(tuple(h) for h in st.hands), tuple(scores)))
+        self.emit(
+            st,
+            HandEnded(
+                st.hand_number,
+                result.reason,
+                result.winner,
+                result.side,
+                result.points,
+                result.pips,
+                tuple(tuple(h) for h in st.hands),
+                tuple(scores),
+            ),
+        )
 
     def match_ended(self, st, side):
-        self.emit(st, MatchEnded(side, tuple(st.scores), self.seed or "",
-                                  tuple(tuple(h) for h in st.hands) if st.hand_live else ()))
+        self.emit(
+            st,
+            MatchEnded(
+                side, tuple(st.scores), self.seed or "", tuple(tuple(h) for h in st.hands) if st.hand_live else ()
+            ),
+        )
 
 
 def _ends_after(st: MatchState, tile: Tile, end: int) -> dict:
@@ -200,12 +230,13 @@ def _ends_after(st: MatchState, tile: Tile, end: int) -> dict:
 
 
 # --- the flow of play, written once ----------------------------------------------------
-def perform_play(st: MatchState, sink: Sink, seat: int, tile: Tile, end: int,
-                 claim: int | None = None, auto: bool = False) -> None:
+def perform_play(
+    st: MatchState, sink: Sink, seat: int, tile: Tile, end: int, claim: int | None = None, auto: bool = False
+) -> None:
     """Place a tile, then score the count under ``fives_scoring``."""
     rules = st.rules
     if auto and rules.muggins_calls:
-        claim = _count_after(st, tile, end) or None   # the server claims its own plays rightly
+        claim = _count_after(st, tile, end) or None  # the server claims its own plays rightly
     sink.play(st, seat, tile, end, claim, auto)
     if rules.fives_scoring:
         points = st.scoring_count()
@@ -222,7 +253,7 @@ def _count_after(st: MatchState, tile: Tile, end: int) -> int:
 def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
     number = st.hand_number + 1
     if st.rules.lead == "rotate_any" and number == 1:
-        turned = dealer.shuffle(TURN_UP_LABEL)[:st.players]
+        turned = dealer.shuffle(TURN_UP_LABEL)[: st.players]
         sink.turned_up(st, turned, turn_up_leader(turned))
     hands, boneyard = deal(dealer.shuffle(deal_label(number)), st.rules)
     leader, forced = st.next_lead(hands)
@@ -237,7 +268,7 @@ def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) 
     auto = rules.auto_draw or rules.auto_knock
     target = rules.target
     while st.status == PLAYING:
-        if max(st.scores) >= target:             # st.side_at_target() is not None, cheaply
+        if max(st.scores) >= target:  # st.side_at_target() is not None, cheaply
             sink.match_ended(st, st.side_at_target())
             return
         if not st.hand_live:
@@ -250,7 +281,7 @@ def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) 
             sink.hand_ended(st, result)
             continue
         if st.layout.tiles == 0:
-            return                               # the leader chooses any tile
+            return  # the leader chooses any tile
         seat = st.turn
         if auto and not st.can_play(seat):
             if st.boneyard_drawable():
@@ -269,11 +300,14 @@ def create_match(rules: RuleSet, seats: list[dict], seed: str, *, seeded_by_clie
     optional ``client_seed``; ``seed`` is the secret server seed (only its hash is logged)."""
     if len(seats) != rules.players:
         raise errors.InvalidRules("seats", f"{len(seats)} seats for {rules.players} players")
-    return [MatchCreated(rules.to_dict(), tuple(dict(s) for s in seats), seed_commitment(seed),
-                         seeded_by_client=seeded_by_client)]
+    return [
+        MatchCreated(
+            rules.to_dict(), tuple(dict(s) for s in seats), seed_commitment(seed), seeded_by_client=seeded_by_client
+        )
+    ]
 
 
-def dealer_for(st: MatchState, server_seed: str) -> "SeedDealer":
+def dealer_for(st: MatchState, server_seed: str) -> SeedDealer:
     """The match's deals: its server seed mixed with the seats' client seeds."""
     return SeedDealer(deal_seed(server_seed, st.client_seeds))
 
@@ -349,8 +383,9 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
         if not fits:
             raise errors.IllegalPlay(f"{cmd.tile} matches no open end")
         if len(fits) > 1:
-            raise errors.EndRequired(f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: "
-                                     f"name the 'end'")
+            raise errors.EndRequired(
+                f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: name the 'end'"
+            )
         cmd = Play(cmd.seat, cmd.tile, END_NAMES[fits[0]], cmd.claim)
     end = END_INDEX[cmd.end]
     if layout.is_empty:
@@ -366,8 +401,9 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
     rules = st.rules
     if cmd.claim is not None:
         if not rules.muggins_calls:
-            raise errors.ClaimNotAllowed("this match's rules take no claims (muggins_calls is off): "
-                                         "send the play without 'claim'")
+            raise errors.ClaimNotAllowed(
+                "this match's rules take no claims (muggins_calls is off): send the play without 'claim'"
+            )
         if cmd.claim != _count_after(st, cmd.tile, end):
             raise errors.WrongClaim(f"the play does not score {cmd.claim}")
     perform_play(st, sink, cmd.seat, cmd.tile, end, cmd.claim or None)

@@ -27,9 +27,9 @@ def _tiles_in(values) -> tuple[Tile, ...]:
 @dataclass(frozen=True)
 class Event:
     type: ClassVar[str] = ""
-    _tile_fields: ClassVar[tuple[str, ...]] = ()       # a single tile
-    _tiles_fields: ClassVar[tuple[str, ...]] = ()      # a list of tiles
-    _hands_fields: ClassVar[tuple[str, ...]] = ()      # a list (per seat) of lists of tiles
+    _tile_fields: ClassVar[tuple[str, ...]] = ()  # a single tile
+    _tiles_fields: ClassVar[tuple[str, ...]] = ()  # a list of tiles
+    _hands_fields: ClassVar[tuple[str, ...]] = ()  # a list (per seat) of lists of tiles
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -47,7 +47,7 @@ class Event:
         return out
 
     @classmethod
-    def _from_fields(cls, data: dict[str, Any]) -> "Event":
+    def _from_fields(cls, data: dict[str, Any]) -> Event:
         kwargs = {}
         for f in fields(cls):
             if f.name not in data:
@@ -72,10 +72,10 @@ class MatchCreated(Event):
 
     type: ClassVar[str] = "match_created"
     rules: dict
-    seats: tuple            # of {"name", "type", "level"} dicts, one per seat
+    seats: tuple  # of {"name", "type", "level"} dicts, one per seat
     seed_commitment: str
     seed_algorithm: str = "boneyard-shuffle-v1"
-    seeded_by_client: bool = False   # the server seed was chosen by the creator (tests, research)
+    seeded_by_client: bool = False  # the server seed was chosen by the creator (tests, research)
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class SeatClaimed(Event):
     type: ClassVar[str] = "seat_claimed"
     seat: int
     name: str
-    client_seed: str | None = None   # mixed into the deals (see shuffle.deal_seed)
+    client_seed: str | None = None  # mixed into the deals (see shuffle.deal_seed)
 
 
 @dataclass(frozen=True)
@@ -103,8 +103,8 @@ class HandStarted(Event):
     _tiles_fields: ClassVar[tuple[str, ...]] = ("boneyard",)
     hand_number: int
     leader: int
-    hands: tuple            # per seat, in dealt order
-    boneyard: tuple         # in draw order
+    hands: tuple  # per seat, in dealt order
+    boneyard: tuple  # in draw order
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,8 @@ class TilePlayed(Event):
     seat: int
     tile: Tile
     end: str
-    ends: dict              # the open ends after the play, by name
-    auto: bool = False      # played by the server (the forced lead, a timed-out turn)
+    ends: dict  # the open ends after the play, by name
+    auto: bool = False  # played by the server (the forced lead, a timed-out turn)
     claim: int | None = None  # muggins_calls: the count the player claimed (None: no claim)
 
 
@@ -124,7 +124,7 @@ class TileDrawn(Event):
     type: ClassVar[str] = "tile_drawn"
     _tile_fields: ClassVar[tuple[str, ...]] = ("tile",)
     seat: int
-    tile: Tile | None       # None only when read from another seat's redacted copy, which has no "tile" key
+    tile: Tile | None  # None only when read from another seat's redacted copy, which has no "tile" key
     auto: bool = False
 
 
@@ -132,7 +132,7 @@ class TileDrawn(Event):
 class Knocked(Event):
     type: ClassVar[str] = "knocked"
     seat: int
-    ends: dict              # the open ends the seat could not match
+    ends: dict  # the open ends the seat could not match
     auto: bool = False
 
 
@@ -145,7 +145,7 @@ class PointsScored(Event):
     side: int
     points: int
     count: int
-    how: str                # "play" | "muggins"
+    how: str  # "play" | "muggins"
     scores: tuple
 
 
@@ -154,23 +154,23 @@ class HandEnded(Event):
     type: ClassVar[str] = "hand_ended"
     _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
     hand_number: int
-    reason: str             # "domino" | "blocked"
-    winner: int | None      # the seat credited with the hand (None on a tie)
-    side: int | None        # the scoring side (== winner without partners)
+    reason: str  # "domino" | "blocked"
+    winner: int | None  # the seat credited with the hand (None on a tie)
+    side: int | None  # the scoring side (== winner without partners)
     points: int
-    pips: tuple             # per seat
-    hands: tuple            # every hand, revealed
-    scores: tuple           # per side, after this hand
+    pips: tuple  # per seat
+    hands: tuple  # every hand, revealed
+    scores: tuple  # per side, after this hand
 
 
 @dataclass(frozen=True)
 class MatchEnded(Event):
     type: ClassVar[str] = "match_ended"
     _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
-    winner: int             # the winning side (== seat without partners)
+    winner: int  # the winning side (== seat without partners)
     scores: tuple
-    seed: str               # revealed: every deal can now be re-derived
-    hands: tuple = ()       # the hands at the end, revealed (matters when it ends mid-hand)
+    seed: str  # revealed: every deal can now be re-derived
+    hands: tuple = ()  # the hands at the end, revealed (matters when it ends mid-hand)
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ class TurnTimedOut(Event):
 
     type: ClassVar[str] = "turn_timed_out"
     seat: int
-    consecutive: int        # this seat's turns timed out in a row, this one included
+    consecutive: int  # this seat's turns timed out in a row, this one included
 
 
 @dataclass(frozen=True)
@@ -190,13 +190,26 @@ class SeatReplaced(Event):
 
     type: ClassVar[str] = "seat_replaced"
     seat: int
-    level: str              # the bot level now playing the seat
+    level: str  # the bot level now playing the seat
 
 
-EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in (
-    MatchCreated, SeatClaimed, TilesTurnedUp, HandStarted, TilePlayed, TileDrawn, Knocked,
-    PointsScored, HandEnded, MatchEnded, TurnTimedOut, SeatReplaced,
-)}
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        MatchCreated,
+        SeatClaimed,
+        TilesTurnedUp,
+        HandStarted,
+        TilePlayed,
+        TileDrawn,
+        Knocked,
+        PointsScored,
+        HandEnded,
+        MatchEnded,
+        TurnTimedOut,
+        SeatReplaced,
+    )
+}
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
@@ -204,7 +217,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     try:
         cls = EVENT_TYPES[data["type"]]
     except (KeyError, TypeError):
-        raise InvalidAction(f"unknown event type {data.get('type') if isinstance(data, dict) else data!r}")
+        raise InvalidAction(f"unknown event type {data.get('type') if isinstance(data, dict) else data!r}") from None
     try:
         return cls._from_fields(data)
     except TypeError as exc:

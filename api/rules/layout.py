@@ -19,8 +19,7 @@ TILE_MASK: dict[Tile, int] = {t: (1 << t.high) | (1 << t.low) for t in ALL_TILES
 # ``NUMBER_FIELDS[mask]`` selects the counts of the numbers in ``mask``: a group holds a
 # tile fitting the open numbers ``mask`` iff ``counts & NUMBER_FIELDS[mask]``.
 TILE_COUNT: dict[Tile, int] = {t: (1 << 4 * t.high) | (1 << 4 * t.low) for t in ALL_TILES}
-NUMBER_FIELDS: tuple[int, ...] = tuple(sum(0xF << 4 * n for n in range(7) if mask >> n & 1)
-                                       for mask in range(1 << 7))
+NUMBER_FIELDS: tuple[int, ...] = tuple(sum(0xF << 4 * n for n in range(7) if mask >> n & 1) for mask in range(1 << 7))
 
 END_NAMES = ("left", "right", "up", "down")
 LEFT, RIGHT, UP, DOWN = range(4)
@@ -31,8 +30,8 @@ END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
 # Equal keys mean the same tiles fit the same ends, so questions about the ends can be
 # answered once per key and looked up (``MatchState.legal_moves`` does).
 CLOSED = 7
-EMPTY_KEY = CLOSED | CLOSED << 3 | CLOSED << 6 | CLOSED << 9   # no tile yet: every end closed
-_NO_ARMS = CLOSED << 6 | CLOSED << 9                           # a line: up and down closed
+EMPTY_KEY = CLOSED | CLOSED << 3 | CLOSED << 6 | CLOSED << 9  # no tile yet: every end closed
+_NO_ARMS = CLOSED << 6 | CLOSED << 9  # a line: up and down closed
 
 
 def ends_of_key(key: int) -> list[int | None]:
@@ -42,17 +41,28 @@ def ends_of_key(key: int) -> list[int | None]:
 
 # Per ends key: the open numbers as a mask (bit n: some open end shows n), and the
 # ``NUMBER_FIELDS`` of that mask. Looked up rather than kept up to date on every play.
-_BIT = tuple(1 << n for n in range(CLOSED)) + (0,)            # a closed end shows nothing
-OPEN_MASK: tuple[int, ...] = tuple(_BIT[k & 7] | _BIT[k >> 3 & 7] | _BIT[k >> 6 & 7] | _BIT[k >> 9]
-                                   for k in range(EMPTY_KEY + 1))
+_BIT = tuple(1 << n for n in range(CLOSED)) + (0,)  # a closed end shows nothing
+OPEN_MASK: tuple[int, ...] = tuple(
+    _BIT[k & 7] | _BIT[k >> 3 & 7] | _BIT[k >> 6 & 7] | _BIT[k >> 9] for k in range(EMPTY_KEY + 1)
+)
 OPEN_FIELDS: tuple[int, ...] = tuple(NUMBER_FIELDS[mask] for mask in OPEN_MASK)
 
 
 class Layout:
     """Mutable working layout; callers that need immutability copy it first."""
 
-    __slots__ = ("values", "doubles", "occupied", "spinner_ends", "spinner", "spinner_sides",
-                 "tiles", "first", "uses_spinner", "ends_key")
+    __slots__ = (
+        "doubles",
+        "ends_key",
+        "first",
+        "occupied",
+        "spinner",
+        "spinner_ends",
+        "spinner_sides",
+        "tiles",
+        "uses_spinner",
+        "values",
+    )
 
     def __init__(self, uses_spinner: bool = False):
         self.values: list[int | None] = [None, None, None, None]  # open number per end
@@ -60,18 +70,18 @@ class Layout:
         self.occupied = [False, False, False, False]  # a tile lies on this arm
         self.spinner_ends: frozenset[int] = frozenset()  # ends whose end tile is the spinner itself
         self.spinner: Tile | None = None
-        self.spinner_sides = 0                        # sides of the spinner holding a tile
+        self.spinner_sides = 0  # sides of the spinner holding a tile
         self.tiles = 0
         self.first: Tile | None = None
         self.uses_spinner = uses_spinner
-        self.ends_key = EMPTY_KEY                     # the open numbers, packed (see above)
+        self.ends_key = EMPTY_KEY  # the open numbers, packed (see above)
 
-    def copy(self) -> "Layout":
+    def copy(self) -> Layout:
         other = Layout.__new__(Layout)
         other.values = self.values[:]
         other.doubles = self.doubles[:]
         other.occupied = self.occupied[:]
-        other.spinner_ends = self.spinner_ends      # frozen: replaced, never changed in place
+        other.spinner_ends = self.spinner_ends  # frozen: replaced, never changed in place
         other.spinner = self.spinner
         other.spinner_sides = self.spinner_sides
         other.tiles = self.tiles
@@ -104,7 +114,7 @@ class Layout:
         if self.tiles == 0:
             return bool(tiles)
         mask = OPEN_MASK[self.ends_key]
-        for t in tiles:          # a plain loop: this is the hottest question in playouts
+        for t in tiles:  # noqa: SIM110  a plain loop: this is the hottest question in playouts
             if TILE_MASK[t] & mask:
                 return True
         return False
@@ -138,7 +148,7 @@ class Layout:
             return
         values = self.values
         high = tile.high
-        values[end] = tile.low if high == values[end] else high   # tile.other(number)
+        values[end] = tile.low if high == values[end] else high  # tile.other(number)
         self.doubles[end] = tile.is_double
         self.occupied[end] = True
         self.tiles += 1

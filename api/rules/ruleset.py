@@ -6,15 +6,16 @@ shows; the engine consults it in a handful of well-named places and nowhere else
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .errors import InvalidRules
 
-MAX_TARGET = 1_000          # a server bound on work: a match to 1,000 is some 4,000 events
-TURN_SECONDS_RANGE = (5, 86_400)      # five seconds to a day
+MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 events
+TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
-CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")   # null (off) by default
+CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,22 +24,22 @@ class RuleSet:
 
     preset: str
     players: int
-    game: str                 # "draw" | "block"
+    game: str  # "draw" | "block"
     hand_size: int
-    lead: str                 # "highest_double" | "winner_any" | "rotate_any"
+    lead: str  # "highest_double" | "winner_any" | "rotate_any"
     draw_at_will: bool
-    boneyard_reserve: int     # 0 | 2
-    blocked_scoring: str      # "others_minus_own" | "others"
+    boneyard_reserve: int  # 0 | 2
+    blocked_scoring: str  # "others_minus_own" | "others"
     round_to_five: bool
     partners: bool
     target: int
-    spinner: str              # "none" | "first_double"
+    spinner: str  # "none" | "first_double"
     fives_scoring: bool
     muggins_calls: bool
     auto_draw: bool
     auto_knock: bool
     # Turn clocks (off by default; the engine itself is clock-free, see api/rules/clock.py).
-    turn_seconds: int | None = None   # seconds a seat has for its turn before the server plays it
+    turn_seconds: int | None = None  # seconds a seat has for its turn before the server plays it
     timeout_limit: int | None = None  # turns timed out in a row before a bot takes the seat over
 
     # --- derived questions the engine asks ------------------------------------
@@ -65,13 +66,13 @@ class RuleSet:
         """The JSON form: every option, the clock ones null when off (a new copy each call)."""
         cached = _DICT_FORMS.get(self)
         if cached is None:
-            if len(_DICT_FORMS) >= 4096:                 # bounded: rule sets come from clients
+            if len(_DICT_FORMS) >= 4096:  # bounded: rule sets come from clients
                 _DICT_FORMS.clear()
-            cached = _DICT_FORMS[self] = asdict(self)   # asdict is slow, and views ask every time
+            cached = _DICT_FORMS[self] = asdict(self)  # asdict is slow, and views ask every time
         return dict(cached)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "RuleSet":
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """Rebuild a stored, resolved rule set (validated again)."""
         data = dict(data)
         preset = data.pop("preset", None)
@@ -84,7 +85,7 @@ class RuleSet:
 
 
 # Resolved rule sets are few (presets × options in use) and immutable: their JSON forms are kept.
-_DICT_FORMS: dict["RuleSet", dict[str, Any]] = {}
+_DICT_FORMS: dict[RuleSet, dict[str, Any]] = {}
 
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name not in ("preset", "players"))
 
@@ -94,14 +95,32 @@ OPTION_CHOICES: dict[str, tuple[str, ...]] = {
     "blocked_scoring": ("others_minus_own", "others"),
     "spinner": ("none", "first_double"),
 }
-BOOLEAN_OPTIONS = ("draw_at_will", "round_to_five", "partners", "fives_scoring", "muggins_calls",
-                   "auto_draw", "auto_knock")
+BOOLEAN_OPTIONS = (
+    "draw_at_will",
+    "round_to_five",
+    "partners",
+    "fives_scoring",
+    "muggins_calls",
+    "auto_draw",
+    "auto_knock",
+)
 
 _BASE: dict[str, Any] = dict(
-    game="draw", lead="highest_double", draw_at_will=False, boneyard_reserve=0,
-    blocked_scoring="others_minus_own", round_to_five=False, partners=False, target=100,
-    spinner="none", fives_scoring=False, muggins_calls=False, auto_draw=False, auto_knock=False,
-    turn_seconds=None, timeout_limit=None,
+    game="draw",
+    lead="highest_double",
+    draw_at_will=False,
+    boneyard_reserve=0,
+    blocked_scoring="others_minus_own",
+    round_to_five=False,
+    partners=False,
+    target=100,
+    spinner="none",
+    fives_scoring=False,
+    muggins_calls=False,
+    auto_draw=False,
+    auto_knock=False,
+    turn_seconds=None,
+    timeout_limit=None,
 )
 
 
@@ -125,32 +144,65 @@ def _pagat_target(players: int, opts: dict) -> int:
     return 100 if players == 2 or opts.get("partners") else 61
 
 
-_FIVES = dict(spinner="first_double", fives_scoring=True, lead="winner_any", blocked_scoring="others",
-              round_to_five=True)
+_FIVES = dict(
+    spinner="first_double", fives_scoring=True, lead="winner_any", blocked_scoring="others", round_to_five=True
+)
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("standard-draw", "The standard Draw game (the default)", {}, _by_players(7, 5, 5)),
-    Preset("standard-block", "The standard Block game", {"game": "block"}, _by_players(7, 5, 5)),
-    Preset("pagat-draw", "Pagat's Draw game: 6-7 tiles, two tiles stay in the boneyard",
-           {"boneyard_reserve": 2}, _by_players(7, 7, 6), _pagat_target),
-    Preset("pagat-block", "Pagat's Block game", {"game": "block"}, _by_players(7, 5, 5)),
-    Preset("dominorules-draw", "dominorules.com Draw game: 7 each, lead rotates",
-           {"lead": "rotate_any", "blocked_scoring": "others"}, _by_players(7, 7, 7)),
-    Preset("dominorules-block", "dominorules.com Block game: 7 each, lead rotates",
-           {"game": "block", "lead": "rotate_any", "blocked_scoring": "others"}, _by_players(7, 7, 7)),
-    Preset("winner-leads", "Winner leads: two players, the hand's winner leads any tile",
-           {"lead": "winner_any", "blocked_scoring": "others"}, _by_players(7, 7, 7), players=(2,)),
-    Preset("all-fives", "All Fives: spinner, every multiple of five scores during play",
-           _FIVES, _by_players(7, 5, 5), lambda players, opts: 200),
-    Preset("muggins", "Muggins: All Fives without a spinner",
-           {**_FIVES, "spinner": "none"}, _by_players(7, 5, 5), lambda players, opts: 200),
-)}
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("standard-draw", "The standard Draw game (the default)", {}, _by_players(7, 5, 5)),
+        Preset("standard-block", "The standard Block game", {"game": "block"}, _by_players(7, 5, 5)),
+        Preset(
+            "pagat-draw",
+            "Pagat's Draw game: 6-7 tiles, two tiles stay in the boneyard",
+            {"boneyard_reserve": 2},
+            _by_players(7, 7, 6),
+            _pagat_target,
+        ),
+        Preset("pagat-block", "Pagat's Block game", {"game": "block"}, _by_players(7, 5, 5)),
+        Preset(
+            "dominorules-draw",
+            "dominorules.com Draw game: 7 each, lead rotates",
+            {"lead": "rotate_any", "blocked_scoring": "others"},
+            _by_players(7, 7, 7),
+        ),
+        Preset(
+            "dominorules-block",
+            "dominorules.com Block game: 7 each, lead rotates",
+            {"game": "block", "lead": "rotate_any", "blocked_scoring": "others"},
+            _by_players(7, 7, 7),
+        ),
+        Preset(
+            "winner-leads",
+            "Winner leads: two players, the hand's winner leads any tile",
+            {"lead": "winner_any", "blocked_scoring": "others"},
+            _by_players(7, 7, 7),
+            players=(2,),
+        ),
+        Preset(
+            "all-fives",
+            "All Fives: spinner, every multiple of five scores during play",
+            _FIVES,
+            _by_players(7, 5, 5),
+            lambda players, opts: 200,
+        ),
+        Preset(
+            "muggins",
+            "Muggins: All Fives without a spinner",
+            {**_FIVES, "spinner": "none"},
+            _by_players(7, 5, 5),
+            lambda players, opts: 200,
+        ),
+    )
+}
 
 DEFAULT_PRESET = "standard-draw"
 
 
-def resolve_rules(preset: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = None,
-                  players: int = 2) -> RuleSet:
+def resolve_rules(
+    preset: str = DEFAULT_PRESET, overrides: Mapping[str, Any] | None = None, players: int = 2
+) -> RuleSet:
     """Resolve ``preset`` + ``overrides`` for ``players`` seats, refusing what cannot work."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidRules("preset", f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
@@ -198,7 +250,7 @@ def _check_types(options: dict[str, Any]) -> None:
     for name, (low, high) in (("turn_seconds", TURN_SECONDS_RANGE), ("timeout_limit", TIMEOUT_LIMIT_RANGE)):
         value = options.get(name)
         if value is None:
-            continue                             # null: no clock / no replacement
+            continue  # null: no clock / no replacement
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
             raise InvalidRules(name, f"null or a whole number from {low} to {high}, not {value!r}")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Iterator
+from collections.abc import Iterator
 
 from .tiles import ALL_TILES, Tile
 
@@ -35,7 +35,7 @@ def _words(seed: str, label: str) -> Iterator[int]:
     while True:
         block = hmac.new(key, prefix + counter.to_bytes(4, "big"), hashlib.sha256).digest()
         for offset in range(0, 32, 4):
-            yield int.from_bytes(block[offset:offset + 4], "big")
+            yield int.from_bytes(block[offset : offset + 4], "big")
         counter += 1
 
 

@@ -36,8 +36,16 @@ class DirectSink:
         st.on_hand_started(number, leader, hands, boneyard)
 
     def hand_ended(self, st, result):
-        st.on_hand_ended({"reason": result.reason, "winner": result.winner, "side": result.side,
-                          "points": result.points, "pips": result.pips, "hands": [h[:] for h in st.hands]})
+        st.on_hand_ended(
+            {
+                "reason": result.reason,
+                "winner": result.winner,
+                "side": result.side,
+                "points": result.points,
+                "pips": result.pips,
+                "hands": [h[:] for h in st.hands],
+            }
+        )
 
     def match_ended(self, st, side):
         st.on_match_ended(side)
@@ -61,11 +69,11 @@ def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> N
             # the sink's play; calling the effect directly saves two calls per move.
             st.on_tile_played(mover, move[1], move[2], None)
     elif kind == DRAW:
-        st.on_tile_drawn(mover)                  # = SINK.draw
+        st.on_tile_drawn(mover)  # = SINK.draw
     elif kind == KNOCK:
-        st.on_knocked(mover)                     # = SINK.knock
+        st.on_knocked(mover)  # = SINK.knock
         if not (st.rules.auto_draw or st.rules.auto_knock):
-            return                               # a knock changes nothing that could end the hand
+            return  # a knock changes nothing that could end the hand
     elif kind == MUGGINS:
         pending = st.pending_muggins
         SINK.points(st, mover, pending[1], "muggins")
@@ -75,6 +83,7 @@ def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> N
 def start(st: MatchState, rng: random.Random) -> RandomDealer:
     """Deal the first hand of a waiting state from ``rng``; returns the dealer to continue with."""
     from .engine import deal_next_hand
+
     dealer = RandomDealer(rng)
     deal_next_hand(st, SINK, dealer)
     settle(st, SINK, dealer)
@@ -99,7 +108,7 @@ def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = Fa
     # A knock only passes the turn: the hand cannot end by it, so settle has nothing to do
     # unless automatic draws or knocks may follow for the next seat.
     auto = st.rules.auto_draw or st.rules.auto_knock
-    uniform = rng.random                         # moves[int(uniform() * n)]: choice() without its checks
+    uniform = rng.random  # moves[int(uniform() * n)]: choice() without its checks
     live = st.status == PLAYING and (st.hand_live or whole_match)
     while live:
         moves = turn_moves()

@@ -36,11 +36,11 @@ _DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
 # Rows share their move tuples (``_PLAYS_OF``), so even all ~2,450 keys a game can reach
 # would take about 1 MB. Rows never change once built; racing builders agree.
 _PLAY_ROWS: list[tuple[tuple, ...] | None] = [None] * (EMPTY_KEY + 1)
-_PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple] = {}     # (tile, ends) -> its plays there
+_PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple] = {}  # (tile, ends) -> its plays there
 
 
 def _plays_row(key: int) -> tuple[tuple, ...]:
-    if key == EMPTY_KEY:                         # the first tile of a hand: any, opening the line
+    if key == EMPTY_KEY:  # the first tile of a hand: any, opening the line
         fits = [(t, (LEFT,)) for t in ALL_TILES]
     else:
         ends = [(i, v) for i, v in enumerate(ends_of_key(key)) if v is not None]
@@ -59,18 +59,37 @@ def _plays_row(key: int) -> tuple[tuple, ...]:
 class HandResult:
     """How a hand ended, as data (python-chess's Outcome)."""
 
-    reason: str                 # DOMINO | BLOCKED
-    winner: int | None          # seat credited with the hand; None on a tie
-    side: int | None            # scoring side
+    reason: str  # DOMINO | BLOCKED
+    winner: int | None  # seat credited with the hand; None on a tie
+    side: int | None  # scoring side
     points: int
     pips: tuple[int, ...]
 
 
 class MatchState:
-    __slots__ = ("rules", "seats", "seed_commitment", "status", "hand_number", "leader", "turn",
-                 "hands", "boneyard", "layout", "placements", "scores", "hand_live",
-                 "last_result", "winner", "turn_up_leader", "pending_muggins", "drawn",
-                 "seeded_by_client", "timeouts", "held")
+    __slots__ = (
+        "boneyard",
+        "drawn",
+        "hand_live",
+        "hand_number",
+        "hands",
+        "held",
+        "last_result",
+        "layout",
+        "leader",
+        "pending_muggins",
+        "placements",
+        "rules",
+        "scores",
+        "seats",
+        "seed_commitment",
+        "seeded_by_client",
+        "status",
+        "timeouts",
+        "turn",
+        "turn_up_leader",
+        "winner",
+    )
 
     def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
         self.rules = rules
@@ -83,22 +102,22 @@ class MatchState:
         self.hands: list[list[Tile]] = [[] for _ in range(rules.players)]
         self.boneyard: list[Tile] = []
         self.layout = Layout(rules.spinner == "first_double")
-        self.placements: list[tuple[int, Tile, int]] = []   # (seat, tile, end) this hand
+        self.placements: list[tuple[int, Tile, int]] = []  # (seat, tile, end) this hand
         self.scores = [0] * rules.sides
         self.hand_live = False
-        self.last_result: dict | None = None     # the last hand_ended event, as a dict
-        self.winner: int | None = None            # winning side once the match is over
+        self.last_result: dict | None = None  # the last hand_ended event, as a dict
+        self.winner: int | None = None  # winning side once the match is over
         self.turn_up_leader: int | None = None
-        self.pending_muggins: tuple[int, int] | None = None      # (seat that missed them, points)
-        self.drawn = [0] * rules.players          # tiles drawn this hand, per seat (public)
+        self.pending_muggins: tuple[int, int] | None = None  # (seat that missed them, points)
+        self.drawn = [0] * rules.players  # tiles drawn this hand, per seat (public)
         self.seeded_by_client = False
-        self.timeouts = [0] * rules.players       # turns timed out in a row, per seat (turn clocks)
-        self.held = 0                             # every hand's tiles counted by number (TILE_COUNT)
+        self.timeouts = [0] * rules.players  # turns timed out in a row, per seat (turn clocks)
+        self.held = 0  # every hand's tiles counted by number (TILE_COUNT)
 
-    def copy(self) -> "MatchState":
+    def copy(self) -> MatchState:
         other = MatchState.__new__(MatchState)
         other.rules = self.rules
-        other.seats = self.seats            # replaced, never mutated in place
+        other.seats = self.seats  # replaced, never mutated in place
         other.seed_commitment = self.seed_commitment
         other.status = self.status
         other.hand_number = self.hand_number
@@ -132,7 +151,7 @@ class MatchState:
     def boneyard_drawable(self) -> int:
         """How many tiles may still be drawn (0 in the Block game)."""
         rules = self.rules
-        if rules.game != "draw":                 # rules.is_draw_game, without the property call
+        if rules.game != "draw":  # rules.is_draw_game, without the property call
             return 0
         return max(0, len(self.boneyard) - rules.boneyard_reserve)
 
@@ -174,7 +193,7 @@ class MatchState:
             moves += row[t.index]
         rules = self.rules
         if moves and not rules.draw_at_will:
-            return moves                         # the usual answer: plays, and no drawing instead
+            return moves  # the usual answer: plays, and no drawing instead
         if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
             moves.append(_DRAW_MOVE)
         elif not moves:
@@ -196,7 +215,7 @@ class MatchState:
         """Nobody can play and nobody can draw: certain, so the hand ends now."""
         layout = self.layout
         if layout.tiles and self.held & OPEN_FIELDS[layout.ends_key]:
-            return False                         # some hand holds a tile that fits (the usual answer)
+            return False  # some hand holds a tile that fits (the usual answer)
         rules = self.rules
         if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
             return False
@@ -213,7 +232,7 @@ class MatchState:
                     if not hand:
                         return self._score(DOMINO, seat)
             if self.held & OPEN_FIELDS[layout.ends_key]:
-                return None                      # is_blocked()'s usual answer, without the call
+                return None  # is_blocked()'s usual answer, without the call
         if self.is_blocked():
             return self._score(BLOCKED, None)
         return None
@@ -223,7 +242,7 @@ class MatchState:
         side_of = rules.side_of
         side_pips = [0] * rules.sides
         counts = []
-        for seat, hand in enumerate(self.hands):   # pip_count of each hand, as plain loops (once a hand)
+        for seat, hand in enumerate(self.hands):  # pip_count of each hand, as plain loops (once a hand)
             n = 0
             for t in hand:
                 n += t.pips
@@ -233,7 +252,7 @@ class MatchState:
         if reason == DOMINO:
             side = side_of(went_out)
             winner = went_out
-            points = sum(side_pips) - side_pips[side]        # every other side's pips
+            points = sum(side_pips) - side_pips[side]  # every other side's pips
         else:
             low = min(side_pips)
             if side_pips.count(low) > 1:
@@ -242,7 +261,7 @@ class MatchState:
             points = sum(side_pips) - low
             if rules.blocked_scoring == "others_minus_own":
                 points -= low
-            winner = None                        # the side's lightest hand; on equal pips the lower seat
+            winner = None  # the side's lightest hand; on equal pips the lower seat
             for seat, p in enumerate(pips):
                 if side_of(seat) == side and (winner is None or p < pips[winner]):
                     winner = seat
@@ -256,7 +275,7 @@ class MatchState:
 
     def side_at_target(self) -> int | None:
         target = self.rules.target
-        if max(self.scores) < target:            # the usual answer, in one C call
+        if max(self.scores) < target:  # the usual answer, in one C call
             return None
         for side, score in enumerate(self.scores):
             if score >= target:
@@ -381,8 +400,8 @@ def forced_lead(hands: list[list[Tile]]) -> tuple[int, Tile]:
 def deal(order: list[Tile], rules: RuleSet) -> tuple[list[list[Tile]], list[Tile]]:
     """Split a shuffled set: seat s takes the s-th run of ``hand_size``; the rest is the boneyard."""
     n = rules.hand_size
-    hands = [order[s * n:(s + 1) * n] for s in range(rules.players)]
-    return hands, order[rules.players * n:]
+    hands = [order[s * n : (s + 1) * n] for s in range(rules.players)]
+    return hands, order[rules.players * n :]
 
 
 def turn_up_leader(tiles: list[Tile]) -> int:
@@ -390,7 +409,25 @@ def turn_up_leader(tiles: list[Tile]) -> int:
     return max(range(len(tiles)), key=lambda s: weight_key(tiles[s]))
 
 
-__all__ = ["MatchState", "HandResult", "forced_lead", "deal", "turn_up_leader",
-           "END_NAMES", "WAITING", "PLAYING", "ENDED", "STATUSES", "DOMINO", "BLOCKED",
-           "REMOTE_SEAT", "BOT_SEAT", "OPEN_SEAT", "SEAT_TYPES",
-           "PLAY", "DRAW", "KNOCK", "MUGGINS"]
+__all__ = [
+    "BLOCKED",
+    "BOT_SEAT",
+    "DOMINO",
+    "DRAW",
+    "ENDED",
+    "END_NAMES",
+    "KNOCK",
+    "MUGGINS",
+    "OPEN_SEAT",
+    "PLAY",
+    "PLAYING",
+    "REMOTE_SEAT",
+    "SEAT_TYPES",
+    "STATUSES",
+    "WAITING",
+    "HandResult",
+    "MatchState",
+    "deal",
+    "forced_lead",
+    "turn_up_leader",
+]

@@ -6,6 +6,8 @@ plain lists and sets with identity hashing, which keeps playouts fast.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from .errors import InvalidTile
 
 MAX_PIP = 6
@@ -18,10 +20,10 @@ def _is_pip_number(text: str) -> bool:
 class Tile:
     """One domino, always stored high end first: ``Tile(3, 6)`` is ``Tile(6, 3)``."""
 
-    __slots__ = ("high", "low", "pips", "index", "is_double")
-    _interned: dict[tuple[int, int], "Tile"] = {}
+    __slots__ = ("high", "index", "is_double", "low", "pips")
+    _interned: ClassVar[dict[tuple[int, int], Tile]] = {}
 
-    def __new__(cls, a: int, b: int) -> "Tile":
+    def __new__(cls, a: int, b: int) -> Tile:
         high, low = (a, b) if a >= b else (b, a)
         try:
             return cls._interned[(high, low)]
@@ -29,10 +31,15 @@ class Tile:
             raise InvalidTile(f"no tile {a}-{b} in a double-six set") from None
 
     @classmethod
-    def _make(cls, high: int, low: int, index: int) -> "Tile":
+    def _make(cls, high: int, low: int, index: int) -> Tile:
         tile = object.__new__(cls)
-        for name, value in (("high", high), ("low", low), ("pips", high + low),
-                            ("index", index), ("is_double", high == low)):
+        for name, value in (
+            ("high", high),
+            ("low", low),
+            ("pips", high + low),
+            ("index", index),
+            ("is_double", high == low),
+        ):
             object.__setattr__(tile, name, value)
         cls._interned[(high, low)] = tile
         return tile
@@ -45,7 +52,7 @@ class Tile:
 
     # --- parse / format -------------------------------------------------------
     @classmethod
-    def parse(cls, text: str) -> "Tile":
+    def parse(cls, text: str) -> Tile:
         """Read a tile written for people: ``"6-3"`` (either order)."""
         if not isinstance(text, str):
             raise InvalidTile(f"a tile is written like '6-3', not {text!r}")
@@ -57,12 +64,15 @@ class Tile:
         return cls(int(parts[0]), int(parts[1]))
 
     @classmethod
-    def from_json(cls, value) -> "Tile":
+    def from_json(cls, value) -> Tile:
         """Read the JSON form ``[6, 3]`` (either order); ``"6-3"`` is accepted too."""
         if isinstance(value, str):
             return cls.parse(value)
-        if (not isinstance(value, (list, tuple)) or len(value) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        if (
+            not isinstance(value, (list, tuple))
+            or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
             raise InvalidTile(f"a tile is a pair of numbers like [6, 3], not {value!r}")
         return cls(value[0], value[1])
 
@@ -83,18 +93,18 @@ class Tile:
         """The half that stays open when this tile is matched on ``number``."""
         return self.low if self.high == number else self.high
 
-    def heavier_than(self, other: "Tile") -> bool:
+    def heavier_than(self, other: Tile) -> bool:
         """Weight first, then the higher end: 6-3 is heavier than 5-4."""
         return (self.pips, self.high) > (other.pips, other.high)
 
-    def __lt__(self, other: "Tile") -> bool:
+    def __lt__(self, other: Tile) -> bool:
         return self.index < other.index
 
 
 # Canonical order (the order the shuffle spec starts from): 0-0, 1-0, 1-1, 2-0, … 6-6.
 ALL_TILES: tuple[Tile, ...] = tuple(
     Tile._make(high, low, index)
-    for index, (high, low) in enumerate((h, l) for h in range(MAX_PIP + 1) for l in range(h + 1))
+    for index, (high, low) in enumerate((h, lo) for h in range(MAX_PIP + 1) for lo in range(h + 1))
 )
 DOUBLES: tuple[Tile, ...] = tuple(t for t in ALL_TILES if t.is_double)
 TOTAL_PIPS = sum(t.pips for t in ALL_TILES)

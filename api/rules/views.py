@@ -78,29 +78,43 @@ def view(st: MatchState, seat: int | None) -> dict[str, Any]:
     if rules.partners:
         out["sides"] = [list(rules.seats_of_side(side)) for side in range(rules.sides)]
     if rules.fives_scoring:
-        out["count"] = st.layout.count()      # under muggins_calls too: what a scoring play claims
+        out["count"] = st.layout.count()  # under muggins_calls too: what a scoring play claims
     if seat is not None:
         out["hand"] = [t.to_json() for t in st.hands[seat]]
         out["pips"] = pip_count(st.hands[seat])
     if ended and st.hand_live is False and st.hands and any(st.hands):
-        out["hands"] = [[t.to_json() for t in h] for h in st.hands]   # the match is over: all face up
+        out["hands"] = [[t.to_json() for t in h] for h in st.hands]  # the match is over: all face up
     return out
 
 
 def public_summary(st: MatchState) -> dict[str, Any]:
     """What anyone may know of a match, seated or not: no tile at all. Stored with the match
     for the list of matches, and the body of its summary."""
-    return {"status": st.status, "seeded_by_client": st.seeded_by_client,
-            "hand_number": st.hand_number, "scores": list(st.scores),
-            "turn": st.turn, "winner": st.winner, "players": st.players,
-            "seats": _seats(st),
-            "open_seats": [i for i, s in enumerate(st.seats) if s.get("type") == "open"]}
+    return {
+        "status": st.status,
+        "seeded_by_client": st.seeded_by_client,
+        "hand_number": st.hand_number,
+        "scores": list(st.scores),
+        "turn": st.turn,
+        "winner": st.winner,
+        "players": st.players,
+        "seats": _seats(st),
+        "open_seats": [i for i, s in enumerate(st.seats) if s.get("type") == "open"],
+    }
 
 
 def _seats(st: MatchState) -> list[dict[str, Any]]:
     """Who sits where; the client seeds are public (they are mixed into the deals in the open)."""
-    return [{"seat": i, "name": s.get("name"), "type": s.get("type"), "level": s.get("level"),
-             "client_seed": s.get("client_seed")} for i, s in enumerate(st.seats)]
+    return [
+        {
+            "seat": i,
+            "name": s.get("name"),
+            "type": s.get("type"),
+            "level": s.get("level"),
+            "client_seed": s.get("client_seed"),
+        }
+        for i, s in enumerate(st.seats)
+    ]
 
 
 def _public_hand_result(result: dict | None) -> dict | None:
@@ -130,8 +144,13 @@ def public(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 def _deal_as_seen(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """``hand_started``: the seat's own hand; of the others and the boneyard only how many tiles."""
     hands = event["hands"]
-    out = {"type": event["type"], "hand_number": event["hand_number"], "leader": event["leader"],
-           "hand_counts": [len(h) for h in hands], "boneyard": len(event["boneyard"])}
+    out = {
+        "type": event["type"],
+        "hand_number": event["hand_number"],
+        "leader": event["leader"],
+        "hand_counts": [len(h) for h in hands],
+        "boneyard": len(event["boneyard"]),
+    }
     if seat is not None:
         out["hand"] = hands[seat]
     return out
@@ -144,20 +163,22 @@ def _draw_as_seen(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return {k: v for k, v in event.items() if k != "tile"}
 
 
-REDACTORS: Mapping[str, Redactor] = MappingProxyType({
-    events.MatchCreated.type: public,      # rules, seats, client seeds; the server seed only as its commitment
-    events.SeatClaimed.type: public,       # a name and the client seed it brings
-    events.TilesTurnedUp.type: public,     # a shuffle of its own, turned face up for all to choose the leader
-    events.HandStarted.type: _deal_as_seen,
-    events.TilePlayed.type: public,        # the tile now lies on the table
-    events.TileDrawn.type: _draw_as_seen,
-    events.Knocked.type: public,           # the open ends, already on the table
-    events.PointsScored.type: public,      # counts of the table, and the scores
-    events.HandEnded.type: public,         # every hand turned face up; the boneyard's rest stays hidden
-    events.MatchEnded.type: public,        # the seed is revealed: every deal can be re-derived now
-    events.TurnTimedOut.type: public,      # whose clock ran out (the auto play follows as its own events)
-    events.SeatReplaced.type: public,      # the bot level now playing the seat
-})
+REDACTORS: Mapping[str, Redactor] = MappingProxyType(
+    {
+        events.MatchCreated.type: public,  # rules, seats, client seeds; the server seed only as its commitment
+        events.SeatClaimed.type: public,  # a name and the client seed it brings
+        events.TilesTurnedUp.type: public,  # a shuffle of its own, turned face up for all to choose the leader
+        events.HandStarted.type: _deal_as_seen,
+        events.TilePlayed.type: public,  # the tile now lies on the table
+        events.TileDrawn.type: _draw_as_seen,
+        events.Knocked.type: public,  # the open ends, already on the table
+        events.PointsScored.type: public,  # counts of the table, and the scores
+        events.HandEnded.type: public,  # every hand turned face up; the boneyard's rest stays hidden
+        events.MatchEnded.type: public,  # the seed is revealed: every deal can be re-derived now
+        events.TurnTimedOut.type: public,  # whose clock ran out (the auto play follows as its own events)
+        events.SeatReplaced.type: public,  # the bot level now playing the seat
+    }
+)
 
 
 def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:

@@ -32,14 +32,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=30)     # a claim outlives any step; a dead runner's claims lapse after it
-BATCH = 20                        # matches claimed per round
+LEASE = timedelta(seconds=30)  # a claim outlives any step; a dead runner's claims lapse after it
+BATCH = 20  # matches claimed per round
 
 
 @dataclass
 class Autoplay:
     service: MatchService
-    step_moves: int = 1           # computer moves per step (each step: its own short transaction)
+    step_moves: int = 1  # computer moves per step (each step: its own short transaction)
     batch: int = BATCH
 
     def run_once(self) -> int:
@@ -47,7 +47,7 @@ class Autoplay:
         now = self.service.now()
         with self.service.store.unit_of_work(readonly=True) as uow:
             if not uow.matches.any_due_bots(now):
-                return 0                 # idle: no write transaction at all
+                return 0  # idle: no write transaction at all
         with self.service.store.unit_of_work() as uow:
             claimed = uow.matches.claim_due_bots(now, now + LEASE, self.batch)
             uow.commit()
@@ -58,11 +58,11 @@ class Autoplay:
                 appended += moved
                 log.debug("autoplay: match %s +%d events%s", match_id, moved, " (ended)" if ended else "")
                 if ended:
-                    self.service.fairness_report(match_id)   # made once now; readers find it stored
+                    self.service.fairness_report(match_id)  # made once now; readers find it stored
             except errors.EventLimitReached:
                 log.warning("match %s reached the event limit; the runner leaves it", match_id)
                 continue
-            except Exception:            # one broken match must not stop every other table
+            except Exception:  # one broken match must not stop every other table
                 log.exception("autoplay step of match %s failed; retried after its lease", match_id)
                 continue
         return appended
@@ -87,7 +87,7 @@ class Autoplay:
                 if time.monotonic() >= next_sweep:
                     clocks.sweep(self.service)
                     next_sweep = time.monotonic() + sweep_seconds
-            except Exception:            # the database went away: keep trying, slowly
+            except Exception:  # the database went away: keep trying, slowly
                 log.exception("autoplay round failed")
                 appended = 0
                 stop.wait(1.0)

@@ -41,7 +41,7 @@ def deadline_after(state: MatchState, now: datetime) -> datetime | None:
     if not seconds or state.status != PLAYING or state.turn is None:
         return None
     if state.seats[state.turn].get("type") == "bot":
-        return None                      # computer players move at once, never time out
+        return None  # computer players move at once, never time out
     return now + timedelta(seconds=seconds)
 
 
@@ -52,12 +52,11 @@ def show_deadline(out: dict[str, Any], state: MatchState, deadline: datetime | N
     return out
 
 
-def is_overdue(record: "MatchRecord", now: datetime) -> bool:
+def is_overdue(record: MatchRecord, now: datetime) -> bool:
     return record.status == PLAYING and record.deadline_at is not None and now > record.deadline_at
 
 
-def apply_timeouts(service: "MatchService", uow, record: "MatchRecord", snap: Snapshot,
-                   now: datetime) -> Snapshot:
+def apply_timeouts(service: MatchService, uow, record: MatchRecord, snap: Snapshot, now: datetime) -> Snapshot:
     """Time out the seat to move (``record`` is locked in ``uow``); append and return the new state.
 
     Bots reply as after any move (a seat just handed to a bot included); the next
@@ -74,7 +73,7 @@ def apply_timeouts(service: "MatchService", uow, record: "MatchRecord", snap: Sn
     return snap
 
 
-def run_due(service: "MatchService", match_id: str) -> bool:
+def run_due(service: MatchService, match_id: str) -> bool:
     """If the match's turn clock ran out, play that turn now; True when it did.
 
     Cheap when there is nothing to do: a cached state without a clock costs nothing,
@@ -93,7 +92,7 @@ def run_due(service: "MatchService", match_id: str) -> bool:
     with service.store.unit_of_work() as uow:
         record = uow.matches.get_for_update(match_id)
         if record is None or not is_overdue(record, now):
-            return False                 # another request got there first
+            return False  # another request got there first
         snap = service.snapshot(uow, record)
         state = snap.state
         if state.status != PLAYING or state.turn is None or state.seats[state.turn].get("type") == "bot":
@@ -104,7 +103,7 @@ def run_due(service: "MatchService", match_id: str) -> bool:
     return True
 
 
-def sweep(service: "MatchService") -> int:
+def sweep(service: MatchService) -> int:
     """Play every overdue turn once (``flask boneyard sweep``); answers how many."""
     done, seen = 0, set()
     while True:
@@ -113,7 +112,7 @@ def sweep(service: "MatchService") -> int:
         if not due:
             return done
         for match_id in due:
-            seen.add(match_id)           # each table once per sweep: its next deadline is ahead
+            seen.add(match_id)  # each table once per sweep: its next deadline is ahead
             done += run_due(service, match_id)
 
 

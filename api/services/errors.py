@@ -33,8 +33,7 @@ class StaleSeq(ServiceError):
     code = "stale_seq"
 
     def __init__(self, expected: int, current: int):
-        super().__init__(f"expected seq {expected} but the match is at seq {current}",
-                         current_seq=current)
+        super().__init__(f"expected seq {expected} but the match is at seq {current}", current_seq=current)
         self.current_seq = current
 
 

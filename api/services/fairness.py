@@ -20,7 +20,7 @@ from api.store.chain import verify_chain
 from api.store.records import MatchRecord, StoredEvent
 
 _guard = threading.Lock()
-_making: dict[str, tuple[threading.RLock, int]] = {}   # match id -> (its lock, how many hold or wait)
+_making: dict[str, tuple[threading.RLock, int]] = {}  # match id -> (its lock, how many hold or wait)
 
 
 @contextmanager
@@ -45,8 +45,15 @@ def check(record: MatchRecord, stored: Sequence[StoredEvent]) -> dict[str, Any]:
     """The report of one ended match's whole stored log, as ``GET /fairness`` shows it."""
     chain_problems = verify_chain(stored)
     report = verify_log([e.to_dict() for e in stored], record.seed)
-    return {"match_id": record.id, "verified": report.ok and not chain_problems,
-            "seed": record.seed, "seed_commitment": record.seed_commitment,
-            "commitment_ok": report.commitment_ok, "chain_ok": not chain_problems,
-            "deals_checked": report.deals_checked, "moves_checked": report.moves_checked,
-            "events_checked": len(stored), "problems": chain_problems + report.problems}
+    return {
+        "match_id": record.id,
+        "verified": report.ok and not chain_problems,
+        "seed": record.seed,
+        "seed_commitment": record.seed_commitment,
+        "commitment_ok": report.commitment_ok,
+        "chain_ok": not chain_problems,
+        "deals_checked": report.deals_checked,
+        "moves_checked": report.moves_checked,
+        "events_checked": len(stored),
+        "problems": chain_problems + report.problems,
+    }

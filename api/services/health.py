@@ -32,13 +32,13 @@ from api.store.repositories import utcnow
 log = logging.getLogger(__name__)
 
 OK, UNAVAILABLE, READ_ONLY, BUSY = "ok", "database_unavailable", "database_read_only", "database_busy"
-CHECK_INTERVAL = 2.0              # seconds a probe's outcome is reused
-PROBE_RETENTION = timedelta(days=1)   # rows of processes silent for this long are dropped
+CHECK_INTERVAL = 2.0  # seconds a probe's outcome is reused
+PROBE_RETENTION = timedelta(days=1)  # rows of processes silent for this long are dropped
 
 
 @dataclass(frozen=True)
 class Health:
-    status: str                   # OK, UNAVAILABLE, READ_ONLY or BUSY
+    status: str  # OK, UNAVAILABLE, READ_ONLY or BUSY
     detail: str = ""
 
     @property
@@ -52,8 +52,14 @@ def probe_id() -> str:
 
 
 class Readiness:
-    def __init__(self, store: Store, *, interval: float = CHECK_INTERVAL,
-                 clock: Callable[[], float] = time.monotonic, now: Callable[[], datetime] = utcnow):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        interval: float = CHECK_INTERVAL,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = utcnow,
+    ):
         self.store = store
         self.interval = interval
         self.clock = clock
@@ -88,5 +94,4 @@ class Readiness:
                 log.warning("health check: database unreachable: %s", read_error)
                 return Health(UNAVAILABLE, "The database is unreachable.")
             log.warning("health check: database refuses writes: %s", write_error)
-            return Health(READ_ONLY, "The database answers but refuses writes "
-                                     f"({type(write_error).__name__}).")
+            return Health(READ_ONLY, f"The database answers but refuses writes ({type(write_error).__name__}).")

@@ -13,8 +13,8 @@ replays. A refusal (which appends nothing) is stored on its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any

@@ -34,14 +34,17 @@ def check_reservation(uow, match_id: str, seat: int, token: str | None) -> str |
     if row is None or row.reserved_for is None:
         return row.player_ref if row is not None else None
     if token is None or not tokens.matches(row.reserved_for, tokens.hash_token(token)):
-        raise errors.SeatReserved(f"seat {seat} is kept for the player of the previous match: "
-                                  "claim it with that seat's token (Authorization: Bearer <token>)")
+        raise errors.SeatReserved(
+            f"seat {seat} is kept for the player of the previous match: "
+            "claim it with that seat's token (Authorization: Bearer <token>)"
+        )
     return row.player_ref
 
 
-def rematch(service: "MatchService", match_id: str, token: str | None) -> tuple[dict[str, Any], bool]:
+def rematch(service: MatchService, match_id: str, token: str | None) -> tuple[dict[str, Any], bool]:
     """The rematch of an ended match (made now, or the one made before); True when new."""
     from .matches import SeatSpec
+
     with service.store.unit_of_work(readonly=True) as uow:
         record = service.get_record(uow, match_id)
         service.authenticate(uow, match_id, token, required=True)
@@ -54,7 +57,7 @@ def rematch(service: "MatchService", match_id: str, token: str | None) -> tuple[
         return service.summary(existing.id), False
     specs = []
     for row in seats:
-        if row.token_hash is not None:       # a player's seat (also one a bot took over on timeouts)
+        if row.token_hash is not None:  # a player's seat (also one a bot took over on timeouts)
             specs.append(SeatSpec(row.name, "open", player_ref=row.player_ref, reserved_for=row.token_hash))
         else:
             specs.append(SeatSpec(row.name, "bot", row.level, player_ref=row.player_ref))

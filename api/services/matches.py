@@ -15,13 +15,26 @@ from datetime import timedelta
 from typing import Any
 
 from api import bots
-from api.rules import (PLAYING, RulesError, claim_seat, create_match, decide, parse_action, ready_to_start,
-                       redact_event, resolve_rules, start_match, view)
+from api.rules import (
+    PLAYING,
+    RulesError,
+    claim_seat,
+    create_match,
+    decide,
+    parse_action,
+    ready_to_start,
+    redact_event,
+    resolve_rules,
+    start_match,
+    view,
+)
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.rules.state import ENDED, MatchState
 from api.rules.views import public_summary
 from api.store import Store
-from api.store.records import InvalidCursor as StoreInvalidCursor, MatchRecord, StaleSeq as StoreStaleSeq
+from api.store.records import InvalidCursor as StoreInvalidCursor
+from api.store.records import MatchRecord
+from api.store.records import StaleSeq as StoreStaleSeq
 from api.store.repositories import CURSOR_PATTERN  # noqa: F401  (the list cursor's grammar, for the document)
 
 from . import clocks, errors, fairness, lobby, tokens
@@ -32,9 +45,9 @@ from .snapshots import Snapshot, SnapshotCache, fold
 from .waiting import Client, Subscription, Waiter
 
 MAX_EVENTS_PAGE = 1000
-AUDIT_PAGE, MAX_AUDIT_PAGE = 1000, 5000   # rows per /audit page: by default, and at most
-MIN_CLOCK_NAP = 0.2       # seconds: a waiting request re-checks an overdue clock at most this often
-ACT_ATTEMPTS = 5          # an action decided on a state another writer moved past is re-decided
+AUDIT_PAGE, MAX_AUDIT_PAGE = 1000, 5000  # rows per /audit page: by default, and at most
+MIN_CLOCK_NAP = 0.2  # seconds: a waiting request re-checks an overdue clock at most this often
+ACT_ATTEMPTS = 5  # an action decided on a state another writer moved past is re-decided
 
 
 @dataclass(frozen=True)
@@ -43,16 +56,24 @@ class SeatSpec:
     type: str
     level: str | None = None
     client_seed: str | None = None
-    player_ref: str | None = None      # the portal's id for the player (lobby)
-    reserved_for: str | None = None    # open seats of a rematch: the old seat token's hash
+    player_ref: str | None = None  # the portal's id for the player (lobby)
+    reserved_for: str | None = None  # open seats of a rematch: the old seat token's hash
 
 
 class MatchService:
     """The use cases, wired to one store and one per-process snapshot cache."""
 
-    def __init__(self, store: Store, cache: SnapshotCache | None = None, *, allow_client_seed: bool = False,
-                 waiter: Waiter | None = None, now=None, limits: WorkLimits | None = None,
-                 offload: Callable[..., Any] | None = None):
+    def __init__(
+        self,
+        store: Store,
+        cache: SnapshotCache | None = None,
+        *,
+        allow_client_seed: bool = False,
+        waiter: Waiter | None = None,
+        now=None,
+        limits: WorkLimits | None = None,
+        offload: Callable[..., Any] | None = None,
+    ):
         """``offload(fn, *args)`` runs CPU-heavy pure work (a bot's thinking, a fairness check)
         and answers its result: by default right here; under gevent in a native thread, so the
         worker's other requests keep being served meanwhile (see ``api.serving.cpu_offload``)."""
@@ -60,7 +81,7 @@ class MatchService:
         self.limits = limits or WorkLimits()
         self.offload = offload or run_here
         self._keys_stored = 0
-        self.now = now or clocks.utcnow    # the turn clocks' time (tests inject theirs)
+        self.now = now or clocks.utcnow  # the turn clocks' time (tests inject theirs)
         self.cache = cache or SnapshotCache()
         self.allow_client_seed = allow_client_seed
         self.waiter = waiter or Waiter(store)
@@ -71,9 +92,16 @@ class MatchService:
         self.waiter.announce(match_id, snap.seq)
 
     # --- create and claim ----------------------------------------------------------
-    def create(self, preset: str, overrides: dict | None, seats: list[SeatSpec],
-               seed: str | None = None, *, rematch_of: str | None = None,
-               creator: str | None = None) -> dict[str, Any]:
+    def create(
+        self,
+        preset: str,
+        overrides: dict | None,
+        seats: list[SeatSpec],
+        seed: str | None = None,
+        *,
+        rematch_of: str | None = None,
+        creator: str | None = None,
+    ) -> dict[str, Any]:
         """``creator``: the client's address; it may run only so many all-bot matches at once."""
         rules = resolve_rules(preset, overrides or {}, len(seats))
         if seed is not None and not self.allow_client_seed:
@@ -87,13 +115,31 @@ class MatchService:
             if spec.type == "remote":
                 issued[number] = tokens.new_token()
                 token_hash = tokens.hash_token(issued[number])
-            seat_rows.append({"seat": number, "name": spec.name, "type": spec.type, "level": level,
-                              "token_hash": token_hash, "player_ref": spec.player_ref,
-                              "reserved_for": spec.reserved_for})
-        created = create_match(rules, [{"name": r["name"], "type": r["type"], "level": r["level"],
-                                        **({"client_seed": spec.client_seed} if spec.client_seed else {})}
-                                       for r, spec in zip(seat_rows, seats)], seed,
-                               seeded_by_client=seeded_by_client)
+            seat_rows.append(
+                {
+                    "seat": number,
+                    "name": spec.name,
+                    "type": spec.type,
+                    "level": level,
+                    "token_hash": token_hash,
+                    "player_ref": spec.player_ref,
+                    "reserved_for": spec.reserved_for,
+                }
+            )
+        created = create_match(
+            rules,
+            [
+                {
+                    "name": r["name"],
+                    "type": r["type"],
+                    "level": r["level"],
+                    **({"client_seed": spec.client_seed} if spec.client_seed else {}),
+                }
+                for r, spec in zip(seat_rows, seats)
+            ],
+            seed,
+            seeded_by_client=seeded_by_client,
+        )
         all_bots = all(spec.type == "bot" for spec in seats)
         creator_key = creator_hash(creator) if creator else None
         appended = _rows(created, 0)
@@ -110,11 +156,20 @@ class MatchService:
                     raise errors.TooManyBotMatches(
                         f"this address already runs {running} unfinished all-bot matches "
                         f"(at most {self.limits.bot_matches_per_creator}); wait for one to end",
-                        limit=self.limits.bot_matches_per_creator)
-            record = uow.matches.add({"preset": preset, "players": rules.players, "seed": seed,
-                                      "seed_commitment": created[0].seed_commitment, "summary": {},
-                                      "creator_key": creator_key, "all_bots": all_bots,
-                                      **({"rematch_of": rematch_of} if rematch_of else {})})
+                        limit=self.limits.bot_matches_per_creator,
+                    )
+            record = uow.matches.add(
+                {
+                    "preset": preset,
+                    "players": rules.players,
+                    "seed": seed,
+                    "seed_commitment": created[0].seed_commitment,
+                    "summary": {},
+                    "creator_key": creator_key,
+                    "all_bots": all_bots,
+                    **({"rematch_of": rematch_of} if rematch_of else {}),
+                }
+            )
             for row in seat_rows:
                 uow.seats.add({"match_id": record.id, **row})
             deadline = self.append(uow, record.id, 0, appended, snap)
@@ -127,8 +182,16 @@ class MatchService:
                 seat["token"] = issued[seat["seat"]]
         return summary
 
-    def claim(self, match_id: str, seat: int, name: str, client_seed: str | None = None, *,
-              player_ref: str | None = None, token: str | None = None) -> dict[str, Any]:
+    def claim(
+        self,
+        match_id: str,
+        seat: int,
+        name: str,
+        client_seed: str | None = None,
+        *,
+        player_ref: str | None = None,
+        token: str | None = None,
+    ) -> dict[str, Any]:
         """``token``: a rematch seat is kept for the old seat's token, which claims it.
 
         Like an action: decided on the state as read (the first deal and the computer
@@ -146,16 +209,28 @@ class MatchService:
                 appended += more
             with self.store.unit_of_work() as uow:
                 if self._lock(uow, match_id).last_seq != snap.seq:
-                    continue             # someone else moved the match (a claim of another seat)
+                    continue  # someone else moved the match (a claim of another seat)
                 reserved_ref = lobby.check_reservation(uow, match_id, seat, token)
                 issued = tokens.new_token()
-                uow.seats.update(match_id, seat, name=name, type="remote", token_hash=tokens.hash_token(issued),
-                                 player_ref=player_ref or reserved_ref, reserved_for=None)
+                uow.seats.update(
+                    match_id,
+                    seat,
+                    name=name,
+                    type="remote",
+                    token_hash=tokens.hash_token(issued),
+                    player_ref=player_ref or reserved_ref,
+                    reserved_for=None,
+                )
                 deadline = self.append(uow, match_id, snap.seq, appended, after)
                 uow.commit()
             self.committed(match_id, after)
-            return {"match_id": match_id, "seat": seat, "token": issued, "seq": after.seq,
-                    "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline)}
+            return {
+                "match_id": match_id,
+                "seat": seat,
+                "token": issued,
+                "seq": after.seq,
+                "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline),
+            }
         raise errors.StaleSeq(snap.seq, self.last_seq(match_id))
 
     # --- reads ---------------------------------------------------------------------
@@ -177,8 +252,16 @@ class MatchService:
             snap = self.snapshot(uow, record)
         return clocks.show_deadline(self._view(snap, seat, match_id), snap.state, record.deadline_at)
 
-    def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 100,
-               wait: float = 0, *, client: Client | None = None) -> dict[str, Any]:
+    def events(
+        self,
+        match_id: str,
+        token: str | None,
+        after: int = 0,
+        limit: int = 100,
+        wait: float = 0,
+        *,
+        client: Client | None = None,
+    ) -> dict[str, Any]:
         """The log after ``after``; with ``wait``, hold on up to that many seconds for an event.
 
         ``client`` says who waits (its address's cap, how to tell it has gone: the HTTP layer
@@ -205,8 +288,13 @@ class MatchService:
                 sub.close()
         items = [{"seq": e.seq, **redact_event(e.to_dict(), seat)} for e in stored]
         last = items[-1]["seq"] if items else after
-        return {"match_id": match_id, "seat": seat, "seq": record.last_seq, "events": items,
-                "next_after": last if last < record.last_seq else None}
+        return {
+            "match_id": match_id,
+            "seat": seat,
+            "seq": record.last_seq,
+            "events": items,
+            "next_after": last if last < record.last_seq else None,
+        }
 
     def wait_for_event(self, match_id: str, after: int, wait: float, sub: Subscription) -> int:
         """Hold a subscribed waiter (a stream between events) until the match is past ``after``,
@@ -224,7 +312,7 @@ class MatchService:
         """Sleep until an event after ``after`` exists, ``wait`` seconds pass or the client goes;
         the seq then. A turn clock that runs out meanwhile is played here (the waiting client is
         often the one owed it); the deadline moves only with an append, which ends the wait."""
-        clock = self.waiter.clock            # the waiters' clock: tests move it without sleeping
+        clock = self.waiter.clock  # the waiters' clock: tests move it without sleeping
         give_up = clock.monotonic() + wait
         seq = sub.seq
         while (remaining := give_up - clock.monotonic()) > 0:
@@ -236,7 +324,7 @@ class MatchService:
             if seq > after or sub.left or deadline_at is None:
                 return seq
             if clocks.run_due(self, match_id):
-                return sub.seq               # the timeout was announced by this process's commit
+                return sub.seq  # the timeout was announced by this process's commit
             with self.store.unit_of_work(readonly=True) as uow:
                 record = self.get_record(uow, match_id)
             sub.saw(record.last_seq)
@@ -263,12 +351,26 @@ class MatchService:
             record = self._ended(uow, match_id, "the audit log")
             stored = uow.events.load(match_id, after=after, limit=limit)
         last = stored[-1].seq if stored else after
-        return {"match_id": match_id, "seed": record.seed, "seed_commitment": record.seed_commitment,
-                "shuffle_algorithm": SHUFFLE_ALGORITHM, "seq": record.last_seq,
-                # The rows as stored (not upcast): what the hash chain covers, verifiable as shown.
-                "events": [{"seq": e.seq, "type": e.type, **e.data, "schema_version": e.schema_version,
-                            "prev_hash": e.prev_hash, "hash": e.hash} for e in stored],
-                "next_after": last if last < record.last_seq else None}
+        return {
+            "match_id": match_id,
+            "seed": record.seed,
+            "seed_commitment": record.seed_commitment,
+            "shuffle_algorithm": SHUFFLE_ALGORITHM,
+            "seq": record.last_seq,
+            # The rows as stored (not upcast): what the hash chain covers, verifiable as shown.
+            "events": [
+                {
+                    "seq": e.seq,
+                    "type": e.type,
+                    **e.data,
+                    "schema_version": e.schema_version,
+                    "prev_hash": e.prev_hash,
+                    "hash": e.hash,
+                }
+                for e in stored
+            ],
+            "next_after": last if last < record.last_seq else None,
+        }
 
     def fairness_report(self, match_id: str) -> dict[str, Any]:
         """The fairness check of an ended match (deals re-derived from the revealed seeds, moves
@@ -284,14 +386,14 @@ class MatchService:
         with fairness.one_at_a_time(match_id):
             with self.store.unit_of_work(readonly=True) as uow:
                 record = self._ended(uow, match_id, what)
-                report = uow.fairness.get(match_id)       # made while this request waited
+                report = uow.fairness.get(match_id)  # made while this request waited
                 stored = uow.events.load(match_id) if report is None else []
             if report is not None:
                 return report
             report = self.offload(fairness.check, record, stored)
             with self.store.unit_of_work() as uow:
                 if not uow.fairness.add_if_absent(match_id, report, self.now()):
-                    report = uow.fairness.get(match_id)   # another server stored it first
+                    report = uow.fairness.get(match_id)  # another server stored it first
                 uow.commit()
         return report
 
@@ -301,19 +403,37 @@ class MatchService:
             try:
                 page = uow.matches.list(status=status, limit=limit, cursor=cursor, **filters)
             except StoreInvalidCursor:
-                raise errors.InvalidCursor("a cursor is written <microseconds since 1970>-<match id>, as "
-                                           "next_cursor is") from None
+                raise errors.InvalidCursor(
+                    "a cursor is written <microseconds since 1970>-<match id>, as next_cursor is"
+                ) from None
             refs = uow.seats.refs_for([r.id for r in page.items])
-        items = [dict(r.summary, id=r.id, status=r.status, preset=r.preset, seq=r.last_seq,
-                      created_at=r.created_at.isoformat(), updated_at=r.updated_at.isoformat())
-                 for r in page.items]
+        items = [
+            dict(
+                r.summary,
+                id=r.id,
+                status=r.status,
+                preset=r.preset,
+                seq=r.last_seq,
+                created_at=r.created_at.isoformat(),
+                updated_at=r.updated_at.isoformat(),
+            )
+            for r in page.items
+        ]
         for item in items:
             lobby.attach_refs(item.get("seats") or [], refs.get(item["id"], {}))
         return {"items": items, "next_cursor": page.next_cursor}
 
     # --- act -----------------------------------------------------------------------
-    def act(self, match_id: str, token: str | None, action: dict, expected_seq: int | None = None,
-            *, if_match_seq: int | None = None, keyed: Keyed | None = None) -> dict:
+    def act(
+        self,
+        match_id: str,
+        token: str | None,
+        action: dict,
+        expected_seq: int | None = None,
+        *,
+        if_match_seq: int | None = None,
+        keyed: Keyed | None = None,
+    ) -> dict:
         """``expected_seq`` (body) refuses with StaleSeq, ``if_match_seq`` (header) with PreconditionFailed.
 
         Decided outside the write transaction, on the state as read (the computer players'
@@ -321,7 +441,7 @@ class MatchService:
         between (else decided again): the write lock is held for the appends only. With
         ``keyed`` the answer is stored in that same transaction; a retry raises ``Replay``.
         """
-        clocks.run_due(self, match_id)   # a turn that ran out is played first, committed on its own
+        clocks.run_due(self, match_id)  # a turn that ran out is played first, committed on its own
         for _attempt in range(ACT_ATTEMPTS):
             with self.store.unit_of_work(readonly=True) as uow:
                 record = self.get_record(uow, match_id)
@@ -345,14 +465,17 @@ class MatchService:
             with self.store.unit_of_work() as uow:
                 locked = self._lock(uow, match_id)
                 if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
-                    raise Replay(check_same_request(seen, keyed, match_id))    # a duplicate got here first
+                    raise Replay(check_same_request(seen, keyed, match_id))  # a duplicate got here first
                 if locked.last_seq != snap.seq:
-                    continue             # another writer moved the match: decide again on its state
+                    continue  # another writer moved the match: decide again on its state
                 deadline = self.append(uow, match_id, snap.seq, appended, after)
-                result = {"match_id": match_id, "seat": seat, "seq": after.seq,
-                          "events": [{"seq": row["seq"], **redact_event(_without_seq(row), seat)}
-                                     for row in appended],
-                          "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline)}
+                result = {
+                    "match_id": match_id,
+                    "seat": seat,
+                    "seq": after.seq,
+                    "events": [{"seq": row["seq"], **redact_event(_without_seq(row), seat)} for row in appended],
+                    "view": clocks.show_deadline(self._view(after, seat, match_id), after.state, deadline),
+                }
                 if keyed is not None:
                     self._remember(uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
                 uow.commit()
@@ -375,14 +498,14 @@ class MatchService:
             if locked.last_seq != snap.seq:
                 return 0, False
             if not rows:
-                uow.matches.set_bots_due(match_id, None)     # nothing owed after all: off the queue
+                uow.matches.set_bots_due(match_id, None)  # nothing owed after all: off the queue
                 uow.commit()
                 return 0, False
             try:
                 self.append(uow, match_id, snap.seq, rows, after)
             except errors.EventLimitReached:
                 uow.rollback()
-                uow.matches.set_bots_due(match_id, None)     # stays as it is; a person can see why
+                uow.matches.set_bots_due(match_id, None)  # stays as it is; a person can see why
                 uow.commit()
                 raise
             uow.commit()
@@ -393,8 +516,9 @@ class MatchService:
         self._keys_stored += 1
         if self._keys_stored % PURGE_EVERY == 0:
             uow.idempotency.purge(RETENTION)
-        return uow.idempotency.remember(token_hash, keyed.key, match_id, keyed.fingerprint,
-                                        answer.status, answer.to_body())
+        return uow.idempotency.remember(
+            token_hash, keyed.key, match_id, keyed.fingerprint, answer.status, answer.to_body()
+        )
 
     def _remember_refusal(self, token_hash: str, keyed: Keyed, match_id: str, refusal: Exception) -> None:
         """A refusal appends nothing, so it is stored on its own (first answer wins)."""
@@ -404,8 +528,7 @@ class MatchService:
                 uow.commit()
 
     # --- the match flow the use cases share (clocks and the lobby too) ----------------------
-    def advance(self, seed: str, snap: Snapshot, events, budget: int | None = None
-                 ) -> tuple[Snapshot, list[dict]]:
+    def advance(self, seed: str, snap: Snapshot, events, budget: int | None = None) -> tuple[Snapshot, list[dict]]:
         """Fold ``events``, then let the computer players move until a remote seat must act or
         ``budget`` moves are played. By default a table with a person at it gets the inline
         budget and an all-bot table none: the autoplay runner plays those, paced."""
@@ -419,9 +542,13 @@ class MatchService:
             seat = snap.state.next_to_act(levels)
             if seat is None:
                 break
-            action = self.offload(bots.choose_action, levels[seat] or bots.DEFAULT_LEVEL, view(snap.state, seat),
-                                  [redact_event(_without_seq(row), seat) for row in snap.hand_log],
-                                  bots.bot_seed(seed, snap.seq, seat))
+            action = self.offload(
+                bots.choose_action,
+                levels[seat] or bots.DEFAULT_LEVEL,
+                view(snap.state, seat),
+                [redact_event(_without_seq(row), seat) for row in snap.hand_log],
+                bots.bot_seed(seed, snap.seq, seat),
+            )
             rows = _rows(decide(snap.state, parse_action(seat, action), seed), snap.seq)
             snap = fold(snap, rows)
             appended += rows
@@ -436,16 +563,25 @@ class MatchService:
         if snap.seq > self.limits.max_events_per_match:
             raise errors.EventLimitReached(
                 f"a match's log may hold at most {self.limits.max_events_per_match} events",
-                limit=self.limits.max_events_per_match)
+                limit=self.limits.max_events_per_match,
+            )
         now = self.now()
         deadline = clocks.deadline_after(snap.state, now)
         bots_due = None
         if bots_owed(snap.state):
             bots_due = now + timedelta(seconds=self.limits.autoplay_pace) if is_all_bots(snap.state) else now
         try:
-            uow.events.append(match_id, expected, [_without_seq(r) for r in rows], match_fields={
-                "status": snap.state.status, "summary": public_summary(snap.state), "deadline_at": deadline,
-                "bots_due_at": bots_due})
+            uow.events.append(
+                match_id,
+                expected,
+                [_without_seq(r) for r in rows],
+                match_fields={
+                    "status": snap.state.status,
+                    "summary": public_summary(snap.state),
+                    "deadline_at": deadline,
+                    "bots_due_at": bots_due,
+                },
+            )
         except StoreStaleSeq as exc:
             raise errors.StaleSeq(expected, exc.current_seq) from None
         return deadline
@@ -469,7 +605,7 @@ class MatchService:
         if snap is not None and snap.seq == record.last_seq:
             return snap
         if snap is not None and snap.seq > record.last_seq:
-            snap = None          # written by a transaction that did not commit: distrust it
+            snap = None  # written by a transaction that did not commit: distrust it
         stored = uow.events.load(record.id, after=snap.seq if snap else 0)
         snap = fold(snap, [{"seq": e.seq, **e.to_dict()} for e in stored])
         self.cache.put(record.id, snap)
@@ -500,10 +636,15 @@ class MatchService:
 
     def _summary(self, match_id: str, record: MatchRecord, snap: Snapshot) -> dict[str, Any]:
         state = snap.state
-        return {"id": match_id, "preset": record.preset, "seq": snap.seq,
-                "seed_commitment": record.seed_commitment, "rules": state.rules.to_dict(),
-                "created_at": record.created_at.isoformat(),
-                **clocks.show_deadline(public_summary(state), state, record.deadline_at)}
+        return {
+            "id": match_id,
+            "preset": record.preset,
+            "seq": snap.seq,
+            "seed_commitment": record.seed_commitment,
+            "rules": state.rules.to_dict(),
+            "created_at": record.created_at.isoformat(),
+            **clocks.show_deadline(public_summary(state), state, record.deadline_at),
+        }
 
 
 def run_here(fn: Callable[..., Any], *args: Any) -> Any:

@@ -19,14 +19,13 @@ from api.store import Store
 
 log = logging.getLogger(__name__)
 
-PURGE_INTERVAL = 60.0     # seconds between two purges of ended windows by one process
+PURGE_INTERVAL = 60.0  # seconds between two purges of ended windows by one process
 
 
 class RateLimitCounters:
     """Hit, read and clear counters; ``clock`` is epoch seconds (``time.time``), as ``limits`` counts."""
 
-    def __init__(self, store: Store, *, clock: Callable[[], float] = time.time,
-                 purge_interval: float = PURGE_INTERVAL):
+    def __init__(self, store: Store, *, clock: Callable[[], float] = time.time, purge_interval: float = PURGE_INTERVAL):
         self.store = store
         self.clock = clock
         self.purge_interval = purge_interval

@@ -22,7 +22,7 @@ from api.rules.state import ENDED
 class Snapshot:
     seq: int
     state: MatchState
-    hand_log: tuple[dict, ...]   # the current hand's events (full, with seq), for the bots
+    hand_log: tuple[dict, ...]  # the current hand's events (full, with seq), for the bots
 
 
 class SnapshotCache:

@@ -31,13 +31,13 @@ SETTLE = timedelta(seconds=30)
 EMPTY = {"played": 0, "won": 0, "hands_won": 0, "current": 0, "longest": 0, "best_margin": None}
 
 
-def player_stats(service: "MatchService", player_ref: str, *, now=utcnow) -> dict[str, Any]:
+def player_stats(service: MatchService, player_ref: str, *, now=utcnow) -> dict[str, Any]:
     settled_before = now() - SETTLE
     with service.store.unit_of_work(readonly=True) as uow:
         kept = uow.player_stats.get(player_ref)
         cursor = None if kept is None else (kept[0], kept[1])
         figures = dict(EMPTY) if kept is None else kept[2]
-        ended: dict[str, Any] = {}                  # match id -> its record, oldest end first
+        ended: dict[str, Any] = {}  # match id -> its record, oldest end first
         seats: dict[str, set[int]] = {}
         for record, seat in uow.matches.ended_for_player(player_ref, after=cursor):
             ended.setdefault(record.id, record)
@@ -51,19 +51,25 @@ def player_stats(service: "MatchService", player_ref: str, *, now=utcnow) -> dic
     if kept_cursor != cursor:
         with service.store.unit_of_work() as uow:
             if uow.player_stats.save(player_ref, kept_cursor, kept_figures, previous=cursor):
-                uow.commit()                        # else another request kept the same fold first
-    return {"player_ref": player_ref, "matches_played": figures["played"], "matches_won": figures["won"],
-            "hands_won": figures["hands_won"], "best_margin": figures["best_margin"],
-            "current_streak": figures["current"], "longest_streak": figures["longest"]}
+                uow.commit()  # else another request kept the same fold first
+    return {
+        "player_ref": player_ref,
+        "matches_played": figures["played"],
+        "matches_won": figures["won"],
+        "hands_won": figures["hands_won"],
+        "best_margin": figures["best_margin"],
+        "current_streak": figures["current"],
+        "longest_streak": figures["longest"],
+    }
 
 
 def fold_match(figures: dict[str, Any], log: list[dict[str, Any]], seats: set[int]) -> dict[str, Any]:
     """The figures after one more ended match (``log``: its result events) of a player who sat
     in ``seats``."""
     if not log or log[0]["type"] != "match_created" or log[-1]["type"] != "match_ended":
-        return figures                              # not a finished log: nothing to count
+        return figures  # not a finished log: nothing to count
     out = dict(figures)
-    rules = RuleSet.from_dict(log[0]["rules"])      # as the engine reads the match (initial_state)
+    rules = RuleSet.from_dict(log[0]["rules"])  # as the engine reads the match (initial_state)
     sides = {rules.side_of(seat) for seat in seats}
     out["hands_won"] += sum(1 for e in log if e["type"] == "hand_ended" and e["side"] in sides)
     ended = log[-1]

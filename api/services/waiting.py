@@ -76,7 +76,7 @@ class Client:
         self.address = address
         self.gone = gone
         self.left = False
-        self.slot: CapSlot | None = None      # a cap slot held beyond one wait (a stream's)
+        self.slot: CapSlot | None = None  # a cap slot held beyond one wait (a stream's)
 
 
 class CapSlot:
@@ -95,7 +95,7 @@ class CapSlot:
             with self._hub.store.unit_of_work() as uow:
                 uow.waiters.release(self.id)
                 uow.commit()
-        except Exception as exc:      # its expires_at frees it soon anyway
+        except Exception as exc:  # its expires_at frees it soon anyway
             log.warning("waiter slot %s not released (%s); it lapses at its expiry", self.id, exc)
 
 
@@ -180,9 +180,16 @@ class Waiter:
     the one waits are measured and slept on.
     """
 
-    def __init__(self, store: Store, *, per_address: int = 64, poll_interval: float = 0.15,
-                 gone_check_interval: float = 0.5, now: Callable[[], datetime] = utcnow,
-                 clock: WaitClock | None = None):
+    def __init__(
+        self,
+        store: Store,
+        *,
+        per_address: int = 64,
+        poll_interval: float = 0.15,
+        gone_check_interval: float = 0.5,
+        now: Callable[[], datetime] = utcnow,
+        clock: WaitClock | None = None,
+    ):
         self.store = store
         self.per_address = per_address
         self.poll_interval = poll_interval
@@ -225,13 +232,19 @@ class Waiter:
             if self._source is not None and self._source.is_alive():
                 return
             if engine.dialect.name == "postgresql":
-                self._source = PostgresListener(engine.url.render_as_string(hide_password=False), self.announce,
-                                                self.watched, self.seen, self.may_retire)
+                self._source = PostgresListener(
+                    engine.url.render_as_string(hide_password=False),
+                    self.announce,
+                    self.watched,
+                    self.seen,
+                    self.may_retire,
+                )
             elif engine.url.database not in (None, "", ":memory:"):
-                self._source = SqlitePoller(engine.url.database, self.watched, self.seen, self.may_retire,
-                                            interval=self.poll_interval)
+                self._source = SqlitePoller(
+                    engine.url.database, self.watched, self.seen, self.may_retire, interval=self.poll_interval
+                )
             else:
-                return                      # one in-memory database, one process: announce() is enough
+                return  # one in-memory database, one process: announce() is enough
             self._source.start()
 
     @property
@@ -267,7 +280,7 @@ class Waiter:
             sub = Subscription(self, match_id, slot, client)
             if client is not None and client.gone is not None:
                 self._watching.add(sub)
-                if self._checker is None:       # it stops by itself when nobody is left to check
+                if self._checker is None:  # it stops by itself when nobody is left to check
                     self._checker = checker = threading.Thread(name="boneyard-gone-check", daemon=True)
                     checker.run = lambda: self._check_clients(checker)
                     checker.start()
@@ -284,8 +297,14 @@ class Waiter:
                 if slot.subscribers == 0:
                     del self._slots[sub.match_id]
 
-    def wait_for(self, match_id: str, after_seq: int, timeout: float, current_seq: Callable[[], int],
-                 client: Client | None = None) -> int:
+    def wait_for(
+        self,
+        match_id: str,
+        after_seq: int,
+        timeout: float,
+        current_seq: Callable[[], int],
+        client: Client | None = None,
+    ) -> int:
         """Subscribe, read ``current_seq()`` once, and wait until past ``after_seq``; the seq then."""
         with self.subscribe(match_id, client) as sub:
             sub.saw(current_seq())
@@ -304,7 +323,7 @@ class Waiter:
                     sub.client.left = True
                     sub.wake()
                 if done % CHECKS_PER_YIELD == 0:
-                    time.sleep(0)           # let requests run between batches
+                    time.sleep(0)  # let requests run between batches
 
     # --- the per-address cap --------------------------------------------------------------
     @contextmanager
@@ -330,13 +349,20 @@ class Waiter:
             if time.monotonic() - self._purged_at > PURGE_EVERY_SECONDS:
                 self._purged_at = time.monotonic()
                 uow.waiters.purge_expired(now)
-            taken = uow.waiters.take(slot_id, address_key(client.address), self.per_address, now,
-                                     now + timedelta(seconds=seconds + SLOT_MARGIN_SECONDS))
+            taken = uow.waiters.take(
+                slot_id,
+                address_key(client.address),
+                self.per_address,
+                now,
+                now + timedelta(seconds=seconds + SLOT_MARGIN_SECONDS),
+            )
             uow.commit()
         if not taken:
             raise errors.TooManyWaiters(
                 f"this address already has {self.per_address} open long-polls and streams; close one, or retry "
-                f"in {RETRY_AFTER_SECONDS} s", retry_after=RETRY_AFTER_SECONDS)
+                f"in {RETRY_AFTER_SECONDS} s",
+                retry_after=RETRY_AFTER_SECONDS,
+            )
         return CapSlot(self, slot_id)
 
 
@@ -350,5 +376,5 @@ def _gone(client: Client | None) -> bool:
         return False
     try:
         return client.gone()
-    except Exception:                       # a check that fails means a connection we cannot use
+    except Exception:  # a check that fails means a connection we cannot use
         return True

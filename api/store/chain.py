@@ -17,8 +17,7 @@ GENESIS = "0" * 64
 
 
 def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def row_hash(prev_hash: str, seq: int, type_: str, schema_version: int, data: dict) -> str:

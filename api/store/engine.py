@@ -45,7 +45,7 @@ SQLITE_BUSY_TIMEOUT_MS = 5000
 #: The longest a SQLite writer waits for the write lock, in this process and in SQLite together.
 WRITE_LOCK_SECONDS = SQLITE_BUSY_TIMEOUT_MS / 1000
 
-_BUSY_TIMEOUT = "boneyard_busy_timeout_ms"   # key in a DBAPI connection's ``info``: its busy timeout now
+_BUSY_TIMEOUT = "boneyard_busy_timeout_ms"  # key in a DBAPI connection's ``info``: its busy timeout now
 #: The SQLAlchemy connections holding their database's writer lock (forgotten with the connection).
 _holders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _write_locks: dict[str, threading.Lock] = {}
@@ -68,7 +68,7 @@ def is_busy_error(error: BaseException) -> bool:
         return True
     if not isinstance(error, OperationalError):
         return False
-    if getattr(error.orig, "sqlstate", None) == "55P03":        # lock_not_available
+    if getattr(error.orig, "sqlstate", None) == "55P03":  # lock_not_available
         return True
     message = str(error.orig).lower()
     return "database is locked" in message or "database table is locked" in message or "busy" in message

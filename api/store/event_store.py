@@ -22,8 +22,8 @@ from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
 from api.store.chain import row_hash
-from api.store.notify import CHANNEL, payload
 from api.store.codec import encode_event
+from api.store.notify import CHANNEL, payload
 from api.store.records import MatchNotFound, StaleSeq, StoredEvent
 from api.store.repositories import utcnow
 
@@ -44,25 +44,34 @@ def _is_unique_violation(error: IntegrityError) -> bool:
 _m, _e = tables.matches, tables.events
 _LAST_SEQ = select(_m.c.last_seq).where(_m.c.id == bindparam("match_id"))
 _LAST_HASH = select(_m.c.last_hash).where(_m.c.id == bindparam("match_id"))
-_MOVE = (update(_m)
-         .where(_m.c.id == bindparam("match_id"), _m.c.last_seq == bindparam("expected_seq"),
-                _m.c.last_hash == bindparam("expected_hash"))
-         .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"),
-                 updated_at=bindparam("now")))
+_MOVE = (
+    update(_m)
+    .where(
+        _m.c.id == bindparam("match_id"),
+        _m.c.last_seq == bindparam("expected_seq"),
+        _m.c.last_hash == bindparam("expected_hash"),
+    )
+    .values(last_seq=bindparam("new_seq"), last_hash=bindparam("new_hash"), updated_at=bindparam("now"))
+)
 # The same compare-and-set, also writing the match's public summary (one UPDATE per action).
 # The autoplay queue moves with it: an append decides whether a computer player is owed a
 # move (``bots_due_at``) and ends any runner's claim on the match.
-_MOVE_WITH_SUMMARY = _MOVE.values(status=bindparam("status"), summary=bindparam("summary"),
-                                  deadline_at=bindparam("deadline_at"), bots_due_at=bindparam("bots_due_at"),
-                                  autoplay_lease_until=None)
+_MOVE_WITH_SUMMARY = _MOVE.values(
+    status=bindparam("status"),
+    summary=bindparam("summary"),
+    deadline_at=bindparam("deadline_at"),
+    bots_due_at=bindparam("bots_due_at"),
+    autoplay_lease_until=None,
+)
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 _INSERT = insert(_e)
-_MAX_SEQ = (select(_e.c.seq).where(_e.c.match_id == bindparam("match_id"))
-            .order_by(_e.c.seq.desc()).limit(1))
-_LOAD_COLUMNS = (_e.c.seq, _e.c.type, _e.c.schema_version, _e.c.data, _e.c.recorded_at,
-                 _e.c.prev_hash, _e.c.hash)
-_LOAD = (select(*_LOAD_COLUMNS).where(_e.c.match_id == bindparam("match_id"), _e.c.seq > bindparam("after"))
-         .order_by(_e.c.seq))
+_MAX_SEQ = select(_e.c.seq).where(_e.c.match_id == bindparam("match_id")).order_by(_e.c.seq.desc()).limit(1)
+_LOAD_COLUMNS = (_e.c.seq, _e.c.type, _e.c.schema_version, _e.c.data, _e.c.recorded_at, _e.c.prev_hash, _e.c.hash)
+_LOAD = (
+    select(*_LOAD_COLUMNS)
+    .where(_e.c.match_id == bindparam("match_id"), _e.c.seq > bindparam("after"))
+    .order_by(_e.c.seq)
+)
 _LOAD_LIMITED = _LOAD.limit(bindparam("limit"))
 
 
@@ -84,8 +93,12 @@ class EventRepository:
         return value
 
     def append(
-        self, match_id: str, expected_seq: int, events: Sequence[Mapping[str, Any]],
-        *, match_fields: Mapping[str, Any] | None = None,
+        self,
+        match_id: str,
+        expected_seq: int,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        match_fields: Mapping[str, Any] | None = None,
     ) -> int:
         """Store ``events`` as seqs ``expected_seq + 1 ...`` and return the new last seq.
 
@@ -141,12 +154,27 @@ class EventRepository:
         for offset, event in enumerate(encoded, start=1):
             seq = expected_seq + offset
             digest = row_hash(prev, seq, event.type, event.schema_version, event.data)
-            rows.append({"match_id": match_id, "seq": seq, "type": event.type,
-                         "schema_version": event.schema_version, "data": event.data,
-                         "recorded_at": now, "prev_hash": prev, "hash": digest})
+            rows.append(
+                {
+                    "match_id": match_id,
+                    "seq": seq,
+                    "type": event.type,
+                    "schema_version": event.schema_version,
+                    "data": event.data,
+                    "recorded_at": now,
+                    "prev_hash": prev,
+                    "hash": digest,
+                }
+            )
             prev = digest
-        params = {"match_id": match_id, "expected_seq": expected_seq, "expected_hash": first_prev,
-                  "new_seq": expected_seq + len(rows), "new_hash": prev, "now": now}
+        params = {
+            "match_id": match_id,
+            "expected_seq": expected_seq,
+            "expected_hash": first_prev,
+            "new_seq": expected_seq + len(rows),
+            "new_hash": prev,
+            "now": now,
+        }
         if match_fields is None:
             moved = self._conn.execute(_MOVE, params).rowcount
         else:
@@ -165,9 +193,7 @@ class EventRepository:
         with self._conn.engine.connect() as other:
             return other.execute(_MAX_SEQ, {"match_id": match_id}).scalar_one_or_none() or 0
 
-    def load(
-        self, match_id: str, after: int = 0, limit: int | None = None
-    ) -> list[StoredEvent]:
+    def load(self, match_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         """Events with ``seq > after``, in seq order, at most ``limit`` of them.
 
         An unknown match simply has no events (use ``uow.matches.get`` to tell).

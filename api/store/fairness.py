@@ -32,8 +32,10 @@ class FairnessReportRepository:
         ``ON CONFLICT DO NOTHING``: two servers that computed the same report at once both
         succeed, and the first to commit is the one kept (the reports are equal anyway).
         """
-        statement = (dialect_insert(self._conn)(_f)
-                     .values(match_id=match_id, report=report, computed_at=computed_at)
-                     .on_conflict_do_nothing(index_elements=[_f.c.match_id])
-                     .returning(_f.c.match_id))      # a row back only when inserted (rowcount is not portable)
+        statement = (
+            dialect_insert(self._conn)(_f)
+            .values(match_id=match_id, report=report, computed_at=computed_at)
+            .on_conflict_do_nothing(index_elements=[_f.c.match_id])
+            .returning(_f.c.match_id)
+        )  # a row back only when inserted (rowcount is not portable)
         return self._conn.execute(statement).first() is not None

@@ -24,8 +24,9 @@ class HealthProbeRepository:
     def touch(self, probe_id: str, now: datetime) -> None:
         """Write ``probe_id``'s row (insert, or move its ``checked_at`` to ``now``)."""
         insert = dialect_insert(self._conn)(_h).values(id=probe_id, checked_at=now)
-        self._conn.execute(insert.on_conflict_do_update(index_elements=[_h.c.id],
-                                                        set_={"checked_at": insert.excluded.checked_at}))
+        self._conn.execute(
+            insert.on_conflict_do_update(index_elements=[_h.c.id], set_={"checked_at": insert.excluded.checked_at})
+        )
 
     def purge(self, before: datetime) -> int:
         """Drop the rows of processes not heard from since ``before`` (they have stopped)."""

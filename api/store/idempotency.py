@@ -19,7 +19,7 @@ class IdempotencyRecord:
     key: str
     match_id: str
     request_hash: str
-    state: str                      # "done" ("in_flight" only in rows of older versions)
+    state: str  # "done" ("in_flight" only in rows of older versions)
     response_status: int | None
     response_body: Any
     created_at: datetime
@@ -34,14 +34,22 @@ class IdempotencyRepository:
         row = self._conn.execute(select(k).where(k.c.token_hash == token_hash, k.c.key == key)).first()
         return None if row is None else IdempotencyRecord(**row._mapping)
 
-    def remember(self, token_hash: str, key: str, match_id: str, request_hash: str,
-                 status: int, body: Any) -> bool:
+    def remember(self, token_hash: str, key: str, match_id: str, request_hash: str, status: int, body: Any) -> bool:
         """Store the first answer to a key; False if one is stored already (a race lost)."""
         savepoint = self._conn.begin_nested()
         try:
-            self._conn.execute(insert(tables.idempotency_keys).values(
-                token_hash=token_hash, key=key, match_id=match_id, request_hash=request_hash,
-                state="done", response_status=status, response_body=body, created_at=utcnow()))
+            self._conn.execute(
+                insert(tables.idempotency_keys).values(
+                    token_hash=token_hash,
+                    key=key,
+                    match_id=match_id,
+                    request_hash=request_hash,
+                    state="done",
+                    response_status=status,
+                    response_body=body,
+                    created_at=utcnow(),
+                )
+            )
         except IntegrityError:
             savepoint.rollback()
             return False

@@ -36,7 +36,7 @@ from sqlalchemy.engine import make_url
 log = logging.getLogger(__name__)
 
 CHANNEL = "boneyard_events"
-CHUNK = 500                 # ids per "last seqs" query (SQLite's default limit is 32,766 variables)
+CHUNK = 500  # ids per "last seqs" query (SQLite's default limit is 32,766 variables)
 IDLE_SECONDS = 30.0
 REFRESH_SECONDS = 5.0
 
@@ -51,7 +51,7 @@ def payload(match_id: str, seq: int) -> str:
 
 def _chunks(ids: list[str]) -> Iterable[list[str]]:
     for start in range(0, len(ids), CHUNK):
-        yield ids[start:start + CHUNK]
+        yield ids[start : start + CHUNK]
 
 
 class SqliteChanges:
@@ -61,8 +61,8 @@ class SqliteChanges:
         # Autocommit: no read transaction stays open between two checks, so each sees the latest commit.
         self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._version: int | None = None
-        self.checks = 0              # PRAGMA data_version asked
-        self.reads = 0               # "last seqs" queries run
+        self.checks = 0  # PRAGMA data_version asked
+        self.reads = 0  # "last seqs" queries run
 
     def changed(self) -> bool:
         """True when another connection committed since the last call (and on the first call)."""
@@ -135,7 +135,7 @@ class SqlitePoller(_Source):
             while not self._done():
                 try:
                     self.poll_once()
-                except sqlite3.Error as exc:        # e.g. the file is being replaced: reopen
+                except sqlite3.Error as exc:  # e.g. the file is being replaced: reopen
                     log.warning("SQLite change poll failed (%s); reopening", exc)
                     if self.changes is not None:
                         self.changes.close()
@@ -150,8 +150,7 @@ class SqlitePoller(_Source):
 class PostgresListener(_Source):
     """The PostgreSQL wake-up source: ``LISTEN boneyard_events`` on a connection of its own."""
 
-    def __init__(self, url: str, on_event: Callable[[str, int], None], watched: Watched, seen: Seen,
-                 retire: Retire):
+    def __init__(self, url: str, on_event: Callable[[str, int], None], watched: Watched, seen: Seen, retire: Retire):
         super().__init__("boneyard-listen", watched, retire)
         self._conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         self._on_event = on_event
@@ -172,7 +171,7 @@ class PostgresListener(_Source):
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.ready.set()
                     refreshed = time.monotonic()
-                    self._refresh(conn)              # what was appended before LISTEN took effect
+                    self._refresh(conn)  # what was appended before LISTEN took effect
                     while not self._done():
                         for note in conn.notifies(timeout=1.0):
                             match_id, _, seq = note.payload.partition(":")

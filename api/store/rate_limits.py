@@ -30,13 +30,17 @@ def _hit_statement(connection: Connection):
     statement = _HITS.get(connection.dialect.name)
     if statement is None:
         insert = dialect_insert(connection)(_c).values(
-            key=bindparam("key"), count=bindparam("amount"), expires_at=bindparam("new_expires_at"))
+            key=bindparam("key"), count=bindparam("amount"), expires_at=bindparam("new_expires_at")
+        )
         # In SET, column names mean the row as it was before this statement, on both backends.
         ended = _c.c.expires_at <= bindparam("now")
-        statement = insert.on_conflict_do_update(index_elements=[_c.c.key], set_={
-            "count": case((ended, insert.excluded["count"]), else_=_c.c["count"] + insert.excluded["count"]),
-            "expires_at": case((ended, insert.excluded.expires_at), else_=_c.c.expires_at),
-        }).returning(_c.c["count"], _c.c.expires_at)
+        statement = insert.on_conflict_do_update(
+            index_elements=[_c.c.key],
+            set_={
+                "count": case((ended, insert.excluded["count"]), else_=_c.c["count"] + insert.excluded["count"]),
+                "expires_at": case((ended, insert.excluded.expires_at), else_=_c.c.expires_at),
+            },
+        ).returning(_c.c["count"], _c.c.expires_at)
         _HITS[connection.dialect.name] = statement
     return statement
 
@@ -51,9 +55,10 @@ class RateLimitRepository:
         A key without a running window (none yet, or it ended at or before ``now``) starts
         one of ``expiry`` seconds with ``count = amount``.
         """
-        row = self._conn.execute(_hit_statement(self._conn), {
-            "key": key, "amount": amount, "new_expires_at": now + expiry, "now": now}).one()
-        return row[0], row[1]          # by position: a Row's .count is tuple.count
+        row = self._conn.execute(
+            _hit_statement(self._conn), {"key": key, "amount": amount, "new_expires_at": now + expiry, "now": now}
+        ).one()
+        return row[0], row[1]  # by position: a Row's .count is tuple.count
 
     def get(self, key: str, now: float) -> tuple[int, float] | None:
         """``(count, window end)`` of the running window of ``key``, or ``None`` without one."""

@@ -73,7 +73,7 @@ class MatchRecord:
     summary: dict[str, Any]
     created_at: datetime
     updated_at: datetime
-    deadline_at: datetime | None = None   # turn clocks: when the seat to move times out
+    deadline_at: datetime | None = None  # turn clocks: when the seat to move times out
     rematch_of: str | None = None
 
 
@@ -88,7 +88,7 @@ class SeatRecord:
     level: str | None = None
     token_hash: str | None = field(default=None, repr=False)
     player_ref: str | None = None
-    reserved_for: str | None = field(default=None, repr=False)   # a rematch seat: the old token's hash
+    reserved_for: str | None = field(default=None, repr=False)  # a rematch seat: the old token's hash
 
 
 @dataclass(frozen=True, slots=True)

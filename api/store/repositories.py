@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
 from api.store import tables
+from api.store.codec import decode_event
 from api.store.records import (
     InvalidCursor,
     MatchNotFound,
@@ -26,7 +27,6 @@ from api.store.records import (
     SeatNotFound,
     SeatRecord,
 )
-from api.store.codec import decode_event
 
 MAX_PAGE_SIZE = 100
 
@@ -101,10 +101,12 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 # call was a measurable share of an action; bench/README.md).
 _GET_MATCH = select(tables.matches).where(tables.matches.c.id == bindparam("match_id"))
 _GET_MATCH_FOR_UPDATE = _GET_MATCH.with_for_update()
-_SEATS_OF_MATCH = (select(tables.seats).where(tables.seats.c.match_id == bindparam("match_id"))
-                   .order_by(tables.seats.c.seat))
-_TOKEN_HASH_EXISTS = (select(tables.seats.c.match_id)
-                      .where(tables.seats.c.token_hash == bindparam("token_hash")).limit(1))
+_SEATS_OF_MATCH = (
+    select(tables.seats).where(tables.seats.c.match_id == bindparam("match_id")).order_by(tables.seats.c.seat)
+)
+_TOKEN_HASH_EXISTS = (
+    select(tables.seats.c.match_id).where(tables.seats.c.token_hash == bindparam("token_hash")).limit(1)
+)
 _MATCH_UPDATES: dict[frozenset[str], Any] = {}
 
 
@@ -112,8 +114,11 @@ def _match_update(fields: frozenset[str]):
     """``UPDATE matches SET <fields>, updated_at WHERE id = :match_id``, one per field set."""
     statement = _MATCH_UPDATES.get(fields)
     if statement is None:
-        statement = (update(tables.matches).where(tables.matches.c.id == bindparam("match_id"))
-                     .values({name: bindparam(f"new_{name}") for name in (*sorted(fields), "updated_at")}))
+        statement = (
+            update(tables.matches)
+            .where(tables.matches.c.id == bindparam("match_id"))
+            .values({name: bindparam(f"new_{name}") for name in (*sorted(fields), "updated_at")})
+        )
         _MATCH_UPDATES[fields] = statement
     return statement
 
@@ -201,8 +206,14 @@ class MatchRepository:
             raise MatchNotFound(match_id)
 
     def list(
-        self, status: str | None = None, limit: int = 20, cursor: str | None = None, *,
-        preset: str | None = None, has_open_seat: bool | None = None, player_ref: str | None = None,
+        self,
+        status: str | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+        *,
+        preset: str | None = None,
+        has_open_seat: bool | None = None,
+        player_ref: str | None = None,
     ) -> MatchPage:
         """Matches newest first (``created_at``, then ``id``, descending).
 
@@ -240,7 +251,6 @@ class MatchRepository:
             next_cursor = encode_cursor(last.created_at, last.id)
         return MatchPage(items=items, next_cursor=next_cursor)
 
-
     def get_rematch(self, match_id: str) -> MatchRecord | None:
         """The rematch of ``match_id``, or ``None``."""
         m = tables.matches
@@ -250,8 +260,12 @@ class MatchRepository:
     def list_stale_clocks(self, now: datetime, limit: int = 100) -> list[str]:
         """Ids of playing matches whose turn clock ran out before ``now``, most overdue first."""
         m = tables.matches
-        query = (select(m.c.id).where(m.c.status == PLAYING, m.c.deadline_at < now)
-                 .order_by(m.c.deadline_at, m.c.id).limit(limit))
+        query = (
+            select(m.c.id)
+            .where(m.c.status == PLAYING, m.c.deadline_at < now)
+            .order_by(m.c.deadline_at, m.c.id)
+            .limit(limit)
+        )
         return list(self._conn.execute(query).scalars())
 
     # --- the autoplay queue (api.services.autoplay) ------------------------------------
@@ -268,10 +282,16 @@ class MatchRepository:
         ``lease_until``. On PostgreSQL rows another runner is claiming are skipped
         (``FOR UPDATE SKIP LOCKED``); on SQLite the write lock serialises claims."""
         m = tables.matches
-        query = (select(m.c.id)
-                 .where(m.c.status == PLAYING, m.c.bots_due_at <= now,
-                        or_(m.c.autoplay_lease_until.is_(None), m.c.autoplay_lease_until < now))
-                 .order_by(m.c.bots_due_at, m.c.id).limit(limit))
+        query = (
+            select(m.c.id)
+            .where(
+                m.c.status == PLAYING,
+                m.c.bots_due_at <= now,
+                or_(m.c.autoplay_lease_until.is_(None), m.c.autoplay_lease_until < now),
+            )
+            .order_by(m.c.bots_due_at, m.c.id)
+            .limit(limit)
+        )
         if self._conn.dialect.name == "postgresql":
             query = query.with_for_update(skip_locked=True)
         ids = list(self._conn.execute(query).scalars())
@@ -282,8 +302,9 @@ class MatchRepository:
     def set_bots_due(self, match_id: str, bots_due_at: datetime | None) -> None:
         """Reschedule (or, with None, drop) a match's owed computer move and end any claim."""
         m = tables.matches
-        self._conn.execute(update(m).where(m.c.id == match_id)
-                           .values(bots_due_at=bots_due_at, autoplay_lease_until=None))
+        self._conn.execute(
+            update(m).where(m.c.id == match_id).values(bots_due_at=bots_due_at, autoplay_lease_until=None)
+        )
 
     def bots_due_at(self, match_id: str) -> datetime | None:
         m = tables.matches
@@ -293,26 +314,34 @@ class MatchRepository:
         """Serialise the cap check of one creator until the transaction ends (PostgreSQL: an
         advisory lock; SQLite: the write lock already does)."""
         if self._conn.dialect.name == "postgresql":
-            self._conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"),
-                               {"key": "creator:" + creator_key})
+            self._conn.execute(
+                text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))"), {"key": "creator:" + creator_key}
+            )
 
     def count_running_all_bots(self, creator_key: str) -> int:
         """How many of this creator's all-bot matches have not ended."""
         m = tables.matches
-        return self._conn.execute(select(func.count()).select_from(m).where(
-            m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != ENDED)).scalar_one()
+        return self._conn.execute(
+            select(func.count())
+            .select_from(m)
+            .where(m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != ENDED)
+        ).scalar_one()
 
-    def ended_for_player(self, player_ref: str, after: tuple[datetime, str] | None = None
-                         ) -> list[tuple[MatchRecord, int]]:
+    def ended_for_player(
+        self, player_ref: str, after: tuple[datetime, str] | None = None
+    ) -> list[tuple[MatchRecord, int]]:
         """The ended matches with a seat of ``player_ref``, with that seat, oldest end first
         (``updated_at``, then ``id``); with ``after``, only those that ended after that point.
 
         A match where the player holds several seats appears once per seat.
         """
         m, s = tables.matches, tables.seats
-        query = (select(m, s.c.seat.label("player_seat")).join(s, s.c.match_id == m.c.id)
-                 .where(s.c.player_ref == player_ref, m.c.status == ENDED)
-                 .order_by(m.c.updated_at, m.c.id, s.c.seat))
+        query = (
+            select(m, s.c.seat.label("player_seat"))
+            .join(s, s.c.match_id == m.c.id)
+            .where(s.c.player_ref == player_ref, m.c.status == ENDED)
+            .order_by(m.c.updated_at, m.c.id, s.c.seat)
+        )
         if after is not None:
             at, match_id = after
             query = query.where(or_(m.c.updated_at > at, and_(m.c.updated_at == at, m.c.id > match_id)))
@@ -324,11 +353,12 @@ class MatchRepository:
         e = tables.events
         out: dict[str, list[dict[str, Any]]] = {match_id: [] for match_id in match_ids}
         for start in range(0, len(match_ids), 500):
-            chunk = match_ids[start:start + 500]
-            query = (select(e.c.match_id, e.c.type, e.c.schema_version, e.c.data)
-                     .where(e.c.match_id.in_(chunk),
-                            e.c.type.in_(("match_created", "hand_ended", "match_ended")))
-                     .order_by(e.c.match_id, e.c.seq))
+            chunk = match_ids[start : start + 500]
+            query = (
+                select(e.c.match_id, e.c.type, e.c.schema_version, e.c.data)
+                .where(e.c.match_id.in_(chunk), e.c.type.in_(("match_created", "hand_ended", "match_ended")))
+                .order_by(e.c.match_id, e.c.seq)
+            )
             for row in self._conn.execute(query):
                 out[row.match_id].append(decode_event(row.type, row.schema_version, row.data))
         return out
@@ -350,9 +380,7 @@ class SeatRepository:
             raise TypeError(f"unknown seat fields: {sorted(unknown)}")
         record = SeatRecord(**row)
         self._conn.execute(
-            insert(tables.seats).values(
-                {name: getattr(record, name) for name in SeatRecord.__dataclass_fields__}
-            )
+            insert(tables.seats).values({name: getattr(record, name) for name in SeatRecord.__dataclass_fields__})
         )
         return record
 
@@ -366,8 +394,11 @@ class SeatRepository:
         if not match_ids:
             return {}
         s = tables.seats
-        rows = self._conn.execute(select(s.c.match_id, s.c.seat, s.c.player_ref)
-                                  .where(s.c.match_id.in_(match_ids), s.c.player_ref.is_not(None)))
+        rows = self._conn.execute(
+            select(s.c.match_id, s.c.seat, s.c.player_ref).where(
+                s.c.match_id.in_(match_ids), s.c.player_ref.is_not(None)
+            )
+        )
         out: dict[str, dict[int, str]] = {}
         for row in rows:
             out.setdefault(row.match_id, {})[row.seat] = row.player_ref
@@ -376,9 +407,7 @@ class SeatRepository:
     def find_by_token_hash(self, match_id: str, token_hash: str) -> SeatRecord | None:
         """The seat in this match holding ``token_hash`` (sha256 hex), or ``None``."""
         s = tables.seats
-        row = self._conn.execute(
-            select(s).where(s.c.match_id == match_id, s.c.token_hash == token_hash)
-        ).first()
+        row = self._conn.execute(select(s).where(s.c.match_id == match_id, s.c.token_hash == token_hash)).first()
         return None if row is None else _seat_record(row)
 
     def token_hash_exists(self, token_hash: str) -> bool:
@@ -394,9 +423,7 @@ class SeatRepository:
         if not fields:
             return
         s = tables.seats
-        result = self._conn.execute(
-            update(s).where(s.c.match_id == match_id, s.c.seat == seat).values(**fields)
-        )
+        result = self._conn.execute(update(s).where(s.c.match_id == match_id, s.c.seat == seat).values(**fields))
         if result.rowcount == 0:
             raise SeatNotFound(match_id, seat)
 
@@ -413,8 +440,13 @@ class PlayerStatsRepository:
         row = self._conn.execute(select(p).where(p.c.player_ref == player_ref)).first()
         return None if row is None else (row.through_at, row.through_id, dict(row.figures))
 
-    def save(self, player_ref: str, through: tuple[datetime, str], figures: dict[str, Any],
-             previous: tuple[datetime, str] | None) -> bool:
+    def save(
+        self,
+        player_ref: str,
+        through: tuple[datetime, str],
+        figures: dict[str, Any],
+        previous: tuple[datetime, str] | None,
+    ) -> bool:
         """Move the cursor from ``previous`` to ``through``; False if another request moved it
         first (compare-and-set: figures are never folded twice)."""
         p = tables.player_stats
@@ -422,14 +454,17 @@ class PlayerStatsRepository:
         if previous is None:
             savepoint = self._conn.begin_nested()
             try:
-                self._conn.execute(insert(p).values(player_ref=player_ref, through_at=at, through_id=match_id,
-                                                    figures=figures))
+                self._conn.execute(
+                    insert(p).values(player_ref=player_ref, through_at=at, through_id=match_id, figures=figures)
+                )
             except IntegrityError:
                 savepoint.rollback()
                 return False
             savepoint.commit()
             return True
-        moved = self._conn.execute(update(p).where(p.c.player_ref == player_ref, p.c.through_at == previous[0],
-                                                   p.c.through_id == previous[1])
-                                   .values(through_at=at, through_id=match_id, figures=figures))
+        moved = self._conn.execute(
+            update(p)
+            .where(p.c.player_ref == player_ref, p.c.through_at == previous[0], p.c.through_id == previous[1])
+            .values(through_at=at, through_id=match_id, figures=figures)
+        )
         return moved.rowcount == 1

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 from sqlalchemy import (
     JSON,
     Boolean,
-    Float,
     CheckConstraint,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -110,7 +110,7 @@ matches = Table(
     # computer player: the per-address cap on running all-bot matches counts these.
     Column("creator_key", String(64), nullable=True),
     Column("all_bots", Boolean, nullable=False, server_default=false()),
-    CheckConstraint(_in("status", STATUSES), name="status"),      # the rules' statuses: a new one needs a migration
+    CheckConstraint(_in("status", STATUSES), name="status"),  # the rules' statuses: a new one needs a migration
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
     Index(None, "status", "created_at", "id"),
@@ -140,7 +140,7 @@ seats = Table(
     # A rematch's open seat kept for the old seat's token (its SHA-256): only it may claim.
     Column("reserved_for", String(64), nullable=True),
     PrimaryKeyConstraint("match_id", "seat"),
-    CheckConstraint(_in("type", SEAT_TYPES), name="type"),        # the rules' seat kinds: a new one needs a migration
+    CheckConstraint(_in("type", SEAT_TYPES), name="type"),  # the rules' seat kinds: a new one needs a migration
     CheckConstraint("seat >= 0", name="seat"),
     # Tells a token of another match (403) from an unknown one (401) without a scan.
     Index(None, "token_hash"),

@@ -100,7 +100,7 @@ class UnitOfWork:
     def commit(self) -> None:
         """Make everything done so far durable."""
         self.connection.commit()
-        self._locked_hashes.clear()   # the row locks end with the transaction
+        self._locked_hashes.clear()  # the row locks end with the transaction
 
     def rollback(self) -> None:
         """Discard everything since the last commit."""

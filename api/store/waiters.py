@@ -16,10 +16,14 @@ from sqlalchemy import Connection, bindparam, delete, func, insert, select, text
 from api.store import tables
 
 _w = tables.waiter_slots
-_COUNT = select(func.count()).select_from(_w).where(_w.c.address_key == bindparam("address_key"),
-                                                    _w.c.expires_at > bindparam("now"))
-_EXPIRED_OF_ADDRESS = delete(_w).where(_w.c.address_key == bindparam("address_key"),
-                                       _w.c.expires_at <= bindparam("now"))
+_COUNT = (
+    select(func.count())
+    .select_from(_w)
+    .where(_w.c.address_key == bindparam("address_key"), _w.c.expires_at > bindparam("now"))
+)
+_EXPIRED_OF_ADDRESS = delete(_w).where(
+    _w.c.address_key == bindparam("address_key"), _w.c.expires_at <= bindparam("now")
+)
 _EXPIRED = delete(_w).where(_w.c.expires_at <= bindparam("now"))
 _INSERT = insert(_w)
 _RELEASE = delete(_w).where(_w.c.id == bindparam("slot_id"))

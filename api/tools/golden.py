@@ -2,7 +2,8 @@
 
 ``python -m api.tools.golden`` (or ``scripts/golden``) rewrites ``openapi/examples/``:
 for every vector, ``<name>.audit.json`` (the whole log as the pages of
-``GET /v1/matches/{id}/audit`` make it together, hash chain included) and ``<name>.expected.json`` (the final state a replayer must reach;
+``GET /v1/matches/{id}/audit`` make it together, hash chain included) and
+``<name>.expected.json`` (the final state a replayer must reach;
 ``summarize`` below and ``clients/js/replay.mjs`` both print this shape).
 
 Everything is deterministic: each vector has a fixed server seed, and the computer players
@@ -26,8 +27,21 @@ from pathlib import Path
 from typing import Any
 
 from api import bots
-from api.rules import (BOT_SEAT, PLAYING, REMOTE_SEAT, claim_seat, create_match, decide, parse_action,
-                       ready_to_start, redact_event, replay, resolve_rules, start_match, view)
+from api.rules import (
+    BOT_SEAT,
+    PLAYING,
+    REMOTE_SEAT,
+    claim_seat,
+    create_match,
+    decide,
+    parse_action,
+    ready_to_start,
+    redact_event,
+    replay,
+    resolve_rules,
+    start_match,
+    view,
+)
 from api.rules.clock import time_out
 from api.rules.engine import mutate
 from api.rules.events import event_from_dict
@@ -37,7 +51,7 @@ from api.store.chain import GENESIS, row_hash
 from api.store.codec import encode_event
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "openapi" / "examples"
-LEVELS = ("greedy", "random", "greedy", "random")   # mixed tables: the logs show both styles
+LEVELS = ("greedy", "random", "greedy", "random")  # mixed tables: the logs show both styles
 
 
 @dataclass(frozen=True)
@@ -46,8 +60,8 @@ class Vector:
     preset: str
     players: int
     rules: dict = field(default_factory=dict)
-    seats: tuple = ()            # explicit seats; default: bots of LEVELS
-    claims: tuple = ()           # (seat, name, client_seed) for open seats, in order
+    seats: tuple = ()  # explicit seats; default: bots of LEVELS
+    claims: tuple = ()  # (seat, name, client_seed) for open seats, in order
     # Turn clocks: (seat, turns) for remote seats; the seat lets these of its turns run out,
     # counting from 1 every time the seat is to move (each draw is a turn of its own).
     timeouts: tuple = ()
@@ -58,44 +72,80 @@ class Vector:
 
     def seat_specs(self) -> list[dict]:
         """Seats as the service logs them: ``level`` always present, ``client_seed`` when given."""
-        seats = self.seats or tuple({"name": f"Bot {s}", "type": "bot", "level": LEVELS[s]}
-                                    for s in range(self.players))
-        return [{"name": s["name"], "type": s["type"],
-                 "level": (s.get("level") or bots.DEFAULT_LEVEL) if s["type"] == BOT_SEAT else None,
-                 **({"client_seed": s["client_seed"]} if s.get("client_seed") else {})} for s in seats]
+        seats = self.seats or tuple(
+            {"name": f"Bot {s}", "type": "bot", "level": LEVELS[s]} for s in range(self.players)
+        )
+        return [
+            {
+                "name": s["name"],
+                "type": s["type"],
+                "level": (s.get("level") or bots.DEFAULT_LEVEL) if s["type"] == BOT_SEAT else None,
+                **({"client_seed": s["client_seed"]} if s.get("client_seed") else {}),
+            }
+            for s in seats
+        ]
 
 
 def _vectors() -> list[Vector]:
     # Targets are halved (100 -> 50, 200 -> 100) to keep the files small; still several hands each.
-    out = [Vector(f"{name}-{players}p", name, players, {"target": _short_target(name)})
-           for name, preset in PRESETS.items() for players in preset.players]
+    out = [
+        Vector(f"{name}-{players}p", name, players, {"target": _short_target(name)})
+        for name, preset in PRESETS.items()
+        for players in preset.players
+    ]
     out += [
         Vector("standard-draw-4p-partners", "standard-draw", 4, {"partners": True, "target": 50}),
         Vector("all-fives-4p-partners", "all-fives", 4, {"partners": True, "target": 100}),
         # muggins_calls: the random bot never claims, so the greedy bot takes its counts by muggins
-        Vector("muggins-calls-2p", "muggins", 2, {"muggins_calls": True, "target": 100},
-               ({"name": "Forgetful", "type": "bot", "level": "random"},
-                {"name": "Counter", "type": "bot", "level": "greedy"})),
+        Vector(
+            "muggins-calls-2p",
+            "muggins",
+            2,
+            {"muggins_calls": True, "target": 100},
+            (
+                {"name": "Forgetful", "type": "bot", "level": "random"},
+                {"name": "Counter", "type": "bot", "level": "greedy"},
+            ),
+        ),
         # the server draws and knocks for stuck seats: events with auto: true
         Vector("standard-draw-auto-3p", "standard-draw", 3, {"auto_draw": True, "auto_knock": True, "target": 50}),
         # client seeds (at creation and at a claim) change every deal; the claimed seat is remote
-        Vector("standard-draw-client-seeds-2p", "standard-draw", 2, {"target": 50},
-               ({"name": "Ada", "type": "bot", "level": "greedy", "client_seed": "ada's dice"},
-                {"name": "Seat 1", "type": "open"}),
-               ((1, "Ben", "ben's dice"),)),
+        Vector(
+            "standard-draw-client-seeds-2p",
+            "standard-draw",
+            2,
+            {"target": 50},
+            (
+                {"name": "Ada", "type": "bot", "level": "greedy", "client_seed": "ada's dice"},
+                {"name": "Seat 1", "type": "open"},
+            ),
+            ((1, "Ben", "ben's dice"),),
+        ),
         # turn clocks: the remote seat 1 lets turns run out (the server draws, then plays the
         # heaviest tile); three in a row hand it to a greedy bot for the rest of the match
-        Vector("standard-draw-clock-2p", "standard-draw", 2, {"turn_seconds": 30, "timeout_limit": 3, "target": 50},
-               ({"name": "Ada", "type": "bot", "level": "greedy"}, {"name": "Idle", "type": "remote"}),
-               timeouts=((1, (2, 7, 8, 14, 15, 16)),)),
+        Vector(
+            "standard-draw-clock-2p",
+            "standard-draw",
+            2,
+            {"turn_seconds": 30, "timeout_limit": 3, "target": 50},
+            ({"name": "Ada", "type": "bot", "level": "greedy"}, {"name": "Idle", "type": "remote"}),
+            timeouts=((1, (2, 7, 8, 14, 15, 16)),),
+        ),
         # no limit: two remote seats let turns run out now and then, in a Block game (forced
         # knocks) of Muggins with claims (the server claims its forced plays' counts rightly);
         # after hand 1 the winner leads any tile (a timed-out leader opens with its heaviest)
-        Vector("muggins-block-clock-3p", "muggins", 3,
-               {"game": "block", "muggins_calls": True, "turn_seconds": 60, "target": 100},
-               ({"name": "Cy", "type": "remote"}, {"name": "Bot 1", "type": "bot", "level": "random"},
-                {"name": "Di", "type": "remote"}),
-               timeouts=((0, tuple(range(1, 100, 4))), (2, tuple(range(3, 100, 3))))),
+        Vector(
+            "muggins-block-clock-3p",
+            "muggins",
+            3,
+            {"game": "block", "muggins_calls": True, "turn_seconds": 60, "target": 100},
+            (
+                {"name": "Cy", "type": "remote"},
+                {"name": "Bot 1", "type": "bot", "level": "random"},
+                {"name": "Di", "type": "remote"},
+            ),
+            timeouts=((0, tuple(range(1, 100, 4))), (2, tuple(range(3, 100, 3)))),
+        ),
     ]
     return out
 
@@ -144,14 +194,14 @@ class _Match:
             st = self.state
             # read each time: a seat replaced after timing out is a bot from then on
             levels = {i: s.get("level") for i, s in enumerate(st.seats) if s.get("type") == BOT_SEAT}
-            seat = st.next_to_act(levels)                 # as the service: bots first
+            seat = st.next_to_act(levels)  # as the service: bots first
             if seat is not None:
                 level, rng = levels[seat] or bots.DEFAULT_LEVEL, bots.bot_seed(self.seed, len(self.rows), seat)
-            else:     # a remote seat: a person, played here by a greedy bot under its own seed
+            else:  # a remote seat: a person, played here by a greedy bot under its own seed
                 seat = st.next_to_act([i for i, s in enumerate(st.seats) if s.get("type") == REMOTE_SEAT])
                 if seat == st.turn and seat in turns:
                     turns[seat] += 1
-                    if turns[seat] in timeouts[seat]:     # the person lets the clock run out
+                    if turns[seat] in timeouts[seat]:  # the person lets the clock run out
                         self._add(time_out(st, seat, self.seed))
                         continue
                 level, rng = "greedy", "remote:" + bots.bot_seed(self.seed, len(self.rows), seat)
@@ -167,12 +217,26 @@ def audit_document(match_id: str, seed: str, events: list[dict]) -> dict[str, An
     for seq, event in enumerate(events, start=1):
         encoded = encode_event(event)
         digest = row_hash(prev, seq, encoded.type, encoded.schema_version, encoded.data)
-        rows.append({"seq": seq, "type": encoded.type, **encoded.data, "schema_version": encoded.schema_version,
-                     "prev_hash": prev, "hash": digest})
+        rows.append(
+            {
+                "seq": seq,
+                "type": encoded.type,
+                **encoded.data,
+                "schema_version": encoded.schema_version,
+                "prev_hash": prev,
+                "hash": digest,
+            }
+        )
         prev = digest
     created = events[0]
-    return {"match_id": match_id, "seed": seed, "seed_commitment": created["seed_commitment"],
-            "shuffle_algorithm": ALGORITHM, "seq": len(rows), "events": rows}
+    return {
+        "match_id": match_id,
+        "seed": seed,
+        "seed_commitment": created["seed_commitment"],
+        "shuffle_algorithm": ALGORITHM,
+        "seq": len(rows),
+        "events": rows,
+    }
 
 
 ROW_FIELDS = ("seq", "schema_version", "prev_hash", "hash")
@@ -196,9 +260,19 @@ def summarize(audit: dict) -> dict[str, Any]:
     for event in events:
         kind = event["type"]
         if kind == "hand_started":
-            hands.append({"hand_number": event["hand_number"], "leader": event["leader"], "reason": None,
-                          "winner": None, "side": None, "points": 0, "pips": None,
-                          "points_in_play": [0] * rules.sides, "scores": None})
+            hands.append(
+                {
+                    "hand_number": event["hand_number"],
+                    "leader": event["leader"],
+                    "reason": None,
+                    "winner": None,
+                    "side": None,
+                    "points": 0,
+                    "pips": None,
+                    "points_in_play": [0] * rules.sides,
+                    "scores": None,
+                }
+            )
         elif kind == "points_scored":
             hands[-1]["points_in_play"][event["side"]] += event["points"]
         elif kind == "hand_ended":
@@ -206,10 +280,19 @@ def summarize(audit: dict) -> dict[str, Any]:
         elif kind == "match_ended" and hands and hands[-1]["scores"] is None:
             # the match ended in the middle of this hand (a scoring play reached the target)
             hands[-1].update(pips=[sum(a + b for a, b in h) for h in event["hands"]], scores=event["scores"])
-    return {"match_id": audit["match_id"], "preset": rules.preset, "players": rules.players,
-            "partners": rules.partners, "target": rules.target, "status": state.status,
-            "winner": state.winner, "scores": list(state.scores), "hand_number": state.hand_number,
-            "events": len(events), "hands": hands}
+    return {
+        "match_id": audit["match_id"],
+        "preset": rules.preset,
+        "players": rules.players,
+        "partners": rules.partners,
+        "target": rules.target,
+        "status": state.status,
+        "winner": state.winner,
+        "scores": list(state.scores),
+        "hand_number": state.hand_number,
+        "events": len(events),
+        "hands": hands,
+    }
 
 
 def generate(vector: Vector) -> tuple[dict, dict]:
@@ -247,8 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     produced = files()
     if args.check:
-        stale = [name for name, text in produced.items()
-                 if not (args.out / name).exists() or (args.out / name).read_text() != text]
+        stale = [
+            name
+            for name, text in produced.items()
+            if not (args.out / name).exists() or (args.out / name).read_text() != text
+        ]
         for name in stale:
             print(f"stale: {args.out / name}", file=sys.stderr)
         return 1 if stale else 0

@@ -31,7 +31,8 @@ def table() -> Response:
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Security-Policy"] = (
         "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        "connect-src 'self'; base-uri 'self'; frame-ancestors 'none'")
+        "connect-src 'self'; base-uri 'self'; frame-ancestors 'none'"
+    )
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 

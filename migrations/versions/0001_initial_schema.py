@@ -34,9 +34,7 @@ def upgrade() -> None:
         sa.Column("seed_commitment", sa.String(128), nullable=False),
         sa.Column("last_seq", sa.Integer(), server_default="0", nullable=False),
         sa.Column("summary", JSONDocument, nullable=False),
-        sa.CheckConstraint(
-            "status IN ('waiting', 'playing', 'ended')", name=op.f("ck_matches_status")
-        ),
+        sa.CheckConstraint("status IN ('waiting', 'playing', 'ended')", name=op.f("ck_matches_status")),
         sa.CheckConstraint("players >= 1", name=op.f("ck_matches_players")),
         sa.CheckConstraint("last_seq >= 0", name=op.f("ck_matches_last_seq")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_matches")),

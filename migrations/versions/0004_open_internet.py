@@ -33,8 +33,9 @@ def upgrade() -> None:
         sa.Column("match_id", sa.String(32), nullable=False),
         sa.Column("report", JSONDocument, nullable=False),
         sa.Column("computed_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["match_id"], ["matches.id"], ondelete="CASCADE",
-                                name=op.f("fk_fairness_reports_match_id_matches")),
+        sa.ForeignKeyConstraint(
+            ["match_id"], ["matches.id"], ondelete="CASCADE", name=op.f("fk_fairness_reports_match_id_matches")
+        ),
         sa.PrimaryKeyConstraint("match_id", name=op.f("pk_fairness_reports")),
     )
     op.create_table(

@@ -33,7 +33,7 @@ class FakeClock(WaitClock):
         self.elapsed = 0.0
         self.wakeable = wakeable
         self.sleeping = threading.Event()
-        self.naps: list[tuple[float, bool]] = []      # (seconds asked for, woken by a notify)
+        self.naps: list[tuple[float, bool]] = []  # (seconds asked for, woken by a notify)
         self._lock = threading.Lock()
 
     @property
@@ -59,7 +59,7 @@ class FakeClock(WaitClock):
         woken = condition.wait(FAILURE_BOUND)
         self.naps.append((seconds, woken))
         if not woken:
-            self.advance(seconds)        # nobody came: the sleep ran out, and the test's checks fail
+            self.advance(seconds)  # nobody came: the sleep ran out, and the test's checks fail
 
 
 def use_clock(app, clock: FakeClock) -> FakeClock:
@@ -76,14 +76,15 @@ class ActWhenWaiting(threading.Thread):
     def __init__(self, client, match_id: str, token: str, clock: FakeClock):
         super().__init__(daemon=True)
         self.client, self.match_id, self.token, self.clock = client, match_id, token, clock
-        self.status: int | None = None          # the action's answer; None: no waiter ever slept
+        self.status: int | None = None  # the action's answer; None: no waiter ever slept
 
     def run(self) -> None:
         if not self.clock.sleeping.wait(FAILURE_BOUND):
             return
         action = view(self.client, self.match_id, self.token)["legal_actions"][0]
-        self.status = self.client.post(f"/v1/matches/{self.match_id}/actions", json=action,
-                                       headers=auth(self.token)).status_code
+        self.status = self.client.post(
+            f"/v1/matches/{self.match_id}/actions", json=action, headers=auth(self.token)
+        ).status_code
 
     def finish(self) -> int | None:
         self.join(FAILURE_BOUND)

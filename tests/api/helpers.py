@@ -95,10 +95,12 @@ def whole_audit(client, match_id, limit=None):
     assert response.status_code == 200, response.get_json()
     audit = response.get_json()
     while audit["next_after"] is not None:
-        page = client.get(f"/v1/matches/{match_id}/audit?after={audit['next_after']}"
-                          + (f"&limit={limit}" if limit else "")).get_json()
-        assert {k: v for k, v in page.items() if k not in ("events", "next_after")} == \
-            {k: v for k, v in audit.items() if k not in ("events", "next_after")}
+        page = client.get(
+            f"/v1/matches/{match_id}/audit?after={audit['next_after']}" + (f"&limit={limit}" if limit else "")
+        ).get_json()
+        assert {k: v for k, v in page.items() if k not in ("events", "next_after")} == {
+            k: v for k, v in audit.items() if k not in ("events", "next_after")
+        }
         audit["events"] += page["events"]
         audit["next_after"] = page["next_after"]
     del audit["next_after"]

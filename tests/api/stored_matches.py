@@ -14,16 +14,30 @@ def store_ended_match(store, vector: Vector) -> tuple[str, dict]:
     audit, _ = generate(vector)
     rows = log_of(audit)
     with store.unit_of_work() as uow:
-        record = uow.matches.add({"preset": vector.preset, "players": vector.players, "seed": vector.seed,
-                                  "seed_commitment": audit["seed_commitment"], "summary": {}})
+        record = uow.matches.add(
+            {
+                "preset": vector.preset,
+                "players": vector.players,
+                "seed": vector.seed,
+                "seed_commitment": audit["seed_commitment"],
+                "summary": {},
+            }
+        )
         for number, spec in enumerate(vector.seat_specs()):
-            uow.seats.add({"match_id": record.id, "seat": number, "name": spec["name"], "type": spec["type"],
-                           "level": spec["level"]})
+            uow.seats.add(
+                {
+                    "match_id": record.id,
+                    "seat": number,
+                    "name": spec["name"],
+                    "type": spec["type"],
+                    "level": spec["level"],
+                }
+            )
         uow.events.append(record.id, 0, rows)
         uow.matches.update(record.id, status="ended")
         uow.commit()
     return record.id, audit_document(record.id, vector.seed, rows)
 
 
-LONG = Vector("long-draw-2p", "standard-draw", 2, {"target": 400})     # 1,248 events
+LONG = Vector("long-draw-2p", "standard-draw", 2, {"target": 400})  # 1,248 events
 SHORT = Vector("short-block-2p", "standard-block", 2, {"target": 30})

@@ -26,7 +26,7 @@ def test_the_audit_of_a_long_log_comes_in_pages_each_with_the_seed_and_seq(app, 
     total = expected["seq"]
     assert total > 1000
     first = client.get(f"/v1/matches/{match_id}/audit").get_json()
-    assert [e["seq"] for e in first["events"]] == list(range(1, 1001))        # 1,000 rows by default
+    assert [e["seq"] for e in first["events"]] == list(range(1, 1001))  # 1,000 rows by default
     assert first["next_after"] == 1000
     pages, after = [], 0
     while after is not None:
@@ -55,15 +55,19 @@ def test_an_audit_page_has_an_etag_and_answers_304_to_it(app, client):
     match_id, _ = store_ended_match(_store(app), SHORT)
     page = client.get(f"/v1/matches/{match_id}/audit?after=3&limit=10")
     tag = page.headers["ETag"]
-    assert client.get(f"/v1/matches/{match_id}/audit?after=3&limit=10", headers={"If-None-Match": tag}).status_code == 304
+    assert (
+        client.get(f"/v1/matches/{match_id}/audit?after=3&limit=10", headers={"If-None-Match": tag}).status_code == 304
+    )
     other = client.get(f"/v1/matches/{match_id}/audit?after=13&limit=10", headers={"If-None-Match": tag})
     assert other.status_code == 200 and other.headers["ETag"] != tag
 
 
 def _reports(app) -> list[dict]:
     with _store(app).engine.connect() as conn:
-        return [row.report if isinstance(row.report, dict) else json.loads(row.report)
-                for row in conn.execute(select(tables.fairness_reports.c.report))]
+        return [
+            row.report if isinstance(row.report, dict) else json.loads(row.report)
+            for row in conn.execute(select(tables.fairness_reports.c.report))
+        ]
 
 
 def test_the_fairness_check_is_made_once_then_read_from_the_store(app, client):
@@ -72,8 +76,10 @@ def test_the_fairness_check_is_made_once_then_read_from_the_store(app, client):
     report = client.get(f"/v1/matches/{match_id}/fairness").get_json()
     assert report["verified"] is True and report["events_checked"] == expected["seq"]
     assert _reports(app) == [report]
-    with _store(app).engine.begin() as conn:      # edited after the check: the stored report stands
-        conn.execute(text("UPDATE events SET hash = :h WHERE match_id = :m AND seq = 2"), {"h": "0" * 64, "m": match_id})
+    with _store(app).engine.begin() as conn:  # edited after the check: the stored report stands
+        conn.execute(
+            text("UPDATE events SET hash = :h WHERE match_id = :m AND seq = 2"), {"h": "0" * 64, "m": match_id}
+        )
     assert client.get(f"/v1/matches/{match_id}/fairness").get_json() == report
 
 
@@ -96,7 +102,7 @@ def test_a_report_another_server_stored_first_is_the_one_answered(app, database_
             me = "this" if not made_by else "other"
             made_by.append(me)
             if me == "this":
-                other.extensions["boneyard.matches"].fairness_report(match_id)   # stores first
+                other.extensions["boneyard.matches"].fairness_report(match_id)  # stores first
             return {**real_check(record, stored), "made_by": me}
 
         monkeypatch.setattr(fairness, "check", racing_check)
@@ -129,8 +135,9 @@ def test_concurrent_first_requests_all_get_the_one_stored_report(app):
 
 
 def test_the_audit_and_the_fairness_check_wait_for_the_end(client):
-    created = client.post("/v1/matches", json={"seats": [{"name": "A", "type": "remote"},
-                                                         {"name": "B", "type": "remote"}]}).get_json()
+    created = client.post(
+        "/v1/matches", json={"seats": [{"name": "A", "type": "remote"}, {"name": "B", "type": "remote"}]}
+    ).get_json()
     assert_problem(client.get(f"/v1/matches/{created['id']}/audit?limit=10"), 409, "match_not_over")
     assert_problem(client.get(f"/v1/matches/{created['id']}/fairness"), 409, "match_not_over")
     assert_problem(client.get(f"/v1/matches/{'0' * 32}/fairness"), 404, "unknown_match")

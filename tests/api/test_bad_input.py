@@ -36,7 +36,7 @@ from api.http.input_guard import (
 
 from .helpers import PROBLEM, assert_problem, auth, create, seq_of, tokens_of
 
-WIRE = "latin-1"          # how WSGI carries raw bytes in strings (PATH_INFO, header values)
+WIRE = "latin-1"  # how WSGI carries raw bytes in strings (PATH_INFO, header values)
 
 
 def wire(data: bytes) -> str:
@@ -162,8 +162,15 @@ def is_numeric(schema: dict) -> bool:
 @pytest.fixture
 def guard_app(database_url):
     # Streams and long-polls answer at once: the requests here are about their input.
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "STREAM_MAX_SECONDS": 0, "LONG_POLL_MAX_SECONDS": 0.05})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": database_url,
+            "RATELIMIT_ENABLED": False,
+            "STREAM_MAX_SECONDS": 0,
+            "LONG_POLL_MAX_SECONDS": 0.05,
+        }
+    )
     yield app
     app.extensions["boneyard.store"].dispose()
 
@@ -191,18 +198,24 @@ class World:
         seated = any("seatToken" in option for option in op.spec.get("security", []))
         return auth(self.token) if seated else {}
 
-    def call(self, op: Operation, *, path: str | None = None, query: str = "", headers=None, body=None,
-             environ=None):
+    def call(self, op: Operation, *, path: str | None = None, query: str = "", headers=None, body=None, environ=None):
         url = (path or self.url(op)) + (("?" + query) if query else "")
         extra = {"data": body, "content_type": "application/json"} if body is not None else {}
-        return self.client.open(url, method=op.method.upper(), headers={**self.headers(op), **(headers or {})},
-                                environ_overrides=environ or {}, **extra)
+        return self.client.open(
+            url,
+            method=op.method.upper(),
+            headers={**self.headers(op), **(headers or {})},
+            environ_overrides=environ or {},
+            **extra,
+        )
 
 
 #: A valid body per operation that has one (fields missing here are still fuzzed, from the document).
 BASE_BODIES = {
-    "POST /v1/matches": {"preset": "standard-draw",
-                         "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]},
+    "POST /v1/matches": {
+        "preset": "standard-draw",
+        "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
+    },
     "POST /v1/matches/{match_id}/actions": {"type": "draw"},
     "POST /v1/matches/{match_id}/seats/{seat}/claim": {"name": "Cy"},
 }
@@ -211,8 +224,9 @@ BASE_BODIES = {
 @pytest.fixture
 def world(guard_app) -> World:
     client = guard_app.test_client()
-    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"},
-                              {"name": "Open", "type": "open"}])
+    created = create(
+        client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}, {"name": "Open", "type": "open"}]
+    )
     document = client.get("/v1/openapi.json").get_json()
     return World(client, document, created["id"], tokens_of(created)[0])
 
@@ -244,8 +258,13 @@ def _state(world: World) -> tuple[int, int]:
 # --- the sweeps: every operation, every class, one location at a time ----------------------
 def test_the_document_lists_the_operations_the_sweeps_rely_on(world):
     labels = {op.label for op in operations(world.document)}
-    assert {"POST /v1/matches", "POST /v1/matches/{match_id}/actions", "GET /v1/players/{player_ref}/stats",
-            "GET /v1/matches/{match_id}/stream", "GET /healthz"} <= labels
+    assert {
+        "POST /v1/matches",
+        "POST /v1/matches/{match_id}/actions",
+        "GET /v1/players/{player_ref}/stats",
+        "GET /v1/matches/{match_id}/stream",
+        "GET /healthz",
+    } <= labels
     assert len(labels) >= 13
 
 
@@ -256,8 +275,13 @@ def test_every_body_class_is_refused_in_every_field_of_every_operation(world):
         # The body as a whole: operations without a body read none, but a JSON one is still checked.
         for name, (fragment, expected) in POLICY_FRAGMENTS.items():
             check_policy(op, world.call(op, body=fragment), f"a body of {name}", expected)
-        check(op, world.call(op, body=b'{"a": "' + b"x" * (64 * 1024) + b'"}'), "an oversized body",
-              status=413, code="payload_too_large")
+        check(
+            op,
+            world.call(op, body=b'{"a": "' + b"x" * (64 * 1024) + b'"}'),
+            "an oversized body",
+            status=413,
+            code="payload_too_large",
+        )
         if op.body_schema is None:
             continue
         for path, schema in body_fields(world.document, op.body_schema):
@@ -270,7 +294,7 @@ def test_every_body_class_is_refused_in_every_field_of_every_operation(world):
                 for digits in NON_ASCII_DIGITS:
                     fragment = json.dumps(digits, ensure_ascii=False).encode()
                     check(op, world.call(op, body=_with(base, path, fragment)), f"{digits!r} in {path}")
-                for number in (MAX_JSON_INTEGER, -MAX_JSON_INTEGER, 2**31):     # accepted by the parser
+                for number in (MAX_JSON_INTEGER, -MAX_JSON_INTEGER, 2**31):  # accepted by the parser
                     check(op, world.call(op, body=_with(base, path, str(number).encode())), f"{number} in {path}")
     unchanged(world, *before)
 
@@ -287,7 +311,7 @@ def _with(base: dict, path: tuple, fragment: bytes) -> bytes:
         else:
             node = node.setdefault(step, [] if isinstance(next_step, int) else {})
     if isinstance(node, list):
-        node[path[-1]:path[-1] + 1] = ["\x1e"]
+        node[path[-1] : path[-1] + 1] = ["\x1e"]
     else:
         node[path[-1]] = "\x1e"
     return json.dumps(body).encode().replace(b'"\\u001e"', fragment)
@@ -298,13 +322,28 @@ def test_every_query_class_is_refused_for_every_parameter_of_every_operation(wor
     for op in operations(world.document):
         for name, schema in {**op.query_params, "unlisted": {}}.items():
             for bad in CONTROLS + ["a\x00b"]:
-                check(op, world.call(op, query=f"{name}={quote(bad)}"), f"{bad!r} in ?{name}",
-                      status=400, code="invalid_text")
-            for raw in (b"%FF", b"%C3%28", b"%ED%A0%80", b"%C0%AF", b"a%E2%82"):     # not UTF-8
-                check(op, world.call(op, query=f"{name}={raw.decode()}"), f"{raw!r} in ?{name}",
-                      status=400, code="invalid_text")
-            check(op, world.call(op, query=f"{name}={'9' * MAX_TARGET_LENGTH}"), f"a long ?{name}",
-                  status=414, code="uri_too_long")
+                check(
+                    op,
+                    world.call(op, query=f"{name}={quote(bad)}"),
+                    f"{bad!r} in ?{name}",
+                    status=400,
+                    code="invalid_text",
+                )
+            for raw in (b"%FF", b"%C3%28", b"%ED%A0%80", b"%C0%AF", b"a%E2%82"):  # not UTF-8
+                check(
+                    op,
+                    world.call(op, query=f"{name}={raw.decode()}"),
+                    f"{raw!r} in ?{name}",
+                    status=400,
+                    code="invalid_text",
+                )
+            check(
+                op,
+                world.call(op, query=f"{name}={'9' * MAX_TARGET_LENGTH}"),
+                f"a long ?{name}",
+                status=414,
+                code="uri_too_long",
+            )
             if "maxLength" in schema:
                 check(op, world.call(op, query=f"{name}={'x' * (schema['maxLength'] + 1)}"), f"a long ?{name}")
             if schema.get("type") in ("integer", "number"):
@@ -320,25 +359,46 @@ def test_every_path_class_is_refused_for_every_parameter_of_every_operation(worl
     for op in operations(world.document):
         if not op.path_params:
             # No parameter, but a path all the same: a byte that is not UTF-8 appended to it.
-            check(op, world.call(op, environ={"PATH_INFO": op.path + "\xff"}), "a path not UTF-8",
-                  status=400, code="invalid_text")
+            check(
+                op,
+                world.call(op, environ={"PATH_INFO": op.path + "\xff"}),
+                "a path not UTF-8",
+                status=400,
+                code="invalid_text",
+            )
             continue
         for name, schema in op.path_params.items():
             for bad in CONTROLS + ["a\x00b"]:
-                check(op, world.call(op, path=world.url(op, **{name: bad})), f"{bad!r} as {name}",
-                      status=400, code="invalid_text")
+                check(
+                    op,
+                    world.call(op, path=world.url(op, **{name: bad})),
+                    f"{bad!r} as {name}",
+                    status=400,
+                    code="invalid_text",
+                )
             for raw in (b"\xff", b"a\xc3(", surrogate_bytes(), surrogate_bytes("\udc00"), b"\xc0\xaf"):
                 # The test client decodes a percent-encoded path itself (lossily), so the bytes go in
                 # PATH_INFO as a WSGI server puts them: latin-1.
                 placeholder = "\x1e"
                 path = world.url(op, **{name: placeholder}).replace(quote(placeholder, safe=""), wire(raw))
-                check(op, world.call(op, environ={"PATH_INFO": path}), f"{raw!r} as {name}",
-                      status=400, code="invalid_text")
-            check(op, world.call(op, path=world.url(op, **{name: "9" * MAX_TARGET_LENGTH})), f"a long {name}",
-                  status=414, code="uri_too_long")
+                check(
+                    op,
+                    world.call(op, environ={"PATH_INFO": path}),
+                    f"{raw!r} as {name}",
+                    status=400,
+                    code="invalid_text",
+                )
+            check(
+                op,
+                world.call(op, path=world.url(op, **{name: "9" * MAX_TARGET_LENGTH})),
+                f"a long {name}",
+                status=414,
+                code="uri_too_long",
+            )
             if "maxLength" in schema:
-                check(op, world.call(op, path=world.url(op, **{name: "x" * (schema["maxLength"] + 1)})),
-                      f"a long {name}")
+                check(
+                    op, world.call(op, path=world.url(op, **{name: "x" * (schema["maxLength"] + 1)})), f"a long {name}"
+                )
             if schema.get("type") == "integer" or name.endswith("_id"):
                 for bad in NON_ASCII_DIGITS + ["9" * 30, "9" * 400, "-1"]:
                     check(op, world.call(op, path=world.url(op, **{name: bad})), f"{bad!r} as {name}")
@@ -350,17 +410,30 @@ def test_every_header_class_is_refused_on_every_operation(world):
     for op in operations(world.document):
         names = set(CHECKED_HEADERS) | set(op.header_params)
         for name in sorted(names):
-            bad_values = [*(f"1{c}2" for c in CONTROLS), wire(surrogate_bytes()), wire(b"\xff"),
-                          wire("\u00b2".encode()), "\u00b2", "caf\u00e9"]
+            bad_values = [
+                *(f"1{c}2" for c in CONTROLS),
+                wire(surrogate_bytes()),
+                wire(b"\xff"),
+                wire("\u00b2".encode()),
+                "\u00b2",
+                "caf\u00e9",
+            ]
             status, code = (401, CREDENTIAL_CODES[name]) if name in CREDENTIAL_CODES else (400, "invalid_text")
             for bad in bad_values:
                 check(op, world.call(op, headers={name: bad}), f"{name}: {bad!r}", status=status, code=code)
-            check(op, world.call(op, headers={name: "1" * (MAX_HEADER_LENGTH + 1)}), f"a long {name}",
-                  status=431, code="header_too_large")
+            check(
+                op,
+                world.call(op, headers={name: "1" * (MAX_HEADER_LENGTH + 1)}),
+                f"a long {name}",
+                status=431,
+                code="header_too_large",
+            )
         # What an operation reads from its own headers is held to their grammar too.
-        for name, values in {"If-Match": ['"' + "9" * 30 + '"', '"1' + "0" * 10 + '"', '"-1"', "12"],
-                             "Last-Event-ID": ["9" * 30, "-1", "1.5", "x"],
-                             "Idempotency-Key": ["x" * 300, " "]}.items():
+        for name, values in {
+            "If-Match": ['"' + "9" * 30 + '"', '"1' + "0" * 10 + '"', '"-1"', "12"],
+            "Last-Event-ID": ["9" * 30, "-1", "1.5", "x"],
+            "Idempotency-Key": ["x" * 300, " "],
+        }.items():
             if name in op.header_params:
                 for bad in values:
                     check(op, world.call(op, headers={name: bad}), f"{name}: {bad!r}")
@@ -373,29 +446,77 @@ def test_the_reproduced_500s_are_now_these_problems(world):
     deep = "[" * 1000 + "]" * 1000
     actions = f"/v1/matches/{match_id}/actions"
     cases = [
-        (client.post("/v1/matches", data='{"seats": ' + deep + "}", content_type="application/json"),
-         400, "malformed_json"),
-        (client.post(actions, data='{"type": "play", "tile": ' + deep + "}", content_type="application/json",
-                     headers=auth(token)), 400, "malformed_json"),
-        (client.post(f"/v1/matches/{match_id}/seats/2/claim", data='{"name": ' + deep + "}",
-                     content_type="application/json"), 400, "malformed_json"),
-        (client.post(actions, data='{"type": "play", "tile": [' + "9" * 5000 + ', 1], "end": "left"}',
-                     content_type="application/json", headers=auth(token)), 422, "invalid_request"),
-        (client.post(actions, json={"type": "play", "tile": "9" * 5000 + "-1", "end": "left"}, headers=auth(token)),
-         422, "invalid_tile"),
-        (client.post(actions, json={"type": "play", "tile": "\u00b2-1", "end": "left"}, headers=auth(token)),
-         422, "invalid_tile"),
-        (client.post(actions, json={"type": "draw"}, headers={**auth(token), "If-Match": '"' + "9" * 5000 + '"'}),
-         431, "header_too_large"),
-        (client.post(actions, json={"type": "draw"}, headers={**auth(token), "If-Match": '"' + "9" * 40 + '"'}),
-         400, "invalid_if_match"),
-        (client.post(actions, json={"type": "draw"}, headers={**auth(token), "If-Match": '"\u00b2"'}),
-         400, "invalid_text"),
-        (client.post("/v1/matches", data='{"seats": [{"name": "\\ud800", "type": "remote"}, '
-                                         '{"name": "b", "type": "remote"}]}', content_type="application/json"),
-         422, "invalid_request"),
-        (client.get(f"/v1/matches/{match_id}/stream", headers={"Last-Event-ID": "9" * 11}),
-         400, "invalid_last_event_id"),
+        (
+            client.post("/v1/matches", data='{"seats": ' + deep + "}", content_type="application/json"),
+            400,
+            "malformed_json",
+        ),
+        (
+            client.post(
+                actions,
+                data='{"type": "play", "tile": ' + deep + "}",
+                content_type="application/json",
+                headers=auth(token),
+            ),
+            400,
+            "malformed_json",
+        ),
+        (
+            client.post(
+                f"/v1/matches/{match_id}/seats/2/claim", data='{"name": ' + deep + "}", content_type="application/json"
+            ),
+            400,
+            "malformed_json",
+        ),
+        (
+            client.post(
+                actions,
+                data='{"type": "play", "tile": [' + "9" * 5000 + ', 1], "end": "left"}',
+                content_type="application/json",
+                headers=auth(token),
+            ),
+            422,
+            "invalid_request",
+        ),
+        (
+            client.post(actions, json={"type": "play", "tile": "9" * 5000 + "-1", "end": "left"}, headers=auth(token)),
+            422,
+            "invalid_tile",
+        ),
+        (
+            client.post(actions, json={"type": "play", "tile": "\u00b2-1", "end": "left"}, headers=auth(token)),
+            422,
+            "invalid_tile",
+        ),
+        (
+            client.post(actions, json={"type": "draw"}, headers={**auth(token), "If-Match": '"' + "9" * 5000 + '"'}),
+            431,
+            "header_too_large",
+        ),
+        (
+            client.post(actions, json={"type": "draw"}, headers={**auth(token), "If-Match": '"' + "9" * 40 + '"'}),
+            400,
+            "invalid_if_match",
+        ),
+        (
+            client.post(actions, json={"type": "draw"}, headers={**auth(token), "If-Match": '"\u00b2"'}),
+            400,
+            "invalid_text",
+        ),
+        (
+            client.post(
+                "/v1/matches",
+                data='{"seats": [{"name": "\\ud800", "type": "remote"}, {"name": "b", "type": "remote"}]}',
+                content_type="application/json",
+            ),
+            422,
+            "invalid_request",
+        ),
+        (
+            client.get(f"/v1/matches/{match_id}/stream", headers={"Last-Event-ID": "9" * 11}),
+            400,
+            "invalid_last_event_id",
+        ),
         (client.get(f"/v1/matches/{match_id}/stream?last_event_id=%C2%B2"), 400, "invalid_last_event_id"),
         (client.get(f"/v1/matches/{match_id}/stream?last_event_id=x"), 400, "invalid_last_event_id"),
         (client.get("/v1/players/a%00b/stats"), 400, "invalid_text"),
@@ -405,8 +526,16 @@ def test_the_reproduced_500s_are_now_these_problems(world):
         assert_problem(response, status, code)
 
 
-@pytest.mark.parametrize("payload", [["2024-01-01T00:00:00+00:00", "\ud800"], ["2024-01-01T00:00:00+00:00", "a\x00b"],
-                                     ["2024-01-01T00:00:00+00:00", "0" * 31 + "G"], ["x", "0" * 32], [[[[1]]]]])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        ["2024-01-01T00:00:00+00:00", "\ud800"],
+        ["2024-01-01T00:00:00+00:00", "a\x00b"],
+        ["2024-01-01T00:00:00+00:00", "0" * 31 + "G"],
+        ["x", "0" * 32],
+        [[[[1]]]],
+    ],
+)
 def test_a_cursor_holding_what_no_cursor_of_ours_holds_is_invalid_cursor(world, payload):
     import base64
 
@@ -422,34 +551,48 @@ def test_good_input_near_the_limits_passes(world):
     """The guard refuses only what it says: nesting of exactly the limit, integers up to 2^53 − 1,
     surrogate pairs (an emoji escaped), non-ASCII names, and a resume from a real seq."""
     client, match_id = world.client, world.match_id
-    nested = "[" * (MAX_JSON_DEPTH - 2) + "1" + "]" * (MAX_JSON_DEPTH - 2)        # + the body and rules objects
-    response = client.post("/v1/matches", data='{"rules": {"target": ' + nested + '}, "seats": []}',
-                           content_type="application/json")
+    nested = "[" * (MAX_JSON_DEPTH - 2) + "1" + "]" * (MAX_JSON_DEPTH - 2)  # + the body and rules objects
+    response = client.post(
+        "/v1/matches", data='{"rules": {"target": ' + nested + '}, "seats": []}', content_type="application/json"
+    )
     assert response.get_json()["code"] != "malformed_json"
     # Many brackets but shallow (and some inside strings): the depth scan counts nesting, not brackets.
-    wide = {"seats": [{"name": "[" * 40, "type": "remote"}, {"name": "{" * 40, "type": "remote"}],
-            "rules": {f"option_{i}": [[i]] for i in range(MAX_JSON_DEPTH)}}
+    wide = {
+        "seats": [{"name": "[" * 40, "type": "remote"}, {"name": "{" * 40, "type": "remote"}],
+        "rules": {f"option_{i}": [[i]] for i in range(MAX_JSON_DEPTH)},
+    }
     assert client.post("/v1/matches", json=wide).get_json()["code"] == "invalid_rules"
-    created = client.post("/v1/matches", data='{"seats": [{"name": "\\ud83d\\ude00 \u00b2", "type": "remote"}, '
-                                              '{"name": "B\u00e9a", "type": "remote", "player_ref": "\u00b2"}]}',
-                          content_type="application/json")
+    created = client.post(
+        "/v1/matches",
+        data='{"seats": [{"name": "\\ud83d\\ude00 \u00b2", "type": "remote"}, '
+        '{"name": "B\u00e9a", "type": "remote", "player_ref": "\u00b2"}]}',
+        content_type="application/json",
+    )
     assert created.status_code == 201, created.get_json()
-    assert created.get_json()["seats"][0]["name"] == "\U0001F600 \u00b2"
-    big = client.post(f"/v1/matches/{match_id}/actions", data=f'{{"type": "draw", "expected_seq": {MAX_JSON_INTEGER}}}',
-                      content_type="application/json", headers=auth(world.token))
-    assert_problem(big, 422, "invalid_action")                                 # the schema's bound, not the parser
+    assert created.get_json()["seats"][0]["name"] == "\U0001f600 \u00b2"
+    big = client.post(
+        f"/v1/matches/{match_id}/actions",
+        data=f'{{"type": "draw", "expected_seq": {MAX_JSON_INTEGER}}}',
+        content_type="application/json",
+        headers=auth(world.token),
+    )
+    assert_problem(big, 422, "invalid_action")  # the schema's bound, not the parser
     assert client.get("/v1/players/%C2%B2/stats").status_code == 200
     stream = client.get(f"/v1/matches/{match_id}/stream", headers={"Last-Event-ID": "1"})
     assert stream.status_code == 200 and b"event: view" in stream.get_data()
     assert client.get(f"/v1/matches/{match_id}", headers={"If-None-Match": '"0", W/"1:s"'}).status_code in (200, 304)
-    assert client.post("/v1/matches/" + match_id + "/rematch", content_type="application/json",
-                       headers=auth(world.token)).get_json()["code"] == "match_not_over"   # an empty JSON body is none
+    assert (
+        client.post(
+            "/v1/matches/" + match_id + "/rematch", content_type="application/json", headers=auth(world.token)
+        ).get_json()["code"]
+        == "match_not_over"
+    )  # an empty JSON body is none
 
 
 # --- the property: random members of each class, anywhere ----------------------------------
 def _escaped_inside(text: str, position: int, char: str) -> bytes:
     position = min(position, len(text))
-    return json.dumps(text[:position] + char + text[position:]).encode()        # ASCII: the surrogate as \\udXXX
+    return json.dumps(text[:position] + char + text[position:]).encode()  # ASCII: the surrogate as \\udXXX
 
 
 def _with_control(text: str, position: int, char: str) -> str:
@@ -482,8 +625,11 @@ def bad_json(draw) -> tuple[str, bytes]:
         closes = "".join("]" if o == "[" else "}" for o in reversed(opens))
         return "depth", ("".join(opens) + "0" + closes).encode()
     if kind == "integer":
-        digits = draw(st.one_of(st.integers(MAX_JSON_INTEGER + 1, 10**40).map(str),
-                                st.integers(17, 6000).map(lambda n: "1" + "0" * n)))
+        digits = draw(
+            st.one_of(
+                st.integers(MAX_JSON_INTEGER + 1, 10**40).map(str), st.integers(17, 6000).map(lambda n: "1" + "0" * n)
+            )
+        )
         return UNACCEPTABLE, (draw(st.sampled_from(["", "-"])) + digits).encode()
     if kind == "float":
         literal = draw(st.sampled_from(["1e309", "-1e400", "9" * 400 + ".5", "NaN", "Infinity", "-Infinity"]))
@@ -510,8 +656,9 @@ def _property(world: World, examples: int):
     ops = operations(world.document)
     before = _state(world)
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
     @given(op=st.sampled_from(ops), data=st.data())
     def run(op, data):
         where = data.draw(st.sampled_from(["body", "field", "query", "path", "header", "digits"]))
@@ -540,13 +687,18 @@ def _property(world: World, examples: int):
                 path = world.url(op, **{name: placeholder}).replace(quote(placeholder, safe=""), text)
             else:
                 path = op.path + text
-            check(op, world.call(op, environ={"PATH_INFO": path}), f"{kind} path {path!r}", status=400,
-                  code="invalid_text")
+            check(
+                op,
+                world.call(op, environ={"PATH_INFO": path}),
+                f"{kind} path {path!r}",
+                status=400,
+                code="invalid_text",
+            )
         elif where == "header":
             kind, text = data.draw(bad_text())
             name = data.draw(st.sampled_from(sorted(set(CHECKED_HEADERS) | set(op.header_params))))
             if "\n" in text or "\r" in text:
-                return                               # no client can send these in a header
+                return  # no client can send these in a header
             status, code = (401, CREDENTIAL_CODES[name]) if name in CREDENTIAL_CODES else (400, "invalid_text")
             check(op, world.call(op, headers={name: text}), f"{kind} {name}: {text!r}", status=status, code=code)
         else:
@@ -567,8 +719,9 @@ def _property(world: World, examples: int):
                 response = world.call(op, headers={name: wire(digits.encode())})
             else:
                 tile = data.draw(st.sampled_from([digits, f"{digits}-1", f"6-{digits}"]))
-                response = world.call(op, body=_with(BASE_BODIES.get(op.label, {}), name,
-                                                     json.dumps(tile, ensure_ascii=False).encode()))
+                response = world.call(
+                    op, body=_with(BASE_BODIES.get(op.label, {}), name, json.dumps(tile, ensure_ascii=False).encode())
+                )
             check(op, response, f"{digits!r} in {place} {name}")
 
     run()

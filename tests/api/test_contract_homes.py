@@ -35,16 +35,19 @@ def test_every_legal_action_shape_is_a_sendable_action_shape():
         assert set(action.get("required", [])) <= set(listed["required"]), kind
 
 
-@pytest.mark.parametrize("body, accepted", [
-    ({"type": "play", "tile": [6, 4], "end": "left", "claim": 10, "scores": 10}, True),
-    ({"type": "play", "tile": "6-4"}, True),
-    ({"type": "muggins", "scores": 5}, True),
-    ({"type": "draw", "until": "playable", "expected_seq": 3}, True),
-    ({"type": "knock", "tile": [6, 4]}, False),
-    ({"type": "muggins", "claim": 5}, False),
-    ({"type": "pass"}, False),
-    ({"tile": [6, 4]}, False),
-])
+@pytest.mark.parametrize(
+    "body, accepted",
+    [
+        ({"type": "play", "tile": [6, 4], "end": "left", "claim": 10, "scores": 10}, True),
+        ({"type": "play", "tile": "6-4"}, True),
+        ({"type": "muggins", "scores": 5}, True),
+        ({"type": "draw", "until": "playable", "expected_seq": 3}, True),
+        ({"type": "knock", "tile": [6, 4]}, False),
+        ({"type": "muggins", "claim": 5}, False),
+        ({"type": "pass"}, False),
+        ({"tile": [6, 4]}, False),
+    ],
+)
 def test_the_action_union_loads_each_shape_and_refuses_fields_of_another(body, accepted):
     errors = ActionSchema().validate(body)
     assert (not errors) is accepted, errors

@@ -27,7 +27,7 @@ def test_an_action_that_cannot_get_the_write_lock_is_503_database_busy(sqlite_on
     turn = view(client, created["id"])["turn"]
     action = view(client, created["id"], tokens[turn])["legal_actions"][0]
     other = sqlite3.connect(app.config["DATABASE_URL"].removeprefix("sqlite:///"), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")                # another process holds the write lock
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
     try:
         refused = client.post(f"/v1/matches/{created['id']}/actions", json=action, headers=auth(tokens[turn]))
         assert_problem(refused, 503, "database_busy")
@@ -37,7 +37,7 @@ def test_an_action_that_cannot_get_the_write_lock_is_503_database_busy(sqlite_on
         other.execute("ROLLBACK")
         other.close()
     done = client.post(f"/v1/matches/{created['id']}/actions", json=action, headers=auth(tokens[turn]))
-    assert done.status_code == 200, done.get_json()         # nothing was applied by the refused one
+    assert done.status_code == 200, done.get_json()  # nothing was applied by the refused one
 
 
 def test_database_is_locked_from_anywhere_is_503_not_500(sqlite_only, app, client, monkeypatch):
@@ -45,11 +45,13 @@ def test_database_is_locked_from_anywhere_is_503_not_500(sqlite_only, app, clien
 
     def locked(*args, **kwargs):
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database is locked"))
+
     monkeypatch.setattr(service, "summary", locked)
     created = create(client, TWO_REMOTE)
     assert_problem(client.get(f"/v1/matches/{created['id']}"), 503, "database_busy")
 
     def broken(*args, **kwargs):
         raise OperationalError("SELECT ...", {}, sqlite3.OperationalError("no such table: matches"))
+
     monkeypatch.setattr(service, "summary", broken)
     assert_problem(client.get(f"/v1/matches/{created['id']}"), 500, "internal_error")

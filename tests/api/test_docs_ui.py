@@ -37,7 +37,7 @@ def test_the_page_loads_only_files_of_this_server_and_our_document(client):
     page = response.get_data(as_text=True)
     loaded = re.findall(r'(?:src|href|data-spec-url)="([^"]*)"', page)
     assert sorted(loaded) == sorted([*ASSET_PATHS, "/docs/init.js", "/v1/openapi.json", "/v1/openapi.json"])
-    assert "//" not in page.replace("<!doctype html>", "")       # no other origin, not even scheme-relative
+    assert "//" not in page.replace("<!doctype html>", "")  # no other origin, not even scheme-relative
     assert response.headers["Cache-Control"] == "no-cache"
     csp = response.headers["Content-Security-Policy"]
     assert "default-src 'none'" in csp and "script-src 'self';" in csp and "connect-src 'self'" in csp
@@ -75,18 +75,32 @@ def test_each_asset_is_the_release_file_cached_for_a_year(client, name):
     assert again.status_code == 304 and again.data == b""
 
 
-@pytest.mark.parametrize("path", [
-    "/docs/assets", "/docs/assets/", f"/docs/assets/{VERSION}", f"/docs/assets/{VERSION}/",   # no listing
-    "/docs/assets/5.0.0/swagger-ui.css",                       # another release: not what is installed
-    f"/docs/assets/{VERSION}/VERSION", f"/docs/assets/{VERSION}/LICENSE",          # in the folder, not listed
-    f"/docs/assets/{VERSION}/swagger-ui.js", f"/docs/assets/{VERSION}/oauth2-redirect.html",
-    f"/docs/assets/{VERSION}/..", f"/docs/assets/{VERSION}/../__init__.py",        # beside and outside it
-    f"/docs/assets/{VERSION}/../../flask/app.py", f"/docs/assets/{VERSION}/..%2F__init__.py",
-    f"/docs/assets/{VERSION}/%2e%2e%2f%2e%2e%2fflask%2fapp.py", f"/docs/assets/{VERSION}/..%5C__init__.py",
-    f"/docs/assets/{VERSION}//etc/passwd", f"/docs/assets/{VERSION}/%2Fetc%2Fpasswd",
-    "/docs/assets/..%2F..%2Fflask_swagger_ui/__init__.py", "/docs/assets/../swagger-ui.css",
-    "/docs/../pyproject.toml", "/docs/init.js/../../pyproject.toml",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/docs/assets",
+        "/docs/assets/",
+        f"/docs/assets/{VERSION}",
+        f"/docs/assets/{VERSION}/",  # no listing
+        "/docs/assets/5.0.0/swagger-ui.css",  # another release: not what is installed
+        f"/docs/assets/{VERSION}/VERSION",
+        f"/docs/assets/{VERSION}/LICENSE",  # in the folder, not listed
+        f"/docs/assets/{VERSION}/swagger-ui.js",
+        f"/docs/assets/{VERSION}/oauth2-redirect.html",
+        f"/docs/assets/{VERSION}/..",
+        f"/docs/assets/{VERSION}/../__init__.py",  # beside and outside it
+        f"/docs/assets/{VERSION}/../../flask/app.py",
+        f"/docs/assets/{VERSION}/..%2F__init__.py",
+        f"/docs/assets/{VERSION}/%2e%2e%2f%2e%2e%2fflask%2fapp.py",
+        f"/docs/assets/{VERSION}/..%5C__init__.py",
+        f"/docs/assets/{VERSION}//etc/passwd",
+        f"/docs/assets/{VERSION}/%2Fetc%2Fpasswd",
+        "/docs/assets/..%2F..%2Fflask_swagger_ui/__init__.py",
+        "/docs/assets/../swagger-ui.css",
+        "/docs/../pyproject.toml",
+        "/docs/init.js/../../pyproject.toml",
+    ],
+)
 def test_nothing_but_the_listed_files_is_reachable(client, path):
     assert_problem(client.get(path), 404, "not_found")
 
@@ -97,9 +111,13 @@ def test_a_nul_in_an_asset_path_is_refused_at_the_door(client):
 
 
 def test_the_docs_cost_no_rate_limit_budget_and_need_no_key(make_client, store):
-    client = make_client(RATE_LIMIT_CREATE="1 per minute", RATE_LIMIT_AUDIT="1 per minute",
-                         RATE_LIMIT_ACTIONS_PER_ADDRESS="1 per minute", API_KEYS=["portal-key"])
-    for _ in range(3):                                           # a person reloading the page
+    client = make_client(
+        RATE_LIMIT_CREATE="1 per minute",
+        RATE_LIMIT_AUDIT="1 per minute",
+        RATE_LIMIT_ACTIONS_PER_ADDRESS="1 per minute",
+        API_KEYS=["portal-key"],
+    )
+    for _ in range(3):  # a person reloading the page
         for path in ["/docs", "/docs/init.js", *ASSET_PATHS, "/v1/openapi.json"]:
             response = client.get(path)
             assert response.status_code == 200, path

@@ -79,9 +79,7 @@ def test_a_valid_body_passes_through(probe_client):
 
 
 def test_malformed_json_is_a_400_malformed_json_problem(probe_client):
-    response = probe_client.post(
-        "/probe/echo", data="{not json", content_type="application/json"
-    )
+    response = probe_client.post("/probe/echo", data="{not json", content_type="application/json")
     assert response.status_code == 400
     assert problem_of(response)["code"] == "malformed_json"
 
@@ -101,9 +99,7 @@ def test_a_validation_failure_is_a_422_with_field_messages(probe_client):
 
 
 def test_a_body_over_the_limit_is_a_413_problem(probe_client):
-    response = probe_client.post(
-        "/probe/raw", data=b"x" * (64 * 1024 + 1), content_type="application/octet-stream"
-    )
+    response = probe_client.post("/probe/raw", data=b"x" * (64 * 1024 + 1), content_type="application/octet-stream")
     assert response.status_code == 413
     assert problem_of(response)["code"] == "payload_too_large"
 

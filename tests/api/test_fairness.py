@@ -22,7 +22,7 @@ def _audit(client, match_id):
 
 def test_a_bot_match_runs_to_the_end_and_its_fairness_check_passes(client):
     created = create(client, BOTS, rules={"target": 30})
-    assert created["status"] == "playing"          # answered at once: the autoplay runner plays it
+    assert created["status"] == "playing"  # answered at once: the autoplay runner plays it
     assert play_bots(client) > 10
     assert client.get(f"/v1/matches/{created['id']}").get_json()["status"] == "ended"
     report = client.get(f"/v1/matches/{created['id']}/fairness").get_json()
@@ -38,11 +38,14 @@ def test_the_fairness_check_waits_for_the_end(client):
 
 
 def test_client_seeds_are_mixed_into_every_deal(client):
-    seats = [{"name": "A", "type": "bot", "level": "random", "client_seed": "alice's dice"},
-             {"name": "B", "type": "open"}]
+    seats = [
+        {"name": "A", "type": "bot", "level": "random", "client_seed": "alice's dice"},
+        {"name": "B", "type": "open"},
+    ]
     created = create(client, seats, rules={"target": 20})
-    claimed = client.post(f"/v1/matches/{created['id']}/seats/1/claim",
-                          json={"name": "Ben", "client_seed": "ben's dice"}).get_json()
+    claimed = client.post(
+        f"/v1/matches/{created['id']}/seats/1/claim", json={"name": "Ben", "client_seed": "ben's dice"}
+    ).get_json()
     play_to_end(client, created["id"], {1: claimed["token"]})
     audit = _audit(client, created["id"])
     mixed = deal_seed(audit["seed"], ["alice's dice", "ben's dice"])
@@ -60,13 +63,16 @@ def test_the_audit_shows_the_hash_chain_and_an_edited_row_is_detected(app, clien
     for before, after in zip(audit["events"], audit["events"][1:]):
         assert after["prev_hash"] == before["hash"]
     store = app.extensions["boneyard.store"]
-    with store.engine.begin() as conn:   # a tampered database: one knock becomes another seat's
-        row = conn.execute(text("SELECT seq, data FROM events WHERE match_id = :m AND type = 'hand_ended'"),
-                           {"m": created["id"]}).first()
+    with store.engine.begin() as conn:  # a tampered database: one knock becomes another seat's
+        row = conn.execute(
+            text("SELECT seq, data FROM events WHERE match_id = :m AND type = 'hand_ended'"), {"m": created["id"]}
+        ).first()
         data = dict(row.data) if isinstance(row.data, dict) else __import__("json").loads(row.data)
         data["points"] += 1
-        conn.execute(text("UPDATE events SET data = :d WHERE match_id = :m AND seq = :s"),
-                     {"d": __import__("json").dumps(data), "m": created["id"], "s": row.seq})
+        conn.execute(
+            text("UPDATE events SET data = :d WHERE match_id = :m AND seq = :s"),
+            {"d": __import__("json").dumps(data), "m": created["id"], "s": row.seq},
+        )
         # The runner checked the log when the match ended; this check is of the edited log.
         conn.execute(text("DELETE FROM fairness_reports WHERE match_id = :m"), {"m": created["id"]})
     app.extensions["boneyard.matches"].cache._entries.clear()
@@ -95,8 +101,9 @@ def test_a_chosen_seed_gives_reproducible_deals_and_is_marked_everywhere(seeding
     hands = []
     for created in (first, second):
         token = tokens_of(created)[0]
-        seat_view = seeding_client.get(f"/v1/matches/{created['id']}/view",
-                                       headers={"Authorization": f"Bearer {token}"}).get_json()
+        seat_view = seeding_client.get(
+            f"/v1/matches/{created['id']}/view", headers={"Authorization": f"Bearer {token}"}
+        ).get_json()
         assert seat_view["seeded_by_client"] is True
         hands.append(seat_view["hand"])
     assert hands[0] == hands[1]

@@ -37,28 +37,42 @@ from .fake_clock import FakeClock, use_clock
 from .helpers import PROBLEM, auth, create, create_played, tokens_of
 
 SPEC = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
-OPERATIONS = [f"{method.upper()} {path}" for path, item in SPEC["paths"].items()
-              for method in item if method != "parameters"]
+OPERATIONS = [
+    f"{method.upper()} {path}" for path, item in SPEC["paths"].items() for method in item if method != "parameters"
+]
 
 load_all_checks()
 ALL_CHECKS = CHECKS.get_all()
 # Every check schemathesis has (max_response_time is not among them: a budget, not a contract).
-assert {"not_a_server_error", "status_code_conformance", "content_type_conformance", "response_headers_conformance",
-        "response_schema_conformance", "positive_data_acceptance", "negative_data_rejection",
-        "missing_required_header", "unsupported_method", "allow_header_conformance", "use_after_free",
-        "ensure_resource_availability", "ignored_auth", "object_level_authorization"} <= {
-    check.__name__ for check in ALL_CHECKS}
+assert {
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_headers_conformance",
+    "response_schema_conformance",
+    "positive_data_acceptance",
+    "negative_data_rejection",
+    "missing_required_header",
+    "unsupported_method",
+    "allow_header_conformance",
+    "use_after_free",
+    "ensure_resource_availability",
+    "ignored_auth",
+    "object_level_authorization",
+} <= {check.__name__ for check in ALL_CHECKS}
 
 # The only answers besides schemathesis' defaults (a schema-valid request: 2xx, 3xx, 401, 403,
 # 404, 409, 429) that a schema-valid request may get, each by code:
 SCHEMA_VALID_REFUSALS = {
     # An If-Match naming another seq than the match's: the precondition the client itself set
     # failed, which is exactly what 412 means (RFC 9110); the request is well-formed.
-    "POST /v1/matches/{match_id}/actions": {412: {"precondition_failed"},
-                                            # The same Idempotency-Key with another body: the key
-                                            # names one request (the IETF draft answers 422); which
-                                            # keys were used before is no part of a request's schema.
-                                            422: {"idempotency_key_reused"}},
+    "POST /v1/matches/{match_id}/actions": {
+        412: {"precondition_failed"},
+        # The same Idempotency-Key with another body: the key
+        # names one request (the IETF draft answers 422); which
+        # keys were used before is no part of a request's schema.
+        422: {"idempotency_key_reused"},
+    },
     # A rule set is typed option by option in the document; which combinations work together
     # (partners need 4 players, a hand size that fits the set, muggins calls need fives scoring,
     # a preset's player counts) is the rules engine's to say, named by `field`.
@@ -68,14 +82,51 @@ SCHEMA_VALID_REFUSALS = {
 # path and query longer than the server reads (414 URI Too Long), a header longer than it reads
 # (431 Request Header Fields Too Large). Both say exactly that; every operation documents them.
 TOO_LONG_TO_READ = ["414", "431"]
-CONFIG = schemathesis.Config.from_dict({
-    "checks": {"negative_data_rejection": {"expected-statuses": [
-        "400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429", "5xx", *TOO_LONG_TO_READ]}},
-    "operations": [{"include-path": label.split(" ", 1)[1], "include-method": label.split(" ", 1)[0],
-                    "checks": {"positive_data_acceptance": {"expected-statuses": [
-                        "2xx", "3xx", "401", "403", "404", "409", "429", "5xx", *map(str, allowed)]}}}
-                   for label, allowed in SCHEMA_VALID_REFUSALS.items()],
-})
+CONFIG = schemathesis.Config.from_dict(
+    {
+        "checks": {
+            "negative_data_rejection": {
+                "expected-statuses": [
+                    "400",
+                    "401",
+                    "403",
+                    "404",
+                    "405",
+                    "406",
+                    "409",
+                    "415",
+                    "422",
+                    "428",
+                    "429",
+                    "5xx",
+                    *TOO_LONG_TO_READ,
+                ]
+            }
+        },
+        "operations": [
+            {
+                "include-path": label.split(" ", 1)[1],
+                "include-method": label.split(" ", 1)[0],
+                "checks": {
+                    "positive_data_acceptance": {
+                        "expected-statuses": [
+                            "2xx",
+                            "3xx",
+                            "401",
+                            "403",
+                            "404",
+                            "409",
+                            "429",
+                            "5xx",
+                            *map(str, allowed),
+                        ]
+                    }
+                },
+            }
+            for label, allowed in SCHEMA_VALID_REFUSALS.items()
+        ],
+    }
+)
 
 DEFAULT_EXAMPLES = 25
 SLOW_EXAMPLES = 300
@@ -86,8 +137,16 @@ def fuzz_app(database_url):
     # A stream answers the view and closes at once: a real one stays open (long-polling for
     # events) up to STREAM_MAX_SECONDS. A long-poll's wait passes on a fake clock, at once, and is
     # capped so that a turn clock's re-checks during it stay few (waiting has tests of its own).
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "STREAM_MAX_SECONDS": 0, "LONG_POLL_MAX_SECONDS": 0.05, "AUTOPLAY_PACE_SECONDS": 0})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": database_url,
+            "RATELIMIT_ENABLED": False,
+            "STREAM_MAX_SECONDS": 0,
+            "LONG_POLL_MAX_SECONDS": 0.05,
+            "AUTOPLAY_PACE_SECONDS": 0,
+        }
+    )
     use_clock(app, FakeClock())
     yield app
     app.extensions["boneyard.store"].dispose()
@@ -96,11 +155,18 @@ def fuzz_app(database_url):
 def seed_matches(client) -> dict:
     """A live match of two remote seats, an ended bot match, and one with an open seat."""
     live = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}])
-    ended = create_played(client, [{"name": "R1", "type": "bot", "level": "random"},
-                                   {"name": "R2", "type": "bot", "level": "random"}])
+    ended = create_played(
+        client, [{"name": "R1", "type": "bot", "level": "random"}, {"name": "R2", "type": "bot", "level": "random"}]
+    )
     assert client.get(f"/v1/matches/{ended['id']}").get_json()["status"] == "ended"
-    waiting = create(client, [{"name": "Cy", "type": "remote"}, {"name": "Open", "type": "open"},
-                              {"name": "Bot", "type": "bot", "level": "random"}])
+    waiting = create(
+        client,
+        [
+            {"name": "Cy", "type": "remote"},
+            {"name": "Open", "type": "open"},
+            {"name": "Bot", "type": "bot", "level": "random"},
+        ],
+    )
     tokens = list(tokens_of(live).values()) + list(tokens_of(waiting).values())
     return {"match_ids": [live["id"], ended["id"], waiting["id"]], "tokens": tokens}
 
@@ -132,8 +198,11 @@ def has_negatable_input(operation) -> bool:
     parameter and optional headers of type string cannot)."""
     definition = operation.definition.raw
     params = definition.get("parameters", []) + SPEC["paths"][operation.path].get("parameters", [])
-    typed = [p for p in params if p.get("in") in ("path", "query") and p.get("schema", {}).get("type") != "string"
-             or p.get("in") == "query"]
+    typed = [
+        p
+        for p in params
+        if (p.get("in") in ("path", "query") and p.get("schema", {}).get("type") != "string") or p.get("in") == "query"
+    ]
     return "requestBody" in definition or bool(typed)
 
 
@@ -145,9 +214,11 @@ def check_schema_valid_refusal(label: str, case, response) -> None:
     if response.status_code in (412, 422):
         code = json.loads(response.content)["code"]
         allowed = SCHEMA_VALID_REFUSALS.get(label, {}).get(response.status_code, set())
-        assert code in allowed, f"{label}: a schema-valid request refused with {response.status_code} {code!r}: " \
-                                f"{case.path_parameters} {case.query} {case.headers} {case.body!r} -> " \
-                                f"{response.content[:300]!r}"
+        assert code in allowed, (
+            f"{label}: a schema-valid request refused with {response.status_code} {code!r}: "
+            f"{case.path_parameters} {case.query} {case.headers} {case.body!r} -> "
+            f"{response.content[:300]!r}"
+        )
 
 
 def check_problem_document(response) -> None:
@@ -181,8 +252,9 @@ def fuzz(app, label: str, mode: GenerationMode, examples: int) -> dict:
     operation = operation_of(app, label)
     statuses: dict[int, int] = {}
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    )
     @given(case=case_strategy(operation, mode, seeded))
     def run(case):
         answer(label, case, statuses)
@@ -195,9 +267,13 @@ def coverage_cases(operation):
     """Schemathesis' coverage phase for ``operation``: positive and negative cases at every
     boundary, each parameter missing, undeclared methods, malformed content types."""
     return CoverageGenerator(
-        operation=operation, generation_modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
+        operation=operation,
+        generation_modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
         generation_config=operation.schema.config.generation_for(operation=operation, phase="coverage"),
-        auth_storage=None, override=Override(), feedback=FeedbackSources())
+        auth_storage=None,
+        override=Override(),
+        feedback=FeedbackSources(),
+    )
 
 
 def aim(case, seeded: dict) -> bool:
@@ -253,9 +329,14 @@ def test_the_aimed_cases_reach_real_matches_and_succeed_sometimes(fuzz_app):
     answers (200s from views and audits; a move played, or refused by the rules), not only
     404s. Which of 200/409/422 an action gets depends on the deal, so any of them counts.
     The run is bounded by its 40 examples per operation, not timed."""
-    seen = {label: fuzz(fuzz_app, label, GenerationMode.POSITIVE, 40)
-            for label in ("GET /v1/matches/{match_id}/view", "GET /v1/matches/{match_id}/fairness",
-                          "POST /v1/matches/{match_id}/actions")}
+    seen = {
+        label: fuzz(fuzz_app, label, GenerationMode.POSITIVE, 40)
+        for label in (
+            "GET /v1/matches/{match_id}/view",
+            "GET /v1/matches/{match_id}/fairness",
+            "POST /v1/matches/{match_id}/actions",
+        )
+    }
     assert seen["GET /v1/matches/{match_id}/view"].get(200, 0) > 0, seen
     assert seen["GET /v1/matches/{match_id}/fairness"].get(200, 0) > 0, seen
     assert set(seen["POST /v1/matches/{match_id}/actions"]) & {200, 409, 422}, seen

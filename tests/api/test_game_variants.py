@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from .helpers import act, assert_problem, auth, create, tokens_of, view
 
 
@@ -14,8 +13,12 @@ def _events(client, match_id, token=None):
 
 
 def test_an_all_fives_match_against_a_bot_scores_during_play_and_shows_the_spinner(client):
-    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}],
-                     preset="all-fives", rules={"target": 60})
+    created = create(
+        client,
+        [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}],
+        preset="all-fives",
+        rules={"target": 60},
+    )
     match_id, tokens = created["id"], tokens_of(created)
     assert created["rules"]["spinner"] == "first_double" and created["rules"]["fives_scoring"] is True
     seen_hint = False
@@ -50,8 +53,12 @@ def test_under_muggins_calls_listed_actions_sent_verbatim_claim_every_point(seed
     """Seat 0 sends listed actions verbatim (muggins first, then the best score); seat 1 sends
     its best play without the listed claim, leaving its points to seat 0's muggins calls."""
     client = seeding_client
-    body = {"preset": "all-fives", "rules": {"muggins_calls": True, "target": 60}, "seed": "muggins-calls-api",
-            "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
+    body = {
+        "preset": "all-fives",
+        "rules": {"muggins_calls": True, "target": 60},
+        "seed": "muggins-calls-api",
+        "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
+    }
     created = client.post("/v1/matches", json=body).get_json()
     match_id, tokens = created["id"], tokens_of(created)
     calls = claimed = 0
@@ -60,7 +67,7 @@ def test_under_muggins_calls_listed_actions_sent_verbatim_claim_every_point(seed
         if turn is None:
             break
         seat_view = view(client, match_id, tokens[turn])
-        assert seat_view["count"] >= 0                          # the count is shown under muggins_calls too
+        assert seat_view["count"] >= 0  # the count is shown under muggins_calls too
         listed = seat_view["legal_actions"]
         assert all(a["claim"] == a["scores"] for a in listed if a["type"] == "play" and "scores" in a)
         assert all("claim" in a for a in listed if a["type"] == "play" and "scores" in a)
@@ -86,14 +93,18 @@ def test_under_muggins_calls_listed_actions_sent_verbatim_claim_every_point(seed
     plain = client.post("/v1/matches", json={**body, "rules": {"target": 60}}).get_json()
     token = tokens_of(plain)[view(client, plain["id"])["turn"]]
     play = next(a for a in view(client, plain["id"], token)["legal_actions"] if a["type"] == "play")
-    response = client.post(f"/v1/matches/{plain['id']}/actions", json={**play, "claim": play.get("scores", 0)},
-                           headers=auth(token))
+    response = client.post(
+        f"/v1/matches/{plain['id']}/actions", json={**play, "claim": play.get("scores", 0)}, headers=auth(token)
+    )
     assert_problem(response, 409, "claim_not_allowed")
 
 
 def test_auto_draw_and_auto_knock_happen_without_round_trips_and_stay_redacted(client):
-    created = create(client, [{"name": n, "type": "remote"} for n in ("Ana", "Ben", "Cal")],
-                     rules={"auto_draw": True, "auto_knock": True, "target": 40})
+    created = create(
+        client,
+        [{"name": n, "type": "remote"} for n in ("Ana", "Ben", "Cal")],
+        rules={"auto_draw": True, "auto_knock": True, "target": 40},
+    )
     match_id, tokens = created["id"], tokens_of(created)
     for _ in range(2000):
         spectator = view(client, match_id)
@@ -101,20 +112,21 @@ def test_auto_draw_and_auto_knock_happen_without_round_trips_and_stay_redacted(c
             break
         seat_view = view(client, match_id, tokens[spectator["turn"]])
         kinds = {a["type"] for a in seat_view["legal_actions"]}
-        assert kinds <= {"play", "draw"} and "knock" not in kinds       # stuck seats never wait to knock
-        assert "play" in kinds                     # the server drew (or knocked) for a stuck seat
+        assert kinds <= {"play", "draw"} and "knock" not in kinds  # stuck seats never wait to knock
+        assert "play" in kinds  # the server drew (or knocked) for a stuck seat
         play = next(a for a in seat_view["legal_actions"] if a["type"] == "play")
         client.post(f"/v1/matches/{match_id}/actions", json=play, headers=auth(tokens[spectator["turn"]]))
     log = _events(client, match_id, tokens[0])
     auto_draws = [e for e in log if e["type"] == "tile_drawn" and e["auto"]]
     assert auto_draws, "no seat was ever stuck: choose another target"
-    assert all(("tile" in e) == (e["seat"] == 0) for e in auto_draws)   # only the drawer sees the tile
+    assert all(("tile" in e) == (e["seat"] == 0) for e in auto_draws)  # only the drawer sees the tile
     assert not any(e["type"] == "knocked" and not e["auto"] for e in log)  # every knock was the server's
 
 
 def test_draw_until_playable_draws_every_tile_needed_in_one_request(client):
-    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
-                     rules={"target": 30})
+    created = create(
+        client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}], rules={"target": 30}
+    )
     match_id, tokens = created["id"], tokens_of(created)
     for _ in range(500):
         spectator = view(client, match_id)
@@ -123,8 +135,9 @@ def test_draw_until_playable_draws_every_tile_needed_in_one_request(client):
         token = tokens[spectator["turn"]]
         actions = view(client, match_id, token)["legal_actions"]
         if {"type": "draw", "until": "playable"} in actions:
-            result = client.post(f"/v1/matches/{match_id}/actions", json={"type": "draw", "until": "playable"},
-                                 headers=auth(token)).get_json()
+            result = client.post(
+                f"/v1/matches/{match_id}/actions", json={"type": "draw", "until": "playable"}, headers=auth(token)
+            ).get_json()
             drawn = [e for e in result["events"] if e["type"] == "tile_drawn"]
             assert drawn and all("tile" in e for e in drawn)
             after = result["view"]

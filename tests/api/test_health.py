@@ -91,18 +91,18 @@ def test_a_database_that_refuses_writes_is_not_ready_and_probes_are_reused_for_t
     assert writable.check().ok
     refusing = read_only_store(database_url)
     try:
-        refusing.ping()                                   # it answers reads: only writes fail
+        refusing.ping()  # it answers reads: only writes fail
         readiness = Readiness(refusing, interval=2, clock=clock)
         app.extensions[READINESS_KEY] = readiness
         response = client.get("/healthz")
         body = assert_problem(response, 503, "database_read_only")
         assert "refuses writes" in body["detail"] and response.headers["Retry-After"] == "2"
-        readiness.store = app.extensions["boneyard.store"]   # writable again, but the outcome is kept
+        readiness.store = app.extensions["boneyard.store"]  # writable again, but the outcome is kept
         clock.now += 1.9
         assert_problem(client.get("/healthz"), 503, "database_read_only")
-        clock.now += 0.1                                     # the interval is over: probed again
+        clock.now += 0.1  # the interval is over: probed again
         assert client.get("/healthz").status_code == 200
-        readiness.store = refusing                           # and kept, the good outcome too
+        readiness.store = refusing  # and kept, the good outcome too
         assert client.get("/healthz").status_code == 200
     finally:
         refusing.dispose()
@@ -132,16 +132,20 @@ sys.stdin.read()
 def test_a_write_lock_held_past_the_busy_timeout_is_database_busy(database_url, is_postgres, monkeypatch):
     if is_postgres:
         pytest.skip("SQLite's write lock; PostgreSQL locks rows, and the probe's row is its own")
-    monkeypatch.setattr(store_engine, "WRITE_LOCK_SECONDS", 0.2)     # the busy timeout, shortened
+    monkeypatch.setattr(store_engine, "WRITE_LOCK_SECONDS", 0.2)  # the busy timeout, shortened
     engine = make_engine(database_url)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_WRITE_LOCK, make_url(database_url).database],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_WRITE_LOCK, make_url(database_url).database],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
-        assert holder.stdout.readline() == "locked\n"        # another server is writing, and goes on
+        assert holder.stdout.readline() == "locked\n"  # another server is writing, and goes on
         assert Readiness(Store(engine)).check().status == BUSY
         holder.stdin.close()
         holder.wait(10)
-        assert Readiness(Store(engine)).check().ok            # and free again
+        assert Readiness(Store(engine)).check().ok  # and free again
     finally:
         holder.kill()
         engine.dispose()

@@ -27,8 +27,10 @@ def test_actions_are_rate_limited_per_token(make_client):
     client = make_client(RATE_LIMIT_ACTIONS_PER_TOKEN="3 per minute")
     tokens = tokens_of(client.post("/v1/matches", json={"seats": SEATS}).get_json())
     match_id = client.get("/v1/matches").get_json()["items"][0]["id"]
-    statuses = [client.post(f"/v1/matches/{match_id}/actions", json={"type": "muggins"},
-                            headers=auth(tokens[0])).status_code for _ in range(4)]
+    statuses = [
+        client.post(f"/v1/matches/{match_id}/actions", json={"type": "muggins"}, headers=auth(tokens[0])).status_code
+        for _ in range(4)
+    ]
     assert statuses[:3] == [409, 409, 409] and statuses[3] == 429
     other_seat = client.post(f"/v1/matches/{match_id}/actions", json={"type": "muggins"}, headers=auth(tokens[1]))
     assert other_seat.status_code == 409
@@ -59,8 +61,9 @@ def test_a_body_over_the_size_limit_is_413(make_client):
 def test_names_are_stored_as_given_never_interpreted(make_client):
     client = make_client(RATELIMIT_ENABLED=False)
     name = "<script>alert(1)</script>"
-    created = client.post("/v1/matches", json={"seats": [{"name": name, "type": "remote"},
-                                                          {"name": "Ünïcødé ✓", "type": "remote"}]}).get_json()
+    created = client.post(
+        "/v1/matches", json={"seats": [{"name": name, "type": "remote"}, {"name": "Ünïcødé ✓", "type": "remote"}]}
+    ).get_json()
     summary = client.get(f"/v1/matches/{created['id']}").get_json()
     assert [s["name"] for s in summary["seats"]] == [name, "Ünïcødé ✓"]
 
@@ -76,7 +79,7 @@ def test_two_app_servers_on_one_database_share_one_budget(make_client, tmp_path)
     assert [c.post("/v1/matches", json={"seats": SEATS}).status_code for c in (first, second, first)] == [201] * 3
     assert_problem(second.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
     assert_problem(first.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
-    assert list(_counters(first).values()) == [5]          # one row: both servers counted there
+    assert list(_counters(first).values()) == [5]  # one row: both servers counted there
     # The counters are in the database, not in this process: a server on another database
     # (in this same process, with the same limiter) has a budget of its own.
     elsewhere = make_client(RATE_LIMIT_CREATE="3 per minute", DATABASE_URL=f"sqlite:///{tmp_path / 'other.db'}")
@@ -102,8 +105,11 @@ def test_the_audit_and_the_fairness_check_are_limited_per_address_each_on_its_ow
 
 
 def _ended_match_with_a_player(client, headers=None) -> tuple[str, str]:
-    created = client.post("/v1/matches", headers=headers or {}, json={
-        "seats": [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot"}], "rules": {"target": 1}})
+    created = client.post(
+        "/v1/matches",
+        headers=headers or {},
+        json={"seats": [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot"}], "rules": {"target": 1}},
+    )
     assert created.status_code == 201, created.get_json()
     match_id, token = created.get_json()["id"], tokens_of(created.get_json())[0]
     play_to_end(client, match_id, {0: token})
@@ -114,16 +120,19 @@ def test_a_rematch_needs_the_portal_key_when_the_server_has_keys(make_client):
     client = make_client(API_KEYS=["portal-key"], RATELIMIT_ENABLED=False)
     match_id, token = _ended_match_with_a_player(client, {"X-API-Key": "portal-key"})
     assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)), 401, "invalid_api_key")
-    assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "nope"}),
-                   401, "invalid_api_key")
+    assert_problem(
+        client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "nope"}),
+        401,
+        "invalid_api_key",
+    )
     made = client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "portal-key"})
     assert made.status_code == 201, made.get_json()
 
 
 def test_a_rematch_spends_the_match_creation_budget(make_client):
     client = make_client(RATE_LIMIT_CREATE="2 per minute")
-    match_id, token = _ended_match_with_a_player(client)                    # 1 of 2
-    assert client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)).status_code == 201   # 2 of 2
+    match_id, token = _ended_match_with_a_player(client)  # 1 of 2
+    assert client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)).status_code == 201  # 2 of 2
     assert_problem(client.post("/v1/matches", json={"seats": SEATS}), 429, "too_many_requests")
     assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)), 429, "too_many_requests")
 
@@ -137,6 +146,7 @@ def test_retry_after_is_only_on_refusals_and_never_zero():
 
     app = Flask(__name__)
     with app.test_request_context():
+
         def answered(status, retry_after):
             headers = {} if retry_after is None else {"Retry-After": retry_after}
             response = app.response_class("{}", status=status, headers=headers)
@@ -144,7 +154,7 @@ def test_retry_after_is_only_on_refusals_and_never_zero():
 
         assert answered(429, "0") == "1" and answered(429, "-3") == "1" and answered(429, "17") == "17"
         assert answered(503, "0") == "1"
-        assert answered(503, None) == "1" and answered(429, None) == "1"     # always there, as documented
+        assert answered(503, None) == "1" and answered(429, None) == "1"  # always there, as documented
         assert answered(200, None) is None
         assert answered(200, "17") is None and answered(201, "0") is None and answered(409, "5") is None
         assert answered(429, "Wed, 21 Oct 2026 07:28:00 GMT") == "Wed, 21 Oct 2026 07:28:00 GMT"

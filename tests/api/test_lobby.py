@@ -15,10 +15,14 @@ def ids(response):
 
 
 def test_matches_filter_by_status_preset_open_seat_and_player(client):
-    playing = create(client, [{"name": "Ana", "type": "remote", "player_ref": "u-ana"},
-                              {"name": "Ben", "type": "remote"}])
-    waiting = create(client, [{"name": "Ana", "type": "remote", "player_ref": "u-ana"},
-                              {"name": "?", "type": "open"}], preset="standard-block")
+    playing = create(
+        client, [{"name": "Ana", "type": "remote", "player_ref": "u-ana"}, {"name": "Ben", "type": "remote"}]
+    )
+    waiting = create(
+        client,
+        [{"name": "Ana", "type": "remote", "player_ref": "u-ana"}, {"name": "?", "type": "open"}],
+        preset="standard-block",
+    )
     ended = create_played(client, BOTS, preset="all-fives", rules={"target": 20})
     assert client.get(f"/v1/matches/{ended['id']}").get_json()["status"] == "ended"
     assert ids(client.get("/v1/matches?preset=standard-block")) == [waiting["id"]]
@@ -36,7 +40,7 @@ def test_matches_filter_by_status_preset_open_seat_and_player(client):
 
 def test_the_next_page_is_linked_with_the_same_filters(client):
     made = [create_played(client, BOTS, preset="standard-block", rules={"target": 10})["id"] for _ in range(3)]
-    create_played(client, BOTS, rules={"target": 10})                       # another preset: filtered out
+    create_played(client, BOTS, rules={"target": 10})  # another preset: filtered out
     first = client.get("/v1/matches?preset=standard-block&limit=2")
     link = first.headers["Link"]
     match = re.fullmatch(r'<(/v1/matches\?[^>]+)>; rel="next"', link)
@@ -65,8 +69,14 @@ def expected_stats(client, match_ids, seat_of):
             margins.append(end["scores"][side] - max(s for i, s in enumerate(end["scores"]) if i != side))
         else:
             streak = 0
-    return {"matches_played": played, "matches_won": won, "hands_won": hands,
-            "best_margin": max(margins) if margins else None, "current_streak": streak, "longest_streak": longest}
+    return {
+        "matches_played": played,
+        "matches_won": won,
+        "hands_won": hands,
+        "best_margin": max(margins) if margins else None,
+        "current_streak": streak,
+        "longest_streak": longest,
+    }
 
 
 def stats(client, ref):
@@ -80,10 +90,12 @@ def stats(client, ref):
 def test_two_player_stats_count_matches_hands_margin_and_streaks(client):
     matches, seat_of = [], {}
     for n in range(5):
-        seats = [{"name": "Ana", "type": "bot", "level": "random", "player_ref": "ana"},
-                 {"name": "Ben", "type": "bot", "level": "greedy", "player_ref": "ben"}]
+        seats = [
+            {"name": "Ana", "type": "bot", "level": "random", "player_ref": "ana"},
+            {"name": "Ben", "type": "bot", "level": "greedy", "player_ref": "ben"},
+        ]
         if n % 2:
-            seats.reverse()                                        # Ana sits in seat 1 every other match
+            seats.reverse()  # Ana sits in seat 1 every other match
         created = create_played(client, seats, preset="winner-leads", rules={"target": 30})
         matches.append(created["id"])
         seat_of[created["id"]] = 1 if n % 2 else 0
@@ -92,8 +104,14 @@ def test_two_player_stats_count_matches_hands_margin_and_streaks(client):
     ben = stats(client, "ben")
     assert ben == expected_stats(client, matches, {m: 1 - s for m, s in seat_of.items()})
     assert ana["matches_played"] == 5 and ana["matches_won"] + ben["matches_won"] == 5
-    assert stats(client, "nobody") == {"matches_played": 0, "matches_won": 0, "hands_won": 0,
-                                       "best_margin": None, "current_streak": 0, "longest_streak": 0}
+    assert stats(client, "nobody") == {
+        "matches_played": 0,
+        "matches_won": 0,
+        "hands_won": 0,
+        "best_margin": None,
+        "current_streak": 0,
+        "longest_streak": 0,
+    }
 
 
 def test_partners_share_their_sides_wins(client):
@@ -112,8 +130,9 @@ def test_a_rematch_keeps_each_seat_for_its_player_who_claims_it_with_the_old_tok
     created = create(client, seats, rules={"target": 1})
     old_token = tokens_of(created)[0]
     live = create(client, seats)
-    assert_problem(client.post(f"/v1/matches/{live['id']}/rematch", headers=auth(tokens_of(live)[0])),
-                   409, "match_not_over")
+    assert_problem(
+        client.post(f"/v1/matches/{live['id']}/rematch", headers=auth(tokens_of(live)[0])), 409, "match_not_over"
+    )
     play_to_end(client, created["id"], {0: old_token})
     assert_problem(client.post(f"/v1/matches/{created['id']}/rematch"), 401, "invalid_token")
     response = client.post(f"/v1/matches/{created['id']}/rematch", headers=auth(old_token))
@@ -122,7 +141,9 @@ def test_a_rematch_keeps_each_seat_for_its_player_who_claims_it_with_the_old_tok
     assert rematch["id"] != created["id"] and rematch["status"] == "waiting"
     assert rematch["rules"] == created["rules"] and rematch["open_seats"] == [0]
     assert [(s["type"], s["level"], s["player_ref"]) for s in rematch["seats"]] == [
-        ("open", None, "ana"), ("bot", "greedy", None)]
+        ("open", None, "ana"),
+        ("bot", "greedy", None),
+    ]
     again = client.post(f"/v1/matches/{created['id']}/rematch", headers=auth(old_token))
     assert again.status_code == 200 and again.get_json()["id"] == rematch["id"]
     # the kept seat is not open to the public, nor to another player's token
@@ -152,23 +173,29 @@ def test_stats_fold_each_ended_match_once_and_a_request_reads_only_what_ended_si
     from api.store.repositories import utcnow
 
     service = app.extensions["boneyard.matches"]
-    later = lambda: utcnow() + SETTLE + timedelta(seconds=1)      # noqa: E731 - everything has settled
-    seats = [{"name": "Ana", "type": "bot", "level": "greedy", "player_ref": "ana"},
-             {"name": "Bo", "type": "bot", "level": "random"}]
+    later = lambda: utcnow() + SETTLE + timedelta(seconds=1)  # noqa: E731 - everything has settled
+    seats = [
+        {"name": "Ana", "type": "bot", "level": "greedy", "player_ref": "ana"},
+        {"name": "Bo", "type": "bot", "level": "random"},
+    ]
     first = [create_played(client, seats, rules={"target": 20})["id"] for _ in range(2)]
-    assert player_stats(service, "ana", now=later) == {"player_ref": "ana", **expected_stats(client, first,
-                                                                                            {m: 0 for m in first})}
+    assert player_stats(service, "ana", now=later) == {
+        "player_ref": "ana",
+        **expected_stats(client, first, {m: 0 for m in first}),
+    }
     with app.extensions["boneyard.store"].engine.begin() as conn:
         kept = conn.execute(text("SELECT through_id FROM player_stats WHERE player_ref = 'ana'")).scalar_one()
-        last_ended = conn.execute(text("SELECT id FROM matches WHERE status = 'ended' "
-                                       "ORDER BY updated_at DESC, id DESC LIMIT 1")).scalar_one()
+        last_ended = conn.execute(
+            text("SELECT id FROM matches WHERE status = 'ended' ORDER BY updated_at DESC, id DESC LIMIT 1")
+        ).scalar_one()
         assert kept == last_ended and last_ended in first
-        conn.execute(text("UPDATE player_stats SET figures = :f WHERE player_ref = 'ana'"),
-                     {"f": '{"played": 100, "won": 0, "hands_won": 0, "current": 0, "longest": 0, '
-                           '"best_margin": null}'})
-    assert stats(client, "ana")["matches_played"] == 100         # the old matches are not read again
+        conn.execute(
+            text("UPDATE player_stats SET figures = :f WHERE player_ref = 'ana'"),
+            {"f": '{"played": 100, "won": 0, "hands_won": 0, "current": 0, "longest": 0, "best_margin": null}'},
+        )
+    assert stats(client, "ana")["matches_played"] == 100  # the old matches are not read again
     create_played(client, seats, rules={"target": 20})
-    recent = stats(client, "ana")                                 # ended just now: counted, not yet kept
+    recent = stats(client, "ana")  # ended just now: counted, not yet kept
     assert recent["matches_played"] == 101
-    assert player_stats(service, "ana", now=later)["matches_played"] == 101   # kept once settled
-    assert player_stats(service, "ana", now=later)["matches_played"] == 101   # and never folded twice
+    assert player_stats(service, "ana", now=later)["matches_played"] == 101  # kept once settled
+    assert player_stats(service, "ana", now=later)["matches_played"] == 101  # and never folded twice

@@ -9,8 +9,7 @@ import pytest
 from api.rules import event_from_dict, replay, shuffled_tiles
 from api.rules.shuffle import deal_label, seed_commitment
 
-from .helpers import (act, assert_problem, auth, create, play_to_end, seq_of, tiles_in, tokens_of, view,
-                      whole_audit)
+from .helpers import act, assert_problem, auth, create, play_to_end, seq_of, tiles_in, tokens_of, view, whole_audit
 
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
@@ -21,12 +20,12 @@ def test_creating_a_match_answers_rules_seats_and_tokens_for_remote_seats_only(c
     assert created["rules"]["hand_size"] == 7 and created["rules"]["target"] == 100
     assert created["status"] == "playing"
     assert "token" in created["seats"][0] and "token" not in created["seats"][1]
-    assert len(created["seats"][0]["token"]) >= 43          # 256 bits, url-safe base64
+    assert len(created["seats"][0]["token"]) >= 43  # 256 bits, url-safe base64
     assert created["seats"][1]["level"] == "random"
     assert len(created["seed_commitment"]) == 64
     summary = client.get(f"/v1/matches/{created['id']}").get_json()
     assert "token" not in str(summary)
-    assert summary["seq"] == created["seq"] >= 3          # created, hand started, forced lead
+    assert summary["seq"] == created["seq"] >= 3  # created, hand started, forced lead
 
 
 def test_a_seat_view_shows_its_own_hand_and_only_counts_of_the_others(client):
@@ -42,8 +41,7 @@ def test_a_seat_view_shows_its_own_hand_and_only_counts_of_the_others(client):
 
 
 def test_a_two_player_match_against_a_bot_runs_to_match_ended_and_the_audit_replays(client):
-    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot"}],
-                     rules={"target": 50})
+    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot"}], rules={"target": 50})
     match_id, tokens = created["id"], tokens_of(created)
     final = play_to_end(client, match_id, tokens)
     assert final["status"] == "ended"
@@ -93,8 +91,11 @@ def test_acting_out_of_turn_is_409_not_your_turn_and_writes_nothing(client, live
     other = 1 - turn
     before = _seq(client, match_id)
     hand = view(client, match_id, tokens[other])["hand"]
-    response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[other]),
-                           json={"type": "play", "tile": hand[0], "end": "left"})
+    response = client.post(
+        f"/v1/matches/{match_id}/actions",
+        headers=auth(tokens[other]),
+        json={"type": "play", "tile": hand[0], "end": "left"},
+    )
     assert_problem(response, 409, "not_your_turn")
     assert _seq(client, match_id) == before
 
@@ -105,13 +106,19 @@ def test_a_tile_not_in_hand_and_a_tile_that_does_not_match_are_refused(client, l
     mine = {tuple(t) for t in seat_view["hand"]}
     ends = {e["value"] for e in seat_view["ends"]}
     not_mine = next([a, b] for a in range(7) for b in range(a + 1) if (a, b) not in mine)
-    response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[turn]),
-                           json={"type": "play", "tile": not_mine, "end": "left"})
+    response = client.post(
+        f"/v1/matches/{match_id}/actions",
+        headers=auth(tokens[turn]),
+        json={"type": "play", "tile": not_mine, "end": "left"},
+    )
     assert_problem(response, 409, "tile_not_in_hand")
     misfit = next((t for t in seat_view["hand"] if not set(t) & ends), None)
     if misfit is not None:
-        response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[turn]),
-                               json={"type": "play", "tile": misfit, "end": "right"})
+        response = client.post(
+            f"/v1/matches/{match_id}/actions",
+            headers=auth(tokens[turn]),
+            json={"type": "play", "tile": misfit, "end": "right"},
+        )
         assert_problem(response, 409, "illegal_play")
 
 
@@ -127,39 +134,50 @@ def test_drawing_with_a_playable_tile_is_must_play_and_knocking_with_a_boneyard_
 
 
 def test_tokens_are_checked_401_without_or_unknown_and_403_from_another_match(client, live):
-    match_id, tokens, turn = live
+    match_id, _tokens, _turn = live
     other_match = create(client, TWO_REMOTE)
     action = {"type": "knock"}
     assert_problem(client.post(f"/v1/matches/{match_id}/actions", json=action), 401, "invalid_token")
-    assert_problem(client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth("nope")),
-                   401, "invalid_token")
-    assert_problem(client.post(f"/v1/matches/{match_id}/actions", json=action,
-                               headers={"Authorization": "Basic abc"}), 401, "invalid_token")
-    assert_problem(client.post(f"/v1/matches/{match_id}/actions", json=action,
-                               headers=auth(tokens_of(other_match)[0])), 403, "wrong_match")
+    assert_problem(
+        client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth("nope")), 401, "invalid_token"
+    )
+    assert_problem(
+        client.post(f"/v1/matches/{match_id}/actions", json=action, headers={"Authorization": "Basic abc"}),
+        401,
+        "invalid_token",
+    )
+    assert_problem(
+        client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth(tokens_of(other_match)[0])),
+        403,
+        "wrong_match",
+    )
     assert_problem(client.get(f"/v1/matches/{match_id}/view", headers=auth("nope")), 401, "invalid_token")
 
 
 def test_unknown_match_is_404(client):
     assert_problem(client.get("/v1/matches/0123456789abcdef0123456789abcdef"), 404, "unknown_match")
     assert_problem(client.get("/v1/matches/nope/view"), 404, "unknown_match")
-    assert_problem(client.post("/v1/matches/nope/actions", json={"type": "knock"}, headers=auth("x")),
-                   404, "unknown_match")
+    assert_problem(
+        client.post("/v1/matches/nope/actions", json={"type": "knock"}, headers=auth("x")), 404, "unknown_match"
+    )
 
 
-@pytest.mark.parametrize("body, status, code", [
-    ({"type": "dance"}, 422, "invalid_action"),
-    ({"type": "pass"}, 422, "invalid_action"),
-    ({"type": "play", "tile": [7, 7], "end": "left"}, 422, "invalid_tile"),
-    ({"type": "play", "tile": "six-four", "end": "left"}, 422, "invalid_tile"),
-    ({"type": "play", "tile": [6, 4], "end": "middle"}, 422, "invalid_action"),
-    ({"type": "play", "end": "left"}, 422, "invalid_action"),
-    ({"type": "knock", "extra": 1}, 422, "invalid_action"),
-    ({"type": "knock", "tile": [6, 4]}, 422, "invalid_action"),
-    ({"type": "draw", "until": "forever"}, 422, "invalid_action"),
-    ({"type": "knock", "expected_seq": -1}, 422, "invalid_action"),
-    (["knock"], 422, "invalid_action"),
-])
+@pytest.mark.parametrize(
+    "body, status, code",
+    [
+        ({"type": "dance"}, 422, "invalid_action"),
+        ({"type": "pass"}, 422, "invalid_action"),
+        ({"type": "play", "tile": [7, 7], "end": "left"}, 422, "invalid_tile"),
+        ({"type": "play", "tile": "six-four", "end": "left"}, 422, "invalid_tile"),
+        ({"type": "play", "tile": [6, 4], "end": "middle"}, 422, "invalid_action"),
+        ({"type": "play", "end": "left"}, 422, "invalid_action"),
+        ({"type": "knock", "extra": 1}, 422, "invalid_action"),
+        ({"type": "knock", "tile": [6, 4]}, 422, "invalid_action"),
+        ({"type": "draw", "until": "forever"}, 422, "invalid_action"),
+        ({"type": "knock", "expected_seq": -1}, 422, "invalid_action"),
+        (["knock"], 422, "invalid_action"),
+    ],
+)
 def test_malformed_actions_are_422_with_a_clear_code_and_write_nothing(client, live, body, status, code):
     match_id, tokens, turn = live
     before = _seq(client, match_id)
@@ -170,16 +188,20 @@ def test_malformed_actions_are_422_with_a_clear_code_and_write_nothing(client, l
 
 def test_malformed_json_is_400(client, live):
     match_id, tokens, turn = live
-    response = client.post(f"/v1/matches/{match_id}/actions", data="{not json",
-                           content_type="application/json", headers=auth(tokens[turn]))
+    response = client.post(
+        f"/v1/matches/{match_id}/actions", data="{not json", content_type="application/json", headers=auth(tokens[turn])
+    )
     assert_problem(response, 400, "malformed_json")
 
 
 def test_stale_expected_seq_is_409_with_the_current_seq(client, live):
     match_id, tokens, turn = live
     before = _seq(client, match_id)
-    response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[turn]),
-                           json={"type": "knock", "expected_seq": before - 1})
+    response = client.post(
+        f"/v1/matches/{match_id}/actions",
+        headers=auth(tokens[turn]),
+        json={"type": "knock", "expected_seq": before - 1},
+    )
     body = assert_problem(response, 409, "stale_seq")
     assert body["current_seq"] == before
     action = view(client, match_id, tokens[turn])["legal_actions"][0]
@@ -187,28 +209,40 @@ def test_stale_expected_seq_is_409_with_the_current_seq(client, live):
     assert result["seq"] > before
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"preset": "standard-draw", "rules": {"hand_size": 10},
-      "seats": [{"name": n, "type": "remote"} for n in "abc"]}, "hand_size"),
-    ({"rules": {"partners": True}, "seats": [{"name": n, "type": "remote"} for n in "abc"]}, "partners"),
-    ({"rules": {"target": 0}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "target"),
-    ({"rules": {"spinners": True}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "spinners"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        (
+            {
+                "preset": "standard-draw",
+                "rules": {"hand_size": 10},
+                "seats": [{"name": n, "type": "remote"} for n in "abc"],
+            },
+            "hand_size",
+        ),
+        ({"rules": {"partners": True}, "seats": [{"name": n, "type": "remote"} for n in "abc"]}, "partners"),
+        ({"rules": {"target": 0}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "target"),
+        ({"rules": {"spinners": True}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "spinners"),
+    ],
+)
 def test_impossible_rules_are_422_invalid_rules_naming_the_field(client, body, field):
     response = client.post("/v1/matches", json=body)
     assert assert_problem(response, 422, "invalid_rules")["field"] == field
 
 
-@pytest.mark.parametrize("body", [
-    {"seats": [{"name": "a", "type": "remote"}]},
-    {"seats": [{"name": "a", "type": "remote"}] * 5},
-    {"seats": [{"name": "", "type": "remote"}] * 2},
-    {"seats": [{"name": "x" * 41, "type": "remote"}] * 2},
-    {"seats": [{"name": "a", "type": "alien"}] * 2},
-    {"seats": [{"name": "a", "type": "remote", "level": "expert"}] * 2},
-    {"preset": "chess", "seats": [{"name": "a", "type": "remote"}] * 2},
-    {"seats": [{"name": "a", "type": "remote"}] * 2, "colour": "red"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"seats": [{"name": "a", "type": "remote"}]},
+        {"seats": [{"name": "a", "type": "remote"}] * 5},
+        {"seats": [{"name": "", "type": "remote"}] * 2},
+        {"seats": [{"name": "x" * 41, "type": "remote"}] * 2},
+        {"seats": [{"name": "a", "type": "alien"}] * 2},
+        {"seats": [{"name": "a", "type": "remote", "level": "expert"}] * 2},
+        {"preset": "chess", "seats": [{"name": "a", "type": "remote"}] * 2},
+        {"seats": [{"name": "a", "type": "remote"}] * 2, "colour": "red"},
+    ],
+)
 def test_malformed_match_requests_are_422_and_create_nothing(client, body):
     assert_problem(client.post("/v1/matches", json=body), 422, "invalid_request")
     assert client.get("/v1/matches").get_json()["items"] == []
@@ -226,8 +260,9 @@ def test_an_open_seat_is_claimed_for_a_token_and_the_match_starts_when_all_are_t
     assert created["status"] == "waiting" and created["open_seats"] == [1]
     listed = client.get("/v1/matches?status=waiting").get_json()["items"]
     assert [m["id"] for m in listed] == [match_id]
-    response = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                           headers=auth(tokens_of(created)[0]))
+    response = client.post(
+        f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers=auth(tokens_of(created)[0])
+    )
     assert_problem(response, 409, "match_not_started")
     claimed = client.post(f"/v1/matches/{match_id}/seats/1/claim", json={"name": "Ben"}).get_json()
     assert claimed["seat"] == 1 and claimed["view"]["status"] == "playing"
@@ -270,11 +305,13 @@ def test_the_cursor_is_what_its_documented_pattern_says_and_any_such_string_is_a
     cursor = client.get("/v1/matches?limit=1").get_json()["next_cursor"]
     assert pattern.fullmatch(cursor) and cursor.endswith("-" + ids[2])
     micros = int(cursor.split("-")[0])
-    for position, expected in [(f"{micros + 1}-{'0' * 32}", ids[::-1]),       # after the newest: all
-                               (f"{micros}-{'f' * 32}", ids[::-1]),             # the same moment, a larger id
-                               (f"{micros}-{ids[2]}", ids[1::-1]),              # just after the newest
-                               ("0-" + "0" * 32, []),                           # before anything
-                               ("9" * 16 + "-" + "a" * 32, ids[::-1])]:         # far in the future
+    for position, expected in [
+        (f"{micros + 1}-{'0' * 32}", ids[::-1]),  # after the newest: all
+        (f"{micros}-{'f' * 32}", ids[::-1]),  # the same moment, a larger id
+        (f"{micros}-{ids[2]}", ids[1::-1]),  # just after the newest
+        ("0-" + "0" * 32, []),  # before anything
+        ("9" * 16 + "-" + "a" * 32, ids[::-1]),
+    ]:  # far in the future
         assert pattern.fullmatch(position)
         page = client.get(f"/v1/matches?cursor={position}")
         assert page.status_code == 200, page.get_json()
@@ -299,7 +336,7 @@ def _secret_tiles(app, match_id, seat):
 def test_no_response_to_a_seat_holds_a_tile_of_another_hand_or_the_boneyard(app, client):
     created = create(client, [{"name": n, "type": "remote"} for n in ("Ana", "Ben", "Cal")], rules={"target": 30})
     match_id, tokens = created["id"], tokens_of(created)
-    previous_hand = {"last_hand"}         # the last hand's result shows its hands: public by then
+    previous_hand = {"last_hand"}  # the last hand's result shows its hands: public by then
     for _ in range(2000):
         spectator = client.get(f"/v1/matches/{match_id}/view")
         if spectator.get_json()["status"] == "ended":
@@ -309,8 +346,11 @@ def test_no_response_to_a_seat_holds_a_tile_of_another_hand_or_the_boneyard(app,
         turn = spectator.get_json()["turn"]
         for seat, token in tokens.items():
             secret, hand_start = _secret_tiles(app, match_id, seat)
-            for url in (f"/v1/matches/{match_id}/view", f"/v1/matches/{match_id}/events?after={hand_start}",
-                        f"/v1/matches/{match_id}"):
+            for url in (
+                f"/v1/matches/{match_id}/view",
+                f"/v1/matches/{match_id}/events?after={hand_start}",
+                f"/v1/matches/{match_id}",
+            ):
                 assert not tiles_in(client.get(url, headers=auth(token)).get_data(), previous_hand) & secret, url
         actions = client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[turn])).get_json()["legal_actions"]
         response = client.post(f"/v1/matches/{match_id}/actions", json=actions[-1], headers=auth(tokens[turn]))

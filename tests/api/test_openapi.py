@@ -75,7 +75,8 @@ def test_no_schema_of_the_document_is_free_form_where_the_shape_is_known():
         if not schema:
             loose.append(f"{where}: {{}}")
         elif schema.get("type") == "object" and not (
-                schema.get("properties") or isinstance(schema.get("additionalProperties"), dict)):
+            schema.get("properties") or isinstance(schema.get("additionalProperties"), dict)
+        ):
             loose.append(f"{where}: an object without properties")
         elif schema.get("type") == "array" and not schema.get("items"):
             loose.append(f"{where}: an array without items")

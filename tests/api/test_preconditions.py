@@ -38,16 +38,25 @@ def test_if_match_with_an_old_etag_is_412_with_the_current_seq_and_writes_nothin
     match_id, tokens, turn = live
     seat_view = client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[turn]))
     seq = seat_view.get_json()["seq"]
-    stale = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                        headers={**auth(tokens[turn]), "If-Match": f'"{seq - 1}:{turn}"'})
+    stale = client.post(
+        f"/v1/matches/{match_id}/actions",
+        json={"type": "knock"},
+        headers={**auth(tokens[turn]), "If-Match": f'"{seq - 1}:{turn}"'},
+    )
     assert assert_problem(stale, 412, "precondition_failed")["current_seq"] == seq
     assert _seq(client, match_id) == seq
     action = seat_view.get_json()["legal_actions"][0]
-    fresh = client.post(f"/v1/matches/{match_id}/actions", json=action,
-                        headers={**auth(tokens[turn]), "If-Match": seat_view.headers["ETag"]})
+    fresh = client.post(
+        f"/v1/matches/{match_id}/actions",
+        json=action,
+        headers={**auth(tokens[turn]), "If-Match": seat_view.headers["ETag"]},
+    )
     assert fresh.status_code == 200 and fresh.headers["ETag"].startswith(f'"{fresh.get_json()["seq"]}:')
-    garbage = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                          headers={**auth(tokens[turn]), "If-Match": "nonsense"})
+    garbage = client.post(
+        f"/v1/matches/{match_id}/actions",
+        json={"type": "knock"},
+        headers={**auth(tokens[turn]), "If-Match": "nonsense"},
+    )
     assert_problem(garbage, 400, "invalid_if_match")
 
 
@@ -60,7 +69,7 @@ def test_a_retry_with_the_same_idempotency_key_replays_the_first_response_and_ap
     seq = _seq(client, match_id)
     retry = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
     assert retry.status_code == 200 and retry.headers["Idempotent-Replayed"] == "true"
-    assert retry.get_data() == first.get_data()                 # byte for byte
+    assert retry.get_data() == first.get_data()  # byte for byte
     assert retry.headers["ETag"] == first.headers["ETag"] and retry.mimetype == first.mimetype
     assert _seq(client, match_id) == seq
 
@@ -80,8 +89,9 @@ def test_the_same_key_with_another_body_is_422_and_a_refusal_is_replayed_too(cli
 def test_keys_are_scoped_per_token(client, live):
     match_id, tokens, turn = live
     key = {"Idempotency-Key": "shared"}
-    a = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                    headers={**auth(tokens[1 - turn]), **key})
+    a = client.post(
+        f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers={**auth(tokens[1 - turn]), **key}
+    )
     assert_problem(a, 409, "not_your_turn")
     action = view(client, match_id, tokens[turn])["legal_actions"][0]
     b = client.post(f"/v1/matches/{match_id}/actions", json=action, headers={**auth(tokens[turn]), **key})
@@ -104,7 +114,7 @@ def test_the_stored_answer_commits_with_the_action_or_not_at_all(client, live, m
     monkeypatch.setattr(IdempotencyRepository, "remember", crash)
     crashed = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
     assert_problem(crashed, 500, "internal_error")
-    assert _seq(client, match_id) == seq                      # nothing applied without its answer
+    assert _seq(client, match_id) == seq  # nothing applied without its answer
     monkeypatch.undo()
     first = client.post(f"/v1/matches/{match_id}/actions", json=action, headers=headers)
     assert first.status_code == 200 and "Idempotent-Replayed" not in first.headers
@@ -141,8 +151,11 @@ def test_keys_are_stored_only_for_a_seat_of_the_match(app, client, live):
 
     match_id, tokens, turn = live
     for token in ("not-a-token", tokens[turn] + "x"):
-        response = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                               headers={**auth(token), "Idempotency-Key": "anonymous"})
+        response = client.post(
+            f"/v1/matches/{match_id}/actions",
+            json={"type": "knock"},
+            headers={**auth(token), "Idempotency-Key": "anonymous"},
+        )
         assert_problem(response, 401, "invalid_token")
     with app.extensions["boneyard.store"].engine.connect() as conn:
         assert conn.execute(tables.idempotency_keys.select()).all() == []
@@ -150,6 +163,9 @@ def test_keys_are_stored_only_for_a_seat_of_the_match(app, client, live):
 
 def test_an_invalid_idempotency_key_is_422(client, live):
     match_id, tokens, turn = live
-    response = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                           headers={**auth(tokens[turn]), "Idempotency-Key": "x" * 300})
+    response = client.post(
+        f"/v1/matches/{match_id}/actions",
+        json={"type": "knock"},
+        headers={**auth(tokens[turn]), "Idempotency-Key": "x" * 300},
+    )
     assert_problem(response, 422, "invalid_idempotency_key")

@@ -34,10 +34,10 @@ from api.http import problem_codes as codes
 from api.http import request_body
 from api.http.health import READINESS_KEY
 from api.http.problem_codes import ANY_REQUEST, CATALOGUE
-from api.serving import PROTOCOL_ERRORS, protocol_error
 from api.services.errors import SeatReserved
 from api.services.health import Readiness
 from api.services.waiting import Client
+from api.serving import PROTOCOL_ERRORS, protocol_error
 from api.store import DatabaseBusy, Store, make_engine
 from tests.problem_guard import Recorder, declared_problems
 
@@ -59,8 +59,9 @@ class World:
     def service(self):
         return self.app.extensions["boneyard.matches"]
 
-    def match(self, seats=TWO, preset: str = "standard-draw", rules: dict | None = None,
-              seed: str | None = None) -> tuple[str, dict[int, str]]:
+    def match(
+        self, seats=TWO, preset: str = "standard-draw", rules: dict | None = None, seed: str | None = None
+    ) -> tuple[str, dict[int, str]]:
         """A new match; with ``seed``, the server's seed chosen (the same deals every run)."""
         body = {"preset": preset, "seats": seats, "rules": rules or {}, **({"seed": seed} if seed else {})}
         response = self.client.post("/v1/matches", json=body)
@@ -102,9 +103,18 @@ class World:
 
 @pytest.fixture
 def world(database_url):
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "ALLOW_CLIENT_SEED": True,
-                      "RATELIMIT_ENABLED": True, "RATELIMIT_STORAGE_URI": "memory://", "STREAM_MAX_SECONDS": 0,
-                      "LONG_POLL_MAX_SECONDS": 0.05, "AUTOPLAY_PACE_SECONDS": 0})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": database_url,
+            "ALLOW_CLIENT_SEED": True,
+            "RATELIMIT_ENABLED": True,
+            "RATELIMIT_STORAGE_URI": "memory://",
+            "STREAM_MAX_SECONDS": 0,
+            "LONG_POLL_MAX_SECONDS": 0.05,
+            "AUTOPLAY_PACE_SECONDS": 0,
+        }
+    )
     yield World(app, app.test_client())
     app.extensions["boneyard.store"].dispose()
 
@@ -145,7 +155,7 @@ def _create_too_many_bot_matches(w: World):
 
 
 def _create_event_limit_reached(w: World):
-    w.lower(max_events_per_match=1)           # the first deal alone appends more
+    w.lower(max_events_per_match=1)  # the first deal alone appends more
     return w.client.post("/v1/matches", json={"seats": TWO})
 
 
@@ -157,9 +167,11 @@ def _rate_limited(w: World, setting: str, send: Callable[[], object]):
 
 def _actions_rule(code_of_state: Callable[[World, str, dict], object]):
     """A row for a refusal by the rules: a seeded live match, then the request that gets it."""
+
     def provoke(w: World):
         match_id, tokens = w.match(seed="rules")
         return code_of_state(w, match_id, tokens)
+
     return provoke
 
 
@@ -170,8 +182,12 @@ def _not_your_turn(w, match_id, tokens):
 
 def _tile_not_in_hand(w, match_id, tokens):
     seat_view = w.seat_view(match_id, tokens)
-    missing = next([a, b] for a in range(7) for b in range(a + 1) if [a, b] not in seat_view["hand"]
-                   and [b, a] not in seat_view["hand"])
+    missing = next(
+        [a, b]
+        for a in range(7)
+        for b in range(a + 1)
+        if [a, b] not in seat_view["hand"] and [b, a] not in seat_view["hand"]
+    )
     return w.act(match_id, tokens[seat_view["seat"]], {"type": "play", "tile": missing, "end": "left"})
 
 
@@ -265,13 +281,14 @@ def _claim_stale_seq(w: World, monkeypatch):
     def moved_on(uow, locked_id):
         record = real_lock(uow, locked_id)
         return replace(record, last_seq=record.last_seq + 1)
+
     monkeypatch.setattr(service, "_lock", moved_on)
     return w.client.post(f"/v1/matches/{match_id}/seats/1/claim", json={"name": "Cy"})
 
 
 def _claim_event_limit(w: World):
     match_id, _ = w.match([TWO[0], {"name": "Open", "type": "open"}])
-    w.lower(max_events_per_match=2)           # the claim and the first deal it starts append more
+    w.lower(max_events_per_match=2)  # the claim and the first deal it starts append more
     return w.client.post(f"/v1/matches/{match_id}/seats/1/claim", json={"name": "Cy"})
 
 
@@ -335,8 +352,9 @@ def _read_only_store(w: World) -> Store:
     url = make_url(w.app.config["DATABASE_URL"])
     if url.get_backend_name() == "sqlite":
         return Store(make_engine(f"sqlite:///file:{url.database}?mode=ro&uri=true"))
-    return Store(make_engine(str(w.app.config["DATABASE_URL"]),
-                             connect_args={"options": "-c default_transaction_read_only=on"}))
+    return Store(
+        make_engine(str(w.app.config["DATABASE_URL"]), connect_args={"options": "-c default_transaction_read_only=on"})
+    )
 
 
 def _stats_invalid_api_key(w: World):
@@ -363,23 +381,31 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("POST /v1/matches", "too_many_bot_matches"): _create_too_many_bot_matches,
     ("POST /v1/matches", "event_limit_reached"): _create_event_limit_reached,
     ("POST /v1/matches", "unsupported_media_type"): lambda w: w.client.post(
-        "/v1/matches", data=json.dumps({"seats": TWO}), content_type="text/plain"),
+        "/v1/matches", data=json.dumps({"seats": TWO}), content_type="text/plain"
+    ),
     ("POST /v1/matches", "invalid_request"): lambda w: w.client.post("/v1/matches", json={"seats": []}),
-    ("POST /v1/matches", "invalid_rules"): lambda w: w.client.post("/v1/matches", json={
-        "seats": TWO, "rules": {"partners": True}}),
+    ("POST /v1/matches", "invalid_rules"): lambda w: w.client.post(
+        "/v1/matches", json={"seats": TWO, "rules": {"partners": True}}
+    ),
     ("POST /v1/matches", "too_many_requests"): lambda w: _rate_limited(
-        w, "RATE_LIMIT_CREATE", lambda: w.client.post("/v1/matches", json={"seats": TWO})),
+        w, "RATE_LIMIT_CREATE", lambda: w.client.post("/v1/matches", json={"seats": TWO})
+    ),
     ("GET /v1/matches/{match_id}", "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}"),
     ("GET /v1/matches/{match_id}/view", "invalid_token"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/view", headers=auth("not-a-token")),
+        f"/v1/matches/{w.match()[0]}/view", headers=auth("not-a-token")
+    ),
     ("GET /v1/matches/{match_id}/view", "wrong_match"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/view", headers=auth(w.match()[1][0])),
+        f"/v1/matches/{w.match()[0]}/view", headers=auth(w.match()[1][0])
+    ),
     ("GET /v1/matches/{match_id}/view", "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/view"),
-    (ACTIONS, "invalid_if_match"): _actions_rule(lambda w, m, t: w.act(m, t[0], {"type": "knock"}, **{
-        "If-Match": "yesterday"})),
-    (ACTIONS, "invalid_token"): _actions_rule(lambda w, m, t: w.client.post(
-        f"/v1/matches/{m}/actions", data="not even JSON", content_type="text/plain",
-        headers={"If-Match": "garbage"})),
+    (ACTIONS, "invalid_if_match"): _actions_rule(
+        lambda w, m, t: w.act(m, t[0], {"type": "knock"}, **{"If-Match": "yesterday"})
+    ),
+    (ACTIONS, "invalid_token"): _actions_rule(
+        lambda w, m, t: w.client.post(
+            f"/v1/matches/{m}/actions", data="not even JSON", content_type="text/plain", headers={"If-Match": "garbage"}
+        )
+    ),
     (ACTIONS, "wrong_match"): _actions_rule(lambda w, m, t: w.act(m, w.match()[1][0], {"type": "knock"})),
     (ACTIONS, "unknown_match"): lambda w: w.act(NO_MATCH, "some-token", {"type": "knock"}),
     (ACTIONS, "not_your_turn"): _actions_rule(_not_your_turn),
@@ -396,75 +422,94 @@ ROWS: dict[tuple[str, str], Callable] = {
     (ACTIONS, "nothing_to_muggins"): _nothing_to_muggins,
     (ACTIONS, "match_not_started"): _match_not_started,
     (ACTIONS, "match_over"): _match_over,
-    (ACTIONS, "stale_seq"): _actions_rule(lambda w, m, t: w.act(m, t[w.turn(m)], {"type": "knock",
-                                                                                  "expected_seq": 0})),
+    (ACTIONS, "stale_seq"): _actions_rule(lambda w, m, t: w.act(m, t[w.turn(m)], {"type": "knock", "expected_seq": 0})),
     (ACTIONS, "event_limit_reached"): _actions_rule(_event_limit_on_action),
-    (ACTIONS, "precondition_failed"): _actions_rule(lambda w, m, t: w.act(m, t[0], {"type": "knock"}, **{
-        "If-Match": '"0"'})),
-    (ACTIONS, "unsupported_media_type"): _actions_rule(lambda w, m, t: w.client.post(
-        f"/v1/matches/{m}/actions", data='{"type": "knock"}', content_type="text/plain", headers=auth(t[0]))),
+    (ACTIONS, "precondition_failed"): _actions_rule(
+        lambda w, m, t: w.act(m, t[0], {"type": "knock"}, **{"If-Match": '"0"'})
+    ),
+    (ACTIONS, "unsupported_media_type"): _actions_rule(
+        lambda w, m, t: w.client.post(
+            f"/v1/matches/{m}/actions", data='{"type": "knock"}', content_type="text/plain", headers=auth(t[0])
+        )
+    ),
     (ACTIONS, "invalid_action"): _actions_rule(lambda w, m, t: w.act(m, t[0], {"type": "pass"})),
     (ACTIONS, "invalid_tile"): _actions_rule(lambda w, m, t: w.act(m, t[0], {"type": "play", "tile": "6-9"})),
-    (ACTIONS, "invalid_idempotency_key"): _actions_rule(lambda w, m, t: w.act(m, t[0], {"type": "knock"}, **{
-        "Idempotency-Key": '""'})),
+    (ACTIONS, "invalid_idempotency_key"): _actions_rule(
+        lambda w, m, t: w.act(m, t[0], {"type": "knock"}, **{"Idempotency-Key": '""'})
+    ),
     (ACTIONS, "idempotency_key_reused"): _actions_rule(_idempotency_key_reused),
-    (ACTIONS, "too_many_requests"): _actions_rule(lambda w, m, t: _rate_limited(
-        w, "RATE_LIMIT_ACTIONS_PER_TOKEN", lambda: w.act(m, t[0], {"type": "muggins"}))),
+    (ACTIONS, "too_many_requests"): _actions_rule(
+        lambda w, m, t: _rate_limited(w, "RATE_LIMIT_ACTIONS_PER_TOKEN", lambda: w.act(m, t[0], {"type": "muggins"}))
+    ),
     ("GET /v1/matches/{match_id}/events", "invalid_token"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/events", headers=auth("not-a-token")),
+        f"/v1/matches/{w.match()[0]}/events", headers=auth("not-a-token")
+    ),
     ("GET /v1/matches/{match_id}/events", "wrong_match"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/events", headers=auth(w.match()[1][0])),
-    ("GET /v1/matches/{match_id}/events", "unknown_match"): lambda w: w.client.get(
-        f"/v1/matches/{NO_MATCH}/events"),
+        f"/v1/matches/{w.match()[0]}/events", headers=auth(w.match()[1][0])
+    ),
+    ("GET /v1/matches/{match_id}/events", "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/events"),
     ("GET /v1/matches/{match_id}/events", "invalid_request"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/events?after=-1"),
+        f"/v1/matches/{w.match()[0]}/events?after=-1"
+    ),
     ("GET /v1/matches/{match_id}/events", "too_many_waiters"): _events_too_many_waiters,
     ("GET /v1/matches/{match_id}/audit", "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/audit"),
-    ("GET /v1/matches/{match_id}/audit", "match_not_over"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/audit"),
+    ("GET /v1/matches/{match_id}/audit", "match_not_over"): lambda w: w.client.get(f"/v1/matches/{w.match()[0]}/audit"),
     ("GET /v1/matches/{match_id}/audit", "invalid_request"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/audit?limit=0"),
+        f"/v1/matches/{w.match()[0]}/audit?limit=0"
+    ),
     ("GET /v1/matches/{match_id}/audit", "too_many_requests"): lambda w: _rate_limited(
-        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/audit")),
+        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/audit")
+    ),
     (CLAIM, "invalid_token"): lambda w: w.client.post(
         f"/v1/matches/{w.match([TWO[0], {'name': 'Open', 'type': 'open'}])[0]}/seats/1/claim",
-        json={"name": "Cy"}, headers={"Authorization": "Basic Y3k6"}),
+        json={"name": "Cy"},
+        headers={"Authorization": "Basic Y3k6"},
+    ),
     (CLAIM, "seat_reserved"): _seat_reserved,
     (CLAIM, "unknown_match"): lambda w: w.client.post(f"/v1/matches/{NO_MATCH}/seats/1/claim", json={"name": "Cy"}),
-    (CLAIM, "unknown_seat"): lambda w: w.client.post(f"/v1/matches/{w.match()[0]}/seats/7/claim",
-                                                     json={"name": "Cy"}),
+    (CLAIM, "unknown_seat"): lambda w: w.client.post(f"/v1/matches/{w.match()[0]}/seats/7/claim", json={"name": "Cy"}),
     (CLAIM, "seat_taken"): lambda w: w.client.post(f"/v1/matches/{w.match()[0]}/seats/1/claim", json={"name": "Cy"}),
     (CLAIM, "stale_seq"): lambda w, fx: _claim_stale_seq(w, fx.monkeypatch),
     (CLAIM, "event_limit_reached"): _claim_event_limit,
     (CLAIM, "unsupported_media_type"): lambda w: w.client.post(
         f"/v1/matches/{w.match([TWO[0], {'name': 'Open', 'type': 'open'}])[0]}/seats/1/claim",
-        data="name=Cy", content_type="application/x-www-form-urlencoded"),
+        data="name=Cy",
+        content_type="application/x-www-form-urlencoded",
+    ),
     (CLAIM, "invalid_request"): lambda w: w.client.post(
-        f"/v1/matches/{w.match([TWO[0], {'name': 'Open', 'type': 'open'}])[0]}/seats/1/claim", json={"name": ""}),
+        f"/v1/matches/{w.match([TWO[0], {'name': 'Open', 'type': 'open'}])[0]}/seats/1/claim", json={"name": ""}
+    ),
     (REMATCH, "invalid_token"): lambda w: w.client.post(f"/v1/matches/{NO_MATCH}/rematch"),
     (REMATCH, "invalid_api_key"): _rematch_invalid_api_key,
     (REMATCH, "wrong_match"): _rematch_wrong_match,
     (REMATCH, "unknown_match"): lambda w: w.client.post(f"/v1/matches/{NO_MATCH}/rematch", headers=auth("x")),
     (REMATCH, "match_not_over"): _rematch_match_not_over,
     (REMATCH, "too_many_requests"): lambda w: _rate_limited(
-        w, "RATE_LIMIT_CREATE", lambda: w.client.post(f"/v1/matches/{NO_MATCH}/rematch", headers=auth("x"))),
+        w, "RATE_LIMIT_CREATE", lambda: w.client.post(f"/v1/matches/{NO_MATCH}/rematch", headers=auth("x"))
+    ),
     ("GET /v1/matches/{match_id}/fairness", "unknown_match"): lambda w: w.client.get(
-        f"/v1/matches/{NO_MATCH}/fairness"),
+        f"/v1/matches/{NO_MATCH}/fairness"
+    ),
     ("GET /v1/matches/{match_id}/fairness", "match_not_over"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/fairness"),
+        f"/v1/matches/{w.match()[0]}/fairness"
+    ),
     ("GET /v1/matches/{match_id}/fairness", "too_many_requests"): lambda w: _rate_limited(
-        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/fairness")),
+        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/fairness")
+    ),
     ("GET /v1/players/{player_ref}/stats", "invalid_api_key"): _stats_invalid_api_key,
     ("GET /v1/players/{player_ref}/stats", "invalid_request"): lambda w: w.client.get(
-        "/v1/players/" + "x" * 129 + "/stats"),
+        "/v1/players/" + "x" * 129 + "/stats"
+    ),
     ("GET /v1/matches/{match_id}/stream", "invalid_last_event_id"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/stream", headers={"Last-Event-ID": "first"}),
+        f"/v1/matches/{w.match()[0]}/stream", headers={"Last-Event-ID": "first"}
+    ),
     ("GET /v1/matches/{match_id}/stream", "invalid_token"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/stream?token=not-a-token"),
+        f"/v1/matches/{w.match()[0]}/stream?token=not-a-token"
+    ),
     ("GET /v1/matches/{match_id}/stream", "wrong_match"): lambda w: w.client.get(
-        f"/v1/matches/{w.match()[0]}/stream", headers=auth(w.match()[1][0])),
-    ("GET /v1/matches/{match_id}/stream", "unknown_match"): lambda w: w.client.get(
-        f"/v1/matches/{NO_MATCH}/stream"),
+        f"/v1/matches/{w.match()[0]}/stream", headers=auth(w.match()[1][0])
+    ),
+    ("GET /v1/matches/{match_id}/stream", "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/stream"),
     ("GET /v1/matches/{match_id}/stream", "too_many_waiters"): _stream_too_many_waiters,
     ("GET /healthz", "database_unavailable"): lambda w, fx: _healthz(w, _unreachable_store(w, fx.tmp_path)),
     ("GET /healthz", "database_read_only"): lambda w: _healthz(w, _read_only_store(w)),
@@ -490,8 +535,9 @@ def answered(response) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("operation, code", sorted(ROWS), ids=[f"{op} {code}" for op, code in sorted(ROWS)])
-def test_each_operation_answers_each_code_it_declares(world, operation, code, monkeypatch, tmp_path,
-                                                      answered_problems_are_declared: Recorder):
+def test_each_operation_answers_each_code_it_declares(
+    world, operation, code, monkeypatch, tmp_path, answered_problems_are_declared: Recorder
+):
     response = provoke(ROWS[(operation, code)], world, Fixtures(monkeypatch, tmp_path))
     assert answered(response) == (CATALOGUE[code].status, code)
     # ... and it was this operation that answered it (as the recorder saw it)
@@ -524,6 +570,7 @@ class _TimedOut:
 def _raises(error: BaseException):
     def unit_of_work(*args, **kwargs):
         raise error
+
     return unit_of_work
 
 
@@ -575,6 +622,7 @@ class _TimedOut:
 def _raises(error: BaseException):
     def raising(*args, **kwargs):
         raise error
+
     return raising
 
 
@@ -607,13 +655,16 @@ ANY_OPERATION: dict[str, Callable[[Send], object]] = {
     "header_too_large": lambda send: send(headers={"If-Match": "1" * 2000}),
     "payload_too_large": lambda send: send(data="[" + "0," * 40000 + "0]", content_type="application/json"),
     "method_not_allowed": lambda send: send(method="PATCH"),
-    "request_timeout": lambda send: send.patched(request_body, "_deadline", _TimedOut,
-                                                 lambda: send(json={"name": "Cy"})),
+    "request_timeout": lambda send: send.patched(
+        request_body, "_deadline", _TimedOut, lambda: send(json={"name": "Cy"})
+    ),
     "too_many_waiters": _bodies_on_their_way,
-    "database_busy": lambda send: send.patched(_store(send), "unit_of_work", _raises(DatabaseBusy("locked")),
-                                               send.as_a_seat),
-    "internal_error": lambda send: send.patched(_store(send), "unit_of_work", _raises(RuntimeError("a bug")),
-                                                send.as_a_seat),
+    "database_busy": lambda send: send.patched(
+        _store(send), "unit_of_work", _raises(DatabaseBusy("locked")), send.as_a_seat
+    ),
+    "internal_error": lambda send: send.patched(
+        _store(send), "unit_of_work", _raises(RuntimeError("a bug")), send.as_a_seat
+    ),
 }
 #: What an operation that never reads the database cannot be answered (its default response is
 #: every operation's, and lists them all the same).
@@ -664,8 +715,12 @@ def test_every_declared_code_is_answered_above(world):
     """Each (operation, code) the document declares has its request in ROWS, or is a code any
     request may get (ANY_OPERATION, gunicorn's), and ROWS holds nothing the document does not."""
     document = world.client.get("/v1/openapi.json").get_json()
-    declared = {(f"{method} {path}", code) for (method, path), by_status in declared_problems(document).items()
-                for codes_of_status in by_status.values() for code in codes_of_status}
+    declared = {
+        (f"{method} {path}", code)
+        for (method, path), by_status in declared_problems(document).items()
+        for codes_of_status in by_status.values()
+        for code in codes_of_status
+    }
     any_request = {entry.code for entry in ANY_REQUEST}
     assert any_request == set(ANY_OPERATION) | set(BEFORE_THE_APP) | {"not_found"}
     unanswered = {(op, code) for op, code in declared if (op, code) not in ROWS and code not in any_request}
@@ -678,8 +733,12 @@ def test_every_declared_code_is_answered_above(world):
 
 def test_every_code_of_the_catalogue_is_declared_by_some_operation(world):
     document = world.client.get("/v1/openapi.json").get_json()
-    declared = {code for by_status in declared_problems(document).values() for codes_of in by_status.values()
-                for code in codes_of}
+    declared = {
+        code
+        for by_status in declared_problems(document).values()
+        for codes_of in by_status.values()
+        for code in codes_of
+    }
     assert declared == set(CATALOGUE)
 
 
@@ -696,8 +755,9 @@ def test_every_documented_problem_response_lists_its_codes_with_their_own_status
 
 
 def test_docs_problems_md_is_the_catalogue():
-    assert (ROOT / "docs" / "problems.md").read_text() == codes.docs_page(), \
+    assert (ROOT / "docs" / "problems.md").read_text() == codes.docs_page(), (
         "docs/problems.md is stale: run scripts/problem-codes"
+    )
 
 
 README_PAIR = re.compile(r"\b([1-5][0-9]{2}) `([a-z_]+)`")
@@ -714,16 +774,17 @@ def test_the_readme_gives_every_code_it_names_with_its_status():
 
 
 def test_the_recorder_fails_a_test_whose_operation_answers_an_undeclared_code(
-        world, monkeypatch, answered_problems_are_declared: Recorder):
+    world, monkeypatch, answered_problems_are_declared: Recorder
+):
     """The guard every API test runs under can fail: an answer its operation does not list."""
     recorder = Recorder()
-    request_finished.disconnect(answered_problems_are_declared)     # this test's own undeclared answer
+    request_finished.disconnect(answered_problems_are_declared)  # this test's own undeclared answer
     request_finished.connect(recorder)
     try:
-        world.client.get(f"/v1/matches/{NO_MATCH}")             # 404 unknown_match: declared
+        world.client.get(f"/v1/matches/{NO_MATCH}")  # 404 unknown_match: declared
         assert recorder.answered and not recorder.undeclared
         monkeypatch.setattr(world.service, "summary", _raises(SeatReserved("not this operation's")))
-        world.client.get(f"/v1/matches/{NO_MATCH}")             # 403 seat_reserved: not declared here
+        world.client.get(f"/v1/matches/{NO_MATCH}")  # 403 seat_reserved: not declared here
     finally:
         request_finished.disconnect(recorder)
         request_finished.connect(answered_problems_are_declared)

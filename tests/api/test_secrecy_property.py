@@ -36,22 +36,32 @@ from .fake_clock import FakeClock, use_clock
 from .helpers import auth, tiles_in
 
 TABLES = [
-    ("standard-draw", 2, {}), ("standard-draw", 3, {}), ("standard-draw", 4, {}),
+    ("standard-draw", 2, {}),
+    ("standard-draw", 3, {}),
+    ("standard-draw", 4, {}),
     ("standard-draw", 4, {"partners": True}),
     ("standard-draw", 3, {"auto_draw": True, "auto_knock": True}),
     ("standard-draw", 2, {"draw_at_will": True}),
-    ("standard-block", 2, {}), ("standard-block", 3, {}), ("standard-block", 4, {"partners": True}),
-    ("pagat-draw", 3, {}), ("pagat-block", 4, {}),
-    ("dominorules-draw", 3, {}), ("dominorules-block", 2, {}), ("winner-leads", 2, {}),
-    ("all-fives", 2, {}), ("all-fives", 3, {"auto_draw": True}), ("all-fives", 4, {"partners": True}),
-    ("muggins", 2, {"muggins_calls": True}), ("muggins", 3, {"muggins_calls": True}),
+    ("standard-block", 2, {}),
+    ("standard-block", 3, {}),
+    ("standard-block", 4, {"partners": True}),
+    ("pagat-draw", 3, {}),
+    ("pagat-block", 4, {}),
+    ("dominorules-draw", 3, {}),
+    ("dominorules-block", 2, {}),
+    ("winner-leads", 2, {}),
+    ("all-fives", 2, {}),
+    ("all-fives", 3, {"auto_draw": True}),
+    ("all-fives", 4, {"partners": True}),
+    ("muggins", 2, {"muggins_calls": True}),
+    ("muggins", 3, {"muggins_calls": True}),
     ("all-fives", 4, {"partners": True, "muggins_calls": True}),
     ("standard-draw", 2, {"turn_seconds": 30, "timeout_limit": 2}),
     ("dominorules-draw", 3, {"turn_seconds": 5, "auto_draw": True}),
     ("all-fives", 3, {"turn_seconds": 5, "timeout_limit": 1}),
 ]
 TARGETS = (15, 40, 120)
-CHECKED_TYPES: set[str] = set()     # the type of every event check_event has looked at
+CHECKED_TYPES: set[str] = set()  # the type of every event check_event has looked at
 
 
 def T(pair) -> tuple[int, int]:
@@ -70,7 +80,7 @@ class Truth:
         self.ended = any(e["type"] == "match_ended" for e in log)
         self.hand_of_seq: dict[int, int] = {}
         self.hand_start: dict[int, int] = {}
-        self.boneyard_left: dict[int, set] = {}   # per finished hand: what was never drawn
+        self.boneyard_left: dict[int, set] = {}  # per finished hand: what was never drawn
         hand, boneyard, draws = 0, [], 0
         for event in log:
             if event["type"] == "hand_started":
@@ -118,8 +128,7 @@ def check_event(truth: Truth, reader, event: dict, where: str) -> None:
 def check_view(truth: Truth, reader, view: dict, where: str) -> None:
     body = {k: v for k, v in view.items() if k != "last_hand"}
     leaked = tiles_in(body) & truth.secret(reader)
-    assert not leaked, (f"{where}: {leaked} ({[truth.live_owner(t) for t in leaked]}) "
-                        f"leaked to {_who(reader)}: {body}")
+    assert not leaked, f"{where}: {leaked} ({[truth.live_owner(t) for t in leaked]}) leaked to {_who(reader)}: {body}"
     if view.get("hand") is not None:
         assert {T(t) for t in view["hand"]} == {T(t.to_json()) for t in truth.state.hands[reader]}
     last = view.get("last_hand")
@@ -181,16 +190,23 @@ def try_refused(client, app, match_id, tokens, truth: Truth, data) -> None:
         if not pool:
             continue
         tile = data.draw(st.sampled_from(pool), label=f"hidden tile in a {label}")
-        response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[seat]),
-                               json={"type": "play", "tile": list(tile), "end": "left"})
+        response = client.post(
+            f"/v1/matches/{match_id}/actions",
+            headers=auth(tokens[seat]),
+            json={"type": "play", "tile": list(tile), "end": "left"},
+        )
         assert response.status_code in (409, 422), response.get_json()
         body = response.get_json()
         check_plain(Truth(app, match_id), seat, body, "refusal")
         answers[label] = (body["code"], body["detail"].replace(f"{tile[0]}-{tile[1]}", "<tile>"))
     if len(answers) == 2:
         assert answers["hand"] == answers["boneyard"], answers
-    other = data.draw(st.sampled_from([{"type": "knock"}, {"type": "draw"}, {"type": "muggins"},
-                                       {"type": "draw", "until": "playable"}]), label="other refusal")
+    other = data.draw(
+        st.sampled_from(
+            [{"type": "knock"}, {"type": "draw"}, {"type": "muggins"}, {"type": "draw", "until": "playable"}]
+        ),
+        label="other refusal",
+    )
     response = client.post(f"/v1/matches/{match_id}/actions", headers=auth(tokens[seat]), json=other)
     if response.status_code != 200:
         assert response.status_code in (409, 422), response.get_json()
@@ -245,9 +261,12 @@ def clock_runs(truth: Truth) -> bool:
 def play_one(client, app, data, max_actions: int) -> None:
     preset, players, rules = data.draw(st.sampled_from(TABLES), label="table")
     rules = {**rules, "target": data.draw(st.sampled_from(TARGETS), label="target")}
-    kinds = data.draw(st.lists(st.sampled_from(["remote", "remote", "bot", "open"]),
-                               min_size=players, max_size=players).filter(lambda k: set(k) - {"bot"}),
-                      label="seats")
+    kinds = data.draw(
+        st.lists(st.sampled_from(["remote", "remote", "bot", "open"]), min_size=players, max_size=players).filter(
+            lambda k: set(k) - {"bot"}
+        ),
+        label="seats",
+    )
     seats = [{"name": f"P{i}", "type": kind} for i, kind in enumerate(kinds)]
     for seat in seats:
         if seat["type"] == "bot":
@@ -257,12 +276,13 @@ def play_one(client, app, data, max_actions: int) -> None:
     match_id, tokens = open_table(client, app, preset, rules, seats, seed)
 
     for _ in range(max_actions):
-        truth = observe_everything(client, app, match_id, tokens,
-                                   data.draw(st.sampled_from([None, *tokens]), label="log reader"))
+        truth = observe_everything(
+            client, app, match_id, tokens, data.draw(st.sampled_from([None, *tokens]), label="log reader")
+        )
         if truth.state.status == "ended":
             return
         if all(s["type"] == "bot" for s in truth.state.seats):
-            return               # every person timed out and was replaced: the autoplay runner's table now
+            return  # every person timed out and was replaced: the autoplay runner's table now
         if clock_runs(truth) and data.draw(st.integers(0, 3), label="run out the clock?") == 0:
             run_out_the_clock(client, app, match_id, truth)
             continue
@@ -281,9 +301,10 @@ def play_one(client, app, data, max_actions: int) -> None:
 
 @pytest.fixture
 def secrecy_app(database_url):
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "ALLOW_CLIENT_SEED": True})
-    use_clock(app, FakeClock())        # turn clocks run out only when a test says so
+    app = create_app(
+        {"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False, "ALLOW_CLIENT_SEED": True}
+    )
+    use_clock(app, FakeClock())  # turn clocks run out only when a test says so
     yield app
     app.extensions["boneyard.store"].dispose()
 
@@ -311,8 +332,11 @@ def test_no_answer_shows_a_hidden_tile_over_many_long_matches(secrecy_app, data)
 # (tile_drawn); the Block game, where a stuck seat knocks (knocked), and where without fives a
 # match ends only with a hand (hand_ended). The seed is fixed: every run plays the same matches.
 COVERING_TABLES = [
-    ("all-fives", {"lead": "rotate_any", "draw_at_will": True, "turn_seconds": 5, "timeout_limit": 1, "target": 40},
-     [{"name": "Idle", "type": "remote"}, {"name": "Ana", "type": "remote"}, {"name": "Open", "type": "open"}]),
+    (
+        "all-fives",
+        {"lead": "rotate_any", "draw_at_will": True, "turn_seconds": 5, "timeout_limit": 1, "target": 40},
+        [{"name": "Idle", "type": "remote"}, {"name": "Ana", "type": "remote"}, {"name": "Open", "type": "open"}],
+    ),
     ("standard-block", {"target": 15}, [{"name": "Ben", "type": "remote"}, {"name": "Cy", "type": "open"}]),
 ]
 IDLE = "Idle"
@@ -347,14 +371,15 @@ def test_the_secrecy_checks_see_every_event_type(secrecy_app):
             assert response.status_code == 200, (action, response.get_json())
             check_action_answer(secrecy_app, match_id, seat, response.get_json())
         assert truth.state.status == "ended", f"{preset} {rules}: not over after {step + 1} steps"
-    assert CHECKED_TYPES == set(EVENT_TYPES), f"never checked: {sorted(set(EVENT_TYPES) - CHECKED_TYPES)}"
+    assert set(EVENT_TYPES) == CHECKED_TYPES, f"never checked: {sorted(set(EVENT_TYPES) - CHECKED_TYPES)}"
 
 
 def test_the_truth_sees_the_hidden_tiles_a_leak_would_show(secrecy_app):
     """The checker itself: a body that does show another seat's tile is caught."""
     client = secrecy_app.test_client()
-    created = client.post("/v1/matches", json={"seats": [{"name": "A", "type": "remote"},
-                                                         {"name": "B", "type": "remote"}]}).get_json()
+    created = client.post(
+        "/v1/matches", json={"seats": [{"name": "A", "type": "remote"}, {"name": "B", "type": "remote"}]}
+    ).get_json()
     truth = Truth(secrecy_app, created["id"])
     other = truth.state.hands[1][0].to_json()
     with pytest.raises(AssertionError, match="leaked to seat 0"):

@@ -17,19 +17,33 @@ def test_secret_query_parameters_are_redacted_however_they_are_spelt():
     assert redact_query("a=1&token=abc&b=2") == "a=1&token=[redacted]&b=2"
     assert redact_query("%74oken=abc;x=1") == "%74oken=[redacted];x=1"
     assert redact_query("TOKEN=abc&tokens=keep&token") == "TOKEN=[redacted]&tokens=keep&token"
-    assert redact_text('GET /v1/matches/m/stream?x=#&token=abc HTTP/1.1') == \
-        "GET /v1/matches/m/stream?x=#&token=[redacted] HTTP/1.1"
+    assert (
+        redact_text("GET /v1/matches/m/stream?x=#&token=abc HTTP/1.1")
+        == "GET /v1/matches/m/stream?x=#&token=[redacted] HTTP/1.1"
+    )
     assert redact_text("no query here: token=abc") == "no query here: token=abc"
 
 
 def test_no_access_log_atom_holds_a_token_or_an_authorization_header():
     logger = AccessLogger(Config())
-    environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/v1/matches/m/stream?token=s3cret", "PATH_INFO":
-               "/v1/matches/m/stream", "QUERY_STRING": "token=s3cret", "SERVER_PROTOCOL": "HTTP/1.1",
-               "REMOTE_ADDR": "127.0.0.1", "HTTP_REFERER": "https://portal/play?token=s3cret",
-               "HTTP_AUTHORIZATION": "Bearer s3cret", "HTTP_X_API_KEY": "s3cret"}
-    request = SimpleNamespace(headers=[("AUTHORIZATION", "Bearer s3cret"), ("X-API-KEY", "s3cret"),
-                                       ("REFERER", "https://portal/play?token=s3cret")])
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "RAW_URI": "/v1/matches/m/stream?token=s3cret",
+        "PATH_INFO": "/v1/matches/m/stream",
+        "QUERY_STRING": "token=s3cret",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "HTTP_REFERER": "https://portal/play?token=s3cret",
+        "HTTP_AUTHORIZATION": "Bearer s3cret",
+        "HTTP_X_API_KEY": "s3cret",
+    }
+    request = SimpleNamespace(
+        headers=[
+            ("AUTHORIZATION", "Bearer s3cret"),
+            ("X-API-KEY", "s3cret"),
+            ("REFERER", "https://portal/play?token=s3cret"),
+        ]
+    )
     response = SimpleNamespace(status="200 OK", headers=[], sent=10)
     atoms = logger.atoms(response, request, environ, timedelta(milliseconds=3))
     leaked = {key: value for key, value in atoms.items() if "s3cret" in str(value)}
@@ -43,16 +57,20 @@ def test_a_file_sent_by_sendfile_is_logged_with_its_length_and_nothing_else_chan
     environ = {"REQUEST_METHOD": "GET", "RAW_URI": "/docs/assets/x.js", "SERVER_PROTOCOL": "HTTP/1.1"}
 
     def bytes_logged(**response) -> tuple[str, object]:
-        atoms = logger.atoms(SimpleNamespace(status="200 OK", headers=[], **response), SimpleNamespace(headers=[]),
-                             environ, timedelta(milliseconds=3))
+        atoms = logger.atoms(
+            SimpleNamespace(status="200 OK", headers=[], **response),
+            SimpleNamespace(headers=[]),
+            environ,
+            timedelta(milliseconds=3),
+        )
         return atoms["b"], atoms["B"]
 
     sent = {"headers_sent": True, "_omits_body": False}
-    assert bytes_logged(sent=0, response_length=1684244, **sent) == ("1684244", 1684244)     # by sendfile()
-    assert bytes_logged(sent=743, response_length=743, **sent) == ("743", 743)               # written
-    assert bytes_logged(sent=0, response_length=0, **sent) == ("0", 0)                       # an empty body
+    assert bytes_logged(sent=0, response_length=1684244, **sent) == ("1684244", 1684244)  # by sendfile()
+    assert bytes_logged(sent=743, response_length=743, **sent) == ("743", 743)  # written
+    assert bytes_logged(sent=0, response_length=0, **sent) == ("0", 0)  # an empty body
     assert bytes_logged(sent=0, response_length=743, headers_sent=True, _omits_body=True) == ("0", 0)  # HEAD, 304
-    assert bytes_logged(sent=0, response_length=207, headers_sent=False) == ("0", 0)         # never went out
+    assert bytes_logged(sent=0, response_length=207, headers_sent=False) == ("0", 0)  # never went out
 
 
 def test_every_refusal_of_gunicorns_parser_has_a_status_and_a_stable_code():
@@ -106,8 +124,14 @@ def test_under_gevent_cpu_heavy_work_runs_beside_the_event_loop_not_instead_of_i
     import sys
     from pathlib import Path
 
-    out = subprocess.run([sys.executable, "-c", CPU_OFFLOAD_SCRIPT], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parents[2], check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", CPU_OFFLOAD_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    ).stdout.split()
     in_place, offloaded = int(out[0]), int(out[1])
     assert in_place <= 2 and offloaded >= 10, (in_place, offloaded)
 

@@ -29,11 +29,15 @@ from api.rules.audit import verify_log
 from api.store import Store, make_engine
 from tests.servers import running_gunicorn
 
-COPIES = 4              # racing copies of each move
-RACES_PER_MATCH = 40    # moves raced per match at most (a short match ends sooner)
-TARGET = 30             # points that end a match: most end within their races, so both checks run
-TABLES = [("standard-draw", 2, {}), ("all-fives", 3, {"auto_draw": True}), ("standard-block", 4, {}),
-          ("muggins", 2, {"muggins_calls": True})]
+COPIES = 4  # racing copies of each move
+RACES_PER_MATCH = 40  # moves raced per match at most (a short match ends sooner)
+TARGET = 30  # points that end a match: most end within their races, so both checks run
+TABLES = [
+    ("standard-draw", 2, {}),
+    ("all-fives", 3, {"auto_draw": True}),
+    ("standard-block", 4, {}),
+    ("muggins", 2, {"muggins_calls": True}),
+]
 
 
 class InProcess:
@@ -77,13 +81,14 @@ class Race:
         self.lock = threading.Lock()
         self.statuses: Counter = Counter()
         self.races = 0
-        self.winners: Counter = Counter()     # races won, per match
+        self.winners: Counter = Counter()  # races won, per match
         self.problems: list[str] = []
 
     def create(self, preset, players, rules):
         seats = [{"name": f"P{i}", "type": "remote"} for i in range(players)]
-        status, body, _ = self.api.request("POST", "/v1/matches",
-                                           json={"preset": preset, "rules": {**rules, "target": TARGET}, "seats": seats})
+        status, body, _ = self.api.request(
+            "POST", "/v1/matches", json={"preset": preset, "rules": {**rules, "target": TARGET}, "seats": seats}
+        )
         assert status == 201, body
         return body["id"], {s["seat"]: s["token"] for s in body["seats"]}
 
@@ -104,14 +109,14 @@ class Race:
             status, seat_view, headers = self.api.request("GET", f"/v1/matches/{match_id}/view", headers=_auth(token))
             assert status == 200, seat_view
             if seat_view["seq"] != spectator["seq"]:
-                return True      # a bot or another race moved in between: look again
+                return True  # a bot or another race moved in between: look again
             candidates += [(seat, action, headers["ETag"]) for action in seat_view["legal_actions"]]
         assert candidates, f"{match_id} is live but nobody may act"
         seat, action, tag = self.rng.choice(candidates)
         seq = spectator["seq"]
         guard = self.rng.choice(["expected_seq", "if_match", "idempotency_key"])
         copies = []
-        for n in range(COPIES):
+        for _ in range(COPIES):
             body, headers = dict(action), _auth(tokens[seat])
             if guard == "expected_seq":
                 body["expected_seq"] = seq
@@ -122,8 +127,9 @@ class Race:
                 headers["Idempotency-Key"] = f"{match_id}-{seq}"
             copies.append((body, headers))
         # Guarded by the seq too: once the move lands, the next seat's knock may well be legal.
-        refused = [({"type": "knock", "expected_seq": seq}, _auth(tokens[other])) for other in tokens
-                   if other != seat][:2]
+        refused = [({"type": "knock", "expected_seq": seq}, _auth(tokens[other])) for other in tokens if other != seat][
+            :2
+        ]
         refused.append(({"type": "play", "tile": [9, 9]}, _auth(tokens[seat])))
         refused.append(({"type": "knock", "expected_seq": seq}, _auth("not-a-token")))
 
@@ -141,29 +147,35 @@ class Race:
             if not 400 <= status < 500:
                 self.problems.append(f"a refused action got {status}: {body}")
         wins = [o for o in outcomes if o[0] == 200 and o[2].get("Idempotent-Replayed") != "true"]
-        for status, body, headers in outcomes:
+        for status, body, _headers in outcomes:
             self._note(status, body, f"race on {match_id} at seq {seq} ({guard})")
             if status == 200:
                 continue
             code = (body or {}).get("code")
-            allowed = {"expected_seq": {(409, "stale_seq")}, "if_match": {(412, "precondition_failed")},
-                       "idempotency_key": {(409, "stale_seq"), (409, "idempotency_in_flight")}}[guard]
+            allowed = {
+                "expected_seq": {(409, "stale_seq")},
+                "if_match": {(412, "precondition_failed")},
+                "idempotency_key": {(409, "stale_seq"), (409, "idempotency_in_flight")},
+            }[guard]
             if (status, code) not in allowed:
                 self.problems.append(f"a losing copy ({guard}) got {status} {code}: {body}")
         with self.lock:
             self.races += 1
             self.winners[match_id] += len(wins)
         if len(wins) != 1:
-            self.problems.append(f"{len(wins)} copies won the race at seq {seq} of {match_id} ({guard}): "
-                                 f"{[o[0] for o in outcomes]}")
+            self.problems.append(
+                f"{len(wins)} copies won the race at seq {seq} of {match_id} ({guard}): {[o[0] for o in outcomes]}"
+            )
         return True
 
     def play(self, matches, workers: int) -> None:
         with ThreadPoolExecutor(max_workers=workers * (COPIES + 4)) as pool:
+
             def drive(match_id, tokens):
                 for _ in range(RACES_PER_MATCH):
                     if not self.one_race(match_id, tokens, pool):
                         return
+
             with ThreadPoolExecutor(max_workers=workers) as drivers:
                 for future in [drivers.submit(drive, m, t) for m, t in matches]:
                     future.result()
@@ -181,8 +193,9 @@ def check_logs(race: Race, store: Store, matches) -> dict:
         assert record.last_seq == len(stored)
         state = replay(event_from_dict(e) for e in log)
         assert state.status == record.status
-        seat_moves = sum(1 for e in log if e["type"] in ("tile_played", "tile_drawn", "knocked")
-                         and not e.get("auto")) + sum(1 for e in log if e.get("how") == "muggins")
+        seat_moves = sum(
+            1 for e in log if e["type"] in ("tile_played", "tile_drawn", "knocked") and not e.get("auto")
+        ) + sum(1 for e in log if e.get("how") == "muggins")
         # One race won = one seat action (a draw until playable may draw several tiles).
         until_draws = seat_moves - race.winners[match_id]
         assert until_draws >= 0, f"{match_id}: {race.winners[match_id]} races won, {seat_moves} moves logged"
@@ -209,23 +222,28 @@ def stress(api, store: Store, seed: int, n_matches: int, workers: int) -> dict:
 
 @pytest.fixture
 def shared_app(database_url):
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False,
-                      "DB_POOL_SIZE": 10})
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False, "DB_POOL_SIZE": 10})
     yield app
     app.extensions["boneyard.store"].dispose()
 
 
 def test_racing_copies_of_every_move_through_one_shared_app_lose_nothing(shared_app):
-    result = stress(InProcess(shared_app), shared_app.extensions["boneyard.store"], seed=5,
-                    n_matches=6, workers=6)
+    result = stress(InProcess(shared_app), shared_app.extensions["boneyard.store"], seed=5, n_matches=6, workers=6)
     print("in-process stress:", result)
     assert result["statuses"].get(200, 0) >= result["races"]
 
 
 @pytest.fixture
 def gunicorn_url(database_url, is_postgres, tmp_path):
-    with running_gunicorn(database_url, tmp_path / "gunicorn.log", WEB_CONCURRENCY="3", GUNICORN_THREADS="8",
-                          AUTO_MIGRATE="false", RATELIMIT_ENABLED="false", DB_POOL_SIZE="4") as (url, log):
+    with running_gunicorn(
+        database_url,
+        tmp_path / "gunicorn.log",
+        WEB_CONCURRENCY="3",
+        GUNICORN_THREADS="8",
+        AUTO_MIGRATE="false",
+        RATELIMIT_ENABLED="false",
+        DB_POOL_SIZE="4",
+    ) as (url, log):
         yield url
     output = log.read_text()
     assert "Traceback" not in output, output[-3000:]

@@ -44,9 +44,9 @@ def test_a_request_after_the_deadline_plays_the_seats_turn_and_starts_the_next_c
     match_id, seq = created["id"], created["seq"]
     seat = view(client, match_id)["turn"]
     clock.advance(30)
-    assert view(client, match_id)["seq"] == seq                 # not yet: the deadline itself is still in time
+    assert view(client, match_id)["seq"] == seq  # not yet: the deadline itself is still in time
     clock.advance(1)
-    events = events_after(client, match_id, seq)                 # the next request plays the turn
+    events = events_after(client, match_id, seq)  # the next request plays the turn
     assert events[0] == {"seq": seq + 1, "type": "turn_timed_out", "seat": seat, "consecutive": 1}
     own = [e for e in events[1:] if e.get("seat") == seat]
     assert own and all(e["auto"] for e in own) and own[-1]["type"] in ("tile_played", "knocked")
@@ -56,8 +56,9 @@ def test_a_request_after_the_deadline_plays_the_seats_turn_and_starts_the_next_c
     # the seat that timed out is refused: its turn was played
     token = tokens_of(created)[seat]
     if after["turn"] != seat:
-        response = client.post(f"/v1/matches/{match_id}/actions", json={"type": "knock"},
-                               headers={"Authorization": f"Bearer {token}"})
+        response = client.post(
+            f"/v1/matches/{match_id}/actions", json={"type": "knock"}, headers={"Authorization": f"Bearer {token}"}
+        )
         assert response.status_code == 409 and response.get_json()["code"] == "not_your_turn"
 
 
@@ -92,8 +93,13 @@ def test_a_seat_that_times_out_the_limit_in_a_row_is_played_by_greedy_from_then_
             clock.advance(6)
         else:
             act(client, match_id, tokens[active], view(client, match_id, tokens[active])["legal_actions"][0])
-    assert current["seats"][idle] == {"seat": idle, "name": created["seats"][idle]["name"], "type": "bot",
-                                      "level": "greedy", "client_seed": None}
+    assert current["seats"][idle] == {
+        "seat": idle,
+        "name": created["seats"][idle]["name"],
+        "type": "bot",
+        "level": "greedy",
+        "client_seed": None,
+    }
     log = events_after(client, match_id, 0)
     timed = [e for e in log if e["type"] == "turn_timed_out"]
     assert [e["consecutive"] for e in timed] == [1, 2] and {e["seat"] for e in timed} == {idle}
@@ -120,7 +126,7 @@ def test_a_match_played_by_timeouts_alone_ends_and_passes_the_fairness_check(cli
 def test_a_long_poll_plays_a_turn_whose_clock_runs_out_while_it_waits(client, clock):
     created = create(client, TWO_REMOTE, rules={"turn_seconds": 30})
     seat = view(client, created["id"])["turn"]
-    clock.advance(29.6)                       # 0.4 s of the turn left when the long-poll starts
+    clock.advance(29.6)  # 0.4 s of the turn left when the long-poll starts
     page = client.get(f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60").get_json()
     assert page["events"][0] == {"seq": created["seq"] + 1, "type": "turn_timed_out", "seat": seat, "consecutive": 1}
     # It slept past the deadline (by the re-check's margin), not to the end of its wait.

@@ -36,7 +36,7 @@ def test_a_long_poll_answers_at_once_when_events_exist(client, clock):
     match_id, _, seq = _live(client)
     page = client.get(f"/v1/matches/{match_id}/events?after={seq - 1}&wait=30").get_json()
     assert [e["seq"] for e in page["events"]] == [seq]
-    assert clock.naps == [] and clock.monotonic() == 0      # it never slept
+    assert clock.naps == [] and clock.monotonic() == 0  # it never slept
 
 
 def test_a_long_poll_is_woken_by_another_clients_action(app, client, wakeable):
@@ -47,7 +47,7 @@ def test_a_long_poll_is_woken_by_another_clients_action(app, client, wakeable):
     page = client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=20").get_json()
     assert actor.finish() == 200
     assert page["events"] and page["events"][0]["seq"] == seq + 1
-    assert wakeable.naps == [(20, True)]                   # one sleep of the whole wait, ended by the append
+    assert wakeable.naps == [(20, True)]  # one sleep of the whole wait, ended by the append
 
 
 def test_a_long_poll_times_out_with_an_empty_page(client, clock):
@@ -107,7 +107,7 @@ def test_the_live_stream_delivers_an_action_appended_after_it_opened(app, client
     assert actor.finish() == 200
     assert messages[0]["event"] == "view"
     assert int(messages[1]["id"]) == seq + 1
-    assert [woken for _, woken in wakeable.naps] == [True]     # the stream slept once, until the append
+    assert [woken for _, woken in wakeable.naps] == [True]  # the stream slept once, until the append
 
 
 def test_the_stream_refuses_a_bad_token_before_streaming(client):

@@ -39,7 +39,7 @@ def hub(database_url):
     hub = Waiter(Store(engine), per_address=0, gone_check_interval=0.05)
     hub.statements = statements
     if engine.dialect.name == "sqlite":
-        hub._ensure_source = lambda: None           # no poller thread: the tests poll by hand
+        hub._ensure_source = lambda: None  # no poller thread: the tests poll by hand
     yield hub
     hub.stop()
     engine.dispose()
@@ -64,6 +64,7 @@ def _waiters(hub, created, count, results, client_factory=lambda: None):
             ready.wait()
             results[i] = sub.wait(created["seq"], 10)
             sub.close()
+
         threads.append(threading.Thread(target=run))
         threads[-1].start()
     ready.wait()
@@ -76,12 +77,11 @@ def _source(hub):
         if getattr(hub, "manual_poller", None) is None:
             hub.manual_poller = SqlitePoller(hub.store.engine.url.database, hub.watched, hub.seen, hub.may_retire)
         return hub.manual_poller
-    assert hub.source is not None                   # started by the first subscribe, before it returned
+    assert hub.source is not None  # started by the first subscribe, before it returned
     return hub.source
 
 
-def test_one_sqlite_poll_wakes_every_waiter_of_a_match_with_no_query_of_their_own(hub, other_process,
-                                                                                  is_postgres):
+def test_one_sqlite_poll_wakes_every_waiter_of_a_match_with_no_query_of_their_own(hub, other_process, is_postgres):
     if is_postgres:
         pytest.skip("the SQLite poller")
     matches = [create(other_process, TWO_REMOTE) for _ in range(3)]
@@ -90,18 +90,18 @@ def test_one_sqlite_poll_wakes_every_waiter_of_a_match_with_no_query_of_their_ow
     idle = {}
     idle_threads = _waiters(hub, matches[1], 10, idle)
     poller = _source(hub)
-    poller.poll_once()                              # nothing new: no read
+    poller.poll_once()  # nothing new: no read
     reads_before = poller.changes.reads
     new_seq = _move(other_process, matches[0])
-    _move(other_process, matches[2])                # a match nobody here waits on
-    assert results == {}                            # nobody polls on its own: still asleep
+    _move(other_process, matches[2])  # a match nobody here waits on
+    assert results == {}  # nobody polls on its own: still asleep
     poller.poll_once()
     for thread in threads:
         thread.join(5)
     assert results == {i: new_seq for i in range(40)}
-    assert poller.changes.reads - reads_before == 1         # one query for all the watched matches
-    assert hub.statements == []                     # the waiters ran no statement at all
-    assert idle == {}                               # the other match's waiters sleep on
+    assert poller.changes.reads - reads_before == 1  # one query for all the watched matches
+    assert hub.statements == []  # the waiters ran no statement at all
+    assert idle == {}  # the other match's waiters sleep on
     hub.announce(matches[1]["id"], matches[1]["seq"] + 1)
     for thread in idle_threads:
         thread.join(5)
@@ -141,23 +141,23 @@ def test_one_listener_wakes_every_waiter_on_postgresql(hub, other_process):
 
 def test_an_append_between_the_read_and_the_subscription_is_not_missed(hub, other_process, is_postgres):
     created = create(other_process, TWO_REMOTE)
-    read_seq = created["seq"]                       # the client read the match...
-    new_seq = _move(other_process, created)         # ...someone appended...
+    read_seq = created["seq"]  # the client read the match...
+    new_seq = _move(other_process, created)  # ...someone appended...
     hub.clock = clock = FakeClock(wakeable=True)
-    with hub.subscribe(created["id"]) as sub:       # ...then it subscribed, and says what it read:
+    with hub.subscribe(created["id"]) as sub:  # ...then it subscribed, and says what it read:
         sub.saw(read_seq)
         if not is_postgres:
-            _source(hub).poll_once()                # the first poll reads every watched match
+            _source(hub).poll_once()  # the first poll reads every watched match
         assert sub.wait(read_seq, 5) == new_seq
-    if is_postgres:                                 # the listener reads the watched matches when it starts
+    if is_postgres:  # the listener reads the watched matches when it starts
         assert all(woken for _, woken in clock.naps), clock.naps
     else:
-        assert clock.naps == []                     # the poll had told the slot: no sleep at all
+        assert clock.naps == []  # the poll had told the slot: no sleep at all
 
 
 def test_a_waiter_whose_client_has_gone_ends_at_the_next_check(hub, other_process):
     created = create(other_process, TWO_REMOTE)
-    for _ in range(2):              # the checker stops once nobody waits, and starts again for the next
+    for _ in range(2):  # the checker stops once nobody waits, and starts again for the next
         gone = threading.Event()
         client = Client("203.0.113.9", gone.is_set)
         hub.clock = clock = FakeClock(wakeable=True)
@@ -165,15 +165,16 @@ def test_a_waiter_whose_client_has_gone_ends_at_the_next_check(hub, other_proces
             checker = hub._checker
             sub.saw(created["seq"])
             done = {}
-            thread = threading.Thread(target=lambda sub=sub, done=done: done.setdefault(
-                "seq", sub.wait(created["seq"], 30)))
+            thread = threading.Thread(
+                target=lambda sub=sub, done=done: done.setdefault("seq", sub.wait(created["seq"], 30))
+            )
             thread.start()
-            assert clock.sleeping.wait(5)           # the waiter is asleep...
-            gone.set()                              # ...when its client goes
+            assert clock.sleeping.wait(5)  # the waiter is asleep...
+            gone.set()  # ...when its client goes
             thread.join(5)
             assert not thread.is_alive() and sub.left and done["seq"] == created["seq"]
-            assert clock.naps == [(30, True)]       # woken by the checker, not by its own timeout
-        checker.join(5)                             # nobody left to check: the checker stops
+            assert clock.naps == [(30, True)]  # woken by the checker, not by its own timeout
+        checker.join(5)  # nobody left to check: the checker stops
         assert not checker.is_alive() and hub._checker is None
 
 
@@ -185,14 +186,16 @@ def test_the_cap_counts_waits_per_address_in_the_database(database_url):
         held = [hub.take(first, 30), hub.take(second, 30)]
         other_address = hub.take(Client("198.51.100.2"), 30)
         from api.services.errors import TooManyWaiters
+
         with pytest.raises(TooManyWaiters) as refused:
             hub.take(Client("198.51.100.1"), 30)
         assert refused.value.retry_after > 0
         held[0].release()
-        held[0].release()                           # once only
+        held[0].release()  # once only
         held.append(hub.take(Client("198.51.100.1"), 30))
         with store.unit_of_work(readonly=True) as uow:
             from api.services.waiting import address_key
+
             assert uow.waiters.count(address_key("198.51.100.1"), hub.now()) == 2
         for slot in held[1:] + [other_address]:
             slot.release()

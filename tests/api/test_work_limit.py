@@ -36,19 +36,18 @@ def test_at_most_limit_requests_work_at_once_and_waiters_pass_by():
         return [b"ok"]
 
     limited = WorkLimit(app, limit=2)
-    work = [threading.Thread(target=limited, args=({"PATH_INFO": "/v1/matches/m/actions"}, None))
-            for _ in range(5)]
+    work = [threading.Thread(target=limited, args=({"PATH_INFO": "/v1/matches/m/actions"}, None)) for _ in range(5)]
     for thread in work:
         thread.start()
     assert entered.acquire(timeout=5) and entered.acquire(timeout=5)
     waiter = threading.Thread(target=limited, args=({"PATH_INFO": "/v1/matches/m/stream"}, None))
     waiter.start()
-    assert entered.acquire(timeout=5)                # a stream is not held back by the queue
-    assert inside[0] == 3                            # two working (the other three queue) and the stream
+    assert entered.acquire(timeout=5)  # a stream is not held back by the queue
+    assert inside[0] == 3  # two working (the other three queue) and the stream
     release.set()
     for thread in [*work, waiter]:
         thread.join(timeout=5)
-    assert most[0] == 3 and inside[0] == 0           # two working requests and the stream
+    assert most[0] == 3 and inside[0] == 0  # two working requests and the stream
 
 
 def test_no_limit_lets_everything_through():
@@ -60,7 +59,7 @@ def test_permits_go_to_waiters_in_arrival_order_and_a_newcomer_never_barges_in()
     from api.http.work_limit import FifoPermits
 
     permits, order = FifoPermits(1), []
-    permits.acquire()                                 # held by the first request
+    permits.acquire()  # held by the first request
 
     def request(name):
         permits.acquire()
@@ -71,11 +70,11 @@ def test_permits_go_to_waiters_in_arrival_order_and_a_newcomer_never_barges_in()
     for n, name in enumerate("abc", start=1):
         waiters.append(threading.Thread(target=request, args=(name,)))
         waiters[-1].start()
-        while permits.waiting < n:                    # queued before the next one arrives
+        while permits.waiting < n:  # queued before the next one arrives
             threading.Event().wait(0.001)
-    permits.release()                                 # handed to "a", who hands it to "b", ...
+    permits.release()  # handed to "a", who hands it to "b", ...
     for thread in waiters:
         thread.join(timeout=5)
     assert order == ["a", "b", "c"] and permits.waiting == 0
-    permits.acquire()                                 # all returned: one free permit again
+    permits.acquire()  # all returned: one free permit again
     assert permits.waiting == 0

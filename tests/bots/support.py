@@ -26,8 +26,14 @@ class Position:
     tile no hand holds (canonical order), cut to the rule set's boneyard size.
     """
 
-    def __init__(self, hands: list[str], preset: str = "standard-draw", options: dict | None = None,
-                 leader: int = 0, boneyard: str = ""):
+    def __init__(
+        self,
+        hands: list[str],
+        preset: str = "standard-draw",
+        options: dict | None = None,
+        leader: int = 0,
+        boneyard: str = "",
+    ):
         players = len(hands)
         opts = dict(options or {})
         dealt = [tiles(h) for h in hands]
@@ -36,18 +42,18 @@ class Position:
         held = {t for h in dealt for t in h}
         first = tiles(boneyard)
         rest = [t for t in ALL_TILES if t not in held and t not in first]
-        bone = (first + rest)[:28 - sum(len(h) for h in dealt)]
+        bone = (first + rest)[: 28 - sum(len(h) for h in dealt)]
         self.events = list(create_match(self.rules, seats(players), SEED))
         self.events.append(HandStarted(1, leader, tuple(tuple(h) for h in dealt), tuple(bone)))
         self.state = replay(self.events)
 
-    def act(self, seat: int, action: dict) -> "Position":
+    def act(self, seat: int, action: dict) -> Position:
         new = decide(self.state, parse_action(seat, action), SEED)
         self.state = replay(new, self.state)
         self.events.extend(new)
         return self
 
-    def play(self, seat: int, tile: str, end: str = "left") -> "Position":
+    def play(self, seat: int, tile: str, end: str = "left") -> Position:
         return self.act(seat, {"type": "play", "tile": Tile.parse(tile).to_json(), "end": end})
 
     def seen_by(self, seat: int) -> tuple[dict, list[dict]]:

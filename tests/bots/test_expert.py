@@ -11,7 +11,6 @@ from api.bots import DEFAULT_BUDGET, Budget, choose_action
 from api.bots.arena import BotMatch
 from api.bots.knowledge import Knowledge, tile_mask
 from api.rules import resolve_rules
-
 from tests.bots.support import Position
 
 
@@ -47,7 +46,7 @@ def test_drawing_on_ends_shows_what_the_drawer_lacks_until_it_draws_more():
     view, log = p.seen_by(0)
     know = Knowledge.read(view, log)
     assert know.lacks(1) == {6}
-    assert know.slots[1] == [1 << 6] * 4      # 3 dealt tiles and the 1-0 drawn on the 6s
+    assert know.slots[1] == [1 << 6] * 4  # 3 dealt tiles and the 1-0 drawn on the 6s
     # Under draw_at_will a draw shows nothing.
     q = Position(["6-6 1-1 2-2", "5-4 3-2 4-0"], boneyard="1-0 6-2", options={"draw_at_will": True})
     q.play(0, "6-6").act(1, {"type": "draw"})
@@ -65,7 +64,13 @@ def test_expert_goes_out_rather_than_blocking_itself():
 
 
 def test_expert_takes_the_only_action_that_goes_out():
-    p = Position(["6-6 1-0 2-0", "6-1", ], options={"draw_at_will": True, "hand_size": 3}).play(0, "6-6")
+    p = Position(
+        [
+            "6-6 1-0 2-0",
+            "6-1",
+        ],
+        options={"draw_at_will": True, "hand_size": 3},
+    ).play(0, "6-6")
     view, _log = p.seen_by(1)
     assert {"type": "draw"} in view["legal_actions"]
     assert expert(p, 1) == {"type": "play", "tile": [6, 1], "end": "left"}
@@ -77,7 +82,7 @@ def test_expert_takes_fifteen_points_over_a_heavier_tile_that_scores_nothing():
     assert action["tile"] == [6, 3] and action["scores"] == 15
     q = Position(["6-6 1-0 2-0 0-0", "6-5 6-3 1-1 4-0"], preset="muggins", options={"muggins_calls": True})
     q.act(0, {"type": "play", "tile": [6, 6], "end": "left"})
-    action = expert(q, 1)          # 6-6 alone counts 12: nothing to call muggins on
+    action = expert(q, 1)  # 6-6 alone counts 12: nothing to call muggins on
     assert action["tile"] == [6, 3] and action["claim"] == 15
 
 
@@ -85,8 +90,10 @@ def test_a_single_legal_action_is_returned_without_thinking():
     p = Position(["6-6 1-0 2-0", "6-1 3-2 4-0"]).play(0, "6-6")
     view, log = p.seen_by(1)
     view["legal_actions"] = view["legal_actions"][:1]
-    assert choose_action("expert", view, log, "s", Budget(determinizations=10**9, max_playouts=10**9)) \
+    assert (
+        choose_action("expert", view, log, "s", Budget(determinizations=10**9, max_playouts=10**9))
         == view["legal_actions"][0]
+    )
 
 
 def test_the_budget_is_a_number_of_playouts_not_a_clock():
@@ -96,10 +103,15 @@ def test_the_budget_is_a_number_of_playouts_not_a_clock():
     assert budget.deals_for(8) == 25
 
 
-@pytest.mark.parametrize("preset,players,options", [
-    ("standard-draw", 2, {}), ("standard-block", 2, {}), ("standard-draw", 4, {"partners": True}),
-    ("all-fives", 3, {"muggins_calls": True}),
-])
+@pytest.mark.parametrize(
+    "preset,players,options",
+    [
+        ("standard-draw", 2, {}),
+        ("standard-block", 2, {}),
+        ("standard-draw", 4, {"partners": True}),
+        ("all-fives", 3, {"muggins_calls": True}),
+    ],
+)
 def test_expert_decisions_are_reproducible_and_their_time_is_reported(preset, players, options, record_property):
     """Same view, log and seed give the same action; the time per decision is a reported figure."""
     rules = resolve_rules(preset, {**options, "target": 60}, players)
@@ -120,8 +132,10 @@ def test_expert_decisions_are_reproducible_and_their_time_is_reported(preset, pl
     median, worst = statistics.median(times), max(times)
     record_property("expert_median_ms", round(1000 * median, 2))
     record_property("expert_max_ms", round(1000 * worst, 2))
-    print(f"\nexpert {preset} {players}p: {len(times)} decisions, median {1000 * median:.1f} ms, "
-          f"max {1000 * worst:.1f} ms")
+    print(
+        f"\nexpert {preset} {players}p: {len(times)} decisions, median {1000 * median:.1f} ms, "
+        f"max {1000 * worst:.1f} ms"
+    )
 
 
 def _matches(slots: list[int], hand) -> bool:
@@ -140,10 +154,17 @@ def _matches(slots: list[int], hand) -> bool:
     return len(slots) == len(hand) and all(place(i, set()) for i in range(len(hand)))
 
 
-@pytest.mark.parametrize("preset,players,options", [
-    ("standard-draw", 2, {}), ("standard-draw", 3, {"auto_draw": True}), ("standard-block", 4, {}),
-    ("pagat-draw", 2, {}), ("standard-draw", 2, {"draw_at_will": True}), ("all-fives", 2, {}),
-])
+@pytest.mark.parametrize(
+    "preset,players,options",
+    [
+        ("standard-draw", 2, {}),
+        ("standard-draw", 3, {"auto_draw": True}),
+        ("standard-block", 4, {}),
+        ("pagat-draw", 2, {}),
+        ("standard-draw", 2, {"draw_at_will": True}),
+        ("all-fives", 2, {}),
+    ],
+)
 def test_what_the_expert_infers_always_holds_for_the_real_hands(preset, players, options):
     rules = resolve_rules(preset, {**options, "target": 80}, players)
     checked = 0

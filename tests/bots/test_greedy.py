@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from api.bots import LEVELS, choose_action
-
 from tests.bots.support import Position
 
 

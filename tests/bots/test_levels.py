@@ -66,7 +66,7 @@ def test_every_level_answers_with_a_listed_action(config):
         levels = [LEVELS[(seat + game) % len(LEVELS)] for seat in range(players)]
         match = BotMatch(rules, f"levels:{_name(config)}:{game}", levels, QUICK)
         while match.live and match.decisions < 120:
-            match.step(observe)          # decide() would raise on an illegal action
+            match.step(observe)  # decide() would raise on an illegal action
     assert all(asked.values()), asked
 
 

@@ -29,10 +29,9 @@ def hidden_twin(events: list, seat: int, rng: random.Random):
     k = max(i for i, e in enumerate(events) if e.type == "hand_started")
     start = events[k]
     now = replay(events)
-    hand_events = events[k + 1:]
+    hand_events = events[k + 1 :]
     drawn = [e.tile for e in hand_events if e.type == "tile_drawn"]
-    drawn_by = {s: {e.tile for e in hand_events if e.type == "tile_drawn" and e.seat == s}
-                for s in range(now.players)}
+    drawn_by = {s: {e.tile for e in hand_events if e.type == "tile_drawn" and e.seat == s} for s in range(now.players)}
     hidden = {s: [t for t in now.hands[s] if t not in drawn_by[s]] for s in range(now.players) if s != seat}
     pool = [t for s in sorted(hidden) for t in hidden[s]] + list(now.boneyard)
     rng.shuffle(pool)
@@ -41,15 +40,22 @@ def hidden_twin(events: list, seat: int, rng: random.Random):
     for s, dealt in enumerate(start.hands):
         held = set(hidden.get(s, ()))
         hands.append(tuple(next(it) if t in held else t for t in dealt))
-    assert tuple(start.boneyard[:len(drawn)]) == tuple(drawn)
+    assert tuple(start.boneyard[: len(drawn)]) == tuple(drawn)
     boneyard = tuple(drawn) + tuple(it)
     twin = HandStarted(start.hand_number, start.leader, tuple(hands), boneyard)
-    return events[:k] + [twin] + events[k + 1:]
+    return events[:k] + [twin] + events[k + 1 :]
 
 
-CASES = [("standard-draw", 2, {}), ("standard-block", 2, {}), ("standard-draw", 3, {}),
-         ("standard-draw", 4, {"partners": True}), ("pagat-draw", 2, {}), ("dominorules-draw", 4, {}),
-         ("all-fives", 2, {"muggins_calls": True}), ("muggins", 3, {})]
+CASES = [
+    ("standard-draw", 2, {}),
+    ("standard-block", 2, {}),
+    ("standard-draw", 3, {}),
+    ("standard-draw", 4, {"partners": True}),
+    ("pagat-draw", 2, {}),
+    ("dominorules-draw", 4, {}),
+    ("all-fives", 2, {"muggins_calls": True}),
+    ("muggins", 3, {}),
+]
 
 
 @pytest.mark.parametrize("preset,players,options", CASES)

@@ -18,8 +18,10 @@ VECTOR_NAMES = [v.name for v in VECTORS]
 
 def golden(name: str) -> tuple[dict, dict]:
     """The committed audit document and expected final state of a vector."""
-    return (json.loads((EXAMPLES / f"{name}.audit.json").read_text()),
-            json.loads((EXAMPLES / f"{name}.expected.json").read_text()))
+    return (
+        json.loads((EXAMPLES / f"{name}.audit.json").read_text()),
+        json.loads((EXAMPLES / f"{name}.expected.json").read_text()),
+    )
 
 
 def node_binary() -> str:

@@ -21,18 +21,27 @@ from .support import ROOT
 SCRIPT = ROOT / "scripts" / "check-contract"
 SPEC = ROOT / "openapi" / "openapi.json"
 # Every operation a client uses in a match (the health checks are not about matches).
-MATCH_OPERATIONS = {label for label in (f"{method.upper()} {path}"
-                                        for path, item in json.loads(SPEC.read_text())["paths"].items()
-                                        for method in item if method != "parameters")
-                    if not label.startswith(("GET /healthz", "GET /livez"))}
+MATCH_OPERATIONS = {
+    label
+    for label in (
+        f"{method.upper()} {path}"
+        for path, item in json.loads(SPEC.read_text())["paths"].items()
+        for method in item
+        if method != "parameters"
+    )
+    if not label.startswith(("GET /healthz", "GET /livez"))
+}
 
-pytestmark = pytest.mark.skipif("postgresql" in os.environ.get("DATABASE_URL", ""),
-                                reason="the script brings its own SQLite database: the SQLite pass runs it")
+pytestmark = pytest.mark.skipif(
+    "postgresql" in os.environ.get("DATABASE_URL", ""),
+    reason="the script brings its own SQLite database: the SQLite pass runs it",
+)
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], check=False, capture_output=True, text=True,
-                          timeout=300, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], check=False, capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
 
 
 def statuses_by_operation(output: str) -> dict[str, dict[int, int]]:
@@ -76,7 +85,10 @@ def test_the_script_fails_on_a_document_the_server_does_not_follow(tmp_path):
     done = run("--spec", str(wrong), "--preset", "winner-leads")
     assert done.returncode == 1, done.stdout
     failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
-    assert any(line.startswith("FAILED GET /v1/matches/{match_id}/view -> 200") and "seq" in done.stdout
-               for line in failed), failed
-    assert any(line.startswith("FAILED POST /v1/matches/{match_id}/actions -> 412")
-               and "not listed on the operation" in line for line in failed), failed
+    assert any(
+        line.startswith("FAILED GET /v1/matches/{match_id}/view -> 200") and "seq" in done.stdout for line in failed
+    ), failed
+    assert any(
+        line.startswith("FAILED POST /v1/matches/{match_id}/actions -> 412") and "not listed on the operation" in line
+        for line in failed
+    ), failed

@@ -76,26 +76,31 @@ def test_every_row_of_every_golden_log_validates(name):
 
 
 def test_real_logs_from_the_api_validate_in_full_and_as_each_viewer_sees_them(client):
-    for preset, seats, rules in [("all-fives", bots("greedy", "random", "random", "greedy"), {"partners": True}),
-                                 ("dominorules-block", bots("random", "greedy", "random"), {}),
-                                 ("muggins", bots("random", "greedy"), {"muggins_calls": True, "auto_draw": True})]:
+    for preset, seats, rules in [
+        ("all-fives", bots("greedy", "random", "random", "greedy"), {"partners": True}),
+        ("dominorules-block", bots("random", "greedy", "random"), {}),
+        ("muggins", bots("random", "greedy"), {"muggins_calls": True, "auto_draw": True}),
+    ]:
         match_id = create_played(client, seats, preset=preset, rules=rules)["id"]
-        assert_valid(AUDIT_LOG, client.get(f"/v1/matches/{match_id}/audit?limit=50").get_json())   # a page
+        assert_valid(AUDIT_LOG, client.get(f"/v1/matches/{match_id}/audit?limit=50").get_json())  # a page
         audit = whole_audit(client, match_id)
         assert_valid(AUDIT_LOG, audit)
         page = client.get(f"/v1/matches/{match_id}/events?limit=1000").get_json()
         assert len(page["events"]) == audit["seq"]
         for event in page["events"]:
-            assert_valid(VISIBLE_EVENT, event)          # with its seq, as /events sends it
+            assert_valid(VISIBLE_EVENT, event)  # with its seq, as /events sends it
             assert_exact_fields(event, "VisibleEvent")
     created = create(client, [{"name": "Ann", "type": "remote"}, *bots("greedy")], "standard-draw")
     token = created["seats"][0]["token"]
-    for _ in range(6):      # a few moves of a remote seat: its own hand and draws are visible to it
+    for _ in range(6):  # a few moves of a remote seat: its own hand and draws are visible to it
         view = client.get(f"/v1/matches/{created['id']}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
         if not view["legal_actions"]:
             break
-        client.post(f"/v1/matches/{created['id']}/actions", json=view["legal_actions"][-1],
-                    headers={"Authorization": f"Bearer {token}"})
+        client.post(
+            f"/v1/matches/{created['id']}/actions",
+            json=view["legal_actions"][-1],
+            headers={"Authorization": f"Bearer {token}"},
+        )
     page = client.get(f"/v1/matches/{created['id']}/events", headers={"Authorization": f"Bearer {token}"}).get_json()
     assert any("hand" in e for e in page["events"] if e["type"] == "hand_started")
     assert all(("tile" in e) == (e["seat"] == 0) for e in page["events"] if e["type"] == "tile_drawn")

@@ -26,11 +26,25 @@ PACKAGE = "boneyard_sdk"
 @pytest.fixture
 def sdk(tmp_path):
     config = tmp_path / "config.yaml"
-    config.write_text("post_hooks: []\n")    # no formatter run: the client is generated, not styled
+    config.write_text("post_hooks: []\n")  # no formatter run: the client is generated, not styled
     generator = Path(sys.executable).with_name("openapi-python-client")
-    done = subprocess.run([str(generator), "generate", "--path", str(SPEC), "--meta", "none",
-                           "--output-path", str(tmp_path / PACKAGE), "--config", str(config)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            str(generator),
+            "generate",
+            "--path",
+            str(SPEC),
+            "--meta",
+            "none",
+            "--output-path",
+            str(tmp_path / PACKAGE),
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "Warning" not in output and "Unable to" not in output, output
@@ -58,20 +72,43 @@ def server(tmp_path):
 
 
 def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, server):
-    from boneyard_sdk.api.matches import (get_v1_matches_match_id_audit, get_v1_matches_match_id_view,
-                                          post_v1_matches, post_v1_matches_match_id_actions)
+    from boneyard_sdk.api.matches import (
+        get_v1_matches_match_id_audit,
+        get_v1_matches_match_id_view,
+        post_v1_matches,
+        post_v1_matches_match_id_actions,
+    )
     from boneyard_sdk.client import AuthenticatedClient, Client
-    from boneyard_sdk.models import (AuditLog, CreatedMatch, DrawAction, KnockAction, LegalDraw, LegalKnock,
-                                     LegalMuggins, LegalPlay, MatchCreate, MugginsAction, PlayAction, Problem,
-                                     View)
+    from boneyard_sdk.models import (
+        AuditLog,
+        CreatedMatch,
+        DrawAction,
+        KnockAction,
+        LegalDraw,
+        LegalKnock,
+        LegalMuggins,
+        LegalPlay,
+        MatchCreate,
+        MugginsAction,
+        PlayAction,
+        Problem,
+        View,
+    )
 
     # Each listed legal action is the action of the same type, to be sent as it is.
     as_action = {LegalPlay: PlayAction, LegalDraw: DrawAction, LegalKnock: KnockAction, LegalMuggins: MugginsAction}
 
     anonymous = Client(base_url=server, raise_on_unexpected_status=True)
-    created = post_v1_matches.sync(client=anonymous, body=MatchCreate.from_dict(
-        {"preset": "all-fives", "rules": {"target": 60},
-         "seats": [{"name": "Ann", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}]}))
+    created = post_v1_matches.sync(
+        client=anonymous,
+        body=MatchCreate.from_dict(
+            {
+                "preset": "all-fives",
+                "rules": {"target": 60},
+                "seats": [{"name": "Ann", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}],
+            }
+        ),
+    )
     assert isinstance(created, CreatedMatch), created
     token = next(s.token for s in created.seats if s.seat == 0)
     seat = AuthenticatedClient(base_url=server, token=token, raise_on_unexpected_status=True)
@@ -84,7 +121,8 @@ def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, se
         assert view.legal_actions, "a remote seat with nothing to do while the match is live"
         listed = view.legal_actions[0]
         result = post_v1_matches_match_id_actions.sync(
-            created.id, client=seat, body=as_action[type(listed)].from_dict(listed.to_dict()))
+            created.id, client=seat, body=as_action[type(listed)].from_dict(listed.to_dict())
+        )
         assert not isinstance(result, Problem), result
         moves += 1
         assert moves < 500

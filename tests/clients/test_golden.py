@@ -60,12 +60,34 @@ def test_the_vectors_hold_every_event_type_and_flag():
                 seen.add("match_ended:mid-hand")
             if row["type"] == "hand_ended" and row["side"] is None:
                 seen.add("hand_ended:tie")
-    assert seen >= {"match_created", "seat_claimed", "tiles_turned_up", "hand_started", "tile_played", "tile_drawn",
-                    "knocked", "points_scored", "hand_ended", "match_ended", "tile_played:auto", "tile_drawn:auto",
-                    "knocked:auto", "points_scored:play", "points_scored:muggins", "tile_played:claim",
-                    "match_ended:mid-hand", "hand_ended:tie", "turn_timed_out", "seat_replaced",
-                    "timed_out:tile_drawn", "timed_out:tile_played", "timed_out:tile_played:claim",
-                    "timed_out:knocked", "timed_out:lead", "timed_out:in_a_row"}
+    assert seen >= {
+        "match_created",
+        "seat_claimed",
+        "tiles_turned_up",
+        "hand_started",
+        "tile_played",
+        "tile_drawn",
+        "knocked",
+        "points_scored",
+        "hand_ended",
+        "match_ended",
+        "tile_played:auto",
+        "tile_drawn:auto",
+        "knocked:auto",
+        "points_scored:play",
+        "points_scored:muggins",
+        "tile_played:claim",
+        "match_ended:mid-hand",
+        "hand_ended:tie",
+        "turn_timed_out",
+        "seat_replaced",
+        "timed_out:tile_drawn",
+        "timed_out:tile_played",
+        "timed_out:tile_played:claim",
+        "timed_out:knocked",
+        "timed_out:lead",
+        "timed_out:in_a_row",
+    }
 
 
 def test_a_replaced_seat_is_played_by_the_greedy_bot_from_its_replacement_on():
@@ -74,7 +96,7 @@ def test_a_replaced_seat_is_played_by_the_greedy_bot_from_its_replacement_on():
     at = next(i for i, e in enumerate(log) if e["type"] == "seat_replaced")
     assert log[at] == {"type": "seat_replaced", "seat": 1, "level": "greedy"}
     assert log[at - 2] == {"type": "turn_timed_out", "seat": 1, "consecutive": 3}
-    assert not any(e["type"] == "turn_timed_out" for e in log[at:])      # a bot's turn never times out
+    assert not any(e["type"] == "turn_timed_out" for e in log[at:])  # a bot's turn never times out
     assert replay(event_from_dict(e) for e in log).seats[1] == {"name": "Idle", "type": "bot", "level": "greedy"}
 
 
@@ -92,9 +114,18 @@ def test_each_golden_log_replays_verifies_and_folds_to_its_expected_state(name):
     report = verify_log(log, audit["seed"])
     assert report.ok, report.problems
     assert report.deals_checked == sum(1 for e in log if e["type"] == "hand_started")
-    rows = [StoredEvent(r["seq"], r["type"], r["schema_version"],
-                        {k: v for k, v in r.items() if k not in ("seq", "type", "schema_version", "prev_hash", "hash")},
-                        None, r["prev_hash"], r["hash"]) for r in audit["events"]]
+    rows = [
+        StoredEvent(
+            r["seq"],
+            r["type"],
+            r["schema_version"],
+            {k: v for k, v in r.items() if k not in ("seq", "type", "schema_version", "prev_hash", "hash")},
+            None,
+            r["prev_hash"],
+            r["hash"],
+        )
+        for r in audit["events"]
+    ]
     assert verify_chain(rows) == []
 
 
@@ -110,8 +141,15 @@ class FrozenClock:
 
 @pytest.fixture
 def seeding_client(database_url):
-    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "ALLOW_CLIENT_SEED": True,
-                      "RATELIMIT_ENABLED": False, "AUTOPLAY_PACE_SECONDS": 0})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": database_url,
+            "ALLOW_CLIENT_SEED": True,
+            "RATELIMIT_ENABLED": False,
+            "AUTOPLAY_PACE_SECONDS": 0,
+        }
+    )
     clock = app.extensions["boneyard.matches"].now = FrozenClock()
     client = app.test_client()
     client.clock = clock
@@ -119,8 +157,16 @@ def seeding_client(database_url):
     app.extensions["boneyard.store"].dispose()
 
 
-@pytest.mark.parametrize("name", ["all-fives-4p-partners", "muggins-calls-2p", "standard-draw-client-seeds-2p",
-                                  "standard-draw-clock-2p", "muggins-block-clock-3p"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "all-fives-4p-partners",
+        "muggins-calls-2p",
+        "standard-draw-client-seeds-2p",
+        "standard-draw-clock-2p",
+        "muggins-block-clock-3p",
+    ],
+)
 def test_a_server_given_the_same_seed_and_moves_writes_the_very_same_log(seeding_client, name):
     """The vectors are what the server itself records: same events, same hashes (turns left
     to run out included: the test lets the server's clock pass the deadline there)."""
@@ -128,35 +174,45 @@ def test_a_server_given_the_same_seed_and_moves_writes_the_very_same_log(seeding
     vector = next(v for v in VECTORS if v.name == name)
     # The seats as a request states them: a level for computer seats only (the log's null omitted).
     seats = [{key: value for key, value in spec.items() if value is not None} for spec in vector.seat_specs()]
-    response = seeding_client.post("/v1/matches", json={"preset": vector.preset, "rules": vector.rules,
-                                                         "seats": seats, "seed": vector.seed})
+    response = seeding_client.post(
+        "/v1/matches", json={"preset": vector.preset, "rules": vector.rules, "seats": seats, "seed": vector.seed}
+    )
     assert response.status_code == 201, response.get_json()
     match_id = response.get_json()["id"]
     tokens = {s["seat"]: s["token"] for s in response.get_json()["seats"] if s.get("token")}
     for seat, player, client_seed in vector.claims:
-        claimed = seeding_client.post(f"/v1/matches/{match_id}/seats/{seat}/claim",
-                                      json={"name": player, "client_seed": client_seed}).get_json()
+        claimed = seeding_client.post(
+            f"/v1/matches/{match_id}/seats/{seat}/claim", json={"name": player, "client_seed": client_seed}
+        ).get_json()
         tokens[seat] = claimed["token"]
     turn_seconds = vector.rules.get("turn_seconds")
-    for row in audit["events"]:   # a remote seat's own moves, sent as a person would
+    for row in audit["events"]:  # a remote seat's own moves, sent as a person would
         seat = row.get("seat")
-        if row["type"] == "turn_timed_out":     # the person waits: the next request plays its turn
+        if row["type"] == "turn_timed_out":  # the person waits: the next request plays its turn
             seeding_client.clock.now += timedelta(seconds=turn_seconds + 1)
             assert seeding_client.get(f"/v1/matches/{match_id}").status_code == 200
             continue
-        if row["type"] == "seat_replaced":      # from here on the server's bot plays the seat
+        if row["type"] == "seat_replaced":  # from here on the server's bot plays the seat
             tokens.pop(seat)
         if seat not in tokens or row.get("auto"):
             continue
         if row["type"] in REMOTE_MOVES or (row["type"] == "points_scored" and row["how"] == "muggins"):
-            action = {"tile_played": lambda r: {"type": "play", "tile": r["tile"], "end": r["end"],
-                                                 **({"claim": r["claim"]} if r["claim"] is not None else {})},
-                      "tile_drawn": lambda r: {"type": "draw"}, "knocked": lambda r: {"type": "knock"},
-                      "points_scored": lambda r: {"type": "muggins"}}[row["type"]](row)
-            answer = seeding_client.post(f"/v1/matches/{match_id}/actions", json=action,
-                                         headers={"Authorization": f"Bearer {tokens[seat]}"})
+            action = {
+                "tile_played": lambda r: {
+                    "type": "play",
+                    "tile": r["tile"],
+                    "end": r["end"],
+                    **({"claim": r["claim"]} if r["claim"] is not None else {}),
+                },
+                "tile_drawn": lambda r: {"type": "draw"},
+                "knocked": lambda r: {"type": "knock"},
+                "points_scored": lambda r: {"type": "muggins"},
+            }[row["type"]](row)
+            answer = seeding_client.post(
+                f"/v1/matches/{match_id}/actions", json=action, headers={"Authorization": f"Bearer {tokens[seat]}"}
+            )
             assert answer.status_code == 200, (row["seq"], answer.get_json())
-    play_bots(seeding_client)     # all-bot tables (from the start, or once a seat is replaced)
+    play_bots(seeding_client)  # all-bot tables (from the start, or once a seat is replaced)
     served = whole_audit(seeding_client, match_id)
     assert served["events"] == audit["events"]
     assert {k: v for k, v in served.items() if k != "match_id"} == {k: v for k, v in audit.items() if k != "match_id"}

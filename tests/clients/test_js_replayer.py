@@ -38,21 +38,23 @@ def test_node_replays_each_golden_vector_to_its_expected_state(name, tmp_path):
     assert replay_with_node(audit, tmp_path) == expected
 
 
-FRESH = [("standard-block", 3, bots("random", "greedy", "random"), {}),
-         ("dominorules-draw", 2, bots("greedy", "random"), {}),
-         ("all-fives", 4, bots("greedy", "random", "random", "greedy"), {"partners": True, "target": 150}),
-         ("muggins", 3, bots("random", "greedy", "random"), {"muggins_calls": True}),
-         ("pagat-draw", 4, bots("random", "random", "greedy", "greedy"), {"auto_draw": True, "auto_knock": True})]
+FRESH = [
+    ("standard-block", 3, bots("random", "greedy", "random"), {}),
+    ("dominorules-draw", 2, bots("greedy", "random"), {}),
+    ("all-fives", 4, bots("greedy", "random", "random", "greedy"), {"partners": True, "target": 150}),
+    ("muggins", 3, bots("random", "greedy", "random"), {"muggins_calls": True}),
+    ("pagat-draw", 4, bots("random", "random", "greedy", "greedy"), {"auto_draw": True, "auto_knock": True}),
+]
 
 
 def test_node_agrees_with_the_server_on_fresh_matches_played_through_the_api(client, tmp_path):
-    for preset, players, seats, rules in FRESH:
+    for preset, _players, seats, rules in FRESH:
         created = create_played(client, seats, preset=preset, rules=rules)
         created = client.get(f"/v1/matches/{created['id']}").get_json()
         assert created["status"] == "ended"
         audit = whole_audit(client, created["id"])
         mine = replay_with_node(audit, tmp_path)
-        server = summarize(audit)    # the server's own fold (api.rules.replay)
+        server = summarize(audit)  # the server's own fold (api.rules.replay)
         assert mine == server, preset
         assert (mine["scores"], mine["winner"]) == (created["scores"], created["winner"])
         assert [h["points"] for h in mine["hands"]] == [h["points"] for h in server["hands"]]
@@ -61,9 +63,10 @@ def test_node_agrees_with_the_server_on_fresh_matches_played_through_the_api(cli
 def test_node_follows_the_pages_of_a_served_audit_and_refuses_a_lone_page(database_url, store, tmp_path):
     match_id, expected = store_ended_match(store, LONG)
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", WEB_CONCURRENCY="1", AUTO_MIGRATE="0") as (base, _):
-        url = f"{base}/v1/matches/{match_id}/audit?limit=300"          # 5 pages of at most 300 rows
-        done = subprocess.run([node_binary(), str(REPLAYER), url], check=False, capture_output=True, text=True,
-                              timeout=60)
+        url = f"{base}/v1/matches/{match_id}/audit?limit=300"  # 5 pages of at most 300 rows
+        done = subprocess.run(
+            [node_binary(), str(REPLAYER), url], check=False, capture_output=True, text=True, timeout=60
+        )
         assert done.returncode == 0, done.stderr
         summary = json.loads(done.stdout)
         assert summary.pop("checks")["chain_rows"] == expected["seq"] > 1200
@@ -99,21 +102,21 @@ def test_an_edited_row_breaks_the_hash_chain_and_node_exits_non_zero(tmp_path):
 def test_forged_logs_with_a_sound_chain_are_refused_with_the_seq_and_the_reason(tmp_path):
     audit, _ = golden("all-fives-2p")
     cases = []
-    log = log_of(audit)                                        # a score that is not the hand's
+    log = log_of(audit)  # a score that is not the hand's
     i = _first(log, "hand_ended")
     log[i]["points"] += 5
     log[i]["scores"][log[i]["side"]] += 5
     cases.append((log, f"seq {i + 1}: the log holds", "where the rules give"))
-    log = log_of(audit)                                        # points during play that were not made
+    log = log_of(audit)  # points during play that were not made
     i = _first(log, "points_scored")
     log[i]["points"] += 5
     cases.append((log, f"seq {i + 1}:", "points_scored"))
-    log = log_of(audit)                                        # a tile the seat does not hold
+    log = log_of(audit)  # a tile the seat does not hold
     i = _first(log, "tile_played", auto=False)
     held = {tuple(t) for t in log_of(audit)[_first(log, "hand_started")]["hands"][log[i]["seat"]]}
     log[i]["tile"] = next([a, b] for a in range(7) for b in range(a + 1) if (a, b) not in held)
     cases.append((log, f"seq {i + 1}:", "does not hold"))
-    log = log_of(audit)                                        # a different deal than the seed gives
+    log = log_of(audit)  # a different deal than the seed gives
     i = _first(log, "hand_started")
     log[i]["boneyard"] = log[i]["boneyard"][::-1]
     cases.append((log, f"seq {i + 1}: the log holds", "hand_started"))
@@ -141,7 +144,7 @@ def _timed_out_play_with_a_choice(log: list[dict]) -> tuple[int, dict]:
     for i, event in enumerate(log):
         if event["type"] != "turn_timed_out" or log[i + 1]["type"] != "tile_played":
             continue
-        state = replay(event_from_dict(e) for e in log[:i + 1])
+        state = replay(event_from_dict(e) for e in log[: i + 1])
         heaviest = Tile.from_json(log[i + 1]["tile"])
         others = [(t, end) for t, end in state.playable(event["seat"]) if t != heaviest]
         if others:
@@ -161,31 +164,33 @@ def test_node_refuses_timed_out_turns_and_replacements_the_rules_do_not_give(tmp
     timeouts = [i for i, e in enumerate(original) if e["type"] == "turn_timed_out"]
     replaced = _first(original, "seat_replaced")
     cases = []
-    log = log_of(audit)                                        # a lighter tile than the heaviest that fits
+    log = log_of(audit)  # a lighter tile than the heaviest that fits
     i, lighter = _timed_out_play_with_a_choice(log)
     heaviest = json.dumps(log[i]["tile"], separators=(",", ":"))
     log[i] = lighter
-    cases.append((log, f"seq {i + 1}: the log holds", f'where the rules give {{"type":"tile_played","seat":1,"tile":{heaviest}'))
-    log = log_of(audit)                                        # a count of timeouts in a row that is not the seat's
+    cases.append(
+        (log, f"seq {i + 1}: the log holds", f'where the rules give {{"type":"tile_played","seat":1,"tile":{heaviest}')
+    )
+    log = log_of(audit)  # a count of timeouts in a row that is not the seat's
     log[timeouts[0]]["consecutive"] += 1
     cases.append((log, f"seq {timeouts[0] + 1}: timeout should be", '"consecutive":1'))
-    log = log_of(audit)                                        # the limit is reached but the seat is not handed over
+    log = log_of(audit)  # the limit is reached but the seat is not handed over
     del log[replaced]
     cases.append((log, f"seq {replaced + 1}: the log holds", '"type":"seat_replaced","seat":1,"level":"greedy"'))
-    log = log_of(audit)                                        # a bot's turn "timing out"
+    log = log_of(audit)  # a bot's turn "timing out"
     i = _first(log, "tile_played", seat=0, auto=False)
     log.insert(i, {"type": "turn_timed_out", "seat": 0, "consecutive": 1})
     cases.append((log, f"seq {i + 1}: seat 0 is a computer player", "cannot time out"))
-    log = log_of(audit)                                        # the replaced seat is a bot now: no more timeouts
+    log = log_of(audit)  # the replaced seat is a bot now: no more timeouts
     i = next(j for j in range(replaced, len(log)) if log[j]["type"] == "tile_played" and log[j]["seat"] == 1)
     log.insert(i, {"type": "turn_timed_out", "seat": 1, "consecutive": 1})
     cases.append((log, f"seq {i + 1}: seat 1 is a computer player", "cannot time out"))
-    log = log_of(audit)                                        # the bot's moves are checked like anyone's
+    log = log_of(audit)  # the bot's moves are checked like anyone's
     held = {tuple(t.to_json()) for t in replay(event_from_dict(e) for e in log[:i]).hands[1]}
     log[i]["tile"] = next([a, b] for a in range(7) for b in range(a + 1) if (a, b) not in held)
     cases.append((log, f"seq {i + 1}:", "does not hold"))
     for number, (forged, where, what) in enumerate(cases):
-        assert not verify_log(forged, audit["seed"]).ok, where       # the server's own audit agrees
+        assert not verify_log(forged, audit["seed"]).ok, where  # the server's own audit agrees
         path = tmp_path / f"forged-clock-{number}.json"
         path.write_text(json.dumps(_rechained(audit, forged)))
         done = run_replayer(path)
@@ -197,5 +202,8 @@ def test_node_counts_every_timed_out_turn_it_re_played():
     audit, _ = golden("muggins-block-clock-3p")
     done = run_replayer(EXAMPLES / "muggins-block-clock-3p.audit.json")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["checks"]["timeouts_checked"] == sum(
-        1 for row in audit["events"] if row["type"] == "turn_timed_out") > 0
+    assert (
+        json.loads(done.stdout)["checks"]["timeouts_checked"]
+        == sum(1 for row in audit["events"] if row["type"] == "turn_timed_out")
+        > 0
+    )

@@ -36,8 +36,10 @@ INSTALLED_STAMP = CLIENT / "node_modules" / ".boneyard-installed"
 # One match of each kind of game: a draw game, a block game, the scoring game with claims.
 MATCHES = [("standard-draw", 60), ("pagat-block", 60), ("muggins", 60)]
 
-pytestmark = pytest.mark.skipif("postgresql" in os.environ.get("DATABASE_URL", ""),
-                                reason="about the document, not the database: the SQLite pass runs it")
+pytestmark = pytest.mark.skipif(
+    "postgresql" in os.environ.get("DATABASE_URL", ""),
+    reason="about the document, not the database: the SQLite pass runs it",
+)
 
 
 def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -48,8 +50,9 @@ def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 
 def lock_digest() -> str:
-    return hashlib.sha256((CLIENT / "package.json").read_bytes() + (CLIENT / "package-lock.json").read_bytes()
-                          ).hexdigest()
+    return hashlib.sha256(
+        (CLIENT / "package.json").read_bytes() + (CLIENT / "package-lock.json").read_bytes()
+    ).hexdigest()
 
 
 @pytest.fixture(scope="session")
@@ -66,10 +69,13 @@ def typescript_client() -> None:
 
 def tool(name: str, *args: str) -> subprocess.CompletedProcess:
     """A pinned tool from node_modules, run with node."""
-    scripts = {"openapi-typescript": "node_modules/openapi-typescript/bin/cli.js",
-               "tsc": "node_modules/typescript/bin/tsc"}
-    return subprocess.run([node_binary(), scripts[name], *args], check=False, cwd=CLIENT, capture_output=True,
-                          text=True, timeout=300)
+    scripts = {
+        "openapi-typescript": "node_modules/openapi-typescript/bin/cli.js",
+        "tsc": "node_modules/typescript/bin/tsc",
+    }
+    return subprocess.run(
+        [node_binary(), scripts[name], *args], check=False, cwd=CLIENT, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +93,7 @@ def compiled(typescript_client) -> None:
 
 def test_the_program_uses_the_generated_types_without_escape_hatches():
     source = PROGRAM.read_text()
-    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.DOTALL)          # comments may say anything
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", "", source, flags=re.DOTALL)  # comments may say anything
     assert 'from "../generated/openapi.js"' in code
     assert not re.search(r"\bany\b", code), "an `any` type"
     assert not re.search(r"\bas\s+(?!const\b)\w", code), "a type assertion (cast)"
@@ -99,7 +105,7 @@ def test_the_program_uses_the_generated_types_without_escape_hatches():
 def test_the_type_check_rejects_what_the_document_does_not_allow(compiled):
     """The check has teeth: an action the document does not list, a route it does not have and
     a view field read as the wrong type are compile errors."""
-    probe = CLIENT / "generated" / f"probe-{os.getpid()}.ts"      # beside the generated types it imports
+    probe = CLIENT / "generated" / f"probe-{os.getpid()}.ts"  # beside the generated types it imports
     probe.write_text(
         'import createClient from "openapi-fetch";\n'
         'import type { components, paths } from "./openapi.js";\n'
@@ -108,12 +114,26 @@ def test_the_type_check_rejects_what_the_document_does_not_allow(compiled):
         '  await client.POST("/v1/matches/{match_id}/actions", {\n'
         '    params: { path: { match_id: "m" } }, body: { type: "pass" } });\n'
         '  await client.GET("/v1/matches/{match_id}/moves", { params: { path: { match_id: "m" } } });\n'
-        '  const seq: string = view.seq;\n'
-        '  void seq;\n'
-        '}\n')
+        "  const seq: string = view.seq;\n"
+        "  void seq;\n"
+        "}\n"
+    )
     try:
-        done = tool("tsc", "--strict", "--noEmit", "--target", "ES2022", "--module", "NodeNext",
-                    "--moduleResolution", "NodeNext", "--types", "node", "--skipLibCheck", str(probe))
+        done = tool(
+            "tsc",
+            "--strict",
+            "--noEmit",
+            "--target",
+            "ES2022",
+            "--module",
+            "NodeNext",
+            "--moduleResolution",
+            "NodeNext",
+            "--types",
+            "node",
+            "--skipLibCheck",
+            str(probe),
+        )
     finally:
         probe.unlink()
     assert done.returncode != 0
@@ -125,11 +145,18 @@ def test_the_type_check_rejects_what_the_document_does_not_allow(compiled):
 
 
 def test_a_typescript_client_plays_each_kind_of_game_against_gunicorn(compiled, database_url, tmp_path):
-    with running_gunicorn(database_url, tmp_path / "gunicorn.log", WEB_CONCURRENCY="1",
-                          RATELIMIT_ENABLED="false") as (base, log):
+    with running_gunicorn(database_url, tmp_path / "gunicorn.log", WEB_CONCURRENCY="1", RATELIMIT_ENABLED="false") as (
+        base,
+        log,
+    ):
         for preset, target in MATCHES:
-            done = subprocess.run([node_binary(), str(PLAY_JS), base, preset, str(target)],
-                                  check=False, capture_output=True, text=True, timeout=120)
+            done = subprocess.run(
+                [node_binary(), str(PLAY_JS), base, preset, str(target)],
+                check=False,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert done.returncode == 0, f"{preset}: {done.stderr}\n{log.read_text()[-2000:]}"
             played = json.loads(done.stdout)
             summary = requests.get(f"{base}/v1/matches/{played['match_id']}", timeout=10).json()

@@ -26,8 +26,16 @@ from werkzeug.serving import make_server
 from tests.problem_guard import answered_problems_are_declared  # noqa: F401  (autouse: every answer declared)
 
 CHROMIUM = os.environ.get("BONEYARD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
@@ -48,8 +56,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from api import create_app
 
     path = tmp_path_factory.mktemp("e2e") / "boneyard.db"
-    app = create_app({"DATABASE_URL": f"sqlite:///{path}", "RATELIMIT_ENABLED": False,
-                      "LOG_LEVEL": "WARNING"})
+    app = create_app({"DATABASE_URL": f"sqlite:///{path}", "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="e2e-server", daemon=True)
     thread.start()

@@ -45,8 +45,10 @@ def offline_page(browser, live_server):
     context.route("**/*", route)
     page = context.new_page()
     page.on("requestfailed", lambda request: seen["failed"].append((request.url, request.failure)))
-    page.on("response", lambda response: seen["refused"].append((response.url, response.status))
-            if response.status >= 400 else None)
+    page.on(
+        "response",
+        lambda response: seen["refused"].append((response.url, response.status)) if response.status >= 400 else None,
+    )
     page.on("pageerror", lambda exc: seen["errors"].append(str(exc)))
     page.on("console", lambda msg: seen["errors"].append(msg.text) if msg.type == "error" else None)
     return context, page, seen
@@ -54,15 +56,15 @@ def offline_page(browser, live_server):
 
 def documented_operations(live_server: str) -> set[tuple[str, str]]:
     document = requests.get(f"{live_server}/v1/openapi.json", timeout=10).json()
-    return {(method.upper(), path) for path, item in document["paths"].items()
-            for method in item if method in HTTP_METHODS}
+    return {
+        (method.upper(), path) for path, item in document["paths"].items() for method in item if method in HTTP_METHODS
+    }
 
 
 def rendered_operations(page) -> set[tuple[str, str]]:
     summaries = page.locator(".opblock .opblock-summary")
     methods = summaries.locator(".opblock-summary-method").all_inner_texts()
-    paths = summaries.locator(".opblock-summary-path").evaluate_all(
-        "nodes => nodes.map(node => node.dataset.path)")
+    paths = summaries.locator(".opblock-summary-path").evaluate_all("nodes => nodes.map(node => node.dataset.path)")
     assert len(methods) == len(paths)
     return set(zip((m.strip().upper() for m in methods), paths))
 
@@ -71,7 +73,9 @@ def test_docs_render_our_document_with_the_network_cut_off(browser, live_server,
     context, page, seen = offline_page(browser, live_server)
     try:
         page.goto("/docs")
-        create = page.locator(".opblock-post").filter(has=page.locator(".opblock-summary-path[data-path='/v1/matches']"))
+        create = page.locator(".opblock-post").filter(
+            has=page.locator(".opblock-summary-path[data-path='/v1/matches']")
+        )
         create.wait_for(state="visible")
         assert create.locator(".opblock-summary-method").inner_text() == "POST"
         assert page.locator(".info .title").inner_text().startswith("Boneyard")
@@ -89,11 +93,13 @@ def test_docs_render_our_document_with_the_network_cut_off(browser, live_server,
     finally:
         context.close()
 
-    assert seen["elsewhere"] == []                  # nothing tried to leave the machine
+    assert seen["elsewhere"] == []  # nothing tried to leave the machine
     assert seen["failed"] == [] and seen["refused"] == [] and seen["errors"] == []
     assert {"/docs", "/docs/init.js", "/v1/openapi.json", "/livez"} <= set(seen["ours"])
-    assert {path.rsplit("/", 1)[1] for path in seen["ours"] if path.startswith("/docs/assets/")} \
-        >= {"swagger-ui-bundle.js", "swagger-ui.css"}
+    assert {path.rsplit("/", 1)[1] for path in seen["ours"] if path.startswith("/docs/assets/")} >= {
+        "swagger-ui-bundle.js",
+        "swagger-ui.css",
+    }
 
 
 def test_the_cut_is_real(browser, live_server):

@@ -32,11 +32,19 @@ ROOT = Path(__file__).resolve().parents[2]
 CLIENT_DIR = ROOT / "clients" / "python"
 sys.path.insert(0, str(CLIENT_DIR))
 
-from boneyard_client import (BoneyardClient, Bot, InvalidToken, UnknownMatch, WrongMatch,  # noqa: E402
-                             first_legal, heaviest, seeded_random)
+from boneyard_client import (  # noqa: E402  (found through the sys.path line above)
+    BoneyardClient,
+    Bot,
+    InvalidToken,
+    UnknownMatch,
+    WrongMatch,
+    first_legal,
+    heaviest,
+    seeded_random,
+)
 
 STARTUP_SECONDS = 30
-MATCH_SECONDS = 60      # a bound on one bot's whole match, so a hang fails instead of stalling
+MATCH_SECONDS = 60  # a bound on one bot's whole match, so a hang fails instead of stalling
 
 
 def _database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
@@ -56,11 +64,17 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = tmp_path_factory.mktemp("http-bots-log") / "gunicorn.log"
     # Limits stay on (their code path is part of the deployed server) but far above what
     # two bots playing flat out send in a minute.
-    with running_gunicorn(_database_url(tmp_path_factory), log_path, startup_seconds=STARTUP_SECONDS,
-                          AUTO_MIGRATE="1", WEB_CONCURRENCY="2", GUNICORN_THREADS="4",
-                          RATE_LIMIT_ACTIONS_PER_TOKEN="100000 per minute",
-                          RATE_LIMIT_ACTIONS_PER_ADDRESS="100000 per minute",
-                          RATE_LIMIT_CREATE="10000 per minute") as (base, _log):
+    with running_gunicorn(
+        _database_url(tmp_path_factory),
+        log_path,
+        startup_seconds=STARTUP_SECONDS,
+        AUTO_MIGRATE="1",
+        WEB_CONCURRENCY="2",
+        GUNICORN_THREADS="4",
+        RATE_LIMIT_ACTIONS_PER_TOKEN="100000 per minute",
+        RATE_LIMIT_ACTIONS_PER_ADDRESS="100000 per minute",
+        RATE_LIMIT_CREATE="10000 per minute",
+    ) as (base, _log):
         yield base
 
 
@@ -98,11 +112,15 @@ def assert_verified_end(client: BoneyardClient, match_id: str, finals: list[dict
 def test_two_reference_clients_play_a_whole_match_against_each_other_over_http(server, api_client):
     client = api_client
     # Seat 1 is open: the second client joins by claiming it, as a stranger would.
-    creator, created = Bot.create(client, [{"name": "heavy", "type": "remote"}, {"name": "open", "type": "open"}],
-                                  heaviest, rules={"target": 50}, max_wait=MATCH_SECONDS)
+    creator, created = Bot.create(
+        client,
+        [{"name": "heavy", "type": "remote"}, {"name": "open", "type": "open"}],
+        heaviest,
+        rules={"target": 50},
+        max_wait=MATCH_SECONDS,
+    )
     assert created["status"] == "waiting" and created["open_seats"] == [1]
-    joiner = Bot.claim(client_for(server), created["id"], 1, "random", seeded_random(7),
-                       max_wait=MATCH_SECONDS)
+    joiner = Bot.claim(client_for(server), created["id"], 1, "random", seeded_random(7), max_wait=MATCH_SECONDS)
     assert joiner.seat == 1 and joiner.last_view["status"] == "playing"
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -121,9 +139,13 @@ def test_two_reference_clients_play_a_whole_match_against_each_other_over_http(s
 
 def test_a_reference_client_plays_a_whole_match_against_the_servers_expert_bot(server, api_client):
     client = api_client
-    bot, created = Bot.create(client, [{"name": "py", "type": "remote"},
-                                       {"name": "cpu", "type": "bot", "level": "expert"}],
-                              heaviest, preset="all-fives", max_wait=MATCH_SECONDS)
+    bot, created = Bot.create(
+        client,
+        [{"name": "py", "type": "remote"}, {"name": "cpu", "type": "bot", "level": "expert"}],
+        heaviest,
+        preset="all-fives",
+        max_wait=MATCH_SECONDS,
+    )
     final = bot.play()
     assert_verified_end(client, created["id"], [final])
     assert final["winner"] in (0, 1) and final["scores"][final["winner"]] >= created["rules"]["target"]
@@ -132,9 +154,13 @@ def test_a_reference_client_plays_a_whole_match_against_the_servers_expert_bot(s
 
 def test_a_bot_whose_view_went_stale_refetches_and_still_plays_to_the_end(server, api_client):
     client = api_client
-    bot, created = Bot.create(client, [{"name": "py", "type": "remote"},
-                                       {"name": "cpu", "type": "bot", "level": "greedy"}],
-                              first_legal, rules={"target": 50}, max_wait=MATCH_SECONDS)
+    bot, created = Bot.create(
+        client,
+        [{"name": "py", "type": "remote"}, {"name": "cpu", "type": "bot", "level": "greedy"}],
+        first_legal,
+        rules={"target": 50},
+        max_wait=MATCH_SECONDS,
+    )
     view = bot.wait_for_turn()
     # Someone else holding the same token moves first: the bot's ETag now names an old seq,
     # so its next post is refused 412 precondition_failed and must be re-decided.
@@ -172,19 +198,44 @@ def test_a_bad_token_a_token_of_another_match_and_an_unknown_match_raise_clear_e
 
 
 def test_the_command_line_client_creates_a_match_against_a_bot_and_plays_it_out(server):
-    done = subprocess.run([sys.executable, "-m", "boneyard_client", "--server", server, "--create",
-                           "--vs", "random", "--target", "50", "--strategy", "random", "--seed", "1"],
-                          cwd=CLIENT_DIR, capture_output=True, text=True, check=False, timeout=MATCH_SECONDS)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "boneyard_client",
+            "--server",
+            server,
+            "--create",
+            "--vs",
+            "random",
+            "--target",
+            "50",
+            "--strategy",
+            "random",
+            "--seed",
+            "1",
+        ],
+        cwd=CLIENT_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=MATCH_SECONDS,
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "ended" and result["fairness_verified"] is True
-    assert "--token" in done.stderr          # the resume hint names the token
+    assert "--token" in done.stderr  # the resume hint names the token
 
 
 def test_the_command_line_client_names_the_error_and_exits_1_on_an_unknown_match(server):
-    done = subprocess.run([sys.executable, "-m", "boneyard_client", "--server", server, "--match", "nope",
-                           "--token", "nope"], cwd=CLIENT_DIR, capture_output=True, text=True, check=False,
-                          timeout=MATCH_SECONDS)
+    done = subprocess.run(
+        [sys.executable, "-m", "boneyard_client", "--server", server, "--match", "nope", "--token", "nope"],
+        cwd=CLIENT_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=MATCH_SECONDS,
+    )
     assert done.returncode == 1
     assert "UnknownMatch: 404 unknown_match" in done.stderr
 
@@ -200,8 +251,14 @@ def test_the_readme_shows_the_curl_loop_exactly_as_shipped_in_examples():
 @pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("curl") and shutil.which("jq")), reason="needs curl and jq")
 def test_the_curl_loop_plays_a_whole_match_against_the_expert_bot(server):
-    done = subprocess.run(["bash", str(CLIENT_DIR / "examples" / "curl_bot.sh")], capture_output=True, text=True, check=False,
-                          env={**os.environ, "BONEYARD_SERVER": server}, timeout=MATCH_SECONDS)
+    done = subprocess.run(
+        ["bash", str(CLIENT_DIR / "examples" / "curl_bot.sh")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "BONEYARD_SERVER": server},
+        timeout=MATCH_SECONDS,
+    )
     assert done.returncode == 0, done.stderr
     result, fairness = (json.loads(line) for line in done.stdout.splitlines())
     assert fairness == {"verified": True}

@@ -26,7 +26,7 @@ from tests.servers import running_gunicorn
 MATCHES = 6
 ACTIONS_PER_MATCH = 40
 KILLS = 8
-KILL_EVERY = 20          # answered actions between two kills (6 x 40 actions leave room for 8)
+KILL_EVERY = 20  # answered actions between two kills (6 x 40 actions leave room for 8)
 
 
 def worker_pids(master: int) -> list[int]:
@@ -47,10 +47,9 @@ def send_until_answered(base: str, match_id: str, token: str, action: dict, key:
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key}
     while time.monotonic() < deadline:
         try:
-            response = requests.post(f"{base}/v1/matches/{match_id}/actions", json=action, headers=headers,
-                                     timeout=10)
+            response = requests.post(f"{base}/v1/matches/{match_id}/actions", json=action, headers=headers, timeout=10)
         except requests.RequestException:
-            time.sleep(0.05)                      # the worker died under us: retry, same key
+            time.sleep(0.05)  # the worker died under us: retry, same key
             continue
         if response.status_code >= 500:
             time.sleep(0.05)
@@ -91,7 +90,7 @@ class Answers(list):
             while len(self) < count:
                 if not any(t.is_alive() for t in players):
                     return False
-                self.changed.wait(1)           # re-checks the players; woken at once by an answer
+                self.changed.wait(1)  # re-checks the players; woken at once by an answer
             return True
 
 
@@ -111,21 +110,32 @@ def play(base: str, match_id: str, tokens: dict[int, str], sent: list, deadline:
 
 def test_killed_workers_never_apply_an_action_twice_or_without_its_answer(database_url, tmp_path):
     pidfile = tmp_path / "gunicorn.pid"
-    settings = {"WEB_CONCURRENCY": "2", "RATELIMIT_ENABLED": "false", "GUNICORN_CMD_ARGS": f"--pid {pidfile}",
-                "INLINE_BOT_MOVES": "0"}
+    settings = {
+        "WEB_CONCURRENCY": "2",
+        "RATELIMIT_ENABLED": "false",
+        "GUNICORN_CMD_ARGS": f"--pid {pidfile}",
+        "INLINE_BOT_MOVES": "0",
+    }
     with running_gunicorn(database_url, tmp_path / "server.log", **settings) as (base, _):
         master = int(pidfile.read_text().strip())
         matches, created_seqs = [], []
         for _ in range(MATCHES):
-            created = requests.post(f"{base}/v1/matches", timeout=10, json={
-                "preset": "standard-draw", "seats": [{"name": "Ana", "type": "remote"},
-                                                     {"name": "Ben", "type": "remote"}]}).json()
+            created = requests.post(
+                f"{base}/v1/matches",
+                timeout=10,
+                json={
+                    "preset": "standard-draw",
+                    "seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}],
+                },
+            ).json()
             matches.append((created["id"], {s["seat"]: s["token"] for s in created["seats"]}))
             created_seqs.append(created["seq"])
         sent = Answers()
         deadline = time.monotonic() + 90
-        threads = [threading.Thread(target=play, args=(base, match_id, tokens, sent, deadline, random.Random(i)))
-                   for i, (match_id, tokens) in enumerate(matches)]
+        threads = [
+            threading.Thread(target=play, args=(base, match_id, tokens, sent, deadline, random.Random(i)))
+            for i, (match_id, tokens) in enumerate(matches)
+        ]
         for thread in threads:
             thread.start()
         # A kill after every KILL_EVERY answered actions (so the burst always gets them all),
@@ -150,8 +160,9 @@ def test_killed_workers_never_apply_an_action_twice_or_without_its_answer(databa
 
         # Every event after each match's creation was appended by exactly one answered key.
         for (match_id, _), created_seq in zip(matches, created_seqs):
-            answered = [e["seq"] for m, _, _, _, status, body in sent if m == match_id and status == 200
-                        for e in body["events"]]
+            answered = [
+                e["seq"] for m, _, _, _, status, body in sent if m == match_id and status == 200 for e in body["events"]
+            ]
             log = read(base, f"/v1/matches/{match_id}/events?limit=1000")
             assert sorted(answered) == [e["seq"] for e in log["events"] if e["seq"] > created_seq], match_id
         assert sum(1 for *_, status, _ in sent if status == 200) > MATCHES * 10

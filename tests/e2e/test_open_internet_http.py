@@ -30,6 +30,7 @@ def slots(database_url):
     def count() -> int:
         with engine.connect() as conn:
             return conn.execute(text("SELECT count(*) FROM waiter_slots")).scalar_one()
+
     yield count
     engine.dispose()
 
@@ -69,6 +70,7 @@ def _exchange(base: str, raw: bytes, timeout: float = 10) -> tuple[bytes, bytes]
 
 def _problem(head: bytes, body: bytes, status: int, code: str) -> dict:
     import json
+
     assert head.split(b"\r\n")[0].split(b" ")[1] == str(status).encode(), head
     assert f"content-type: {PROBLEM}".encode() in head.lower(), head
     document = json.loads(body)
@@ -78,8 +80,13 @@ def _problem(head: bytes, body: bytes, status: int, code: str) -> dict:
 
 @pytest.fixture
 def server(database_url, tmp_path):
-    settings = {"AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false", "WAITERS_PER_ADDRESS": "3",
-                "REQUEST_BODY_TIMEOUT_SECONDS": "1", "LOG_LEVEL": "info"}
+    settings = {
+        "AUTO_MIGRATE": "0",
+        "RATELIMIT_ENABLED": "false",
+        "WAITERS_PER_ADDRESS": "3",
+        "REQUEST_BODY_TIMEOUT_SECONDS": "1",
+        "LOG_LEVEL": "info",
+    }
     with running_gunicorn(database_url, tmp_path / "server.log", **settings) as (base, log):
         yield base, log
 
@@ -124,18 +131,30 @@ def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
     created = _match(base)
     token = created["seats"][0]["token"]
     started = time.monotonic()
-    head, body = _exchange(base, (
-        f"POST /v1/matches/{created['id']}/actions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-        "Content-Type: application/json\r\nContent-Length: 300\r\n\r\n{\"type\": ").encode())
+    head, body = _exchange(
+        base,
+        (
+            f"POST /v1/matches/{created['id']}/actions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+            'Content-Type: application/json\r\nContent-Length: 300\r\n\r\n{"type": '
+        ).encode(),
+    )
     _problem(head, body, 408, "request_timeout")
-    assert 0.9 < time.monotonic() - started < 5          # REQUEST_BODY_TIMEOUT_SECONDS=1; then closed
-    head, body = _exchange(base, (                        # chunked, stalled after the first chunk
-        f"POST /v1/matches/{created['id']}/actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n").encode())
+    assert 0.9 < time.monotonic() - started < 5  # REQUEST_BODY_TIMEOUT_SECONDS=1; then closed
+    head, body = _exchange(
+        base,
+        (  # chunked, stalled after the first chunk
+            f"POST /v1/matches/{created['id']}/actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n"
+        ).encode(),
+    )
     _problem(head, body, 408, "request_timeout")
-    head, body = _exchange(base, (                        # too large, announced: refused unread
-        b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 999999999\r\n\r\n{"))
+    head, body = _exchange(
+        base,
+        (  # too large, announced: refused unread
+            b"POST /v1/matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 999999999\r\n\r\n{"
+        ),
+    )
     _problem(head, body, 413, "payload_too_large")
     # A body that does arrive is served as before.
     assert requests.post(f"{base}/v1/matches", json=TWO_REMOTE, timeout=10).status_code == 201
@@ -143,8 +162,11 @@ def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
 
 PROTOCOL_ERRORS = [
     (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
-    (b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-N%d: 1\r\n" % i for i in range(150)) + b"\r\n",
-     431, "header_too_large"),
+    (
+        b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-N%d: 1\r\n" % i for i in range(150)) + b"\r\n",
+        431,
+        "header_too_large",
+    ),
     (b"GET /healthz HTTP/1.1\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431, "header_too_large"),
     (b"\x16\x03\x01garbage\r\n\r\n", 400, "invalid_request_line"),
     (b"GET /healthz HTTP/1.1\r\nBad Header: 1\r\n\r\n", 400, "invalid_header"),
@@ -169,14 +191,18 @@ def test_the_access_log_never_holds_a_seat_token(server):
     assert stream.status_code == 200
     stream.close()
     requests.get(f"{match}/stream?a=1&%74oken={token}", stream=True, timeout=10).close()
-    requests.get(f"{match}/view", headers={"Authorization": f"Bearer {token}",
-                                           "Referer": f"{match}/stream?token={token}"}, timeout=10)
-    requests.get(f"{match}/stream", params={"token": token + "x"}, timeout=10)         # a 401, logged too
+    requests.get(
+        f"{match}/view",
+        headers={"Authorization": f"Bearer {token}", "Referer": f"{match}/stream?token={token}"},
+        timeout=10,
+    )
+    requests.get(f"{match}/stream", params={"token": token + "x"}, timeout=10)  # a 401, logged too
     _exchange(base, f"GET /x?token={token} HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n".encode())
     _exchange(base, f"GARBAGE /x?token={token}\r\n\r\n".encode())
 
     def logged() -> str:
         return log.read_text(errors="replace")
+
     _until(lambda: logged().count("/stream?") >= 3, 5)
     assert token not in logged()
     assert "token=[redacted]" in logged() and "Bearer" not in logged()
@@ -197,20 +223,27 @@ def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, 
                 times.append(time.perf_counter() - started)
             return statistics.median(times)
 
-        healthz_median(10)                                  # warm up
+        healthz_median(10)  # warm up
         unloaded = healthz_median()
         idle, waits = [], 0
         for i in range(300):
-            source = f"127.0.{1 + i // 25}.{1 + i % 25}"      # 25 per address: under the default cap of 64
+            source = f"127.0.{1 + i // 25}.{1 + i % 25}"  # 25 per address: under the default cap of 64
             kind = i % 3
             if kind == 0:
-                idle.append(_open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60",
-                                  source=source))
+                idle.append(
+                    _open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60", source=source)
+                )
             elif kind == 1:
                 idle.append(_open(base, f"/v1/matches/{created['id']}/stream?token={token}", source=source))
             else:
-                idle.append(_open(base, f"/v1/matches/{created['id']}/actions",
-                                  "Content-Type: application/json\r\nContent-Length: 50\r\n", source=source))
+                idle.append(
+                    _open(
+                        base,
+                        f"/v1/matches/{created['id']}/actions",
+                        "Content-Type: application/json\r\nContent-Length: 50\r\n",
+                        source=source,
+                    )
+                )
                 continue
             waits += 1
         _until(lambda: slots() == waits, 30, step=0.1)
@@ -218,5 +251,6 @@ def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, 
         for sock in idle:
             sock.close()
         # Under gthread (32 threads per worker) /healthz stopped answering at about 64 such waiters.
-        assert loaded < 3 * unloaded + 0.005, f"/healthz median {loaded * 1000:.1f} ms with 300 idle waiters, " \
-                                              f"{unloaded * 1000:.1f} ms without"
+        assert loaded < 3 * unloaded + 0.005, (
+            f"/healthz median {loaded * 1000:.1f} ms with 300 idle waiters, {unloaded * 1000:.1f} ms without"
+        )

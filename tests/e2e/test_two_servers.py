@@ -15,11 +15,15 @@ import requests
 from sqlalchemy import text
 
 from api.store import make_engine
-
 from tests.servers import ROOT, eventually, running_gunicorn
 
-SETTINGS = {"WEB_CONCURRENCY": "1", "RATELIMIT_ENABLED": "false", "WAITERS_PER_ADDRESS": "4",
-            "BOT_MATCHES_PER_ADDRESS": "4", "AUTOPLAY_PACE_SECONDS": "0.01"}
+SETTINGS = {
+    "WEB_CONCURRENCY": "1",
+    "RATELIMIT_ENABLED": "false",
+    "WAITERS_PER_ADDRESS": "4",
+    "BOT_MATCHES_PER_ADDRESS": "4",
+    "AUTOPLAY_PACE_SECONDS": "0.01",
+}
 BOTS = [{"name": f"R{i}", "type": "bot", "level": "random"} for i in range(3)]
 PEOPLE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
@@ -29,9 +33,13 @@ def autoplay_runner(database_url: str, log_path: Path):
     """``flask boneyard autoplay`` as scripts/run starts it, logging each step it plays."""
     env = {"DATABASE_URL": database_url, "AUTO_MIGRATE": "0", "LOG_LEVEL": "DEBUG", **SETTINGS}
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "flask", "--app", "wsgi", "boneyard", "autoplay"],
-                                cwd=ROOT, env={**__import__("os").environ, **env}, stdout=log,
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "flask", "--app", "wsgi", "boneyard", "autoplay"],
+            cwd=ROOT,
+            env={**__import__("os").environ, **env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         yield proc
     finally:
@@ -43,8 +51,7 @@ def hold_long_poll(base: str, match_id: str, after: int) -> socket.socket:
     """An idle long-poll on a raw socket: sent, never read (the server holds it waiting)."""
     host, port = base.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=5)
-    sock.sendall(f"GET /v1/matches/{match_id}/events?after={after}&wait=30 HTTP/1.1\r\n"
-                 f"Host: {host}\r\n\r\n".encode())
+    sock.sendall(f"GET /v1/matches/{match_id}/events?after={after}&wait=30 HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
     return sock
 
 
@@ -73,10 +80,18 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
             refused = requests.get(base + url, timeout=10)
             assert refused.status_code == 429 and refused.headers["Content-Type"] == "application/problem+json"
             assert refused.json()["code"] == "too_many_waiters" and int(refused.headers["Retry-After"]) >= 1
-        held.pop().close()                                  # one client leaves: its slot frees
+        held.pop().close()  # one client leaves: its slot frees
         wait_until(lambda: slots() == 3, 5, "the slot of a client that left freed")
-        wait_until(lambda: requests.get(f"{base_a}/v1/matches/{live['id']}/events?after={live['seq']}&wait=0.2",
-                                        timeout=10).status_code == 200, 5, "a slot freed by a disconnect")
+        wait_until(
+            lambda: (
+                requests.get(
+                    f"{base_a}/v1/matches/{live['id']}/events?after={live['seq']}&wait=0.2", timeout=10
+                ).status_code
+                == 200
+            ),
+            5,
+            "a slot freed by a disconnect",
+        )
         for sock in held:
             sock.close()
 
@@ -85,8 +100,7 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
         runner_b = stack.enter_context(autoplay_runner(database_url, tmp_path / "runner-b.log"))
         made = []
         for base in (base_a, base_b, base_a, base_b):
-            created = requests.post(f"{base}/v1/matches", timeout=10,
-                                    json={"seats": BOTS, "rules": {"target": 60}})
+            created = requests.post(f"{base}/v1/matches", timeout=10, json={"seats": BOTS, "rules": {"target": 60}})
             assert created.status_code == 201, created.text
             made.append(created.json()["id"])
         for base in (base_a, base_b):
@@ -94,8 +108,7 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
             assert refused.status_code == 409 and refused.json()["code"] == "too_many_bot_matches"
 
         def all_ended():
-            return all(requests.get(f"{base_a}/v1/matches/{m}", timeout=10).json()["status"] == "ended"
-                       for m in made)
+            return all(requests.get(f"{base_a}/v1/matches/{m}", timeout=10).json()["status"] == "ended" for m in made)
 
         wait_until(all_ended, 120, "the runners end every all-bot match")
         assert runner_a.poll() is None and runner_b.poll() is None
@@ -106,5 +119,5 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
         steps = {}
         for name in ("runner-a", "runner-b"):
             steps[name] = (tmp_path / f"{name}.log").read_text().count("autoplay: match ")
-        assert steps["runner-a"] > 0 and steps["runner-b"] > 0, steps      # the work was shared
+        assert steps["runner-a"] > 0 and steps["runner-b"] > 0, steps  # the work was shared
         assert requests.post(f"{base_b}/v1/matches", json={"seats": BOTS}, timeout=10).status_code == 201

@@ -21,8 +21,10 @@ from tests.servers import eventually, running_gunicorn
 @pytest.fixture
 def two_servers(database_url, tmp_path):
     settings = {"WEB_CONCURRENCY": "1", "AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false"}
-    with running_gunicorn(database_url, tmp_path / "a.log", **settings) as (base_a, _), \
-            running_gunicorn(database_url, tmp_path / "b.log", **settings) as (base_b, _):
+    with (
+        running_gunicorn(database_url, tmp_path / "a.log", **settings) as (base_a, _),
+        running_gunicorn(database_url, tmp_path / "b.log", **settings) as (base_b, _),
+    ):
         yield base_a, base_b
 
 
@@ -34,13 +36,18 @@ def waiting_long_polls(store: Store) -> int:
 
 def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, database_url, is_postgres):
     base_a, base_b = two_servers
-    created = requests.post(f"{base_a}/v1/matches", json={"seats": [
-        {"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}, timeout=10).json()
+    created = requests.post(
+        f"{base_a}/v1/matches",
+        json={"seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]},
+        timeout=10,
+    ).json()
     match_id, seq = created["id"], created["seq"]
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     turn = created["turn"]
     headers = {"Authorization": f"Bearer {tokens[turn]}"}
-    action = requests.get(f"{base_b}/v1/matches/{match_id}/view", headers=headers, timeout=10).json()["legal_actions"][0]
+    action = requests.get(f"{base_b}/v1/matches/{match_id}/view", headers=headers, timeout=10).json()["legal_actions"][
+        0
+    ]
 
     acted_at = {}
     store = Store(make_engine(database_url, pool_size=1))

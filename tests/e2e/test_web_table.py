@@ -53,7 +53,8 @@ def overlay_open(page) -> bool:
 def wait_for_move(page, seq: str) -> None:
     """Until the page shows a newer seq than ``seq``, or a dialog opened."""
     page.wait_for_function(
-        "seq => document.body.dataset.seq !== seq || !document.querySelector('#overlay').hidden", arg=seq)
+        "seq => document.body.dataset.seq !== seq || !document.querySelector('#overlay').hidden", arg=seq
+    )
 
 
 def my_move_possible(page) -> bool:
@@ -66,8 +67,9 @@ def play_hand_by_clicks(page) -> int:
     for _ in range(MAX_TURNS):
         if overlay_open(page):
             return moves
-        page.wait_for_function("document.body.classList.contains('my-turn') || "
-                               "!document.querySelector('#overlay').hidden")
+        page.wait_for_function(
+            "document.body.classList.contains('my-turn') || !document.querySelector('#overlay').hidden"
+        )
         if overlay_open(page):
             return moves
         seq = page.evaluate("document.body.dataset.seq")
@@ -91,7 +93,7 @@ def play_hand_by_clicks(page) -> int:
         else:
             assert page.is_enabled("#knock"), "my turn, nothing to play or draw, yet no knock"
             page.click("#knock")
-        moves += 1
+        moves += 1  # noqa: SIM113  (counted per move made, not per loop pass)
         wait_for_move(page, seq)
     raise AssertionError("the hand did not end")
 
@@ -100,8 +102,9 @@ def play_hand_by_keyboard(page) -> int:
     """←/→ to a lifted tile, `.` when it fits both ends, then Enter or ↑; D draws, K knocks."""
     moves = 0
     for _ in range(MAX_TURNS):
-        page.wait_for_function("document.body.classList.contains('my-turn') || "
-                               "!document.querySelector('#overlay').hidden")
+        page.wait_for_function(
+            "document.body.classList.contains('my-turn') || !document.querySelector('#overlay').hidden"
+        )
         if overlay_open(page):
             return moves
         seq = page.evaluate("document.body.dataset.seq")
@@ -122,7 +125,7 @@ def play_hand_by_keyboard(page) -> int:
         else:
             assert page.is_enabled("#knock")
             page.keyboard.press("k")
-        moves += 1
+        moves += 1  # noqa: SIM113  (counted per move made, not per loop pass)
         wait_for_move(page, seq)
     raise AssertionError("the hand did not end")
 
@@ -143,7 +146,8 @@ def assert_table_matches_api(page, base: str, match_id: str, token: str) -> dict
     listed = sorted({f"{a['tile'][0]}-{a['tile'][1]}" for a in view["legal_actions"] if a["type"] == "play"})
     assert playable == listed
     assert page.locator("#line .tile").count() == len(view["line"]) + sum(
-        len(arm) for arm in (view.get("arms") or {}).values())
+        len(arm) for arm in (view.get("arms") or {}).values()
+    )
     return view
 
 
@@ -200,7 +204,7 @@ def test_a_whole_hand_is_played_by_keyboard_on_a_phone(page_at, live_server, art
     assert moves >= 1
     page.screenshot(path=artifacts / "phone-hand-result.png")
     assert_hand_result_matches_api(page, live_server, match_id, token)
-    page.keyboard.press("Enter")          # the dialog's focused button continues
+    page.keyboard.press("Enter")  # the dialog's focused button continues
     assert not overlay_open(page) or page.is_visible("#rematch")
     if not overlay_open(page):
         assert_table_matches_api(page, live_server, match_id, token)
@@ -215,8 +219,11 @@ def test_log_reports_draws_and_knocks_as_counts_from_the_redacted_events(page_at
     state = start_match(page, [("Ada", "you"), ("Bot", "random")])
     match_id, token = state["id"], state["local"]["0"]
     play_hand_by_clicks(page)
-    events = requests.get(f"{live_server}/v1/matches/{match_id}/events?limit=1000",
-                          headers={"Authorization": f"Bearer {token}"}, timeout=10).json()["events"]
+    events = requests.get(
+        f"{live_server}/v1/matches/{match_id}/events?limit=1000",
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    ).json()["events"]
     # consecutive draws by one seat are one line: "<name> drew N from the boneyard"
     expected, run = [], None
     for event in events:
@@ -247,7 +254,7 @@ def test_friends_on_one_device_pass_the_screen_and_see_only_their_own_hand(page_
         if overlay_open(page):
             if page.is_visible("#ready"):
                 break
-            page.click("#overlay button.primary")   # a hand result, then the pass screen
+            page.click("#overlay button.primary")  # a hand result, then the pass screen
             continue
         seat = api_view(live_server, match_id, tokens["0"])["turn"]
         assert_table_matches_api(page, live_server, match_id, tokens[str(seat)])

@@ -10,7 +10,15 @@ from hypothesis import HealthCheck, settings
 
 # Hypothesis profiles for this folder, used as decorators (never loaded globally, so other
 # folders' settings are untouched): a quick default and the long, slow-marked runs.
-settings.register_profile("rules-quick", max_examples=60, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("rules-slow", max_examples=2000, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "rules-quick",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "rules-slow",
+    max_examples=2000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)

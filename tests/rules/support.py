@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from api.rules import Tile, replay, resolve_rules
-from api.rules.engine import EventSink, create_match, decide, deal_next_hand, settle
+from api.rules.engine import EventSink, create_match, deal_next_hand, decide, settle
 from api.rules.events import HandStarted
 from api.rules.views import view
 
@@ -32,16 +32,26 @@ class Table:
     every event ``decide`` returns); ``state`` is always ``replay(log)``.
     """
 
-    def __init__(self, preset: str, hands: list[str], boneyard: str = "", *, players: int | None = None,
-                 leader: int = 0, hand_number: int = 1, overrides: dict | None = None, seed: str = SEED,
-                 scores: list[int] | None = None):
+    def __init__(
+        self,
+        preset: str,
+        hands: list[str],
+        boneyard: str = "",
+        *,
+        players: int | None = None,
+        leader: int = 0,
+        hand_number: int = 1,
+        overrides: dict | None = None,
+        seed: str = SEED,
+        scores: list[int] | None = None,
+    ):
         players = players or len(hands)
         self.rules = resolve_rules(preset, overrides or {}, players)
         self.seed = seed
         self.log = list(create_match(self.rules, seats(players), seed))
         self.state = replay(self.log)
         if scores is not None:
-            self.state.scores = list(scores)     # a match already under way
+            self.state.scores = list(scores)  # a match already under way
         hand_tiles = tuple(tuple(tiles(h)) for h in hands)
         self.feed([HandStarted(hand_number, leader, hand_tiles, tuple(tiles(boneyard)))])
 
@@ -57,6 +67,7 @@ class Table:
     def refuse(self, command, error):
         """``command`` is refused with ``error`` (class) and leaves the state as it was."""
         import pytest
+
         before = snapshot(self.state)
         with pytest.raises(error) as info:
             decide(self.state, command, self.seed)
@@ -71,10 +82,19 @@ class Table:
 def snapshot(st) -> str:
     """Everything about a state that matters, as one comparable string."""
     views = [view(st, s) for s in [None, *range(st.players)]]
-    raw = dict(hands=[[str(t) for t in h] for h in st.hands], boneyard=[str(t) for t in st.boneyard],
-               placements=[(s, str(t), e) for s, t, e in st.placements], scores=st.scores, turn=st.turn,
-               pending=st.pending_muggins, status=st.status, live=st.hand_live, winner=st.winner,
-               leader=st.leader, drawn=st.drawn)
+    raw = dict(
+        hands=[[str(t) for t in h] for h in st.hands],
+        boneyard=[str(t) for t in st.boneyard],
+        placements=[(s, str(t), e) for s, t, e in st.placements],
+        scores=st.scores,
+        turn=st.turn,
+        pending=st.pending_muggins,
+        status=st.status,
+        live=st.hand_live,
+        winner=st.winner,
+        leader=st.leader,
+        drawn=st.drawn,
+    )
     return json.dumps([views, raw], sort_keys=True, default=str)
 
 
@@ -102,6 +122,7 @@ def deal_with(state, dealer, seed: str = SEED):
 def order_for(hands: list[str], rest: list[Tile] | None = None) -> list[Tile]:
     """A full 28-tile order whose deal gives ``hands`` (equal sizes); the rest follows canonically."""
     from api.rules import ALL_TILES
+
     chosen = [t for h in hands for t in tiles(h)]
     rest = [t for t in ALL_TILES if t not in chosen] if rest is None else rest
     return chosen + rest

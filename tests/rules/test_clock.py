@@ -7,7 +7,6 @@ from api.rules.audit import verify_log
 from api.rules.clock import time_out
 from api.rules.engine import Play, create_match, decide, start_match
 from api.rules.ruleset import PRESETS, RuleSet
-
 from tests.rules.support import SEED, T, Table
 
 
@@ -26,12 +25,18 @@ def test_every_preset_leaves_the_clock_off():
         assert (rules.turn_seconds, rules.timeout_limit) == (None, None)
 
 
-@pytest.mark.parametrize("overrides, field", [
-    ({"turn_seconds": 0}, "turn_seconds"), ({"turn_seconds": 4}, "turn_seconds"),
-    ({"turn_seconds": 86_401}, "turn_seconds"), ({"turn_seconds": True}, "turn_seconds"),
-    ({"turn_seconds": "30"}, "turn_seconds"), ({"turn_seconds": 30, "timeout_limit": 0}, "timeout_limit"),
-    ({"timeout_limit": 3}, "timeout_limit"),
-])
+@pytest.mark.parametrize(
+    "overrides, field",
+    [
+        ({"turn_seconds": 0}, "turn_seconds"),
+        ({"turn_seconds": 4}, "turn_seconds"),
+        ({"turn_seconds": 86_401}, "turn_seconds"),
+        ({"turn_seconds": True}, "turn_seconds"),
+        ({"turn_seconds": "30"}, "turn_seconds"),
+        ({"turn_seconds": 30, "timeout_limit": 0}, "timeout_limit"),
+        ({"timeout_limit": 3}, "timeout_limit"),
+    ],
+)
 def test_clock_options_that_cannot_work_are_refused_naming_the_field(overrides, field):
     with pytest.raises(InvalidRules) as info:
         resolve_rules("standard-draw", overrides, 2)
@@ -40,9 +45,9 @@ def test_clock_options_that_cannot_work_are_refused_naming_the_field(overrides, 
 
 def test_a_stored_rule_set_without_the_clock_options_still_loads_with_the_clock_off():
     stored = resolve_rules("pagat-draw", {}, 3).to_dict()
-    assert stored["turn_seconds"] is None and stored["timeout_limit"] is None      # shown, off
+    assert stored["turn_seconds"] is None and stored["timeout_limit"] is None  # shown, off
     for name in ("turn_seconds", "timeout_limit"):
-        del stored[name]                                   # as stored before clocks existed
+        del stored[name]  # as stored before clocks existed
     rules = RuleSet.from_dict(stored)
     assert rules.turn_seconds is None and rules.timeout_limit is None and rules.boneyard_reserve == 2
     clocked_rules = resolve_rules("pagat-draw", {"turn_seconds": 20, "timeout_limit": 3}, 3)
@@ -54,7 +59,7 @@ def test_a_stored_rule_set_without_the_clock_options_still_loads_with_the_clock_
 def test_a_timed_out_seat_draws_one_at_a_time_until_a_tile_fits_then_plays_it():
     t = Table("standard-draw", ["6-6 2-0 2-2", "6-1 3-3 4-4"], "0-0 5-2 5-1 4-3", overrides=clocked())
     t.do(Play(0, T("6-6"), "left"))
-    t.do(Play(1, T("6-1"), "left"))                 # ends 1 | 6: seat 0 holds nothing that fits
+    t.do(Play(1, T("6-1"), "left"))  # ends 1 | 6: seat 0 holds nothing that fits
     events = t.feed(time_out(t.state, 0, SEED))
     assert kinds(events) == ["turn_timed_out", "tile_drawn", "tile_drawn", "tile_drawn", "tile_played"]
     assert (events[0].seat, events[0].consecutive) == (0, 1)
@@ -66,12 +71,12 @@ def test_a_timed_out_seat_draws_one_at_a_time_until_a_tile_fits_then_plays_it():
 
 def test_a_timed_out_seat_plays_its_heaviest_tile_preferring_a_double_then_the_first_end():
     t = Table("standard-block", ["3-3 0-0 1-0", "5-3 6-3 3-2 1-1"], overrides=clocked())
-    t.do(Play(0, T("3-3"), "left"))                 # ends 3 | 3: 6-3 is heaviest, and fits both
-    [timed, played] = t.feed(time_out(t.state, 1, SEED))
+    t.do(Play(0, T("3-3"), "left"))  # ends 3 | 3: 6-3 is heaviest, and fits both
+    [_timed, played] = t.feed(time_out(t.state, 1, SEED))
     assert (str(played.tile), played.end, played.auto) == ("6-3", "left", True)
     t = Table("standard-block", ["4-2 0-0 1-0", "6-2 4-4 2-1"], overrides=clocked())
-    t.do(Play(0, T("4-2"), "left"))                 # ends 4 | 2: 6-2 and 4-4 both weigh 8
-    [timed, played] = t.feed(time_out(t.state, 1, SEED))
+    t.do(Play(0, T("4-2"), "left"))  # ends 4 | 2: 6-2 and 4-4 both weigh 8
+    [_timed, played] = t.feed(time_out(t.state, 1, SEED))
     assert (str(played.tile), played.end) == ("4-4", "left")
 
 
@@ -91,14 +96,15 @@ def test_only_the_seat_to_move_can_time_out():
 
 
 def test_a_seat_that_times_out_the_limit_in_a_row_is_handed_to_a_greedy_bot():
-    t = Table("standard-draw", ["6-6 6-5 6-4 6-3", "5-5 5-4 5-3 5-2"], "0-0 1-1 1-0 2-1",
-              overrides=clocked(timeout_limit=2))
+    t = Table(
+        "standard-draw", ["6-6 6-5 6-4 6-3", "5-5 5-4 5-3 5-2"], "0-0 1-1 1-0 2-1", overrides=clocked(timeout_limit=2)
+    )
     t.do(Play(0, T("6-6"), "left"))
-    t.feed(time_out(t.state, 1, SEED))                   # seat 1 stuck: draws the whole boneyard, knocks
-    t.feed(time_out(t.state, 0, SEED))                   # seat 0: first timeout
+    t.feed(time_out(t.state, 1, SEED))  # seat 1 stuck: draws the whole boneyard, knocks
+    t.feed(time_out(t.state, 0, SEED))  # seat 0: first timeout
     assert t.state.timeouts[0] == 1 and t.state.seats[0]["type"] != "bot"
     t.feed(time_out(t.state, 1, SEED))
-    events = t.feed(time_out(t.state, 0, SEED))          # second in a row: replaced
+    events = t.feed(time_out(t.state, 0, SEED))  # second in a row: replaced
     assert events[0].consecutive == 2
     replaced = [e for e in events if e.type == "seat_replaced"]
     assert [(e.seat, e.level) for e in replaced] == [(0, "greedy")]
@@ -109,10 +115,10 @@ def test_a_seat_that_times_out_the_limit_in_a_row_is_handed_to_a_greedy_bot():
 def test_moving_by_itself_resets_the_seats_count_of_timeouts_in_a_row():
     t = Table("standard-block", ["6-6 6-5 6-4 1-0", "5-5 5-4 6-1 0-0"], overrides=clocked(timeout_limit=2))
     t.do(Play(0, T("6-6"), "left"))
-    t.feed(time_out(t.state, 1, SEED))                   # plays 6-1: ends 1 | 6
-    t.feed(time_out(t.state, 0, SEED))                   # plays 6-5: ends 1 | 5
+    t.feed(time_out(t.state, 1, SEED))  # plays 6-1: ends 1 | 6
+    t.feed(time_out(t.state, 0, SEED))  # plays 6-5: ends 1 | 5
     assert t.state.timeouts == [1, 1]
-    t.do(Play(1, T("5-5"), "right"))                     # seat 1 is back
+    t.do(Play(1, T("5-5"), "right"))  # seat 1 is back
     assert t.state.timeouts == [1, 0]
     events = t.feed(time_out(t.state, 0, SEED))
     assert kinds(events) == ["turn_timed_out", "tile_played", "seat_replaced"]
@@ -123,15 +129,20 @@ def test_moving_by_itself_resets_the_seats_count_of_timeouts_in_a_row():
 # --- replay and audit ------------------------------------------------------------------------
 def test_a_match_with_timed_out_turns_folds_back_and_passes_the_audit():
     rules = resolve_rules("standard-draw", clocked(timeout_limit=3, target=30), 2)
-    log = list(create_match(rules, [{"name": "Ana", "type": "remote", "level": None},
-                                    {"name": "Ben", "type": "remote", "level": None}], SEED))
+    log = list(
+        create_match(
+            rules,
+            [{"name": "Ana", "type": "remote", "level": None}, {"name": "Ben", "type": "remote", "level": None}],
+            SEED,
+        )
+    )
     state = replay(log)
     log += start_match(state, SEED)
     state = replay(log)
     moves = 0
     while state.status != "ended":
         seat = state.turn
-        if moves % 3 == 2 or state.seats[seat]["type"] == "bot":   # the seat (or its bot) moves itself
+        if moves % 3 == 2 or state.seats[seat]["type"] == "bot":  # the seat (or its bot) moves itself
             new = decide(state, parse_action(seat, legal_actions(state, seat)[0]), SEED)
         else:
             new = time_out(state, seat, SEED)
@@ -152,6 +163,7 @@ def test_a_match_with_timed_out_turns_folds_back_and_passes_the_audit():
 def test_a_match_without_a_turn_clock_cannot_time_out():
     from api.rules import IllegalAction
     from api.rules.clock import time_out
+
     t = Table("standard-draw", ["6-6 2-0 2-2", "6-1 3-3 4-4"], "0-0 5-2 5-1 4-3")
     with pytest.raises(IllegalAction) as refused:
         time_out(t.state, t.state.turn, "seed")

@@ -17,7 +17,6 @@ from api.rules import PRESETS, create_match, replay, resolve_rules, start_match
 from api.rules.layout import CLOSED, EMPTY_KEY, OPEN_FIELDS, OPEN_MASK, TILE_COUNT, ends_of_key
 from api.rules.simulate import push, random_playout
 from api.rules.state import DRAW, KNOCK, PLAY, PLAYING
-
 from tests.rules.support import seats, snapshot
 
 CASES = [(p, n, {}) for p, spec in PRESETS.items() for n in spec.players] + [
@@ -43,8 +42,12 @@ def plain_moves(st):
     if st.layout.tiles == 0:
         plays = [(PLAY, t, 0) for t in st.hands[seat]]
     else:
-        plays = [(PLAY, t, end) for t in st.hands[seat]
-                 for end, v in enumerate(st.layout.values) if v is not None and t.has(v)]
+        plays = [
+            (PLAY, t, end)
+            for t in st.hands[seat]
+            for end, v in enumerate(st.layout.values)
+            if v is not None and t.has(v)
+        ]
     drawable = rules.game == "draw" and len(st.boneyard) > rules.boneyard_reserve
     if drawable and (rules.draw_at_will or not plays):
         return plays + [(DRAW,)]
@@ -93,7 +96,7 @@ def test_a_random_playout_ends_where_pushing_the_same_choices_one_by_one_does(ca
         start = dealt(case, f"same-{n}")
         fast = random_playout(start.copy(), random.Random(n))
         slow, rng = start.copy(), random.Random(n)
-        if not slow.rules.fives_scoring:         # the line-game loop picks moves[int(random() * n)]
+        if not slow.rules.fives_scoring:  # the line-game loop picks moves[int(random() * n)]
             while slow.status == PLAYING and slow.hand_live:
                 moves = slow.legal_moves()
                 push(slow, moves[int(rng.random() * len(moves))])

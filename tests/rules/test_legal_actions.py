@@ -22,11 +22,17 @@ from api.rules.tiles import Tile
 from api.rules.views import view
 
 CONFIGS = [(preset, players, {}) for preset, spec in PRESETS.items() for players in spec.players]
-CONFIGS += [(preset, players, {"muggins_calls": True}) for preset, spec in PRESETS.items()
-            if spec.options.get("fives_scoring") for players in spec.players]
-CONFIGS += [("all-fives", 4, {"muggins_calls": True, "partners": True}),
-            ("muggins", 4, {"muggins_calls": True, "partners": True}),
-            ("all-fives", 3, {"muggins_calls": True, "draw_at_will": True})]
+CONFIGS += [
+    (preset, players, {"muggins_calls": True})
+    for preset, spec in PRESETS.items()
+    if spec.options.get("fives_scoring")
+    for players in spec.players
+]
+CONFIGS += [
+    ("all-fives", 4, {"muggins_calls": True, "partners": True}),
+    ("muggins", 4, {"muggins_calls": True, "partners": True}),
+    ("all-fives", 3, {"muggins_calls": True, "draw_at_will": True}),
+]
 PLAY_KEYS = {"type", "tile", "end"}
 
 
@@ -50,13 +56,14 @@ def check_listing(st, seat: int) -> None:
     listed = shown["legal_actions"]
     assert listed == legal_actions(st, seat)
     if rules.fives_scoring:
-        assert shown["count"] == st.layout.count()            # under muggins_calls too
+        assert shown["count"] == st.layout.count()  # under muggins_calls too
     else:
         assert "count" not in shown
     pending = st.pending_muggins
     may_call = pending is not None and rules.side_of(pending[0]) != rules.side_of(seat)
-    assert [a for a in listed if a["type"] == "muggins"] == ([{"type": "muggins", "scores": pending[1]}]
-                                                             if may_call else [])
+    assert [a for a in listed if a["type"] == "muggins"] == (
+        [{"type": "muggins", "scores": pending[1]}] if may_call else []
+    )
     for action in listed:
         kind = action["type"]
         if kind == "play":
@@ -110,16 +117,24 @@ def test_a_client_sending_only_listed_actions_plays_every_preset_perfectly(confi
         if perfect and action["type"] == "play":
             played, after = events[0], events[1] if len(events) > 1 else None
             assert (played.type, played.seat, played.auto) == ("tile_played", seat, False)
-            if "scores" in action:                       # every scoring play it makes is scored
-                assert (after.type, after.seat, after.how, after.points) == ("points_scored", seat, "play",
-                                                                             action["scores"])
+            if "scores" in action:  # every scoring play it makes is scored
+                assert (after.type, after.seat, after.how, after.points) == (
+                    "points_scored",
+                    seat,
+                    "play",
+                    action["scores"],
+                )
                 scored_plays += 1
             else:
                 assert after is None or after.type != "points_scored"
-        if perfect and action["type"] == "muggins":      # the listed points are the points taken
-            taken = events[0]                            # then match_ended when they reach the target
-            assert (taken.type, taken.seat, taken.how, taken.points) == ("points_scored", seat, "muggins",
-                                                                         action["scores"])
+        if perfect and action["type"] == "muggins":  # the listed points are the points taken
+            taken = events[0]  # then match_ended when they reach the target
+            assert (taken.type, taken.seat, taken.how, taken.points) == (
+                "points_scored",
+                seat,
+                "muggins",
+                action["scores"],
+            )
             assert [e.type for e in events[1:]] in ([], ["match_ended"])
             calls_made += 1
         taken = [e for e in events if e.type == "points_scored" and e.how == "muggins"]
@@ -131,4 +146,3 @@ def test_a_client_sending_only_listed_actions_plays_every_preset_perfectly(confi
         assert scored_plays > 0
     if rules.muggins_calls:
         assert calls_made > 0, "the forgetful seats never left points to call: choose another seed"
-

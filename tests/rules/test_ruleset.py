@@ -4,21 +4,46 @@ from api.rules import PRESETS, InvalidRules, RuleSet, resolve_rules
 from api.rules.ruleset import DEFAULT_PRESET, OPTION_NAMES
 
 # The preset table of docs/rules.md (section 14), option by option (values not listed are the standard defaults).
-STANDARD = dict(game="draw", lead="highest_double", draw_at_will=False, boneyard_reserve=0,
-                blocked_scoring="others_minus_own", round_to_five=False, partners=False, target=100,
-                spinner="none", fives_scoring=False, muggins_calls=False, auto_draw=False, auto_knock=False)
-FIVES = dict(STANDARD, spinner="first_double", fives_scoring=True, lead="winner_any",
-             blocked_scoring="others", round_to_five=True, target=200)
+STANDARD = dict(
+    game="draw",
+    lead="highest_double",
+    draw_at_will=False,
+    boneyard_reserve=0,
+    blocked_scoring="others_minus_own",
+    round_to_five=False,
+    partners=False,
+    target=100,
+    spinner="none",
+    fives_scoring=False,
+    muggins_calls=False,
+    auto_draw=False,
+    auto_knock=False,
+)
+FIVES = dict(
+    STANDARD,
+    spinner="first_double",
+    fives_scoring=True,
+    lead="winner_any",
+    blocked_scoring="others",
+    round_to_five=True,
+    target=200,
+)
 EXPECTED = {
     # preset: (options, {players: hand_size}, {players: target})
     "standard-draw": (STANDARD, {2: 7, 3: 5, 4: 5}, {2: 100, 3: 100, 4: 100}),
     "standard-block": (dict(STANDARD, game="block"), {2: 7, 3: 5, 4: 5}, {2: 100, 3: 100, 4: 100}),
     "pagat-draw": (dict(STANDARD, boneyard_reserve=2), {2: 7, 3: 7, 4: 6}, {2: 100, 3: 61, 4: 61}),
     "pagat-block": (dict(STANDARD, game="block"), {2: 7, 3: 5, 4: 5}, {2: 100, 3: 100, 4: 100}),
-    "dominorules-draw": (dict(STANDARD, lead="rotate_any", blocked_scoring="others"), {2: 7, 3: 7, 4: 7},
-                         {2: 100, 3: 100, 4: 100}),
-    "dominorules-block": (dict(STANDARD, game="block", lead="rotate_any", blocked_scoring="others"),
-                          {2: 7, 3: 7, 4: 7}, {2: 100, 3: 100, 4: 100}),
+    "dominorules-draw": (
+        dict(STANDARD, lead="rotate_any", blocked_scoring="others"),
+        {2: 7, 3: 7, 4: 7},
+        {2: 100, 3: 100, 4: 100},
+    ),
+    "dominorules-block": (
+        dict(STANDARD, game="block", lead="rotate_any", blocked_scoring="others"),
+        {2: 7, 3: 7, 4: 7},
+        {2: 100, 3: 100, 4: 100},
+    ),
     "winner-leads": (dict(STANDARD, lead="winner_any", blocked_scoring="others"), {2: 7}, {2: 100}),
     "all-fives": (FIVES, {2: 7, 3: 5, 4: 5}, {2: 200, 3: 200, 4: 200}),
     "muggins": (dict(FIVES, spinner="none"), {2: 7, 3: 5, 4: 5}, {2: 200, 3: 200, 4: 200}),
@@ -36,8 +61,15 @@ def test_the_preset_table_is_exactly_the_rule_books():
 def test_every_preset_resolves_to_the_rule_books_values(preset, players):
     options, sizes, targets = EXPECTED[preset]
     rules = resolve_rules(preset, {}, players)
-    expected = dict(options, preset=preset, players=players, hand_size=sizes[players], target=targets[players],
-                    turn_seconds=None, timeout_limit=None)
+    expected = dict(
+        options,
+        preset=preset,
+        players=players,
+        hand_size=sizes[players],
+        target=targets[players],
+        turn_seconds=None,
+        timeout_limit=None,
+    )
     assert rules.to_dict() == expected
     assert rules.boneyard_size == 28 - players * sizes[players]
 
@@ -60,13 +92,32 @@ def test_winner_leads_is_only_for_two_players():
 
 
 def test_overrides_replace_preset_values():
-    rules = resolve_rules("standard-draw", {"hand_size": 6, "target": 150, "round_to_five": True,
-                                            "draw_at_will": True, "boneyard_reserve": 2,
-                                            "blocked_scoring": "others", "lead": "rotate_any",
-                                            "auto_draw": True, "auto_knock": True}, 4)
-    assert (rules.hand_size, rules.target, rules.round_to_five, rules.draw_at_will, rules.boneyard_reserve,
-            rules.blocked_scoring, rules.lead, rules.auto_draw, rules.auto_knock) == (
-        6, 150, True, True, 2, "others", "rotate_any", True, True)
+    rules = resolve_rules(
+        "standard-draw",
+        {
+            "hand_size": 6,
+            "target": 150,
+            "round_to_five": True,
+            "draw_at_will": True,
+            "boneyard_reserve": 2,
+            "blocked_scoring": "others",
+            "lead": "rotate_any",
+            "auto_draw": True,
+            "auto_knock": True,
+        },
+        4,
+    )
+    assert (
+        rules.hand_size,
+        rules.target,
+        rules.round_to_five,
+        rules.draw_at_will,
+        rules.boneyard_reserve,
+        rules.blocked_scoring,
+        rules.lead,
+        rules.auto_draw,
+        rules.auto_knock,
+    ) == (6, 150, True, True, 2, "others", "rotate_any", True, True)
     assert rules.boneyard_size == 4
     assert resolve_rules("all-fives", {"muggins_calls": True}, 2).muggins_calls is True
     assert resolve_rules("standard-draw", {"hand_size": 7}, 4).boneyard_size == 0
@@ -81,43 +132,46 @@ def test_partners_sides_are_seats_0_2_against_1_3():
     assert solo.sides == 3 and [solo.side_of(s) for s in range(3)] == [0, 1, 2]
 
 
-@pytest.mark.parametrize("preset,overrides,players,field", [
-    ("standard-draw", {"hand_size": 10}, 3, "hand_size"),
-    ("standard-draw", {"hand_size": 8}, 4, "hand_size"),
-    ("standard-draw", {"hand_size": 15}, 2, "hand_size"),
-    ("standard-draw", {"hand_size": 0}, 2, "hand_size"),
-    ("pagat-draw", {"partners": True}, 3, "partners"),
-    ("standard-draw", {"partners": True}, 2, "partners"),
-    ("standard-draw", {"target": 0}, 2, "target"),
-    ("standard-draw", {"target": -5}, 2, "target"),
-    ("standard-draw", {"spin": True}, 2, "spin"),
-    ("standard-draw", {"colour": "red"}, 2, "colour"),
-    ("standard-block", {"draw_at_will": True}, 2, "draw_at_will"),
-    ("standard-block", {"auto_draw": True}, 2, "auto_draw"),
-    ("standard-block", {"boneyard_reserve": 2}, 2, "boneyard_reserve"),
-    ("standard-draw", {"game": "block", "draw_at_will": True}, 2, "draw_at_will"),
-    ("standard-draw", {"muggins_calls": True}, 2, "muggins_calls"),
-    ("all-fives", {"muggins_calls": True, "fives_scoring": False}, 2, "muggins_calls"),
-    ("standard-draw", {"boneyard_reserve": 1}, 2, "boneyard_reserve"),
-    ("standard-draw", {"target": "100"}, 2, "target"),
-    ("standard-draw", {"target": 100.0}, 2, "target"),
-    ("standard-draw", {"target": True}, 2, "target"),
-    ("standard-draw", {"hand_size": "7"}, 2, "hand_size"),
-    ("standard-draw", {"partners": "yes"}, 4, "partners"),
-    ("standard-draw", {"draw_at_will": 1}, 2, "draw_at_will"),
-    ("standard-draw", {"game": "Draw"}, 2, "game"),
-    ("standard-draw", {"lead": "anyone"}, 2, "lead"),
-    ("standard-draw", {"blocked_scoring": "own"}, 2, "blocked_scoring"),
-    ("standard-draw", {"spinner": "all_doubles"}, 2, "spinner"),
-    ("standard-draw", {"boneyard_reserve": None}, 2, "boneyard_reserve"),
-    ("winner-leads", {}, 3, "players"),
-    ("standard-draw", {}, 1, "players"),
-    ("standard-draw", {}, 5, "players"),
-    ("standard-draw", {}, True, "players"),
-    ("no-such-preset", {}, 2, "preset"),
-    ("standard-draw", {"preset": "pagat-draw"}, 2, "preset"),
-    ("standard-draw", {"players": 3}, 2, "players"),
-])
+@pytest.mark.parametrize(
+    "preset,overrides,players,field",
+    [
+        ("standard-draw", {"hand_size": 10}, 3, "hand_size"),
+        ("standard-draw", {"hand_size": 8}, 4, "hand_size"),
+        ("standard-draw", {"hand_size": 15}, 2, "hand_size"),
+        ("standard-draw", {"hand_size": 0}, 2, "hand_size"),
+        ("pagat-draw", {"partners": True}, 3, "partners"),
+        ("standard-draw", {"partners": True}, 2, "partners"),
+        ("standard-draw", {"target": 0}, 2, "target"),
+        ("standard-draw", {"target": -5}, 2, "target"),
+        ("standard-draw", {"spin": True}, 2, "spin"),
+        ("standard-draw", {"colour": "red"}, 2, "colour"),
+        ("standard-block", {"draw_at_will": True}, 2, "draw_at_will"),
+        ("standard-block", {"auto_draw": True}, 2, "auto_draw"),
+        ("standard-block", {"boneyard_reserve": 2}, 2, "boneyard_reserve"),
+        ("standard-draw", {"game": "block", "draw_at_will": True}, 2, "draw_at_will"),
+        ("standard-draw", {"muggins_calls": True}, 2, "muggins_calls"),
+        ("all-fives", {"muggins_calls": True, "fives_scoring": False}, 2, "muggins_calls"),
+        ("standard-draw", {"boneyard_reserve": 1}, 2, "boneyard_reserve"),
+        ("standard-draw", {"target": "100"}, 2, "target"),
+        ("standard-draw", {"target": 100.0}, 2, "target"),
+        ("standard-draw", {"target": True}, 2, "target"),
+        ("standard-draw", {"hand_size": "7"}, 2, "hand_size"),
+        ("standard-draw", {"partners": "yes"}, 4, "partners"),
+        ("standard-draw", {"draw_at_will": 1}, 2, "draw_at_will"),
+        ("standard-draw", {"game": "Draw"}, 2, "game"),
+        ("standard-draw", {"lead": "anyone"}, 2, "lead"),
+        ("standard-draw", {"blocked_scoring": "own"}, 2, "blocked_scoring"),
+        ("standard-draw", {"spinner": "all_doubles"}, 2, "spinner"),
+        ("standard-draw", {"boneyard_reserve": None}, 2, "boneyard_reserve"),
+        ("winner-leads", {}, 3, "players"),
+        ("standard-draw", {}, 1, "players"),
+        ("standard-draw", {}, 5, "players"),
+        ("standard-draw", {}, True, "players"),
+        ("no-such-preset", {}, 2, "preset"),
+        ("standard-draw", {"preset": "pagat-draw"}, 2, "preset"),
+        ("standard-draw", {"players": 3}, 2, "players"),
+    ],
+)
 def test_impossible_rule_sets_are_refused_naming_the_field(preset, overrides, players, field):
     with pytest.raises(InvalidRules) as info:
         resolve_rules(preset, overrides, players)

@@ -2,15 +2,33 @@
 
 import pytest
 
-from api.rules import (BoneyardEmpty, BoneyardReserved, ClaimNotAllowed, DrawingNotAllowed, IllegalAction, IllegalPlay,
-                       InvalidAction, MatchNotStarted, MatchOver, MustDraw, MustPlay, NothingToMuggins, NotYourTurn,
-                       TileNotInHand, WrongClaim,
-                       create_match, legal_actions, parse_action, redact_event, replay, resolve_rules,
-                       start_match)
+from api.rules import (
+    BoneyardEmpty,
+    BoneyardReserved,
+    ClaimNotAllowed,
+    DrawingNotAllowed,
+    IllegalAction,
+    IllegalPlay,
+    InvalidAction,
+    MatchNotStarted,
+    MatchOver,
+    MustDraw,
+    MustPlay,
+    NothingToMuggins,
+    NotYourTurn,
+    TileNotInHand,
+    WrongClaim,
+    create_match,
+    legal_actions,
+    parse_action,
+    redact_event,
+    replay,
+    resolve_rules,
+    start_match,
+)
 from api.rules.engine import CallMuggins, Draw, Knock, Play, decide
 from api.rules.errors import EndRequired
 from api.rules.shuffle import shuffled_tiles
-
 from tests.rules.support import SEED, FixedDealer, T, Table, deal_with, order_for, seats, tiles
 
 
@@ -97,16 +115,26 @@ def test_refused_commands_name_their_reason_and_change_nothing():
     t.do(Play(0, T("6-6"), "left"))
     t.refuse(Play(1, T("3-3"), "left"), IllegalPlay)
     t.refuse(Play(1, T("6-1"), "up"), IllegalPlay)
-    t.refuse(Play(1, T("6-1"), "left", claim=0), ClaimNotAllowed)    # claims only under muggins_calls
+    t.refuse(Play(1, T("6-1"), "left", claim=0), ClaimNotAllowed)  # claims only under muggins_calls
     t.refuse(CallMuggins(0), NothingToMuggins)
     with pytest.raises(InvalidAction):
         decide(t.state, Play(7, T("6-1"), "left"), SEED)
 
 
-@pytest.mark.parametrize("action", [{"type": "pass"}, {"type": "play"}, {"type": "play", "tile": [6, 1], "end": "middle"},
-                                    {"type": "play", "tile": [7, 1], "end": "left"},
-                                    {"type": "draw", "until": "forever"}, {"type": "knock", "now": True},
-                                    {"type": "play", "tile": [6, 1], "end": "left", "claim": -5}, "draw", None])
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "pass"},
+        {"type": "play"},
+        {"type": "play", "tile": [6, 1], "end": "middle"},
+        {"type": "play", "tile": [7, 1], "end": "left"},
+        {"type": "draw", "until": "forever"},
+        {"type": "knock", "now": True},
+        {"type": "play", "tile": [6, 1], "end": "left", "claim": -5},
+        "draw",
+        None,
+    ],
+)
 def test_malformed_actions_are_invalid_not_illegal(action):
     with pytest.raises(InvalidAction):
         parse_action(0, action)
@@ -161,10 +189,10 @@ def test_draw_at_will_allows_drawing_while_able_to_play_and_after_a_tile_fits():
     t = Table("standard-draw", ["6-6 6-1", "6-5 3-3"], "0-0 5-4 4-4", overrides={"draw_at_will": True})
     t.do(Play(0, T("6-6"), "left"))
     assert {"type": "draw"} in legal_actions(t.state, 1)
-    t.do(Draw(1))                    # 0-0, while 6-5 is playable
-    t.do(Draw(1))                    # 5-4
+    t.do(Draw(1))  # 0-0, while 6-5 is playable
+    t.do(Draw(1))  # 5-4
     t.refuse(Draw(1, until_playable=True), MustPlay)
-    t.do(Draw(1))                    # 4-4, after a fitting tile was drawn
+    t.do(Draw(1))  # 4-4, after a fitting tile was drawn
     t.refuse(Draw(1), BoneyardEmpty)
     t.refuse(Knock(1), MustPlay)
     assert t.state.drawn == [0, 3]
@@ -177,7 +205,10 @@ def test_draw_until_playable_draws_every_tile_needed_in_one_command():
     assert {"type": "draw", "until": "playable"} in legal_actions(t.state, 0)
     events = t.do(parse_action(0, {"type": "draw", "until": "playable"}))
     assert [(e.type, str(e.tile), e.auto) for e in events] == [
-        ("tile_drawn", "0-0", False), ("tile_drawn", "2-2", False), ("tile_drawn", "5-4", False)]
+        ("tile_drawn", "0-0", False),
+        ("tile_drawn", "2-2", False),
+        ("tile_drawn", "5-4", False),
+    ]
     assert t.state.turn == 0 and len(t.state.boneyard) == 1
 
 
@@ -187,7 +218,11 @@ def test_auto_draw_draws_for_a_stuck_player_until_a_tile_fits():
     t.do(Play(0, T("6-6"), "left"))
     events = t.do(Play(1, T("6-5"), "left"))
     assert [(e.type, e.seat, e.auto) for e in events] == [
-        ("tile_played", 1, False), ("tile_drawn", 0, True), ("tile_drawn", 0, True), ("tile_drawn", 0, True)]
+        ("tile_played", 1, False),
+        ("tile_drawn", 0, True),
+        ("tile_drawn", 0, True),
+        ("tile_drawn", 0, True),
+    ]
     assert [str(e.tile) for e in events[1:]] == ["0-0", "2-2", "5-4"]
     for e in events[1:]:
         assert "tile" not in redact_event(e.to_dict(), 1)
@@ -247,7 +282,7 @@ def test_the_first_deal_from_the_seed_is_the_shuffle_and_its_forced_lead():
 
 def test_winner_any_the_previous_winner_leads_any_tile():
     t = Table("winner-leads", ["6-6 6-1", "1-1"], "4-4 3-3", leader=1)
-    t.do(Play(1, T("1-1"), "left"))          # seat 1 goes out
+    t.do(Play(1, T("1-1"), "left"))  # seat 1 goes out
     start = t.log[-1]
     assert (start.type, start.hand_number, start.leader) == ("hand_started", 2, 1)
     assert t.state.turn == 1 and t.state.layout.is_empty
@@ -255,13 +290,13 @@ def test_winner_any_the_previous_winner_leads_any_tile():
     order = shuffled_tiles(SEED, "hand:2")
     assert [list(h) for h in start.hands] == [order[:7], order[7:14]]
     lightest = min(t.state.hands[1], key=lambda x: x.pips)
-    t.do(Play(1, lightest, "left"))           # not the highest double: any tile
+    t.do(Play(1, lightest, "left"))  # not the highest double: any tile
     assert t.state.placements[0] == (1, lightest, 0)
 
 
 def test_winner_any_after_a_tie_the_seat_with_fewer_tiles_leads():
     t = Table("winner-leads", ["6-6 3-2 0-0", "4-1"], "", leader=0)
-    t.do(Play(0, T("6-6"), "left"))           # blocked: 5 pips each, seat 1 holds fewer tiles
+    t.do(Play(0, T("6-6"), "left"))  # blocked: 5 pips each, seat 1 holds fewer tiles
     result = hand_ended(t)
     assert (result.winner, result.points) == (None, 0)
     assert t.log[-1].type == "hand_started" and t.log[-1].leader == 1
@@ -280,7 +315,7 @@ def test_rotate_any_turns_up_tiles_then_the_heaviest_leads_any_tile():
     assert kinds(events) == ["tiles_turned_up", "hand_started"]
     assert [str(x) for x in events[0].tiles] == ["3-0", "2-1", "5-1"] and events[0].leader == 2
     assert events[1].leader == 2
-    order = shuffled_tiles("boneyard-test-vector-1", "hand:1")        # reshuffled for the deal
+    order = shuffled_tiles("boneyard-test-vector-1", "hand:1")  # reshuffled for the deal
     assert [list(h) for h in events[1].hands] == [order[:7], order[7:14], order[14:21]]
     after = replay(events, st)
     assert after.turn == 2 and after.layout.is_empty
@@ -300,22 +335,35 @@ def test_partners_turns_pass_left_and_points_go_to_the_side():
     t = Table("standard-draw", ["6-6 1-1", "6-5 2-2", "5-5", "4-4 3-3"], "", overrides={"partners": True})
     t.do(Play(0, T("6-6"), "left"))
     t.do(Play(1, T("6-5"), "left"))
-    t.do(Play(2, T("5-5"), "left"))                 # seat 2 goes out
+    t.do(Play(2, T("5-5"), "left"))  # seat 2 goes out
     result = hand_ended(t)
     assert (result.reason, result.winner, result.side, result.points) == ("domino", 2, 0, 4 + 14)
     assert t.state.scores == [18, 0]
 
 
-TARGET_CASES = [(p, n) for p in ("standard-draw", "standard-block", "pagat-draw", "pagat-block", "dominorules-draw",
-                                 "dominorules-block", "winner-leads", "all-fives", "muggins")
-                for n in (2, 3) if not (p == "winner-leads" and n == 3)]
+TARGET_CASES = [
+    (p, n)
+    for p in (
+        "standard-draw",
+        "standard-block",
+        "pagat-draw",
+        "pagat-block",
+        "dominorules-draw",
+        "dominorules-block",
+        "winner-leads",
+        "all-fives",
+        "muggins",
+    )
+    for n in (2, 3)
+    if not (p == "winner-leads" and n == 3)
+]
 
 
 @pytest.mark.parametrize("preset,players", TARGET_CASES)
 @pytest.mark.parametrize("missing", [1, 0])
 def test_the_match_ends_exactly_when_a_side_reaches_the_target(preset, players, missing):
     rules = resolve_rules(preset, {}, players)
-    hands = ["1-0", "6-4 6-1", "3-2"][:players]               # seat 0 goes out
+    hands = ["1-0", "6-4 6-1", "3-2"][:players]  # seat 0 goes out
     points = {(False, 2): 17, (False, 3): 22, (True, 2): 15, (True, 3): 20}[(rules.round_to_five, players)]
     start = rules.target - points - missing
     t = Table(preset, hands, "", scores=[start] + [0] * (players - 1))
@@ -362,18 +410,18 @@ def test_a_missing_claim_leaves_the_points_to_an_opponents_muggins():
     t = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3", overrides=CALLS)
     events = t.do(Play(0, T("5-5"), "left"))
     assert kinds(events) == ["tile_played"] and t.state.scores == [0, 0]
-    t.refuse(CallMuggins(0), NothingToMuggins)             # not your own points
+    t.refuse(CallMuggins(0), NothingToMuggins)  # not your own points
     assert {"type": "muggins", "scores": 10} in legal_actions(t.state, 1)
-    [event] = t.do(parse_action(1, {"type": "muggins", "scores": 10}))     # as listed: the hint is ignored
+    [event] = t.do(parse_action(1, {"type": "muggins", "scores": 10}))  # as listed: the hint is ignored
     assert (event.type, event.seat, event.side, event.points, event.how) == ("points_scored", 1, 1, 10, "muggins")
     assert t.state.scores == [0, 10]
-    t.refuse(CallMuggins(1), NothingToMuggins)             # first caller only
+    t.refuse(CallMuggins(1), NothingToMuggins)  # first caller only
 
 
 def test_unclaimed_points_expire_when_the_next_tile_is_played():
     t = Table("all-fives", ["5-5 1-0", "5-1 2-1"], "3-3", overrides=CALLS)
     t.do(Play(0, T("5-5"), "left"))
-    t.do(Play(1, T("5-1"), "left"))                        # count 1 + 10 = 11
+    t.do(Play(1, T("5-1"), "left"))  # count 1 + 10 = 11
     t.refuse(CallMuggins(1), NothingToMuggins)
     t.refuse(CallMuggins(0), NothingToMuggins)
 
@@ -390,14 +438,18 @@ def test_a_partner_cannot_muggins():
 
 def test_scoring_plays_are_listed_with_their_points_and_under_muggins_calls_with_their_claim():
     t = Table("all-fives", ["5-5 4-1", "6-6 2-1"], "3-3")
-    assert legal_actions(t.state, 0) == [{"type": "play", "tile": [5, 5], "end": "left", "scores": 10},
-                                         {"type": "play", "tile": [4, 1], "end": "left", "scores": 5}]
+    assert legal_actions(t.state, 0) == [
+        {"type": "play", "tile": [5, 5], "end": "left", "scores": 10},
+        {"type": "play", "tile": [4, 1], "end": "left", "scores": 5},
+    ]
     t2 = Table("all-fives", ["5-5 4-1 2-1", "6-6 2-2"], "3-3", overrides=CALLS)
     listed = legal_actions(t2.state, 0)
-    assert listed == [{"type": "play", "tile": [5, 5], "end": "left", "scores": 10, "claim": 10},
-                      {"type": "play", "tile": [4, 1], "end": "left", "scores": 5, "claim": 5},
-                      {"type": "play", "tile": [2, 1], "end": "left"}]
-    events = t2.do(parse_action(0, listed[0]))                      # verbatim, claim and hint together
+    assert listed == [
+        {"type": "play", "tile": [5, 5], "end": "left", "scores": 10, "claim": 10},
+        {"type": "play", "tile": [4, 1], "end": "left", "scores": 5, "claim": 5},
+        {"type": "play", "tile": [2, 1], "end": "left"},
+    ]
+    events = t2.do(parse_action(0, listed[0]))  # verbatim, claim and hint together
     assert [(e.type, getattr(e, "points", None)) for e in events] == [("tile_played", None), ("points_scored", 10)]
     assert events[0].claim == 10 and t2.state.scores == [10, 0] and t2.state.pending_muggins is None
 
@@ -422,13 +474,13 @@ def test_unlisted_spellings_under_muggins_calls_a_play_without_its_claim_and_a_c
 def test_a_play_without_an_end_goes_on_the_only_end_it_fits_and_is_refused_when_ambiguous():
     t = Table("standard-draw", ["6-6 2-0 2-2", "6-1 1-1 4-4"], "0-0 5-2 5-1 4-3")
     t.do(Play(0, T("6-6"), "left"))
-    t.refuse(parse_action(1, {"type": "play", "tile": [6, 1]}), EndRequired)     # fits left and right (both 6)
+    t.refuse(parse_action(1, {"type": "play", "tile": [6, 1]}), EndRequired)  # fits left and right (both 6)
     [played] = t.do(parse_action(1, {"type": "play", "tile": [6, 1], "end": "right"}))[:1]
     assert played.end == "right" and t.state.layout.ends_dict() == {"left": 6, "right": 1}
-    t.refuse(parse_action(0, {"type": "play", "tile": [2, 2]}), IllegalPlay)     # fits nowhere
-    t.do(Draw(0))                                                                # 0-0: fits nothing
-    t.do(Draw(0))                                                                # 5-2: fits nothing
-    [ok] = t.do(Draw(0))[:1]                                                     # 5-1: fits the right end only
+    t.refuse(parse_action(0, {"type": "play", "tile": [2, 2]}), IllegalPlay)  # fits nowhere
+    t.do(Draw(0))  # 0-0: fits nothing
+    t.do(Draw(0))  # 5-2: fits nothing
+    t.do(Draw(0))  # 5-1: fits the right end only
     [played] = t.do(parse_action(0, {"type": "play", "tile": [1, 5]}))[:1]
     assert played.end == "right" and played.tile == T("5-1")
 

@@ -2,19 +2,19 @@ import hashlib
 import hmac
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from api.rules import ALL_TILES, SHUFFLE_ALGORITHM, Tile, seed_commitment, shuffled_tiles
+from api.rules import ALL_TILES, SHUFFLE_ALGORITHM, Tile, resolve_rules, seed_commitment, shuffled_tiles
 from api.rules.shuffle import TURN_UP_LABEL, deal_label
 from api.rules.state import deal
-from api.rules import resolve_rules
 
 QUICK = settings.get_profile("rules-quick")
 
 
 def spec_shuffle(seed: str, label: str) -> list[str]:
     """boneyard-shuffle-v1, written again from the docstring of shuffle.py alone."""
-    canonical = [f"{h}-{l}" for h in range(7) for l in range(h + 1)]
+    canonical = [f"{h}-{lo}" for h in range(7) for lo in range(h + 1)]
 
     def words():
         counter = 0
@@ -22,7 +22,7 @@ def spec_shuffle(seed: str, label: str) -> list[str]:
             msg = label.encode("utf-8") + b"\x00" + counter.to_bytes(4, "big")
             block = hmac.new(seed.encode("utf-8"), msg, hashlib.sha256).digest()
             for k in range(8):
-                yield int.from_bytes(block[4 * k:4 * k + 4], "big")
+                yield int.from_bytes(block[4 * k : 4 * k + 4], "big")
             counter += 1
 
     stream = words()
@@ -39,24 +39,33 @@ def spec_shuffle(seed: str, label: str) -> list[str]:
 
 
 VECTORS = {
-    ("boneyard-test-vector-1", "hand:1"):
-        "5-3 4-1 3-0 6-0 5-2 0-0 6-1 6-2 4-2 5-0 3-2 3-3 6-4 5-4 2-1 1-0 4-4 3-1 5-1 5-5 4-3 2-0 1-1 2-2 "
-        "4-0 6-5 6-6 6-3",
-    ("boneyard-test-vector-1", "hand:2"):
-        "3-3 2-0 5-0 5-5 3-0 6-3 4-1 2-1 6-0 0-0 6-4 3-1 4-4 5-2 1-1 5-3 4-3 6-2 1-0 5-1 3-2 6-5 4-2 5-4 "
-        "6-1 2-2 6-6 4-0",
-    ("boneyard-test-vector-1", "turn-up"):
-        "3-0 2-1 5-1 6-0 4-3 5-3 6-5 1-0 2-0 2-2 0-0 6-4 3-3 1-1 6-2 3-2 4-1 6-1 3-1 6-6 5-4 4-2 5-2 6-3 "
-        "5-0 4-0 5-5 4-4",
-    ("0123456789abcdef", "hand:1"):
-        "2-0 6-3 3-2 5-4 4-1 1-0 6-2 2-2 3-0 3-1 0-0 2-1 3-3 5-0 5-2 4-3 4-4 6-1 6-4 4-0 1-1 5-1 6-6 4-2 "
-        "5-3 5-5 6-5 6-0",
-    ("", "hand:1"):
-        "1-0 4-1 5-4 6-6 3-1 3-0 6-2 5-3 6-1 5-1 2-0 6-3 1-1 4-3 2-2 5-2 6-0 4-0 4-2 6-5 5-5 6-4 2-1 0-0 "
-        "3-3 3-2 5-0 4-4",
-    ("dé-ü 🁣", "hand:7"):
-        "4-3 5-4 3-1 4-4 6-5 0-0 2-0 5-5 1-0 4-0 4-2 4-1 6-4 3-2 6-0 3-3 2-2 6-2 3-0 5-3 6-1 5-0 1-1 6-6 "
-        "2-1 6-3 5-1 5-2",
+    (
+        "boneyard-test-vector-1",
+        "hand:1",
+    ): "5-3 4-1 3-0 6-0 5-2 0-0 6-1 6-2 4-2 5-0 3-2 3-3 6-4 5-4 2-1 1-0 4-4 3-1 5-1 5-5 4-3 2-0 1-1 2-2 "
+    "4-0 6-5 6-6 6-3",
+    (
+        "boneyard-test-vector-1",
+        "hand:2",
+    ): "3-3 2-0 5-0 5-5 3-0 6-3 4-1 2-1 6-0 0-0 6-4 3-1 4-4 5-2 1-1 5-3 4-3 6-2 1-0 5-1 3-2 6-5 4-2 5-4 "
+    "6-1 2-2 6-6 4-0",
+    (
+        "boneyard-test-vector-1",
+        "turn-up",
+    ): "3-0 2-1 5-1 6-0 4-3 5-3 6-5 1-0 2-0 2-2 0-0 6-4 3-3 1-1 6-2 3-2 4-1 6-1 3-1 6-6 5-4 4-2 5-2 6-3 "
+    "5-0 4-0 5-5 4-4",
+    (
+        "0123456789abcdef",
+        "hand:1",
+    ): "2-0 6-3 3-2 5-4 4-1 1-0 6-2 2-2 3-0 3-1 0-0 2-1 3-3 5-0 5-2 4-3 4-4 6-1 6-4 4-0 1-1 5-1 6-6 4-2 "
+    "5-3 5-5 6-5 6-0",
+    ("", "hand:1"): "1-0 4-1 5-4 6-6 3-1 3-0 6-2 5-3 6-1 5-1 2-0 6-3 1-1 4-3 2-2 5-2 6-0 4-0 4-2 6-5 5-5 6-4 2-1 0-0 "
+    "3-3 3-2 5-0 4-4",
+    (
+        "dé-ü 🁣",
+        "hand:7",
+    ): "4-3 5-4 3-1 4-4 6-5 0-0 2-0 5-5 1-0 4-0 4-2 4-1 6-4 3-2 6-0 3-3 2-2 6-2 3-0 5-3 6-1 5-0 1-1 6-6 "
+    "2-1 6-3 5-1 5-2",
 }
 
 
@@ -107,14 +116,17 @@ def test_labels_and_algorithm_name():
 
 def test_seed_commitment_is_sha256_hex_of_the_utf8_seed():
     assert seed_commitment("boneyard-test-vector-1") == (
-        "7db2314fbd83c72a4d07cb5ca36a085c521ed4d563c0fb216bc1dc70a4419ac1")
-    assert seed_commitment("dé") == hashlib.sha256("dé".encode("utf-8")).hexdigest()
+        "7db2314fbd83c72a4d07cb5ca36a085c521ed4d563c0fb216bc1dc70a4419ac1"
+    )
+    assert seed_commitment("dé") == hashlib.sha256("dé".encode()).hexdigest()
 
 
 def test_the_deal_gives_seat_s_the_s_th_run_and_the_rest_is_the_boneyard_in_order():
     order = shuffled_tiles("boneyard-test-vector-1", "hand:1")
     hands, boneyard = deal(order, resolve_rules("standard-draw", {}, 3))
     assert [[str(t) for t in h] for h in hands] == [
-        ["5-3", "4-1", "3-0", "6-0", "5-2"], ["0-0", "6-1", "6-2", "4-2", "5-0"],
-        ["3-2", "3-3", "6-4", "5-4", "2-1"]]
+        ["5-3", "4-1", "3-0", "6-0", "5-2"],
+        ["0-0", "6-1", "6-2", "4-2", "5-0"],
+        ["3-2", "3-3", "6-4", "5-4", "2-1"],
+    ]
     assert boneyard == order[15:] and len(boneyard) == 13

@@ -52,8 +52,10 @@ def test_only_a_few_ascii_digits_are_a_tile_half(bad):
     assert len(str(info.value)) < 100
 
 
-@pytest.mark.parametrize("bad", [[6], [True, 1], [1, False], [7, 1], [6, -1], [6, 3, 1], [6.0, 3], ["6", "3"],
-                                 None, {"high": 6}, "7-1", "6_3", 6])
+@pytest.mark.parametrize(
+    "bad",
+    [[6], [True, 1], [1, False], [7, 1], [6, -1], [6, 3, 1], [6.0, 3], ["6", "3"], None, {"high": 6}, "7-1", "6_3", 6],
+)
 def test_bad_json_tiles_raise_invalid_tile(bad):
     with pytest.raises(InvalidTile):
         Tile.from_json(bad)
@@ -73,13 +75,16 @@ def test_weight_orders_by_pips_then_the_higher_end():
     heaviest_non_double = max((t for t in ALL_TILES if not t.is_double), key=weight_key)
     assert heaviest_non_double is Tile(6, 5)
     assert sorted([Tile(5, 4), Tile(6, 3), Tile(4, 4)], key=weight_key, reverse=True) == [
-        Tile(6, 3), Tile(5, 4), Tile(4, 4)]
+        Tile(6, 3),
+        Tile(5, 4),
+        Tile(4, 4),
+    ]
 
 
 def test_the_set_has_28_distinct_tiles_and_168_pips():
     assert len(ALL_TILES) == 28
     assert len(set(ALL_TILES)) == 28
-    assert {(t.high, t.low) for t in ALL_TILES} == {(h, l) for h in range(7) for l in range(h + 1)}
+    assert {(t.high, t.low) for t in ALL_TILES} == {(h, lo) for h in range(7) for lo in range(h + 1)}
     assert TOTAL_PIPS == 168 == pip_count(ALL_TILES)
     assert [str(t) for t in DOUBLES] == ["0-0", "1-1", "2-2", "3-3", "4-4", "5-5", "6-6"]
 

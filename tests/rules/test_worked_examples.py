@@ -15,18 +15,19 @@ from api.rules.clock import time_out
 from api.rules.engine import CallMuggins, Draw, Play
 from api.rules.scoring import round_to_five
 from api.rules.state import HandResult
-
 from tests.rules.support import SEED, T, Table
 
 RULE_BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-CITED: dict[str, set[str]] = {}      # example label -> the figures its tests check
+CITED: dict[str, set[str]] = {}  # example label -> the figures its tests check
 
 
 def example(label: str, *figures):
     """Cite the rule book's worked example ``label``; ``figures`` are the results it states."""
+
     def cite(test):
         CITED.setdefault(label, set()).update(str(f) for f in figures)
         return test
+
     return cite
 
 
@@ -82,8 +83,10 @@ def test_going_out_with_round_to_five_rounds_23_up_to_25():
     assert ended(t.do(Play(0, T("1-1"), "left"))).points == 25
 
 
-@pytest.mark.parametrize("points,rounded", [(0, 0), (1, 0), (2, 0), (3, 5), (4, 5), (5, 5), (7, 5),
-                                            (8, 10), (22, 20), (23, 25), (30, 30), (32, 30), (33, 35)])
+@pytest.mark.parametrize(
+    "points,rounded",
+    [(0, 0), (1, 0), (2, 0), (3, 5), (4, 5), (5, 5), (7, 5), (8, 10), (22, 20), (23, 25), (30, 30), (32, 30), (33, 35)],
+)
 def test_round_to_five_takes_2_down_and_3_up(points, rounded):
     assert round_to_five(points) == rounded
 
@@ -94,9 +97,8 @@ def test_two_player_block_2_against_8_scores_6():
     # Maya keeps 1-1 (2 pips), Leo holds 2-2 3-1 (8 pips); nobody can follow the 6-6
     t = Table("standard-block", ["6-6 1-1", "2-2 3-1"], "4-4 2-0")
     result = ended(t.do(Play(0, T("6-6"), "left")))
-    assert t.log[t.log.index(result) + 1].type == "hand_started"     # the next hand follows at once
-    assert (result.reason, result.winner, result.side, result.points, result.pips) == (
-        "blocked", 0, 0, 6, (2, 8))
+    assert t.log[t.log.index(result) + 1].type == "hand_started"  # the next hand follows at once
+    assert (result.reason, result.winner, result.side, result.points, result.pips) == ("blocked", 0, 0, 6, (2, 8))
     assert t.state.scores == [6, 0]
 
 
@@ -127,7 +129,12 @@ def test_a_tie_for_lowest_means_nobody_scores():
     t = Table("standard-block", ["6-6 4-0", "3-1", "5-4"])
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert (result.reason, result.winner, result.side, result.points, result.pips) == (
-        "blocked", None, None, 0, (4, 4, 9))
+        "blocked",
+        None,
+        None,
+        0,
+        (4, 4, 9),
+    )
     assert t.state.scores == [0, 0, 0]
 
 
@@ -156,20 +163,20 @@ def test_partners_blocked_lower_combined_pips_wins_minus_own_under_others_minus_
     t = Table("standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"], overrides=PARTNERS)
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert (result.reason, result.side, result.points, result.pips) == ("blocked", 0, 12, (5, 9, 3, 11))
-    assert result.winner == 2        # the winning side's partner with fewer pips
+    assert result.winner == 2  # the winning side's partner with fewer pips
     assert t.state.scores == [12, 0]
 
 
 @example("E8", 20)
 def test_partners_blocked_scores_all_opponents_pips_under_others():
-    t = Table("standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"],
-              overrides={**PARTNERS, "blocked_scoring": "others"})
+    t = Table(
+        "standard-block", ["6-6 4-1", "5-4", "2-1", "5-3 3-0"], overrides={**PARTNERS, "blocked_scoring": "others"}
+    )
     assert ended(t.do(Play(0, T("6-6"), "left"))).points == 20
 
 
 def test_partners_blocked_equal_partner_pips_credit_the_lower_seat():
-    t = Table("standard-block", ["6-6 2-1", "5-4", "3-0", "5-3 4-2"],
-              overrides=PARTNERS)
+    t = Table("standard-block", ["6-6 2-1", "5-4", "3-0", "5-3 4-2"], overrides=PARTNERS)
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert (result.side, result.winner, result.pips) == (0, 0, (3, 9, 3, 14))
 
@@ -194,7 +201,7 @@ def test_winner_any_after_a_tie_the_one_seat_with_fewest_tiles_leads_even_outsid
     assert [len(h) for h in result.hands] == [2, 2, 1]
     start = last_hand_started(t)
     assert (start.hand_number, start.leader) == (2, 2)
-    assert t.state.turn == 2 and t.state.layout.is_empty          # no forced tile: seat 2 leads any
+    assert t.state.turn == 2 and t.state.layout.is_empty  # no forced tile: seat 2 leads any
 
 
 @example("E11", "seat 0")
@@ -208,8 +215,9 @@ def test_winner_any_after_a_tie_fewest_tiles_shared_the_tied_hands_leader_leads_
 
 @example("E12", "seat 1")
 def test_winner_any_after_a_tied_partners_hand_tiles_count_seat_by_seat():
-    t = Table("standard-block", ["6-6 3-0 2-1", "4-1", "1-1 0-0", "2-0 1-0"],
-              overrides={**WINNER_ANY, "partners": True})
+    t = Table(
+        "standard-block", ["6-6 3-0 2-1", "4-1", "1-1 0-0", "2-0 1-0"], overrides={**WINNER_ANY, "partners": True}
+    )
     result = ended(t.do(Play(0, T("6-6"), "left")))
     assert (result.winner, result.side, result.pips) == (None, None, (6, 5, 2, 3))
     assert [len(h) for h in result.hands] == [2, 1, 2, 2]
@@ -270,8 +278,14 @@ def test_a_double_ending_an_arm_counts_both_halves():
     # spinner 6-6; 6-1 left, 6-3 right (count 4); 6-4 up → 1 + 3 + 4 = 8; 4-4 on up → 1 + 3 + 8 = 12;
     # 6-5 down → 1 + 3 + 8 + 5 = 17
     t = Table("all-fives", ["6-6 6-3 4-4 1-0", "6-1 6-4 6-5 2-0"], "0-0")
-    for seat, tile, end, count in [(0, "6-6", "left", 12), (1, "6-1", "left", 13), (0, "6-3", "right", 4),
-                                   (1, "6-4", "up", 8), (0, "4-4", "up", 12), (1, "6-5", "down", 17)]:
+    for seat, tile, end, count in [
+        (0, "6-6", "left", 12),
+        (1, "6-1", "left", 13),
+        (0, "6-3", "right", 4),
+        (1, "6-4", "up", 8),
+        (0, "4-4", "up", 12),
+        (1, "6-5", "down", 17),
+    ]:
         t.do(Play(seat, T(tile), end))
         assert t.state.layout.count() == count
     assert t.state.scores == [0, 0]
@@ -307,12 +321,17 @@ def test_the_views_draw_the_spinner_arms_tile_by_tile():
     for seat, tile, end in [(0, "5-5", "left"), (1, "5-3", "left"), (0, "5-2", "right"), (1, "5-0", "up")]:
         t.do(Play(seat, T(tile), end))
     from api.rules import view
+
     v = view(t.state, 0)
     assert v["line"] == [[3, 5], [5, 5], [5, 2]]
     assert v["spinner"] == [5, 5]
     assert v["arms"] == {"up": [[5, 0]], "down": []}
-    assert v["ends"] == [{"end": "left", "value": 3}, {"end": "right", "value": 2},
-                         {"end": "up", "value": 0}, {"end": "down", "value": 5}]
+    assert v["ends"] == [
+        {"end": "left", "value": 3},
+        {"end": "right", "value": 2},
+        {"end": "up", "value": 0},
+        {"end": "down", "value": 5},
+    ]
     assert v["count"] == 5
 
 
@@ -341,7 +360,7 @@ def test_a_missed_claim_is_taken_by_the_opponents_muggins_call():
     assert scored(t.do(Play(0, T("5-5"), "left"))) == [] and t.state.pending_muggins == (0, 10)
     assert scored(t.do(CallMuggins(1))) == [(1, 10, 10, "muggins")]
     assert t.state.scores == [0, 10]
-    t.refuse(CallMuggins(1), NothingToMuggins)                      # taken once
+    t.refuse(CallMuggins(1), NothingToMuggins)  # taken once
     claimed = Table("all-fives", ["5-5 1-0", "6-6 2-1"], "3-3", overrides=calls)
     claimed.refuse(Play(0, T("5-5"), "left", claim=5), WrongClaim)
     assert scored(claimed.do(Play(0, T("5-5"), "left", claim=10))) == [(0, 10, 10, "play")]
@@ -354,7 +373,12 @@ def test_a_timed_out_seat_plays_the_heaviest_tile_a_double_first():
     assert t.state.layout.ends_dict() == {"left": 4, "right": 3}
     timed_out, played = t.feed(time_out(t.state, 1, SEED))
     assert (timed_out.type, played.type, str(played.tile), played.end, played.auto) == (
-        "turn_timed_out", "tile_played", "4-4", "left", True)
+        "turn_timed_out",
+        "tile_played",
+        "4-4",
+        "left",
+        True,
+    )
 
 
 # --- the rule book and these tests hold each other ----------------------------------------------
@@ -364,7 +388,7 @@ def rule_book_examples() -> dict[str, str]:
     parts = re.split(r"^### (E\d+)\. .*$", text, flags=re.MULTILINE)
     examples = dict(zip(parts[1::2], parts[2::2]))
     last = parts[-2]
-    examples[last] = examples[last].split("\n## ")[0]           # the last example ends at the next section
+    examples[last] = examples[last].split("\n## ")[0]  # the last example ends at the next section
     return examples
 
 

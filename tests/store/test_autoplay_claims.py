@@ -22,16 +22,16 @@ def due_matches(make_match, uow_factory, count: int) -> list[str]:
 def test_a_claim_takes_due_matches_oldest_first_and_holds_them_for_its_lease(make_match, uow_factory):
     ids = due_matches(make_match, uow_factory, 3)
     with uow_factory() as uow:
-        uow.matches.set_bots_due(ids[2], NOW + timedelta(seconds=5))       # not due yet
+        uow.matches.set_bots_due(ids[2], NOW + timedelta(seconds=5))  # not due yet
         assert uow.matches.claim_due_bots(NOW, LEASE, 10) == ids[:2]
         uow.commit()
     with uow_factory() as uow:
         assert uow.matches.claim_due_bots(NOW + timedelta(seconds=10), LEASE, 10) == [ids[2]]
         uow.commit()
-    with uow_factory() as uow:                    # the leases lapse: claimable again
+    with uow_factory() as uow:  # the leases lapse: claimable again
         assert uow.matches.claim_due_bots(LEASE + timedelta(seconds=1), LEASE + timedelta(minutes=1), 10) == ids
         uow.commit()
-    with uow_factory() as uow:                    # an append (or a drop) ends the claim
+    with uow_factory() as uow:  # an append (or a drop) ends the claim
         uow.matches.set_bots_due(ids[0], None)
         uow.commit()
     with uow_factory() as uow:
@@ -44,8 +44,8 @@ def test_two_runners_claiming_at_once_on_postgresql_skip_each_others_rows(make_m
         pytest.skip("FOR UPDATE SKIP LOCKED is PostgreSQL's; SQLite's write lock serialises claims")
     ids = due_matches(make_match, uow_factory, 4)
     with uow_factory() as first, uow_factory() as second:
-        mine = first.matches.claim_due_bots(NOW, LEASE, 2)       # rows locked until `first` commits
-        theirs = second.matches.claim_due_bots(NOW, LEASE, 10)   # does not wait: skips them
+        mine = first.matches.claim_due_bots(NOW, LEASE, 2)  # rows locked until `first` commits
+        theirs = second.matches.claim_due_bots(NOW, LEASE, 10)  # does not wait: skips them
         assert mine == ids[:2] and theirs == ids[2:]
         second.commit()
         first.commit()

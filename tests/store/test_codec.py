@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+from pathlib import Path
 
 import pytest
 
@@ -49,5 +50,5 @@ def test_events_that_cannot_be_stored_are_refused(event):
 
 
 def test_the_codec_does_not_import_the_rules_engine():
-    source = open(codec.__file__, encoding="utf-8").read()
+    source = Path(codec.__file__).read_text(encoding="utf-8")
     assert "api.rules" not in source.replace("``api.rules``", "")

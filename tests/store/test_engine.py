@@ -28,10 +28,10 @@ def test_a_connection_waits_for_another_to_finish_before_switching_a_fresh_file_
     path = tmp_path / "fresh.db"
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("CREATE TABLE t (x)")
-    holder.execute("BEGIN EXCLUSIVE")             # as a migration in progress holds it
+    holder.execute("BEGIN EXCLUSIVE")  # as a migration in progress holds it
     pauses = []
 
-    def waited(seconds):                          # the holder commits during the first pause
+    def waited(seconds):  # the holder commits during the first pause
         pauses.append(seconds)
         holder.execute("COMMIT")
 
@@ -40,7 +40,7 @@ def test_a_connection_waits_for_another_to_finish_before_switching_a_fresh_file_
         use_wal(late.cursor(), waited=waited)
         assert late.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert pauses == [0.05]
-        use_wal(late.cursor(), waited=waited)     # already WAL: nothing to wait for
+        use_wal(late.cursor(), waited=waited)  # already WAL: nothing to wait for
         assert pauses == [0.05]
     finally:
         late.close()
@@ -54,15 +54,15 @@ def test_unsupported_backends_are_refused():
 
 @pytest.mark.postgres
 def test_a_readonly_unit_of_work_cannot_write_on_postgresql(store):
-    with store.unit_of_work(readonly=True) as uow:
-        with pytest.raises(DBAPIError):
-            uow.matches.add({"preset": "p", "players": 2, "seed": "s", "seed_commitment": "c"})
+    with store.unit_of_work(readonly=True) as uow, pytest.raises(DBAPIError):
+        uow.matches.add({"preset": "p", "players": 2, "seed": "s", "seed_commitment": "c"})
 
 
 # --- SQLite writers: a cooperative lock per process, then SQLite's, both bounded ----------------
 @pytest.fixture
 def short_lock(monkeypatch):
     from api.store import engine as store_engine
+
     monkeypatch.setattr(store_engine, "WRITE_LOCK_SECONDS", 0.3)
     return 0.3
 
@@ -106,12 +106,12 @@ def test_writers_of_one_process_queue_on_its_lock_and_give_up_as_database_busy(s
     with pytest.raises(DatabaseBusy, match="writers of this process"):
         _write(sqlite_store, "refused")
     assert short_lock * 0.9 < time.monotonic() - started < short_lock + 1
-    with sqlite_store.unit_of_work(readonly=True) as uow:      # readers never queue for it
+    with sqlite_store.unit_of_work(readonly=True) as uow:  # readers never queue for it
         assert uow.matches.list().items == []
     waiter = threading.Thread(target=_write, args=(sqlite_store, "queued"))
-    waiter.start()                                  # queues on the process lock...
+    waiter.start()  # queues on the process lock...
     time.sleep(0.05)
-    release.set()                                   # ...and gets it at the holder's commit
+    release.set()  # ...and gets it at the holder's commit
     holder.join(5)
     waiter.join(5)
     with sqlite_store.unit_of_work(readonly=True) as uow:
@@ -124,15 +124,15 @@ def test_another_process_holding_sqlites_lock_is_database_busy_within_the_bound(
 
     from api.store import DatabaseBusy
 
-    other = sqlite3.connect(sqlite_store.engine.url.database, isolation_level=None)   # "another process"
+    other = sqlite3.connect(sqlite_store.engine.url.database, isolation_level=None)  # "another process"
     other.execute("BEGIN IMMEDIATE")
     started = time.monotonic()
     with pytest.raises(DatabaseBusy, match="another process"):
         _write(sqlite_store, "refused")
-    assert time.monotonic() - started < short_lock + 1       # not SQLITE_BUSY_TIMEOUT_MS: the rest of the bound
+    assert time.monotonic() - started < short_lock + 1  # not SQLITE_BUSY_TIMEOUT_MS: the rest of the bound
     other.execute("COMMIT")
     other.close()
-    _write(sqlite_store, "after")                   # the process lock was not left held
+    _write(sqlite_store, "after")  # the process lock was not left held
 
 
 def test_the_process_lock_is_released_by_commit_rollback_and_reuse(sqlite_store, short_lock):
@@ -142,14 +142,14 @@ def test_the_process_lock_is_released_by_commit_rollback_and_reuse(sqlite_store,
     with pytest.raises(RuntimeError), sqlite_store.unit_of_work() as uow:
         uow.matches.add({"preset": "rolled back", "players": 2, "seed": "s", "seed_commitment": "c"})
         raise RuntimeError("abandon")
-    with sqlite_store.unit_of_work() as uow:         # used again after a commit: a second transaction
+    with sqlite_store.unit_of_work() as uow:  # used again after a commit: a second transaction
         uow.matches.add({"preset": "first", "players": 2, "seed": "s", "seed_commitment": "c"})
         uow.commit()
         uow.matches.add({"preset": "second", "players": 2, "seed": "s", "seed_commitment": "c"})
         uow.commit()
     try:
-        _write(sqlite_store, "last")                # any lock left held would make this DatabaseBusy
-    except DatabaseBusy:                            # pragma: no cover - the failure this test catches
+        _write(sqlite_store, "last")  # any lock left held would make this DatabaseBusy
+    except DatabaseBusy:  # pragma: no cover - the failure this test catches
         pytest.fail("the write lock leaked")
     with sqlite_store.unit_of_work(readonly=True) as uow:
         assert sorted(m.preset for m in uow.matches.list().items) == ["committed", "first", "last", "second"]

@@ -63,9 +63,8 @@ def test_wrong_expected_seq_raises_stale_seq_with_the_current_seq(store, make_ma
         uow.events.append(match.id, 0, [ev(), ev()])
         uow.commit()
     for wrong in (0, 1, 3):
-        with store.unit_of_work() as uow:
-            with pytest.raises(StaleSeq) as caught:
-                uow.events.append(match.id, wrong, [ev()])
+        with store.unit_of_work() as uow, pytest.raises(StaleSeq) as caught:
+            uow.events.append(match.id, wrong, [ev()])
         assert caught.value.expected_seq == wrong
         assert caught.value.current_seq == 2
     with store.unit_of_work() as uow:
@@ -122,10 +121,9 @@ def test_events_are_not_stored_unless_committed(store, make_match):
 
 def test_an_exception_inside_the_unit_of_work_rolls_back(store, make_match):
     match = make_match()
-    with pytest.raises(RuntimeError):
-        with store.unit_of_work() as uow:
-            uow.events.append(match.id, 0, [ev()])
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), store.unit_of_work() as uow:
+        uow.events.append(match.id, 0, [ev()])
+        raise RuntimeError("boom")
     with store.unit_of_work() as uow:
         assert uow.events.last_seq(match.id) == 0
 
@@ -137,7 +135,7 @@ def test_nested_json_survives_the_round_trip(store, make_match):
         "scores": {"0": 35, "1": 0},
         "hands": [[[6, 6], [6, 3]], [], [[0, 0]]],
         "result": {"reason": "blocked", "winner": None, "pips": [12, 7.5], "ok": True},
-        "text": "ünïcødé ✓ \"quoted\"",
+        "text": 'ünïcødé ✓ "quoted"',
         "big": 2**53,
         "negative": -1,
     }

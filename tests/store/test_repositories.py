@@ -57,9 +57,8 @@ def test_update_refuses_unknown_fields_and_unknown_matches(store, make_match):
 
 def test_the_database_refuses_an_unknown_status(store, make_match):
     match = make_match()
-    with store.unit_of_work() as uow:
-        with pytest.raises(IntegrityError):
-            uow.matches.update(match.id, status="paused")
+    with store.unit_of_work() as uow, pytest.raises(IntegrityError):
+        uow.matches.update(match.id, status="paused")
 
 
 def test_matches_are_listed_newest_first_in_cursor_pages(store, make_match):
@@ -117,9 +116,7 @@ def test_seats_are_added_listed_found_by_token_and_updated(store, make_match):
     match = make_match()
     with store.unit_of_work() as uow:
         uow.seats.add({"match_id": match.id, "seat": 1, "name": "Bot", "type": "bot", "level": "hard"})
-        uow.seats.add(
-            {"match_id": match.id, "seat": 0, "name": "Ana", "type": "remote", "token_hash": "ab" * 32}
-        )
+        uow.seats.add({"match_id": match.id, "seat": 0, "name": "Ana", "type": "remote", "token_hash": "ab" * 32})
         uow.commit()
     with store.unit_of_work() as uow:
         seats = uow.seats.list_for_match(match.id)
@@ -140,9 +137,8 @@ def test_seats_are_added_listed_found_by_token_and_updated(store, make_match):
 
 def test_a_seat_needs_an_existing_match_and_a_free_number(store, make_match):
     match = make_match()
-    with store.unit_of_work() as uow:
-        with pytest.raises(IntegrityError):
-            uow.seats.add({"match_id": "0" * 32, "seat": 0, "name": "x", "type": "open"})
+    with store.unit_of_work() as uow, pytest.raises(IntegrityError):
+        uow.seats.add({"match_id": "0" * 32, "seat": 0, "name": "x", "type": "open"})
     with store.unit_of_work() as uow:
         uow.seats.add({"match_id": match.id, "seat": 0, "name": "x", "type": "open"})
         with pytest.raises(IntegrityError):
@@ -151,9 +147,7 @@ def test_a_seat_needs_an_existing_match_and_a_free_number(store, make_match):
 
 def test_a_match_is_not_stored_unless_committed(store):
     with store.unit_of_work() as uow:
-        record = uow.matches.add(
-            {"preset": "draw", "players": 2, "seed": "s", "seed_commitment": "c"}
-        )
+        record = uow.matches.add({"preset": "draw", "players": 2, "seed": "s", "seed_commitment": "c"})
     with store.unit_of_work() as uow:
         assert uow.matches.get(record.id) is None
 

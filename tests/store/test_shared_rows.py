@@ -20,13 +20,13 @@ def hit(store, key, now, expiry=60, amount=1):
 
 def test_a_window_counts_hits_until_it_ends_then_a_new_one_starts(store):
     assert hit(store, "k", 1000.0) == (1, 1060.0)
-    assert hit(store, "k", 1010.0, amount=2) == (3, 1060.0)      # the window's end does not move
+    assert hit(store, "k", 1010.0, amount=2) == (3, 1060.0)  # the window's end does not move
     assert hit(store, "other", 1010.0) == (1, 1070.0)
     with store.unit_of_work(readonly=True) as uow:
         assert uow.rate_limits.get("k", 1059.9) == (3, 1060.0)
-        assert uow.rate_limits.get("k", 1060.0) is None              # ended
+        assert uow.rate_limits.get("k", 1060.0) is None  # ended
         assert uow.rate_limits.get("nobody", 1000.0) is None
-    assert hit(store, "k", 1060.0) == (1, 1120.0)                   # a new window, counted from 1
+    assert hit(store, "k", 1060.0) == (1, 1120.0)  # a new window, counted from 1
 
 
 def test_purge_drops_only_ended_windows_and_clear_forgets(store):
@@ -65,13 +65,13 @@ def test_the_counters_service_purges_now_and_then_on_its_clock(store):
     counters = RateLimitCounters(store, clock=lambda: now[0], purge_interval=30)
     counters.hit("short", 5)
     counters.hit("long", 600)
-    now[0] = 1020.0                                 # "short" ended, but no purge is due yet
+    now[0] = 1020.0  # "short" ended, but no purge is due yet
     counters.hit("long", 600)
     assert counters.current("short") is None and counters.current("long") == (2, 1600.0)
     with store.engine.connect() as conn:
         assert len(conn.execute(select(tables.rate_limit_counters)).all()) == 2
     now[0] = 1031.0
-    counters.hit("long", 600)                      # the purge is due: ended rows go
+    counters.hit("long", 600)  # the purge is due: ended rows go
     with store.engine.connect() as conn:
         assert conn.execute(select(tables.rate_limit_counters.c.key)).scalars().all() == ["long"]
 

@@ -10,13 +10,42 @@ Command line: ``python -m boneyard_client --help``.
 """
 
 from .client import REFETCH_CODES, BoneyardClient, Bot
-from .errors import (ActionRefused, BoneyardError, InvalidApiKey, InvalidToken, ProblemError, SeatTaken,
-                     ServerUnavailable, UnknownMatch, WaitTimeout, WrongMatch, problem_error)
+from .errors import (
+    ActionRefused,
+    BoneyardError,
+    InvalidApiKey,
+    InvalidToken,
+    ProblemError,
+    SeatTaken,
+    ServerUnavailable,
+    UnknownMatch,
+    WaitTimeout,
+    WrongMatch,
+    problem_error,
+)
 from .strategies import STRATEGIES, Strategy, first_legal, heaviest, random_legal, seeded_random
 
 __version__ = "0.1.0"
 
-__all__ = ["ActionRefused", "BoneyardClient", "BoneyardError", "Bot", "InvalidApiKey", "InvalidToken",
-           "ProblemError", "REFETCH_CODES", "STRATEGIES", "SeatTaken", "ServerUnavailable", "Strategy",
-           "UnknownMatch", "WaitTimeout", "WrongMatch", "first_legal", "heaviest", "problem_error",
-           "random_legal", "seeded_random"]
+__all__ = [
+    "REFETCH_CODES",
+    "STRATEGIES",
+    "ActionRefused",
+    "BoneyardClient",
+    "BoneyardError",
+    "Bot",
+    "InvalidApiKey",
+    "InvalidToken",
+    "ProblemError",
+    "SeatTaken",
+    "ServerUnavailable",
+    "Strategy",
+    "UnknownMatch",
+    "WaitTimeout",
+    "WrongMatch",
+    "first_legal",
+    "heaviest",
+    "problem_error",
+    "random_legal",
+    "seeded_random",
+]

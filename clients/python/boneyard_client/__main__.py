@@ -25,20 +25,33 @@ BOT_LEVELS = ("random", "greedy", "expert")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m boneyard_client", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", default=os.environ.get("BONEYARD_SERVER", "http://127.0.0.1:8000"),
-                        help="base URL (default $BONEYARD_SERVER or http://127.0.0.1:8000)")
-    parser.add_argument("--api-key", default=os.environ.get("BONEYARD_API_KEY"),
-                        help="portal key for servers that want one to create matches ($BONEYARD_API_KEY)")
+    parser = argparse.ArgumentParser(
+        prog="python -m boneyard_client",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--server",
+        default=os.environ.get("BONEYARD_SERVER", "http://127.0.0.1:8000"),
+        help="base URL (default $BONEYARD_SERVER or http://127.0.0.1:8000)",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get("BONEYARD_API_KEY"),
+        help="portal key for servers that want one to create matches ($BONEYARD_API_KEY)",
+    )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--create", action="store_true", help="create a match and play its seat 0")
     mode.add_argument("--match", metavar="ID", help="play a seat of this existing match")
 
     new = parser.add_argument_group("--create")
-    new.add_argument("--vs", default="expert", choices=(*BOT_LEVELS, "open", "remote"),
-                     help="the other seats: server bots of a level, open seats for others to claim, "
-                          "or remote seats whose tokens are printed (default expert)")
+    new.add_argument(
+        "--vs",
+        default="expert",
+        choices=(*BOT_LEVELS, "open", "remote"),
+        help="the other seats: server bots of a level, open seats for others to claim, "
+        "or remote seats whose tokens are printed (default expert)",
+    )
     new.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     new.add_argument("--preset", help="rule preset, e.g. standard-draw, all-fives, muggins")
     new.add_argument("--target", type=int, help="points that win the match")
@@ -94,8 +107,9 @@ class Progress:
         finished = view["hand_number"] - (0 if view["status"] == "ended" else 1)
         if last and finished > self.hands_told:
             self.hands_told = finished
-            self.say(f"hand {finished} ended ({last.get('reason')}): winner {last.get('winner')}, "
-                     f"scores {view['scores']}")
+            self.say(
+                f"hand {finished} ended ({last.get('reason')}): winner {last.get('winner')}, scores {view['scores']}"
+            )
         if view["status"] == "playing" and view["hand_number"] != self.hand_number:
             self.hand_number = view["hand_number"]
             self.say(f"hand {self.hand_number}: holding {view.get('hand')}")
@@ -117,18 +131,25 @@ def main(argv: list[str] | None = None) -> int:
         if args.create:
             rules = {k: v for k, v in (("target", args.target), ("partners", args.partners or None)) if v}
             bot, created = Bot.create(client, opponents(args), strategy, preset=args.preset, rules=rules, **options)
-            progress.say(f"match {created['id']}: seat 0 is mine (token {bot.token}; resume with "
-                         f"--match {created['id']} --token {bot.token})")
+            progress.say(
+                f"match {created['id']}: seat 0 is mine (token {bot.token}; resume with "
+                f"--match {created['id']} --token {bot.token})"
+            )
             for seat in created["seats"][1:]:
                 if seat["type"] == "open":
-                    progress.say(f"waiting for seat {seat['seat']}: python -m boneyard_client --server {args.server}"
-                                 f" --match {created['id']} --seat {seat['seat']} --claim NAME")
+                    progress.say(
+                        f"waiting for seat {seat['seat']}: python -m boneyard_client --server {args.server}"
+                        f" --match {created['id']} --seat {seat['seat']} --claim NAME"
+                    )
                 elif "token" in seat:
-                    progress.say(f"seat {seat['seat']}: python -m boneyard_client --server {args.server}"
-                                 f" --match {created['id']} --token {seat['token']}")
+                    progress.say(
+                        f"seat {seat['seat']}: python -m boneyard_client --server {args.server}"
+                        f" --match {created['id']} --token {seat['token']}"
+                    )
         elif args.claim:
-            bot = Bot.claim(client, args.match, args.seat, args.claim[:40], strategy,
-                            client_seed=args.client_seed, **options)
+            bot = Bot.claim(
+                client, args.match, args.seat, args.claim[:40], strategy, client_seed=args.client_seed, **options
+            )
             progress.say(f"match {args.match}: claimed seat {bot.seat} (token {bot.token})")
         else:
             bot = Bot(client, args.match, args.token, strategy, **options)
@@ -139,9 +160,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    result = {"match_id": bot.match_id, "seat": bot.seat, "status": final["status"], "scores": final["scores"],
-              "winner": final["winner"], "sides": final.get("sides"), "actions_sent": bot.actions_sent,
-              "fairness_verified": fairness.get("verified")}
+    result = {
+        "match_id": bot.match_id,
+        "seat": bot.seat,
+        "status": final["status"],
+        "scores": final["scores"],
+        "winner": final["winner"],
+        "sides": final.get("sides"),
+        "actions_sent": bot.actions_sent,
+        "fairness_verified": fairness.get("verified"),
+    }
     print(json.dumps(result))
     return 0
 

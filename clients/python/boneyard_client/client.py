@@ -24,8 +24,7 @@ from typing import Any
 
 import requests
 
-from .errors import (ActionRefused, BoneyardError, ProblemError, ServerUnavailable, WaitTimeout,
-                     problem_error)
+from .errors import ActionRefused, BoneyardError, ProblemError, ServerUnavailable, WaitTimeout, problem_error
 from .strategies import Strategy, first_legal
 
 Action = dict[str, Any]
@@ -35,14 +34,27 @@ View = dict[str, Any]
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 #: Refusals that mean "the match moved on since your view": refetch, choose again.
-REFETCH_CODES = frozenset({
-    "stale_seq", "precondition_failed", "not_your_turn", "match_not_started",
-    # Rule refusals of an action taken from a current view's legal_actions can only come
-    # from a race (a muggins call landing first) or a strategy bug; a fresh view settles
-    # the first, and ``max_refusals`` stops the second.
-    "illegal_play", "tile_not_in_hand", "must_play", "must_draw", "boneyard_reserved", "boneyard_empty",
-    "drawing_not_allowed", "wrong_claim", "nothing_to_muggins", "illegal_action",
-})
+REFETCH_CODES = frozenset(
+    {
+        "stale_seq",
+        "precondition_failed",
+        "not_your_turn",
+        "match_not_started",
+        # Rule refusals of an action taken from a current view's legal_actions can only come
+        # from a race (a muggins call landing first) or a strategy bug; a fresh view settles
+        # the first, and ``max_refusals`` stops the second.
+        "illegal_play",
+        "tile_not_in_hand",
+        "must_play",
+        "must_draw",
+        "boneyard_reserved",
+        "boneyard_empty",
+        "drawing_not_allowed",
+        "wrong_claim",
+        "nothing_to_muggins",
+        "illegal_action",
+    }
+)
 
 
 class BoneyardClient:
@@ -53,9 +65,18 @@ class BoneyardClient:
     actions because :meth:`act` sends the same ``Idempotency-Key`` on every attempt.
     """
 
-    def __init__(self, server: str, *, api_key: str | None = None, session: requests.Session | None = None,
-                 timeout: float = 30.0, retries: int = 5, backoff: float = 0.2, max_backoff: float = 5.0,
-                 user_agent: str = "boneyard-client/0.1"):
+    def __init__(
+        self,
+        server: str,
+        *,
+        api_key: str | None = None,
+        session: requests.Session | None = None,
+        timeout: float = 30.0,
+        retries: int = 5,
+        backoff: float = 0.2,
+        max_backoff: float = 5.0,
+        user_agent: str = "boneyard-client/0.1",
+    ):
         self.server = server.rstrip("/")
         self.session = session or requests.Session()
         self.session.headers.setdefault("User-Agent", user_agent)
@@ -67,8 +88,9 @@ class BoneyardClient:
         self.max_backoff = max_backoff
 
     # --- the endpoints ------------------------------------------------------------------
-    def create_match(self, seats: list[dict], *, preset: str | None = None, rules: dict | None = None,
-                     seed: str | None = None) -> dict:
+    def create_match(
+        self, seats: list[dict], *, preset: str | None = None, rules: dict | None = None, seed: str | None = None
+    ) -> dict:
         """``POST /v1/matches``: the summary, with each remote seat's token (shown only here)."""
         body: dict[str, Any] = {"seats": seats}
         if preset is not None:
@@ -93,8 +115,15 @@ class BoneyardClient:
         headers = {"If-None-Match": etag} if etag else {}
         return self.request("GET", f"/v1/matches/{match_id}/view", token=token, headers=headers)
 
-    def act(self, match_id: str, token: str, action: Action, *, if_match: str | None = None,
-            idempotency_key: str | None = None) -> requests.Response:
+    def act(
+        self,
+        match_id: str,
+        token: str,
+        action: Action,
+        *,
+        if_match: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> requests.Response:
         """``POST /v1/matches/{id}/actions`` with an ``Idempotency-Key`` (a fresh one unless given).
 
         The response carries ``Idempotent-Replayed: true`` when the server had already
@@ -103,13 +132,13 @@ class BoneyardClient:
         headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
         if if_match:
             headers["If-Match"] = if_match
-        return self.request("POST", f"/v1/matches/{match_id}/actions", token=token, json=action,
-                            headers=headers)
+        return self.request("POST", f"/v1/matches/{match_id}/actions", token=token, json=action, headers=headers)
 
     def events(self, match_id: str, token: str | None = None, after: int = 0, limit: int = 100) -> dict:
         """``GET /v1/matches/{id}/events``: the log as this seat (or a spectator) may see it."""
-        return self.request("GET", f"/v1/matches/{match_id}/events", token=token,
-                            params={"after": after, "limit": limit}).json()
+        return self.request(
+            "GET", f"/v1/matches/{match_id}/events", token=token, params={"after": after, "limit": limit}
+        ).json()
 
     def audit(self, match_id: str, *, page_size: int | None = None) -> dict:
         """``GET /v1/matches/{id}/audit``: once ended, the whole log and the seed.
@@ -133,8 +162,16 @@ class BoneyardClient:
         return self.request("GET", f"/v1/matches/{match_id}/fairness").json()
 
     # --- transport ----------------------------------------------------------------------
-    def request(self, method: str, path: str, *, token: str | None = None, json: Any = None,
-                headers: dict | None = None, params: dict | None = None) -> requests.Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json: Any = None,
+        headers: dict | None = None,
+        params: dict | None = None,
+    ) -> requests.Response:
         """Send one request, retrying what is worth retrying; raise on any other error status."""
         headers = dict(headers or {})
         if token is not None:
@@ -144,8 +181,9 @@ class BoneyardClient:
         for attempt in range(self.retries + 1):
             last_try = attempt == self.retries
             try:
-                response = self.session.request(method, url, json=json, headers=headers, params=params,
-                                                timeout=self.timeout)
+                response = self.session.request(
+                    method, url, json=json, headers=headers, params=params, timeout=self.timeout
+                )
             except (requests.ConnectionError, requests.Timeout) as exc:
                 if last_try:
                     raise ServerUnavailable(f"{method} {url}: {exc}") from exc
@@ -175,9 +213,19 @@ class Bot:
     :class:`ActionRefused`. ``on_view(view)`` is called with every new view (for logs).
     """
 
-    def __init__(self, client: BoneyardClient, match_id: str, token: str, strategy: Strategy = first_legal,
-                 *, poll_interval: float = 0.02, max_poll_interval: float = 1.0, max_wait: float | None = None,
-                 max_refusals: int = 5, on_view: Callable[[View], None] | None = None):
+    def __init__(
+        self,
+        client: BoneyardClient,
+        match_id: str,
+        token: str,
+        strategy: Strategy = first_legal,
+        *,
+        poll_interval: float = 0.02,
+        max_poll_interval: float = 1.0,
+        max_wait: float | None = None,
+        max_refusals: int = 5,
+        on_view: Callable[[View], None] | None = None,
+    ):
         self.client = client
         self.match_id = match_id
         self.token = token
@@ -197,8 +245,17 @@ class Bot:
 
     # --- constructors ---------------------------------------------------------------------
     @classmethod
-    def claim(cls, client: BoneyardClient, match_id: str, seat: int, name: str, strategy: Strategy = first_legal,
-              *, client_seed: str | None = None, **options) -> Bot:
+    def claim(
+        cls,
+        client: BoneyardClient,
+        match_id: str,
+        seat: int,
+        name: str,
+        strategy: Strategy = first_legal,
+        *,
+        client_seed: str | None = None,
+        **options,
+    ) -> Bot:
         """Claim an open seat and return its bot (the claim's view is its first view)."""
         claimed = client.claim_seat(match_id, seat, name, client_seed)
         bot = cls(client, match_id, claimed["token"], strategy, **options)
@@ -206,9 +263,17 @@ class Bot:
         return bot
 
     @classmethod
-    def create(cls, client: BoneyardClient, seats: list[dict], strategy: Strategy = first_legal, *,
-               play_seat: int = 0, preset: str | None = None, rules: dict | None = None,
-               **options) -> tuple[Bot, dict]:
+    def create(
+        cls,
+        client: BoneyardClient,
+        seats: list[dict],
+        strategy: Strategy = first_legal,
+        *,
+        play_seat: int = 0,
+        preset: str | None = None,
+        rules: dict | None = None,
+        **options,
+    ) -> tuple[Bot, dict]:
         """Create a match and return the bot for ``play_seat`` (a remote seat) and the summary.
 
         The summary holds the other remote seats' tokens: hand them to other players.
@@ -234,9 +299,9 @@ class Bot:
                 if error.code == "match_over":
                     return self.refresh(force=True)
                 if error.code not in REFETCH_CODES:
-                    if error.status in (409, 422):      # the action itself is wrong: say so
+                    if error.status in (409, 422):  # the action itself is wrong: say so
                         raise _refused(error, action) from error
-                    raise                               # invalid_token, wrong_match, unknown_match…
+                    raise  # invalid_token, wrong_match, unknown_match…
                 refusals += 1
                 self.refetches += 1
                 if refusals >= self.max_refusals:
@@ -258,8 +323,10 @@ class Bot:
             if view["status"] == "ended" or (view["status"] == "playing" and view.get("legal_actions")):
                 return view
             if deadline is not None and time.monotonic() > deadline:
-                raise WaitTimeout(f"match {self.match_id} did not come back to seat {self.seat} "
-                                  f"within {self.max_wait} s (status {view['status']}, turn {view.get('turn')})")
+                raise WaitTimeout(
+                    f"match {self.match_id} did not come back to seat {self.seat} "
+                    f"within {self.max_wait} s (status {view['status']}, turn {view.get('turn')})"
+                )
             time.sleep(pause)
             before = self.etag
             view = self.refresh()
@@ -280,8 +347,9 @@ class Bot:
         The key is fixed before the first attempt, so the client's own retries of a post
         whose answer was lost replay the stored answer instead of acting twice.
         """
-        response = self.client.act(self.match_id, self.token, action, if_match=self.etag,
-                                   idempotency_key=uuid.uuid4().hex)
+        response = self.client.act(
+            self.match_id, self.token, action, if_match=self.etag, idempotency_key=uuid.uuid4().hex
+        )
         self.actions_sent += 1
         result = response.json()
         self._remember(result["view"], response.headers.get("ETag"))
