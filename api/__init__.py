@@ -8,10 +8,13 @@ standard library alone.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 
-def create_app(overrides: Mapping[str, Any] | None = None):
+def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     """Build the Flask app; ``overrides`` apply on top of the environment configuration."""
     from api.app import create_app as build
 

@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import click
+from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Flask, current_app
+from flask import Flask, Response, current_app
 from flask.cli import AppGroup
 from flask_cors import CORS
 from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
@@ -25,14 +27,16 @@ from api.http.docs_ui import blp as docs_ui_blp
 from api.http.event_schemas import register_event_schemas
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
+from api.http.matches import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.openapi_shapes import field_shape, register_shapes, register_unions
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
 from api.http.schemas import UNIONS
 from api.http.work_limit import WorkLimit
+from api.services.bus import MessageBus
+from api.services.flow import MatchFlow
 from api.services.health import Readiness
 from api.services.limits import WorkLimits
-from api.services.matches import MatchService
 from api.services.rate_limits import RateLimitCounters
 from api.services.snapshots import SnapshotCache
 from api.services.waiting import Waiter
@@ -43,7 +47,7 @@ from api.web import blp as web_blp
 
 STORE_KEY = "boneyard.store"
 API_KEY = "boneyard.api"
-MATCHES_KEY = "boneyard.matches"
+MATCHES_KEY = "boneyard.matches"  # the process's MatchFlow (store, cache, waiters, clock, limits)
 
 
 class BoneyardApi(Api):
@@ -51,7 +55,7 @@ class BoneyardApi(Api):
 
     ERROR_SCHEMA = errors.ProblemSchema
 
-    def handle_http_exception(self, error):
+    def handle_http_exception(self, error: HTTPException) -> Response:
         return errors.handle_http_exception(error)
 
 
@@ -59,8 +63,9 @@ class ShapedMarshmallowPlugin(MarshmallowPlugin):
     """apispec's marshmallow plugin, documenting fields by their shape (``openapi_shapes``)
     from the first schema it converts on (the problem document's, at the Api's start)."""
 
-    def init_spec(self, spec):
+    def init_spec(self, spec: APISpec) -> None:
         super().init_spec(spec)
+        assert self.converter is not None  # made by init_spec
         self.converter.add_attribute_function(field_shape)
 
 
@@ -97,10 +102,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     origins = app.config["CORS_ORIGINS"]
     # Working requests queue for a permit (waiters and probes do not): a bounded pool's tail.
-    app.wsgi_app = WorkLimit(app.wsgi_app, limit=app.config["WORKING_REQUESTS_PER_WORKER"])
+    app.wsgi_app = WorkLimit(app.wsgi_app, limit=app.config["WORKING_REQUESTS_PER_WORKER"])  # type: ignore[method-assign]  # Flask's documented way to add WSGI middleware
     # A body is read whole, within the deadline, before anything else runs; an address may
     # have only so many bodies on their way at once.
-    app.wsgi_app = RequestBodyDeadline(
+    app.wsgi_app = RequestBodyDeadline(  # type: ignore[method-assign]  # Flask's documented way to add WSGI middleware
         app.wsgi_app,
         timeout=app.config["REQUEST_BODY_TIMEOUT_SECONDS"],
         max_length=app.config["MAX_CONTENT_LENGTH"],
@@ -109,7 +114,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     if app.config["PROXY_HOPS"]:
         # Outermost: behind N trusted proxies the client address (rate limits, caps) comes from
         # X-Forwarded-For, for everything inside.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"])
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # as above
+            app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"]
+        )
     input_guard.install(app)  # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
@@ -122,7 +129,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[API_KEY] = api
     errors.register_error_handlers(app)
     domain_errors.register(app)
-    app.extensions[MATCHES_KEY] = MatchService(
+    app.extensions[MATCHES_KEY] = flow = MatchFlow(
         store,
         SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
         allow_client_seed=app.config["ALLOW_CLIENT_SEED"],
@@ -130,6 +137,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         limits=work_limits(app.config),
         offload=cpu_offload(),
     )
+    app.extensions[BUS_KEY] = MessageBus(flow)
     api.spec.components.security_scheme(
         "seatToken",
         {"type": "http", "scheme": "bearer", "description": "The seat's secret token, from match creation or a claim"},
@@ -158,11 +166,13 @@ def register_blueprints(api: Api) -> None:
     from api.http.health import blp as health_blp
     from api.http.matches import blp as matches_blp
     from api.http.players import blp as players_blp
+    from api.http.presets import blp as presets_blp
     from api.http.stream import blp as stream_blp
 
     api.register_blueprint(health_blp)
     api.register_blueprint(matches_blp)
     api.register_blueprint(players_blp)
+    api.register_blueprint(presets_blp)
     api.register_blueprint(stream_blp)
 
 
@@ -222,7 +232,7 @@ def autoplay_command(step_moves: int) -> None:
 @boneyard_cli.command("sweep")
 def sweep_command() -> None:
     """Play every turn whose clock ran out, once (the autoplay runner does it every second)."""
-    from api.services.clocks import sweep
+    from api.services.commands import SweepClocks
 
-    done = sweep(current_app.extensions[MATCHES_KEY])
+    done = current_app.extensions[BUS_KEY].handle(SweepClocks())
     click.echo(f"timed out {done} turn{'' if done == 1 else 's'}")

@@ -24,12 +24,17 @@ import json
 import logging
 import re
 import resource
+import socket
 import ssl
-from datetime import datetime
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any, cast
 from urllib.parse import unquote_plus
 
 from gunicorn import util
+from gunicorn.config import Config
 from gunicorn.glogging import Logger
+from gunicorn.http import Request
 from gunicorn.http import errors as http_errors
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
@@ -45,14 +50,14 @@ _PARAMETER_SEPARATOR = re.compile(r"([&;])")
 #: What gunicorn refuses before the app runs: (exception, status, code, title, detail), first match wins.
 PROTOCOL_ERRORS: list[tuple[type[BaseException], int, str, str, str]] = [
     (
-        http_errors.InvalidResponseHeaderName,
+        http_errors.InvalidResponseHeaderName,  # type: ignore[attr-defined]  # gunicorn 27; its stubs are 26.2
         500,
         "internal_error",
         "Internal Server Error",
         "An unexpected error occurred.",
     ),
     (
-        http_errors.InvalidResponseHeader,
+        http_errors.InvalidResponseHeader,  # type: ignore[attr-defined]  # gunicorn 27; its stubs are 26.2
         500,
         "internal_error",
         "Internal Server Error",
@@ -142,9 +147,9 @@ def protocol_error(exc: BaseException) -> tuple[int, str, str, str]:
 def problem_response(status: int, code: str, title: str, detail: str) -> bytes:
     """A whole HTTP/1.1 response carrying a problem document; the connection closes after it."""
     # Imported here, not above: this module loads in gunicorn's master, the app only in workers.
-    from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
+    from api.http.problem_document import PROBLEM_CONTENT_TYPE, problem_document
 
-    body = json.dumps(problem_body(status, code, title, detail)).encode()
+    body = json.dumps(problem_document(status, code, title, detail)).encode()
     head = (
         f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
         f"Content-Length: {len(body)}\r\n\r\n"
@@ -155,7 +160,7 @@ def problem_response(status: int, code: str, title: str, detail: str) -> bytes:
 class Worker(GeventWorker):
     """gunicorn's gevent worker, answering its own protocol errors as problem documents."""
 
-    def handle_error(self, req, client, addr, exc):
+    def handle_error(self, req: Request | None, client: socket.socket, addr: Any, exc: BaseException) -> None:
         """Replaces ``gunicorn.workers.base.Worker.handle_error`` (gunicorn 27), whose answer is HTML."""
         started = datetime.now()
         addr = addr or ("", -1)  # a unix socket
@@ -216,13 +221,18 @@ class _RedactRecords(logging.Filter):
 class AccessLogger(Logger):
     """gunicorn's logger, with secrets taken out of every access-log atom and error-log line."""
 
-    def setup(self, cfg):
+    def setup(self, cfg: Config) -> None:
         super().setup(cfg)
         if not any(isinstance(f, _RedactRecords) for f in self.error_log.filters):
             self.error_log.addFilter(_RedactRecords())
 
-    def atoms(self, resp, req, environ, request_time):
-        atoms = super().atoms(resp, req, environ, request_time)
+    # The stub types the answer as a TypedDict of the fixed atoms; it is a plain dict (below).
+    def atoms(  # type: ignore[override]
+        self, resp: Response, req: Request, environ: dict[str, Any], request_time: timedelta
+    ) -> dict[str, Any]:
+        # A plain dict at run time, with a key per header too ("{name}i"): more than the
+        # stub's TypedDict of fixed atoms can name.
+        atoms = cast("dict[str, Any]", super().atoms(resp, req, environ, request_time))
         for key, value in atoms.items():
             if not isinstance(value, str):
                 continue
@@ -237,7 +247,7 @@ class AccessLogger(Logger):
         return atoms
 
 
-def _sent_by_sendfile(resp) -> bool:
+def _sent_by_sendfile(resp: Response) -> bool:
     """A file answer (``send_file``: /docs' assets, the web table's) goes out by ``sendfile()``,
     which gunicorn does not count in ``resp.sent``: a 1.7 MB script was logged as 0 bytes. Then
     the headers went, no byte was counted, yet a body of ``response_length`` was due: that is
@@ -259,7 +269,7 @@ def _is_secret_header(atom: str) -> bool:
 
 
 # --- the process ------------------------------------------------------------------------------
-def raise_open_files_limit(log=None) -> int:
+def raise_open_files_limit(log: Logger | None = None) -> int:
     """Raise this process's soft RLIMIT_NOFILE to its hard limit (every waiting client is a
     descriptor; the soft limit is often 1,024); the workers inherit it. Answers the limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -274,7 +284,7 @@ def raise_open_files_limit(log=None) -> int:
     return soft
 
 
-def cpu_offload():
+def cpu_offload() -> Callable[..., Any] | None:
     """``offload(fn, *args)`` for the services, or None to run work in place.
 
     A gevent worker runs every request on one OS thread and switches only when one blocks:
@@ -291,7 +301,7 @@ def cpu_offload():
     if not is_module_patched("threading"):
         return None
 
-    def offload(fn, *args):
+    def offload(fn: Callable[..., Any], *args: Any) -> Any:
         return get_hub().threadpool.apply(fn, args)
 
     return offload

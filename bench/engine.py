@@ -36,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in a checkout
 
 from api.rules import create_match, replay, resolve_rules, start_match
+from api.rules.events import HandStarted
 from api.rules.simulate import random_match, random_playout
 
 TARGETS = {"dominoes": 2.0, "open_spiel": 5.0}
@@ -50,7 +51,7 @@ def boneyard_deals(rules, count: int, tag: str):
         seed = f"bench-{tag}-{i}"
         log = create_match(rules, seats, seed)
         log += start_match(replay(log), seed)
-        started = next(e for e in log if e.type == "hand_started")
+        started = next(e for e in log if isinstance(e, HandStarted))
         out.append((replay(log), started.leader, [list(h) for h in started.hands]))
     return out
 

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Any
 
 from _http import HOST, Http, Server, bearer, machine_line, median, ms, pct, sqlite_url
 
@@ -71,9 +72,9 @@ def _match_loop(base: str, deadline: float, out: dict):
     http.close()
 
 
-def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict:
+def run_phase(base: str, phase: str, seconds: float, connections: int) -> dict[str, Any]:
     """``connections`` client threads, each on its own keep-alive connection, for ``seconds``."""
-    out = {"lat": [], "status": {}, "creates": 0, "matches": 0}
+    out: dict[str, Any] = {"lat": [], "status": {}, "creates": 0, "matches": 0}
     cpu0, start = time.process_time(), time.perf_counter()
     deadline = start + seconds
     if phase == "actions":
@@ -103,7 +104,7 @@ def bench(args) -> int:
             f"{'on' if args.access_log else 'off'}; client: {args.connections} keep-alive connections"
         )
         (run_phase(server.url, "actions", 2, args.connections))  # warm caches, JIT-free warm-up
-        results = {p: [] for p in phases}
+        results: dict[str, list[dict[str, Any]]] = {p: [] for p in phases}
         for rnd in range(args.rounds):
             order = phases[rnd % len(phases) :] + phases[: rnd % len(phases)]
             for phase in order:

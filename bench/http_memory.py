@@ -17,7 +17,7 @@ in two processes, and both are measured:
 Both caches are LRUs of ``SNAPSHOT_CACHE_SIZE`` (default 2048) match states. The script creates
 bot-only matches (``standard-draw``, greedy vs random, ``{"target": --target}``) and keeps up to
 ``--window`` of them unfinished at once; the server's ``BOT_MATCHES_PER_ADDRESS`` is set to that
-window, so the cap is in force (a 422 from it fails the run). The runner runs with
+window, so the cap is in force (a 409 from it fails the run). The runner runs with
 ``AUTOPLAY_PACE_SECONDS=0``: the default pause of 0.1 s between two moves of a match would make
 the run last hours, and it changes when moves are stored, not what is stored or kept. Every
 0.2 s one ``GET /v1/matches?status=playing`` tells which matches have ended. At each checkpoint
@@ -122,6 +122,7 @@ def main() -> int:
         AutoplayRunner(server) as runner,
     ):
         (pid,) = server.worker_pids()
+        assert runner.proc is not None  # started on entering
         print(f"# http_memory: {machine_line()}")
         print(
             f"# gunicorn 1 gevent worker + the autoplay runner (pace 0), SQLite, SNAPSHOT_CACHE_SIZE "

@@ -7,9 +7,11 @@ Starts a throwaway PostgreSQL cluster on a free 127.0.0.1 port (as ``scripts/tes
 temporary directory, durability off, run as the ``postgres`` user when root, removed
 afterwards), then for each worker count a fresh database and ``gunicorn`` with N of the
 project's gevent workers, ``DB_POOL_SIZE`` 5, rate limits off. A gevent worker serves every
-connection it accepts at once, one greenlet per request, so no thread count caps it: its
-concurrent transactions are bounded by its pool (``DB_POOL_SIZE`` + 2 x that in overflow,
-15 connections) and the rest queue for a connection. This script is the load generator:
+connection it accepts at once, one greenlet per request, so no thread count caps it: the
+requests it works on at once are bounded by ``WORKING_REQUESTS_PER_WORKER`` (8 by default;
+the environment reaches the server, so ``WORKING_REQUESTS_PER_WORKER=0`` runs without the
+limit) and its transactions by its pool (``DB_POOL_SIZE`` + 2 x that in overflow, 15
+connections). This script is the load generator:
 ``--clients`` (100) threads, each on its own keep-alive connection, each playing whole
 matches back to back for ``--seconds``, never starting a request after the deadline.
 Matches are mixed by client number:
@@ -40,6 +42,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from _http import Http, Server, bearer, machine_line, ms, pct, postgres
@@ -143,11 +146,15 @@ def verify(database_url: str, stats: Stats) -> list[str]:
     from api.store import Store
     from api.store.chain import verify_chain
 
-    problems, store = [], Store.from_url(database_url)
+    problems: list[str] = []
+    store = Store.from_url(database_url)
     for mid, rec in stats.matches.items():
         with store.unit_of_work(readonly=True) as uow:
             stored = uow.events.load(mid)
             row = uow.matches.get(mid)
+        if row is None:
+            problems.append(f"{mid}: acknowledged as created, but not stored")
+            continue
         seqs = [e.seq for e in stored]
         if seqs != list(range(1, len(seqs) + 1)) or row.last_seq != len(seqs):
             problems.append(f"{mid}: stored seqs not gapless 1..{row.last_seq}")
@@ -177,11 +184,19 @@ def verify(database_url: str, stats: Stats) -> list[str]:
     return problems
 
 
+def one_row(cursor: psycopg.Cursor[Any]) -> tuple[Any, ...]:
+    """The row of a query that always answers one (an aggregate, a function call)."""
+    row = cursor.fetchone()
+    if row is None:
+        raise LookupError("the query answered no row")
+    return row
+
+
 def sample_connections(url, name: str, stop: threading.Event, peak: list) -> None:
     """Peak backends connected to ``name`` (from pg_stat_activity), sampled every 0.5 s."""
     with psycopg.connect(host=url.host, port=url.port, user="postgres", dbname="postgres", autocommit=True) as conn:
         while not stop.wait(0.5):
-            count = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)).fetchone()[0]
+            count = one_row(conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)))[0]
             peak[0] = max(peak[0], count)
 
 
@@ -200,7 +215,7 @@ def cpu_seconds(pids) -> float:
 def postgres_pids(url) -> list[int]:
     """The cluster's postmaster and every process it runs (backends, walwriter, ...)."""
     with psycopg.connect(host=url.host, port=url.port, user="postgres", dbname="postgres") as conn:
-        backend = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
+        backend = one_row(conn.execute("SELECT pg_backend_pid()"))[0]
         postmaster = int(Path(f"/proc/{backend}/stat").read_text().rsplit(")", 1)[1].split()[1])
     children = Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split()
     return [postmaster, *map(int, children)]
@@ -212,10 +227,13 @@ def table_sizes(url, name: str) -> dict:
     with psycopg.connect(host=url.host, port=url.port, user="postgres", dbname=name, autocommit=True) as conn:
         conn.execute("VACUUM ANALYZE")
         for table in ("matches", "seats", "events"):
-            rows = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-            total, heap, index = conn.execute(
-                "SELECT pg_total_relation_size(%s), pg_relation_size(%s), pg_indexes_size(%s)", (table, table, table)
-            ).fetchone()
+            rows = one_row(conn.execute(f"SELECT count(*) FROM {table}"))[0]
+            total, heap, index = one_row(
+                conn.execute(
+                    "SELECT pg_total_relation_size(%s), pg_relation_size(%s), pg_indexes_size(%s)",
+                    (table, table, table),
+                )
+            )
             out[table] = {"rows": rows, "total": total, "heap": heap, "index": index}
     return out
 
@@ -224,7 +242,8 @@ def run(database_url: str, workers: int, args) -> dict:
     with Server(
         database_url, workers=workers, env={"RATELIMIT_ENABLED": "false", "DB_POOL_SIZE": str(args.pool)}
     ) as server:
-        stats, errors = Stats(), []
+        stats = Stats()
+        errors: list[str] = []
         cpu0, start = time.process_time(), time.perf_counter()
         deadline = start + args.seconds
         threads = [
@@ -232,9 +251,11 @@ def run(database_url: str, workers: int, args) -> dict:
             for i in range(args.clients)
         ]
         url, stop, peak = make_url(database_url), threading.Event(), [0]
+        name = url.database
+        assert name, "DATABASE_URL names its database"
         workers_pids = server.worker_pids()
         app_cpu0, db_cpu0 = cpu_seconds(workers_pids), cpu_seconds(postgres_pids(url))
-        sampler = threading.Thread(target=sample_connections, args=(url, url.database, stop, peak))
+        sampler = threading.Thread(target=sample_connections, args=(url, name, stop, peak))
         sampler.start()
         for t in threads:
             t.start()
@@ -259,7 +280,7 @@ def run(database_url: str, workers: int, args) -> dict:
         "peak_connections": peak[0],
         "app_cpu": app_cpu,
         "db_cpu": db_cpu,
-        "sizes": table_sizes(url, url.database),
+        "sizes": table_sizes(url, name),
     }
 
 

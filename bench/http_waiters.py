@@ -214,7 +214,8 @@ async def _hold(port: int, kind: str, source: str, match: dict, state: dict, sto
 async def _holder_main(port: int, matches: list[dict], conn) -> None:
     loop = asyncio.get_running_loop()
     state = {"open": {k: 0 for k in KINDS}, "reopened": {k: 0 for k in KINDS}, "errors": 0}
-    tasks, stops = [], []
+    tasks: list[asyncio.Future[None]] = []
+    stops: list[asyncio.Event] = []
     while True:
         command = await loop.run_in_executor(None, conn.recv)
         if command[0] == "target":
@@ -280,7 +281,9 @@ class Player:
 
 def measure(base: str, player: Player, samples: int) -> dict:
     health = Http(base)
-    healthz, actions, statuses = [], [], {}
+    healthz: list[float] = []
+    actions: list[float] = []
+    statuses: dict[int, int] = {}
     for i in range(samples):
         status, _, took = health.get("/healthz")
         statuses[status] = statuses.get(status, 0) + 1

@@ -4,9 +4,14 @@ file of the project points outside the repository (the docs must stand on their 
 
 from __future__ import annotations
 
+import ast
+import importlib
+import io
 import json
 import re
 import subprocess
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -213,3 +218,75 @@ def test_every_relative_link_of_the_markdown_files_resolves_inside_the_repositor
             elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
                 broken.append(f"{path.relative_to(ROOT)}: {target} (no such heading)")
     assert broken == []
+
+
+# --- names and paths the prose mentions exist ------------------------------------------------------
+# `api.rules.engine.apply` (a module, or a name in one) and a project path (`api/services/flow.py`, `bench/engine.py`,
+# `tests/api/helpers.play_bots`) in the Markdown files and in Python comments and docstrings.
+DOTTED_NAME = re.compile(r"(?<![\w./-])(api(?:\.[A-Za-z_]\w*)+)")
+PROJECT_PATH = re.compile(r"(?<![\w./-])((?:api|tests|bench|scripts|docs|openapi|clients|migrations)/[\w./-]*[\w/])")
+FILE_SUFFIXES = (".py", ".md", ".json", ".js", ".mjs", ".css", ".html", ".ts")
+
+
+def resolves(dotted: str) -> bool:
+    """Whether ``dotted`` is an importable module, or a name reachable from one by attributes."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
+
+
+def prose_lines(path: Path, text: str) -> Iterator[tuple[int, str]]:
+    """The lines of a Markdown file; of a Python file, its comments and docstrings only (not code or messages)."""
+    if path.suffix == ".md":
+        yield from enumerate(text.splitlines(), start=1)
+        return
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT:
+            yield token.start[0], token.string
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                for offset, line in enumerate(first.value.value.splitlines()):
+                    yield first.lineno + offset, line
+
+
+def dangling(line: str) -> Iterator[str]:
+    for match in DOTTED_NAME.finditer(line):
+        name = match.group(1).rstrip(".")
+        if not name.endswith(FILE_SUFFIXES) and not resolves(name):
+            yield name
+    for match in PROJECT_PATH.finditer(line):
+        named = match.group(1).rstrip(".")
+        if (ROOT / named).exists():
+            continue
+        module, _, attribute = named.rpartition(".")  # tests/api/helpers.play_bots: a name in a file
+        if module and (ROOT / f"{module}.py").exists() and resolves(f"{module.replace('/', '.')}.{attribute}"):
+            continue
+        yield named
+
+
+def test_every_module_name_and_project_path_the_docs_and_comments_mention_exists():
+    stale: list[str] = []
+    for path in project_files():
+        if path.suffix not in (".md", ".py") or path.is_relative_to(ROOT / "openapi" / "examples"):
+            continue
+        text = text_of(path)
+        if text is None:
+            continue
+        for number, line in prose_lines(path, text):
+            stale.extend(f"{path.relative_to(ROOT)}:{number}: {name}" for name in dangling(line))
+    assert stale == [], "renamed or removed, still mentioned:\n" + "\n".join(sorted(stale))

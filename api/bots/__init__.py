@@ -17,12 +17,42 @@ for a fixed number of playouts (``Budget``), not for a length of time.
 
 from __future__ import annotations
 
-from .actions import bot_seed, make_rng
+from dataclasses import dataclass
+
+from api.rules.vocabulary import BotLevel
+
+from .actions import Action, Json, bot_seed, make_rng
 from .expert import DEFAULT_BUDGET, Budget, choose_expert
 from .simple import choose_greedy, choose_random
 
-LEVELS = ("random", "greedy", "expert")
-DEFAULT_LEVEL = "greedy"  # a bot seat created without a level
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A bot level as a player choosing an opponent is shown it (``GET /v1/presets``).
+
+    ``name`` is what a seat stores and sends; ``title`` and ``description`` are kept here,
+    beside the levels themselves, so no client writes its own copy."""
+
+    name: BotLevel
+    title: str  # a short label for a menu
+    description: str  # one sentence: how it plays
+
+
+BOT_LEVELS = (
+    Level(
+        BotLevel.RANDOM,
+        "Random",
+        "Plays any legal move at random, and under muggins calls forgets to claim its points.",
+    ),
+    Level(BotLevel.GREEDY, "Greedy", "Plays the move that scores the most now, else its heaviest tile, doubles first."),
+    Level(
+        BotLevel.EXPERT,
+        "Expert",
+        "Plays out many guesses of what the others may hold and picks the move that does best across them.",
+    ),
+)  # weakest first
+LEVELS: tuple[str, ...] = tuple(level.name.value for level in BOT_LEVELS)  # as plain strings
+DEFAULT_LEVEL = BotLevel.GREEDY  # a bot seat created without a level
 
 
 class UnknownLevel(ValueError):
@@ -30,8 +60,8 @@ class UnknownLevel(ValueError):
 
 
 def choose_action(
-    level: str, view: dict, log: list[dict], rng_seed: str | bytes, budget: Budget = DEFAULT_BUDGET
-) -> dict:
+    level: str, view: Json, log: list[Json], rng_seed: str | bytes, budget: Budget = DEFAULT_BUDGET
+) -> Action:
     """The action the ``level`` bot takes for the seat of ``view``.
 
     ``rng_seed`` should differ per decision and be derivable from the log (the services
@@ -44,11 +74,21 @@ def choose_action(
     if not actions:
         raise ValueError("the seat has no legal action now")
     rng = make_rng(rng_seed, level)
-    if level == "random":
+    if level == BotLevel.RANDOM:
         return choose_random(view, log, rng)
-    if level == "greedy":
+    if level == BotLevel.GREEDY:
         return choose_greedy(view, log, rng)
     return choose_expert(view, log, rng, budget)
 
 
-__all__ = ["DEFAULT_BUDGET", "DEFAULT_LEVEL", "LEVELS", "Budget", "UnknownLevel", "bot_seed", "choose_action"]
+__all__ = [
+    "BOT_LEVELS",
+    "DEFAULT_BUDGET",
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "Budget",
+    "Level",
+    "UnknownLevel",
+    "bot_seed",
+    "choose_action",
+]

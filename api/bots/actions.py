@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Any
 
 from api.rules.layout import END_INDEX
-from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
+from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY, Move
 from api.rules.tiles import Tile
+from api.rules.vocabulary import ActionType, DrawUntil
+
+Json = dict[str, Any]  # a JSON object as the API writes it: a view, a redacted event
+Action = dict[str, Any]  # one of a view's ``legal_actions``: {"type": ..., ...}
 
 
 def bot_seed(seed: str, seq: int, seat: int) -> str:
@@ -26,34 +31,34 @@ def make_rng(rng_seed: str | bytes, salt: str = "") -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def is_play(action: dict) -> bool:
-    return action.get("type") == "play"
+def is_play(action: Action) -> bool:
+    return action.get("type") == ActionType.PLAY
 
 
-def plays_of(actions: list[dict]) -> list[dict]:
+def plays_of(actions: list[Action]) -> list[Action]:
     return [a for a in actions if is_play(a)]
 
 
-def find(actions: list[dict], kind: str) -> dict | None:
+def find(actions: list[Action], kind: str) -> Action | None:
     for a in actions:
         if a.get("type") == kind:
             return a
     return None
 
 
-def action_tile(action: dict) -> Tile:
+def action_tile(action: Action) -> Tile:
     return Tile.from_json(action["tile"])
 
 
-def to_move(action: dict) -> tuple:
+def to_move(action: Action) -> Move:
     """The fast-path move tuple of a listed action (draw-until-playable maps to one draw)."""
     kind = action["type"]
-    if kind == "play":
+    if kind == PLAY:
         return (PLAY, action_tile(action), END_INDEX[action.get("end", "left")])
-    return {"draw": (DRAW,), "knock": (KNOCK,), "muggins": (MUGGINS,)}[kind]
+    return {DRAW: (DRAW,), KNOCK: (KNOCK,), MUGGINS: (MUGGINS,)}[kind]
 
 
-def without_claim(action: dict) -> dict:
+def without_claim(action: Action) -> Action:
     """A listed action as a seat that does not count sends it: a scoring play without its
     ``claim`` under ``muggins_calls`` (still legal; it scores nothing and leaves the points
     to a muggins call). Any other action is returned unchanged."""
@@ -62,9 +67,9 @@ def without_claim(action: dict) -> dict:
     return {k: v for k, v in action.items() if k != "claim"}
 
 
-def no_play_choice(actions: list[dict]) -> dict:
+def no_play_choice(actions: list[Action]) -> Action:
     """With nothing to play: draw until a tile fits when allowed, else the listed draw/knock."""
     for a in actions:
-        if a.get("type") == "draw" and a.get("until") == "playable":
+        if a.get("type") == DRAW and a.get("until") == DrawUntil.PLAYABLE:
             return a
-    return find(actions, "draw") or find(actions, "knock") or actions[0]
+    return find(actions, DRAW) or find(actions, KNOCK) or actions[0]

@@ -15,14 +15,19 @@ from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState
 
 from . import DEFAULT_BUDGET, Budget, choose_action
+from .actions import Action, Json
 
-Observer = Callable[[int, str, float, dict, list, dict], None]
+# (seat, level, seconds, view, log, action), after every decision
+Observer = Callable[[int, str, float, Json, list[Json], Action], None]
 
 
 def next_actor(st: MatchState) -> int:
     """The seat to ask next: an opponent who may call muggins first, then the seat to move
     (the same rule the server follows: ``MatchState.next_to_act``)."""
-    return st.next_to_act(range(st.players))
+    seat = st.next_to_act(range(st.players))
+    if seat is None:
+        raise ValueError("no seat has anything to do: the match is not being played")
+    return seat
 
 
 class BotMatch:
@@ -40,7 +45,7 @@ class BotMatch:
         created = create_match(rules, seats, seed)
         self.state = replay(created)
         self.events: list[Event] = list(created)
-        self.logs: list[list[dict]] = [[] for _ in levels]
+        self.logs: list[list[Json]] = [[] for _ in levels]
         self.decisions = 0
         self._record(created)
         self._record_and_fold(start_match(self.state, seed))
@@ -58,14 +63,14 @@ class BotMatch:
         self.events.extend(new)
         self._record(new)
 
-    def inputs(self, seat: int) -> tuple[dict, list[dict]]:
+    def inputs(self, seat: int) -> tuple[Json, list[Json]]:
         """Exactly what ``seat``'s bot is given."""
         return view(self.state, seat), self.logs[seat]
 
     def rng_seed(self) -> str:
         return f"{self.seed}:{len(self.events)}"
 
-    def step(self, observe: Observer | None = None) -> dict:
+    def step(self, observe: Observer | None = None) -> Action:
         """Ask the next seat's bot, apply its action through ``decide``; returns the action."""
         seat = next_actor(self.state)
         seat_view, log = self.inputs(seat)

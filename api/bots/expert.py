@@ -27,12 +27,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from api.rules.layout import UP
+from api.rules.layout import UP, Layout
+from api.rules.ruleset import RuleSet
 from api.rules.scoring import fives_points
 from api.rules.simulate import push
-from api.rules.state import DRAW, ENDED, KNOCK, PLAY, PLAYING, MatchState
+from api.rules.state import DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, MatchState, Move
+from api.rules.tiles import Tile
 
-from .actions import find, no_play_choice, plays_of, to_move
+from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .knowledge import Knowledge
 
 
@@ -60,9 +62,9 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 
 
-def choose_expert(view: dict, log: list[dict], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> dict:
+def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
     actions = view["legal_actions"]
-    muggins = find(actions, "muggins")
+    muggins = find(actions, MUGGINS)
     if muggins is not None:
         return muggins  # free points, and it costs no turn
     plays = plays_of(actions)
@@ -70,7 +72,7 @@ def choose_expert(view: dict, log: list[dict], rng: random.Random, budget: Budge
         return no_play_choice(actions)
     know = Knowledge.read(view, log)
     candidates = _distinct(plays, know)
-    draw = find(actions, "draw")
+    draw = find(actions, DRAW)
     if draw is not None:
         candidates.append(draw)  # draw_at_will: holding back is a real choice
     if len(candidates) == 1:
@@ -80,7 +82,7 @@ def choose_expert(view: dict, log: list[dict], rng: random.Random, budget: Budge
     return candidates[best]
 
 
-def evaluate(know: Knowledge, moves: list[tuple], rng: random.Random, budget: Budget) -> list[float]:
+def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Budget) -> list[float]:
     """The mean playout value of each move, over constrained deals of the hidden tiles."""
     rules = know.rules
     me = know.seat
@@ -111,16 +113,15 @@ def rollout(st: MatchState, rng: random.Random, epsilon: float, fives: bool) -> 
     return st
 
 
-def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool) -> tuple:
-    seat = st.turn
-    hand = st.hands[seat]
+def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool) -> Move:
+    hand = st.hands[st.turn]  # type: ignore[index]  # a seat: the hand is live
     layout = st.layout
     if layout.tiles == 0:
-        best = max(hand, key=lambda t: (t.pips, t.is_double, t.high))
-        return (PLAY, best, 0)
+        heaviest = max(hand, key=lambda t: (t.pips, t.is_double, t.high))
+        return (PLAY, heaviest, 0)
     values = layout.values
-    plays = []
-    best = None
+    plays: list[Move] = []
+    best: Move | None = None
     best_key = -1
     for t in hand:
         h, low = t.high, t.low
@@ -141,7 +142,7 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool)
     return best
 
 
-def fives_after(layout, tile, end: int) -> int:
+def fives_after(layout: Layout, tile: Tile, end: int) -> int:
     """The points a play of ``tile`` on ``end`` scores (the listed ``scores`` hint), without
     copying the layout (the playouts' hot path).
 
@@ -175,14 +176,14 @@ def _value(st: MatchState, before: list[int], side: int, bonus: float) -> float:
     return value
 
 
-def _match_bonus(rules) -> float:
+def _match_bonus(rules: RuleSet) -> float:
     """What reaching the target is worth beyond its points, in points."""
     return rules.target / 2
 
 
-def _distinct(plays: list[dict], know: Knowledge) -> list[dict]:
+def _distinct(plays: list[Action], know: Knowledge) -> list[Action]:
     """Drop plays that leave the same table as an earlier one (5-3 on either 5 end…)."""
-    seen = set()
+    seen: set[object] = set()
     out = []
     for action in plays:
         move = to_move(action)

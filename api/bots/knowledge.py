@@ -21,12 +21,17 @@ that imagined deal through the engine's own effects (``on_hand_started``,
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from api.rules.events import HandStarted, Knocked, PointsScored, TileDrawn, TilePlayed
 from api.rules.layout import END_INDEX, Layout
 from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState
 from api.rules.tiles import ALL_TILES, Tile
+
+from .actions import Json
 
 NUMBERS = range(7)
 _RETRIES = 30
@@ -37,7 +42,7 @@ def tile_mask(tile: Tile) -> int:
     return (1 << tile.high) | (1 << tile.low)
 
 
-def ends_mask(values) -> int:
+def ends_mask(values: Iterable[int | None]) -> int:
     mask = 0
     for v in values:
         if v is not None:
@@ -49,7 +54,7 @@ def numbers_of(mask: int) -> list[int]:
     return [n for n in NUMBERS if mask >> n & 1]
 
 
-def _tile(value) -> Tile:
+def _tile(value: Any) -> Tile:
     return Tile.from_json(value)
 
 
@@ -58,11 +63,11 @@ class Knowledge:
     """One seat's picture of the current hand (see the module docstring)."""
 
     rules: RuleSet
-    view: dict
+    view: Json
     seat: int
     hand: list[Tile]  # the seat's own tiles
     played: list[Tile]  # on the table this hand, in order
-    events: list[dict]  # this hand's events (redacted), in order
+    events: list[Json]  # this hand's events (redacted), in order
     slots: dict[int, list[int]]  # other seat -> one lacks mask per hidden tile
     unseen: list[Tile]  # canonical order
     boneyard: int  # tiles in the boneyard (drawable or not)
@@ -70,10 +75,10 @@ class Knowledge:
 
     # --- reading -------------------------------------------------------------------
     @classmethod
-    def read(cls, view: dict, log: list[dict]) -> Knowledge:
+    def read(cls, view: Json, log: list[Json]) -> Knowledge:
         rules = RuleSet.from_dict(view["rules"])
         seat = view["seat"]
-        start = max((i for i, e in enumerate(log) if e.get("type") == "hand_started"), default=None)
+        start = max((i for i, e in enumerate(log) if e.get("type") == HandStarted.type), default=None)
         events = [] if start is None else log[start + 1 :]
         counts = list(view["hand_counts"])
         slots: dict[int, list[int]] = {s: [] for s in range(rules.players) if s != seat}
@@ -81,28 +86,28 @@ class Knowledge:
             dealt = log[start]["hand_counts"]
             for s in slots:
                 slots[s] = [0] * dealt[s]
-        layout = Layout(rules.spinner == "first_double")
+        layout = Layout(rules.uses_spinner)
         played: list[Tile] = []
         informative_draws = rules.is_draw_game and not rules.draw_at_will
         drew_last: dict[int, bool] = {s: False for s in slots}
         for e in events:
             kind = e.get("type")
-            s = e.get("seat")
-            if kind == "tile_played":
+            who = e.get("seat")
+            if kind == TilePlayed.type:
                 tile = _tile(e["tile"])
-                if s in slots:
-                    _remove_slot(slots[s], tile, newest=informative_draws and drew_last[s])
-                    drew_last[s] = False
+                if who in slots:
+                    _remove_slot(slots[who], tile, newest=informative_draws and drew_last[who])
+                    drew_last[who] = False
                 layout.place(tile, END_INDEX[e["end"]])
                 played.append(tile)
-            elif kind == "tile_drawn" and s in slots:
+            elif kind == TileDrawn.type and who in slots:
                 if informative_draws:
-                    _lack(slots[s], ends_mask(layout.values))
-                slots[s].append(0)
-                drew_last[s] = True
-            elif kind == "knocked" and s in slots:
-                _lack(slots[s], ends_mask(e.get("ends", {}).values()))
-                drew_last[s] = False
+                    _lack(slots[who], ends_mask(layout.values))
+                slots[who].append(0)
+                drew_last[who] = True
+            elif kind == Knocked.type and who in slots:
+                _lack(slots[who], ends_mask(e.get("ends", {}).values()))
+                drew_last[who] = False
         # The counts in the view are the truth; a log that disagrees loses its inferences.
         for s, masks in slots.items():
             if len(masks) != counts[s]:
@@ -153,8 +158,9 @@ class Knowledge:
                 break
         hands: dict[int, list[Tile]] = {s: [] for s in self.slots}
         boneyard: list[Tile] = []
-        for (s, _m), t in zip(holders, got):
-            (boneyard if s == -1 else hands[s]).append(t)
+        for (s, _m), taken in zip(holders, got):
+            assert taken is not None  # the last attempt ignores the masks: every slot got a tile
+            (boneyard if s == -1 else hands[s]).append(taken)
         return hands, boneyard
 
     def state(self, hands: dict[int, list[Tile]], boneyard: list[Tile]) -> MatchState:
@@ -165,16 +171,16 @@ class Knowledge:
         full = [list(hands.get(s, ())) for s in range(rules.players)]
         full[self.seat] = list(self.hand)
         for e in self.events:
-            if e.get("type") == "tile_played":
+            if e.get("type") == TilePlayed.type:
                 full[e["seat"]].append(_tile(e["tile"]))
         st.on_hand_started(view["hand_number"], view["leader"], full, boneyard)
         for e in self.events:
             kind = e.get("type")
-            if kind == "tile_played":
+            if kind == TilePlayed.type:
                 st.on_tile_played(e["seat"], _tile(e["tile"]), END_INDEX[e["end"]], e.get("claim"))
-            elif kind == "points_scored":
+            elif kind == PointsScored.type:
                 st.on_points_scored(e["side"], 0)
-            elif kind == "knocked":
+            elif kind == Knocked.type:
                 st.on_knocked(e["seat"])
         st.status = PLAYING
         st.scores = list(view["scores"])

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import random
 
-from .actions import action_tile, find, no_play_choice, plays_of, without_claim
+from api.rules.vocabulary import ActionType
+
+from .actions import Action, Json, action_tile, find, no_play_choice, plays_of, without_claim
 
 
-def choose_random(view: dict, log: list[dict], rng: random.Random) -> dict:
+def choose_random(view: Json, log: list[Json], rng: random.Random) -> Action:
     """A uniformly random listed action, sent without its claim: a beginner forgets to count
     (under ``muggins_calls`` its scoring plays leave their points to a muggins call)."""
     return without_claim(rng.choice(view["legal_actions"]))
 
 
-def choose_greedy(view: dict, log: list[dict], rng: random.Random) -> dict:
+def choose_greedy(view: Json, log: list[Json], rng: random.Random) -> Action:
     """The biggest immediate score (fives games), then the heaviest tile, doubles first.
 
     Calls muggins whenever it may; draws or knocks only when it has nothing to play.
@@ -21,14 +23,14 @@ def choose_greedy(view: dict, log: list[dict], rng: random.Random) -> dict:
     listed, so under ``muggins_calls`` it carries its claim.
     """
     actions = view["legal_actions"]
-    muggins = find(actions, "muggins")
+    muggins = find(actions, ActionType.MUGGINS)
     if muggins is not None:
         return muggins
     plays = plays_of(actions)
     if not plays:
         return no_play_choice(actions)
 
-    def key(action: dict) -> tuple[int, int, int]:
+    def key(action: Action) -> tuple[int, int, bool]:
         tile = action_tile(action)
         return (action.get("scores", 0), tile.pips, tile.is_double)
 

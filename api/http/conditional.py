@@ -46,7 +46,7 @@ NOT_MODIFIED_RESPONSE = {
 }
 
 
-def etag(seq: int, *parts) -> str:
+def etag(seq: int, *parts: object) -> str:
     return '"' + ":".join(str(p) for p in (seq, *parts)) + '"'
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from flask import Flask, Response
 from sqlalchemy.exc import OperationalError
@@ -36,7 +37,7 @@ def _entry(error: rules.RulesError | services.ServiceError) -> ProblemCode:
 
 def handle_rules_error(error: rules.RulesError) -> Response:
     entry = _entry(error)
-    extra = {"field": error.field} if isinstance(error, rules.InvalidRules) else {}
+    extra: dict[str, Any] = {"field": error.field} if isinstance(error, rules.InvalidRules) else {}
     return problem(entry.status, entry.code, entry.title, error.message, **extra)
 
 

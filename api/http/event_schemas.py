@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from apispec import APISpec
+
 from api.rules.ruleset import MAX_TARGET
 
 EVENTS_SCHEMA = Path(__file__).resolve().parents[2] / "openapi" / "events.schema.json"
@@ -97,7 +99,7 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
     return {"HandResult": hand_result, "RuleOverrides": overrides}
 
 
-def register_event_schemas(spec, path: Path = EVENTS_SCHEMA) -> list[str]:
+def register_event_schemas(spec: APISpec, path: Path = EVENTS_SCHEMA) -> list[str]:
     """Add every event schema (and the two derived ones) to ``spec`` (an apispec ``APISpec``)
     under components/schemas."""
     defs = load_event_schemas(path)

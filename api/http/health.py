@@ -9,7 +9,13 @@ from flask import current_app
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http.problem_codes import DATABASE_BUSY, DATABASE_READ_ONLY, DATABASE_UNAVAILABLE, entry_of, problem_responses
+from api.http.problem_codes import (
+    CATALOGUE,
+    DATABASE_BUSY,
+    DATABASE_READ_ONLY,
+    DATABASE_UNAVAILABLE,
+    problem_responses,
+)
 from api.services.health import Readiness
 
 READINESS_KEY = "boneyard.readiness"
@@ -25,14 +31,14 @@ class HealthSchema(ma.Schema):
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     @problem_responses(blp, DATABASE_UNAVAILABLE, DATABASE_READ_ONLY, DATABASE_BUSY)
-    def get(self):
+    def get(self) -> dict[str, str]:
         """Report that the server can serve: its database answers and takes a write (each process
         writes its own row in `health_probes`, at most once per `HEALTH_CHECK_INTERVAL` seconds;
         answers in between repeat the last outcome)."""
         readiness: Readiness = current_app.extensions[READINESS_KEY]
         health = readiness.check()
         if not health.ok:
-            raise entry_of(health.status).error(
+            raise CATALOGUE[health.status].error(
                 health.detail, headers={"Retry-After": str(max(1, math.ceil(readiness.interval)))}
             )
         return {"status": "ok"}
@@ -41,6 +47,6 @@ class Health(MethodView):
 @blp.route("/livez")
 class Live(MethodView):
     @blp.response(200, HealthSchema)
-    def get(self):
+    def get(self) -> dict[str, str]:
         """Report that the process is up (no database round trip: for load-balancer liveness)."""
         return {"status": "ok"}

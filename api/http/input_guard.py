@@ -47,12 +47,12 @@ from werkzeug.routing import UnicodeConverter
 from api.http.errors import ProblemError
 from api.http.problem_codes import (
     BEARER_CHALLENGE,
+    CATALOGUE,
     HEADER_TOO_LARGE,
     INVALID_API_KEY,
     INVALID_TEXT,
     INVALID_TOKEN,
     URI_TOO_LONG,
-    entry_of,
 )
 
 MAX_JSON_DEPTH = 32
@@ -154,7 +154,8 @@ def _check_depth(text: str) -> None:
         char, position = found.group(), found.end()
         if char == '"':
             try:
-                _, position = json.decoder.scanstring(text, position)  # skip the string, in C
+                # skip the string, in C (typeshed does not declare json.decoder.scanstring)
+                _, position = json.decoder.scanstring(text, position)  # type: ignore[attr-defined]
             except ValueError as error:
                 raise JSONRefused(f"The request body is not valid JSON: {error}.", reason="syntax") from None
         elif char in "[{":
@@ -217,7 +218,7 @@ def _text_refused(location: str, name: str | None = None) -> ProblemError:
     if location == "query" and name:
         where = f"The query parameter {name!r}"
     wanted = "printable ASCII" if location == "header" else "UTF-8 text without control characters"
-    extra = {"name": name} if name else {}
+    extra: dict[str, Any] = {"name": name} if name else {}
     return INVALID_TEXT.error(f"{where} must be {wanted}.", location=location, **extra)
 
 
@@ -260,7 +261,7 @@ def check_request() -> None:
             raise HEADER_TOO_LARGE.error(f"The {name} header is longer than {MAX_HEADER_LENGTH} characters.", name=name)
         if not _HEADER_TEXT.fullmatch(value):
             if name in CREDENTIAL_CODES:
-                raise entry_of(CREDENTIAL_CODES[name]).error(
+                raise CATALOGUE[CREDENTIAL_CODES[name]].error(
                     f"The {name} header must be printable ASCII.",
                     location="header",
                     name=name,

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
 from api.http.problem_codes import INVALID_API_KEY, WAIT_STATUSES
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 limiter = Limiter(key_func=get_remote_address, headers_enabled=True, default_limits=[])
 
@@ -57,7 +62,7 @@ limit_actions = [
 ]
 
 
-def rate_limited_actions(view):
+def rate_limited_actions(view: Callable[P, R]) -> Callable[P, R]:
     for decorate in limit_actions:
         view = decorate(view)
     return view
@@ -75,7 +80,7 @@ def require_portal_key() -> None:
         )
 
 
-def settle_retry_after(response):
+def settle_retry_after(response: Response) -> Response:
     """``Retry-After`` only where a client is told to wait (429, 503), always there, and at least 1 s.
 
     flask-limiter writes it on every response of a limited endpoint, as the seconds left in

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from functools import wraps
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlencode
 
 from flask import Response, current_app, request
@@ -27,24 +29,31 @@ from api.http.conditional import (
 from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions, require_portal_key
 from api.http.waiting import waiting_client
+from api.services import commands
+from api.services.bus import MessageBus
 from api.services.idempotency import KEY_PATTERN, Keyed, Replay, StoredAnswer, parse_key
-from api.services.lobby import rematch
 from api.services.match_ids import is_match_id
-from api.services.matches import MatchService, SeatSpec
 
 blp = Blueprint(
     "matches", __name__, url_prefix="/v1/matches", description="Matches, seats, views, actions and the event log"
 )
 blp.ARGUMENTS_PARSER = JSON_BODY_PARSER  # a body sent as anything but JSON: 415, not "Missing data"
 
-SERVICE_KEY = "boneyard.matches"
-SEAT_TOKEN = [{"seatToken": []}]
-SEAT_TOKEN_OR_SPECTATOR = [{"seatToken": []}, {}]
-PORTAL_KEY = [{"portalKey": []}, {}]
+BUS_KEY = "boneyard.bus"  # app.extensions key of the MessageBus (set by create_app)
+#: An answer with its status and headers, as flask-smorest takes a view's return value.
+Headed = tuple[commands.Answer, int, dict[str, str]]
+P = ParamSpec("P")
+R = TypeVar("R")
+# OpenAPI security requirements: scheme name -> scopes; {} lets a request go without.
+SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}]
+SEAT_TOKEN_OR_SPECTATOR: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
+PORTAL_KEY: list[dict[str, list[str]]] = [{"portalKey": []}, {}]
 
 
-def service() -> MatchService:
-    return current_app.extensions[SERVICE_KEY]
+def bus() -> MessageBus:
+    """The app's entry to the use cases (``api.services.bus``)."""
+    bus: MessageBus = current_app.extensions[BUS_KEY]
+    return bus
 
 
 def idempotency_of(match_id: str) -> Keyed | None:
@@ -63,7 +72,7 @@ def idempotency_of(match_id: str) -> Keyed | None:
 
 def _render_refusal(error: Exception) -> tuple[int, str]:
     """A refusal as this API answers it (status and problem document), to be stored."""
-    response = current_app.handle_user_exception(error)
+    response = current_app.make_response(current_app.handle_user_exception(error))
     return response.status_code, response.get_data(as_text=True)
 
 
@@ -101,12 +110,12 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
-def seat_token_required(view):
+def seat_token_required(view: Callable[P, R]) -> Callable[P, R]:
     """An operation only a seat may call: without its token the request is refused (401
     ``invalid_token``) before anything else it sends (its body, its headers) is read."""
 
     @wraps(view)
-    def gated(*args, **kwargs):
+    def gated(*args: P.args, **kwargs: P.kwargs) -> R:
         if bearer_token() is None:
             raise codes.INVALID_TOKEN.error(
                 "This operation needs the seat's token: Authorization: Bearer <token>.", headers=codes.BEARER_CHALLENGE
@@ -131,7 +140,7 @@ REPLAYED_HEADER = {
 }
 
 
-def conditional_read(view):
+def conditional_read(view: codes.ViewFunction) -> codes.ViewFunction:
     """A read that answers 304 to an ``If-None-Match`` still current (documented here; its
     route declares the header, ``parameters=CONDITIONAL``: an operation's own ``parameters``
     would replace those its query schema documents)."""
@@ -141,7 +150,7 @@ def conditional_read(view):
 CONDITIONAL = [IF_NONE_MATCH_PARAMETER]
 
 
-def problems(*declared: codes.ProblemCode):
+def problems(*declared: codes.ProblemCode) -> Callable[[codes.ViewFunction], codes.ViewFunction]:
     """Document the problems a view may answer, besides what any request may be (the catalogue's
     ``ANY_REQUEST``): each status with its codes (tests/api/test_problem_codes.py proves the
     lists complete)."""
@@ -154,14 +163,16 @@ class Matches(MethodView):
     @blp.arguments(schemas.ListQuerySchema, location="query")
     @blp.response(200, schemas.MatchListSchema, headers={"Link": LINK_HEADER})
     @problems(codes.INVALID_API_KEY, codes.INVALID_REQUEST, codes.INVALID_CURSOR)
-    def get(self, query):
+    def get(self, query: dict[str, Any]) -> Headed:
         """List matches, newest first, filtered (paged with ``cursor``; the next page is also in ``Link``)."""
         require_portal_key()
-        page = service().list(
-            query.get("status"),
-            query["limit"],
-            query.get("cursor"),
-            **{k: query[k] for k in ("preset", "has_open_seat", "player_ref") if k in query},
+        page = bus().handle(
+            commands.ListMatches(
+                query.get("status"),
+                query["limit"],
+                query.get("cursor"),
+                **{k: query[k] for k in ("preset", "has_open_seat", "player_ref") if k in query},
+            )
         )
         return page, 200, _next_link(page["next_cursor"])
 
@@ -179,14 +190,16 @@ class Matches(MethodView):
         codes.INVALID_RULES,
         codes.TOO_MANY_REQUESTS,
     )
-    def post(self, body):
+    def post(self, body: dict[str, Any]) -> Headed:
         """Create a match; remote seats get their secret token in this answer only."""
         require_portal_key()
-        seats = [
-            SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
+        seats = tuple(
+            commands.SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
             for s in body["seats"]
-        ]
-        created = service().create(body["preset"], body["rules"], seats, body.get("seed"), creator=request.remote_addr)
+        )
+        created = bus().handle(
+            commands.CreateMatch(body["preset"], body["rules"], seats, body.get("seed"), creator=request.remote_addr)
+        )
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
 
@@ -195,9 +208,9 @@ class Match(MethodView):
     @conditional_read
     @blp.response(200, schemas.MatchSummarySchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.UNKNOWN_MATCH)
-    def get(self, match_id):
+    def get(self, match_id: str) -> Response | Headed:
         """The public summary of a match: rules, seats, status, scores, seq."""
-        summary = service().summary(match_id)
+        summary = bus().handle(commands.GetSummary(match_id))
         tag = etag(summary["seq"])
         return not_modified(tag) or (summary, 200, {"ETag": tag})
 
@@ -208,9 +221,9 @@ class View(MethodView):
     @conditional_read
     @blp.response(200, schemas.ViewSchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH)
-    def get(self, match_id):
+    def get(self, match_id: str) -> Response | Headed:
         """What one seat may see (with its token), or the spectator's view (without)."""
-        seat_view = service().view(match_id, bearer_token())
+        seat_view = bus().handle(commands.GetView(match_id, bearer_token()))
         tag = etag(seat_view["seq"], seat_part(seat_view["seat"]))
         return not_modified(tag) or (seat_view, 200, {"ETag": tag, "Vary": "Authorization"})
 
@@ -261,12 +274,14 @@ class Actions(MethodView):
         codes.IDEMPOTENCY_KEY_REUSED,
         codes.TOO_MANY_REQUESTS,
     )
-    def post(self, body, match_id):
+    def post(self, body: dict[str, Any], match_id: str) -> Response:
         """Play, draw, knock (or call muggins); answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
         token, keyed = bearer_token(), idempotency_of(match_id)
         try:
-            result = service().act(match_id, token, body, expected_seq, if_match_seq=if_match_seq(), keyed=keyed)
+            result = bus().handle(
+                commands.Act(match_id, token, body, expected_seq, if_match_seq=if_match_seq(), keyed=keyed)
+            )
         except Replay as replay:
             return _replayed(replay.stored)
         return _action_answer(result, render_action_result(result))
@@ -281,16 +296,18 @@ class Events(MethodView):
     @problems(
         codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.INVALID_REQUEST, codes.TOO_MANY_WAITERS
     )
-    def get(self, query, match_id):
+    def get(self, query: dict[str, Any], match_id: str) -> Response | Headed:
         """The log as the caller may see it, in seq order, after ``after``."""
         wait = min(query["wait"], current_app.config["LONG_POLL_MAX_SECONDS"])
-        page = service().events(
-            match_id,
-            bearer_token(),
-            query["after"],
-            query["limit"],
-            wait,
-            client=waiting_client() if wait > 0 else None,
+        page = bus().handle(
+            commands.GetEvents(
+                match_id,
+                bearer_token(),
+                query["after"],
+                query["limit"],
+                wait,
+                client=waiting_client() if wait > 0 else None,
+            )
         )
         tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
@@ -303,10 +320,10 @@ class Audit(MethodView):
     @conditional_read
     @blp.response(200, schemas.AuditSchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.INVALID_REQUEST, codes.TOO_MANY_REQUESTS)
-    def get(self, query, match_id):
+    def get(self, query: dict[str, Any], match_id: str) -> Response | Headed:
         """Once the match has ended: the unredacted log with its hash chain, page by page (follow
         `next_after` until it is null), and the seed, its commitment and the shuffle on every page."""
-        page = service().audit(match_id, query["after"], query["limit"])
+        page = bus().handle(commands.GetAudit(match_id, query["after"], query["limit"]))
         tag = etag(page["seq"], "audit", query["after"], query["limit"])  # an ended log never changes
         return not_modified(tag) or (page, 200, {"ETag": tag})
 
@@ -327,16 +344,18 @@ class Claim(MethodView):
         codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_REQUEST,
     )
-    def post(self, body, match_id, seat):
+    def post(self, body: dict[str, Any], match_id: str, seat: int) -> commands.Answer:
         """Take an open seat; answers its secret token (shown this once). A rematch seat is
         claimed with the token of the player's seat in the previous match."""
-        return service().claim(
-            match_id,
-            seat,
-            body["name"],
-            body.get("client_seed"),
-            player_ref=body.get("player_ref"),
-            token=bearer_token(),
+        return bus().handle(
+            commands.ClaimSeat(
+                match_id,
+                seat,
+                body["name"],
+                body.get("client_seed"),
+                player_ref=body.get("player_ref"),
+                token=bearer_token(),
+            )
         )
 
 
@@ -361,13 +380,13 @@ class Rematch(MethodView):
         codes.MATCH_NOT_OVER,
         codes.TOO_MANY_REQUESTS,
     )
-    def post(self, match_id):
+    def post(self, match_id: str) -> Headed:
         """After the end: a new match with the same rules and seat types, its seats kept for
         this match's players (each claims its seat with its old token, for a new one). Like
         creating a match: needs the portal key when the server has API keys, and spends the
         same per-address budget."""
         require_portal_key()
-        summary, made = rematch(service(), match_id, bearer_token())
+        summary, made = bus().handle(commands.Rematch(match_id, bearer_token()))
         return summary, 201 if made else 200, {"Location": f"/v1/matches/{summary['id']}"}
 
 
@@ -385,7 +404,7 @@ class Fairness(MethodView):
     @limit_audit_reads
     @blp.response(200, schemas.FairnessSchema)
     @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.TOO_MANY_REQUESTS)
-    def get(self, match_id):
+    def get(self, match_id: str) -> commands.Answer:
         """Once the match has ended: re-derive every deal from the revealed seeds, re-check every
         move and score, and verify the hash chain of the stored log (checked once, then stored)."""
-        return service().fairness_report(match_id)
+        return bus().handle(commands.GetFairness(match_id))

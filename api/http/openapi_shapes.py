@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
+from apispec import APISpec
+from apispec.ext.marshmallow.openapi import OpenAPIConverter
 from marshmallow import fields
 
 COMPONENTS = "#/components/schemas/"
@@ -27,7 +29,7 @@ _SHAPE = "openapi_shape"
 # A 422's ``errors`` as webargs and marshmallow write them: by location (``json``,
 # ``query``…), then by field, nesting as the request nests (a seat of ``seats`` by its
 # index, ``_schema`` for the object as a whole), down to a list of messages.
-FIELD_ERRORS = {
+FIELD_ERRORS: dict[str, dict[str, Any]] = {
     "FieldErrors": {
         "type": "object",
         "description": "Messages by location (`json`, `query`, `headers`), then by field; a nested field "
@@ -48,14 +50,14 @@ def component(name: str, **kwargs: Any) -> fields.Raw:
     return fields.Raw(metadata=metadata, **kwargs)
 
 
-def shaped(field: fields.Field, shape: Mapping[str, Any]) -> fields.Field:
+def shaped(field: fields.Field[Any], shape: Mapping[str, Any]) -> fields.Field[Any]:
     """``field``, documented as the JSON Schema ``shape`` (OpenAPI 3.0 dialect) instead of
     what its type alone says (a string-or-array tile, for one)."""
     field.metadata = {**field.metadata, _SHAPE: dict(shape)}
     return field
 
 
-def field_shape(self, field: fields.Field, ret: dict, **kwargs: Any) -> dict:
+def field_shape(self: OpenAPIConverter, field: fields.Field[Any], ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     """apispec attribute function: a field declared with :func:`component` or :func:`shaped`
     is documented as its shape (its description kept where OpenAPI 3.0 allows a sibling)."""
     shape = field.metadata.get(_SHAPE)
@@ -81,7 +83,7 @@ class Union(ma.Schema):
     with its own schema: its own fields only, unknown ones refused, errors by field."""
 
     DISCRIMINATOR = "type"
-    SHAPES: Mapping[str, type[ma.Schema]] = {}
+    SHAPES: ClassVar[Mapping[str, type[ma.Schema]]] = {}
 
     class Meta:
         unknown = ma.INCLUDE  # every field is checked by the chosen shape's schema
@@ -96,17 +98,17 @@ class Union(ma.Schema):
         return {"_shape": self.SHAPES[kind]().load(data)}
 
     @ma.post_load
-    def unwrap(self, data: dict, **kwargs: Any) -> dict:
+    def unwrap(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return data["_shape"]
 
 
-def register_shapes(spec) -> None:
+def register_shapes(spec: APISpec) -> None:
     """The shapes defined here (a problem's ``errors``) as components of ``spec``."""
     for name, shape in FIELD_ERRORS.items():
         spec.components.schema(name, component=shape)
 
 
-def register_unions(spec, unions: Mapping[str, type[Union]]) -> None:
+def register_unions(spec: APISpec, unions: Mapping[str, type[Union]]) -> None:
     """Document each union's component (``name``) as ``oneOf`` its shapes, by discriminator.
 
     The shapes are registered under their schemas' names (``PlayActionSchema`` ->
@@ -114,7 +116,7 @@ def register_unions(spec, unions: Mapping[str, type[Union]]) -> None:
     :class:`Union` schema (no fields), is replaced."""
     schemas = spec.components.schemas
     for name, union in unions.items():
-        mapping = {}
+        mapping: dict[str, str] = {}
         for value, shape in union.SHAPES.items():
             shape_name = shape.__name__.removesuffix("Schema")
             if shape_name not in schemas:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from flask import current_app
+from typing import Any
+
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http import schemas
 from api.http.limits import require_portal_key
+from api.http.matches import bus
 from api.http.problem_codes import INVALID_API_KEY, INVALID_REQUEST, problem_responses
-from api.services.stats import player_stats
+from api.services.commands import GetPlayerStats
 
 blp = Blueprint(
     "players",
@@ -18,7 +20,7 @@ blp = Blueprint(
     description="Players as the portal names them (player_ref): statistics",
 )
 
-PORTAL_KEY = [{"portalKey": []}, {}]
+PORTAL_KEY: list[dict[str, list[str]]] = [{"portalKey": []}, {}]
 
 
 @blp.route("/<string:player_ref>/stats")
@@ -27,8 +29,8 @@ class PlayerStats(MethodView):
     @blp.arguments(schemas.PlayerRefPathSchema, location="path", as_kwargs=True)
     @blp.response(200, schemas.PlayerStatsSchema)
     @problem_responses(blp, INVALID_API_KEY, INVALID_REQUEST)
-    def get(self, player_ref):
+    def get(self, player_ref: str) -> dict[str, Any]:
         """Matches played and won, hands won, best winning margin and win streaks, from the
         ended matches where a seat carries this ``player_ref`` (zeros for an unknown one)."""
         require_portal_key()
-        return player_stats(current_app.extensions["boneyard.matches"], player_ref)
+        return bus().handle(GetPlayerStats(player_ref))

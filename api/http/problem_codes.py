@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from api.http.errors import (
+from api.http.problem_document import (
     PROBLEM_CONTENT_TYPE,
     STATUS_CODES,
     ProblemError,
@@ -33,6 +33,9 @@ from api.rules import errors as rules
 from api.services import errors as services
 from api.services import health, idempotency
 from api.serving import PROTOCOL_ERRORS
+
+if TYPE_CHECKING:
+    from flask_smorest import Blueprint
 
 #: The vendor extension on each documented problem response: the codes it may carry.
 CODES_EXTENSION = "x-problem-codes"
@@ -57,9 +60,16 @@ class ProblemCode:
 
 
 CATALOGUE: dict[str, ProblemCode] = {}
+ViewFunction = TypeVar("ViewFunction", bound=Callable[..., Any])  # decorated and given back
 
 
-def _entry(code: str | type, status: int, title: str, meaning: str) -> ProblemCode:
+class _Coded(Protocol):
+    """An error class that names its problem code (``rules.NotYourTurn.code``)."""
+
+    code: str
+
+
+def _entry(code: str | type[_Coded], status: int, title: str, meaning: str) -> ProblemCode:
     """Enter a code (a string, or a class whose ``code`` it is) once, with one status."""
     code = code if isinstance(code, str) else code.code
     if code in CATALOGUE:
@@ -412,7 +422,7 @@ def default_response_doc() -> dict[str, Any]:
     }
 
 
-def problem_responses(blueprint, *declared: ProblemCode) -> Callable:
+def problem_responses(blueprint: Blueprint, *declared: ProblemCode) -> Callable[[ViewFunction], ViewFunction]:
     """Document the problems an operation may answer besides :data:`ANY_REQUEST`, one response
     per status (flask-smorest ``alt_response``), each listing its codes."""
     by_status: dict[int, list[ProblemCode]] = {}
@@ -421,7 +431,7 @@ def problem_responses(blueprint, *declared: ProblemCode) -> Callable:
             raise ValueError(f"{entry.code!r} is not in the problem catalogue")
         by_status.setdefault(entry.status, []).append(entry)
 
-    def decorate(func):
+    def decorate(func: ViewFunction) -> ViewFunction:
         for status in sorted(by_status):
             func = blueprint.alt_response(status, response=response_doc(status, by_status[status]))(func)
         return func

@@ -15,7 +15,7 @@ rest of the request, serves those reads without another round trip.
 from __future__ import annotations
 
 import hashlib
-from typing import ClassVar
+from typing import Any
 
 from flask import current_app, g, has_app_context
 from limits.storage import Storage
@@ -44,9 +44,10 @@ def _seen() -> dict[str, tuple[int, float]]:
 
 
 class DatabaseStorage(Storage):
-    STORAGE_SCHEME: ClassVar[list[str]] = ["database"]
+    # limits declares it a plain attribute (list[str] | None), so no ClassVar here.
+    STORAGE_SCHEME = ["database"]  # noqa: RUF012
 
-    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, **options):
+    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, **options: Any):
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
 
     @property

@@ -20,10 +20,10 @@ from __future__ import annotations
 import io
 import json
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from http import HTTPStatus
-from typing import Any
+from wsgiref.types import InputStream, StartResponse, WSGIApplication, WSGIEnvironment
 
 from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
 from api.http.problem_codes import PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, TOO_MANY_WAITERS, ProblemCode
@@ -32,7 +32,10 @@ try:
     from gevent import Timeout as _GeventTimeout
     from gevent.monkey import is_module_patched
 except ImportError:  # pragma: no cover - gevent is a dependency
-    _GeventTimeout, is_module_patched = None, None
+
+    def is_module_patched(mod_name: str) -> bool:
+        return False  # without gevent nothing is patched (and _GeventTimeout is never reached)
+
 
 CHUNK = 16 * 1024
 
@@ -48,7 +51,7 @@ class _Timeout(Exception):
 class RequestBodyDeadline:
     """Wrap a WSGI app: bodies arrive within ``timeout`` seconds and ``max_length`` bytes, or never."""
 
-    def __init__(self, app: Callable, *, timeout: float, max_length: int | None, per_address: int = 0):
+    def __init__(self, app: WSGIApplication, *, timeout: float, max_length: int | None, per_address: int = 0):
         self.app = app
         self.timeout = timeout
         self.max_length = max_length
@@ -56,7 +59,7 @@ class RequestBodyDeadline:
         self._reading: dict[str, int] = {}  # address -> bodies being read now
         self._lock = threading.Lock()
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         declared = environ.get("CONTENT_LENGTH") or ""
         if not chunked and (not declared.isdigit() or int(declared) == 0):
@@ -113,10 +116,11 @@ class RequestBodyDeadline:
             else:
                 del self._reading[address]
 
-    def _read(self, stream, length: int | None) -> bytes:
+    def _read(self, stream: InputStream, length: int | None) -> bytes:
         """All of the body (``length`` bytes, or to the end of a chunked one)."""
         limit = self.max_length
-        parts, got = [], 0
+        parts: list[bytes] = []
+        got = 0
         while length is None or got < length:
             want = CHUNK if length is None else min(CHUNK, length - got)
             part = stream.read(want)
@@ -129,7 +133,13 @@ class RequestBodyDeadline:
         return b"".join(parts)
 
 
-def _refuse(environ, start_response, refusal: ProblemCode, detail: str, retry_after: int | None = None) -> list[bytes]:
+def _refuse(
+    environ: WSGIEnvironment,
+    start_response: StartResponse,
+    refusal: ProblemCode,
+    detail: str,
+    retry_after: int | None = None,
+) -> list[bytes]:
     """A problem answer after which the connection is closed (the unread body is not drained)."""
     status, title = refusal.status, HTTPStatus(refusal.status).phrase
     body = json.dumps(problem_body(status, refusal.code, refusal.title, detail)).encode()
@@ -141,15 +151,15 @@ def _refuse(environ, start_response, refusal: ProblemCode, detail: str, retry_af
     return [body]
 
 
-def _close_after_response(start_response: Callable) -> None:
+def _close_after_response(start_response: StartResponse) -> None:
     """gunicorn drops a ``Connection`` header set by the app; its response object closes on request."""
-    response = getattr(start_response, "__self__", None)
-    if callable(getattr(response, "force_close", None)):
-        response.force_close()
+    force_close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+    if callable(force_close):
+        force_close()
 
 
 def _deadline(seconds: float) -> AbstractContextManager:
     """Raise ``_Timeout`` after ``seconds`` of cooperative blocking (gevent only)."""
-    if _GeventTimeout is None or not is_module_patched("socket"):
+    if not is_module_patched("socket"):
         return nullcontext()
     return _GeventTimeout(seconds, _Timeout)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import Any, ClassVar, Literal, TypedDict
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -12,7 +12,8 @@ from api.bots import DEFAULT_LEVEL, LEVELS
 from api.http.input_guard import TEXT_PATTERN
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
 from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
-from api.services.matches import AUDIT_PAGE, CURSOR_PATTERN, MAX_AUDIT_PAGE
+from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE
+from api.services.reading import CURSOR_PATTERN
 
 # Text without control characters: PostgreSQL text cannot hold NUL (a string with one used
 # to reach the database and fail there, 500), and no name, seed or player_ref has a use for
@@ -33,7 +34,7 @@ class AsciiInteger(fields.Integer):
     ASCII digits (a query string). Plain ``int()`` also reads '٣' and '６' as digits, ' 1_0 '
     as 10 and truncates 3.7 to 3; none of those is a number this API was sent."""
 
-    def _validated(self, value):
+    def _validated(self, value: Any) -> int:
         if isinstance(value, str) and not _ASCII_INTEGER.fullmatch(value):
             raise self.make_error("invalid", input=value)
         if isinstance(value, float) and not value.is_integer():
@@ -45,7 +46,7 @@ class AsciiFloat(fields.Float):
     """A number as a client writes one: JSON, or ASCII decimal notation (``float()`` also reads
     '٣' and '1_0')."""
 
-    def _validated(self, value):
+    def _validated(self, value: Any) -> float:
         if isinstance(value, str) and not _ASCII_FLOAT.fullmatch(value):
             raise self.make_error("invalid", input=value)
         return super()._validated(value)
@@ -55,7 +56,7 @@ _ASCII_INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
 _ASCII_FLOAT = re.compile(r"[+-]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
 
 
-def Tile(**kwargs):
+def Tile(**kwargs: Any) -> fields.Raw:
     """A tile, [high, low]: the ``Tile`` component of openapi/events.schema.json."""
     return component("Tile", **kwargs)
 
@@ -279,7 +280,14 @@ class ListQuerySchema(ma.Schema):
 # --- responses ----------------------------------------------------------------------
 # Fields declared required=True are in every answer (a generated client need not test for
 # them); the others are present only where their description says.
-ALWAYS = {"required": True}
+class Always(TypedDict):
+    """``**ALWAYS`` spreads into a field's keywords: a TypedDict, so the type checker knows it is
+    ``required=True`` and not any keyword of any type."""
+
+    required: Literal[True]
+
+
+ALWAYS: Always = {"required": True}
 
 
 class ViewSeatSchema(ma.Schema):

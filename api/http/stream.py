@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http.input_guard import TEXT_PATTERN
-from api.http.matches import bearer_token, service
+from api.http.matches import bearer_token, bus
 from api.http.problem_codes import (
     INVALID_LAST_EVENT_ID,
     INVALID_TOKEN,
@@ -38,6 +39,9 @@ from api.http.problem_codes import (
 )
 from api.http.waiting import waiting_client
 from api.rules import ENDED
+from api.rules.events import MatchEnded
+from api.services.commands import GetEvents, GetView
+from api.services.feed import wait_for_event
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/matches", description="Live updates (server-sent events)")
 
@@ -109,16 +113,17 @@ class Stream(MethodView):
         },
     )
     @problem_responses(blp, INVALID_LAST_EVENT_ID, INVALID_TOKEN, WRONG_MATCH, UNKNOWN_MATCH, TOO_MANY_WAITERS)
-    def get(self, match_id):
+    def get(self, match_id: str) -> Response:
         """Stream the caller's view, then every event as it is appended (server-sent events)."""
         token = bearer_token() or request.args.get("token") or None
-        matches = service()
+        entry = bus()
+        flow = entry.flow
         max_seconds = current_app.config["STREAM_MAX_SECONDS"]
         # Subscribed before the view is read, so an append right after that read still wakes the
         # stream; then counted against the address's waiter cap for the stream's whole life.
-        sub = matches.waiter.subscribe(match_id, waiting_client())
+        sub = flow.waiter.subscribe(match_id, waiting_client())
         try:
-            first = matches.view(match_id, token)  # authenticates before streaming starts
+            first = entry.handle(GetView(match_id, token))  # authenticates before streaming starts
             resume = _last_event_id()
             sub.saw(first["seq"])
             sub.hold(max_seconds)
@@ -126,7 +131,7 @@ class Stream(MethodView):
             sub.close()
             raise
 
-        def generate():
+        def generate() -> Iterator[str]:
             try:
                 yield "retry: 2000\n\n"
                 yield _message(first, "view")
@@ -135,11 +140,11 @@ class Stream(MethodView):
                 started = time.monotonic()
                 while not ended:
                     # The log is read only when there is something new (or a backlog to catch up).
-                    page = matches.events(match_id, token, after, 200)
+                    page = entry.handle(GetEvents(match_id, token, after, 200))
                     for event in page["events"]:
                         yield _message(event, event["type"], event["seq"])
                         after = event["seq"]
-                        ended = ended or event["type"] == "match_ended"
+                        ended = ended or event["type"] == MatchEnded.type
                     if ended or page["next_after"] is not None:
                         continue  # the end, or more backlog to send
                     left = max_seconds - (time.monotonic() - started)
@@ -148,7 +153,7 @@ class Stream(MethodView):
                     # Wait past what the slot already knows when the read found nothing (a log
                     # emptied under us), so as never to spin.
                     known = after if page["events"] else max(after, sub.seq)
-                    seq = matches.wait_for_event(match_id, known, min(HEARTBEAT_SECONDS, left), sub)
+                    seq = wait_for_event(flow, match_id, known, min(HEARTBEAT_SECONDS, left), sub)
                     if sub.left:
                         return  # the client went away: free its greenlet and its slot
                     if seq <= known:

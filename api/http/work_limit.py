@@ -3,8 +3,9 @@
 A gevent worker accepts every connection at once (that is what lets it hold thousands of
 idle waiters). Under a burst of real work that means dozens of requests interleaved at
 every database round trip: the same throughput as a bounded pool, but each request waits
-on all the others, and the slowest ones far longer (measured at saturation on PostgreSQL:
-p99 several times a bounded pool's, bench/README.md). So requests that work queue here,
+on all the others, and the slowest ones far longer (measured at saturation on PostgreSQL,
+``bench/http_pg_workers.py``: p99 1.1 s without this limit, 0.45 to 0.52 s with 8 permits;
+bench/README.md section 3). So requests that work queue here,
 first come first served, ``limit`` at a time, as a thread pool would make them.
 
 Requests that mostly wait are not counted, or they would hold a permit while idle: a
@@ -16,14 +17,14 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 from urllib.parse import parse_qs
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 PROBES = ("/healthz", "/livez")
 
 
-def is_waiting_request(environ: dict[str, Any]) -> bool:
+def is_waiting_request(environ: WSGIEnvironment) -> bool:
     """A stream, a long-poll that asks to wait, or a probe: not counted against the limit."""
     path = environ.get("PATH_INFO", "")
     if path in PROBES or path.endswith("/stream"):
@@ -69,14 +70,14 @@ class FifoPermits:
 class WorkLimit:
     """Wrap a WSGI app: ``limit`` working requests at a time (0: no limit)."""
 
-    def __init__(self, app: Callable, *, limit: int):
+    def __init__(self, app: WSGIApplication, *, limit: int):
         self.app = app
         self.limit = limit
         # Made when the app is (after gevent patched threading in a gevent worker): cooperative
         # locks and events there, plain ones under threads.
         self._permits = FifoPermits(limit) if limit > 0 else None
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         if self._permits is None or is_waiting_request(environ):
             return self.app(environ, start_response)
         self._permits.acquire()

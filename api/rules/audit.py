@@ -10,10 +10,12 @@ the seq where it appears.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .clock import time_out
 from .engine import (
     CallMuggins,
+    Command,
     Draw,
     Knock,
     Play,
@@ -26,9 +28,21 @@ from .engine import (
     start_match,
 )
 from .errors import RulesError
-from .events import event_from_dict
+from .events import (
+    Event,
+    HandStarted,
+    Knocked,
+    MatchCreated,
+    PointsScored,
+    SeatClaimed,
+    TileDrawn,
+    TilePlayed,
+    TurnTimedOut,
+    event_from_dict,
+)
 from .shuffle import seed_commitment
 from .state import WAITING
+from .vocabulary import ScoredBy
 
 
 @dataclass
@@ -43,26 +57,26 @@ class AuditReport:
         return self.commitment_ok and not self.problems
 
 
-def _command(event):
-    kind = event.type
-    if kind == "tile_played" and not event.auto:
+def _command(event: Event) -> Command | None:
+    """The seat's command that ``event`` records, or None for a consequence (``auto``…)."""
+    if isinstance(event, TilePlayed) and not event.auto:
         return Play(event.seat, event.tile, event.end, event.claim)
-    if kind == "tile_drawn" and not event.auto:
+    if isinstance(event, TileDrawn) and not event.auto:
         return Draw(event.seat)
-    if kind == "knocked" and not event.auto:
+    if isinstance(event, Knocked) and not event.auto:
         return Knock(event.seat)
-    if kind == "points_scored" and event.how == "muggins":
+    if isinstance(event, PointsScored) and event.how == ScoredBy.MUGGINS:
         return CallMuggins(event.seat)
     return None
 
 
-def verify_log(log: list[dict], server_seed: str) -> AuditReport:
+def verify_log(log: list[dict[str, Any]], server_seed: str) -> AuditReport:
     """Check a whole log (event dicts in seq order, without ``seq``) against the seed."""
     report = AuditReport()
-    if not log or log[0].get("type") != "match_created":
+    created = event_from_dict(log[0]) if log else None
+    if not isinstance(created, MatchCreated):
         report.problems.append("the log does not start with match_created")
         return report
-    created = event_from_dict(log[0])
     report.commitment_ok = seed_commitment(server_seed) == created.seed_commitment
     if not report.commitment_ok:
         report.problems.append("the seed does not match the commitment published at match_created")
@@ -72,11 +86,11 @@ def verify_log(log: list[dict], server_seed: str) -> AuditReport:
         seq = i + 1
         try:
             event = event_from_dict(log[i])
-            if event.type == "seat_claimed":
+            if isinstance(event, SeatClaimed):
                 expected = claim_seat(state, event.seat, event.name, event.client_seed)
             elif state.status == WAITING and ready_to_start(state):
                 expected = start_match(state, server_seed)
-            elif event.type == "turn_timed_out":
+            elif isinstance(event, TurnTimedOut):
                 # Not a seat's action but the server's, and just as determined: re-run it.
                 expected = time_out(state, event.seat, server_seed)
                 report.moves_checked += 1
@@ -103,7 +117,7 @@ def verify_log(log: list[dict], server_seed: str) -> AuditReport:
             else:
                 report.problems.append(f"seq {seq + len(logged)}: the log ends where the engine goes on")
             return report
-        report.deals_checked += sum(1 for e in produced if e["type"] == "hand_started")
+        report.deals_checked += sum(1 for e in expected if isinstance(e, HandStarted))
         for event_dict in produced:
             mutate(state, event_from_dict(event_dict))
         i += len(produced)

@@ -21,10 +21,11 @@ from __future__ import annotations
 from . import errors
 from .engine import EventSink, check_live, check_turn, dealer_for, perform_play, settle
 from .events import Event, SeatReplaced, TurnTimedOut
-from .state import MatchState
+from .state import BOT_SEAT, MatchState
 from .tiles import Tile
+from .vocabulary import BotLevel
 
-REPLACEMENT_LEVEL = "greedy"
+REPLACEMENT_LEVEL = BotLevel.GREEDY
 
 
 def forced_choice(st: MatchState, seat: int) -> tuple[Tile, int] | None:
@@ -43,7 +44,7 @@ def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
     if not st.rules.turn_seconds:
         raise errors.IllegalAction("this match has no turn clock", code="no_turn_clock")
     check_turn(st, seat)
-    if st.seats[seat].get("type") == "bot":
+    if st.seats[seat].get("type") == BOT_SEAT:
         raise errors.IllegalAction("a computer player moves at once: its turn cannot time out", code="bot_seat")
     rules = st.rules
     sink = EventSink(seed)

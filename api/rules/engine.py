@@ -12,30 +12,47 @@ state directly, so bots' playouts run the same rules without building events.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from types import MappingProxyType
+from typing import Any, Protocol, TypeVar
 
 from . import errors
 from .events import (
     Event,
     HandEnded,
+    HandResult,
     HandStarted,
     Knocked,
     MatchCreated,
     MatchEnded,
     PointsScored,
     SeatClaimed,
+    SeatReplaced,
     TileDrawn,
     TilePlayed,
     TilesTurnedUp,
+    TurnTimedOut,
 )
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
 from .scoring import fives_points
 from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
-from .state import DRAW, ENDED, MUGGINS, OPEN_SEAT, PLAY, PLAYING, WAITING, HandResult, MatchState, deal, turn_up_leader
+from .state import (
+    DRAW,
+    ENDED,
+    MUGGINS,
+    OPEN_SEAT,
+    PLAY,
+    PLAYING,
+    WAITING,
+    MatchState,
+    Move,
+    deal,
+    turn_up_leader,
+)
 from .tiles import ALL_TILES, Tile
+from .vocabulary import ActionType, DrawUntil, End, Lead, ScoredBy
 
 
 # --- commands -------------------------------------------------------------------------
@@ -46,7 +63,7 @@ class Play:
 
     seat: int
     tile: Tile
-    end: str | None
+    end: End | None
     claim: int | None = None
 
 
@@ -70,15 +87,17 @@ Command = Play | Draw | Knock | CallMuggins
 
 # The fields each action type may carry: the one home of the action shapes (the HTTP
 # request schemas are checked against it).
-ACTION_FIELDS = {
-    "play": {"type", "tile", "end", "claim", "scores"},
-    "draw": {"type", "until"},
-    "knock": {"type"},
-    "muggins": {"type", "scores"},
-}
+ACTION_FIELDS: Mapping[ActionType, frozenset[str]] = MappingProxyType(
+    {
+        ActionType.PLAY: frozenset({"type", "tile", "end", "claim", "scores"}),
+        ActionType.DRAW: frozenset({"type", "until"}),
+        ActionType.KNOCK: frozenset({"type"}),
+        ActionType.MUGGINS: frozenset({"type", "scores"}),
+    }
+)
 
 
-def parse_action(seat: int, action: dict) -> Command:
+def parse_action(seat: int, action: Any) -> Command:
     """Read an action in its JSON form (``{"type": "play", "tile": [6, 4], "end": "left"}``).
 
     A listed legal action is accepted verbatim: its ``scores`` hint (on a play or a muggins
@@ -86,51 +105,62 @@ def parse_action(seat: int, action: dict) -> Command:
     """
     if not isinstance(action, dict):
         raise errors.InvalidAction("an action is an object with a 'type'")
-    kind = action.get("type")
-    if kind not in ACTION_FIELDS:
-        raise errors.InvalidAction(f"unknown action type {kind!r}; one of play, draw, knock, muggins")
+    kind = _word(ActionType, action.get("type"))
+    if kind is None:
+        raise errors.InvalidAction(f"unknown action type {action.get('type')!r}; one of play, draw, knock, muggins")
     unknown = set(action) - ACTION_FIELDS[kind]
     if unknown:
         raise errors.InvalidAction(f"unknown field(s) for {kind}: {', '.join(sorted(unknown))}")
-    if kind == "play":
+    if kind == ActionType.PLAY:
         if "tile" not in action:
             raise errors.InvalidAction("a play names its 'tile'")
         tile = Tile.from_json(action["tile"])
-        end = action.get("end")
-        if end is not None and end not in END_INDEX:
-            raise errors.InvalidAction(f"unknown end {end!r}; one of {', '.join(END_NAMES)}")
+        end = _word(End, action.get("end"))
+        if end is None and action.get("end") is not None:
+            raise errors.InvalidAction(f"unknown end {action.get('end')!r}; one of {', '.join(END_NAMES)}")
         claim = action.get("claim")
         if claim is not None and (not isinstance(claim, int) or isinstance(claim, bool) or claim < 0):
             raise errors.InvalidAction("a claim is a whole number of points")
         return Play(seat, tile, end, claim)
-    if kind == "draw":
+    if kind == ActionType.DRAW:
         until = action.get("until")
-        if until not in (None, "playable"):
+        if until is not None and _word(DrawUntil, until) is None:
             raise errors.InvalidAction("'until' may only be \"playable\"")
-        return Draw(seat, until == "playable")
-    if kind == "knock":
+        return Draw(seat, until is not None)
+    if kind == ActionType.KNOCK:
         return Knock(seat)
     return CallMuggins(seat)
 
 
-def move_to_action(move: tuple) -> dict:
+_Word = TypeVar("_Word", ActionType, End, DrawUntil)
+
+
+def _word(words: type[_Word], value: object) -> _Word | None:
+    """The member of ``words`` that ``value`` spells, or None (any other value, of any type)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return words(value)
+    except ValueError:
+        return None
+
+
+def move_to_action(move: Move) -> dict[str, Any]:
     """The JSON form of a fast-path move tuple."""
     if move[0] == PLAY:
-        return {"type": "play", "tile": move[1].to_json(), "end": END_NAMES[move[2]]}
+        return {"type": PLAY, "tile": move[1].to_json(), "end": END_NAMES[move[2]]}
     return {"type": move[0]}
 
 
 # --- dealers: where the next hand's tiles come from ------------------------------------
 class Dealer(Protocol):
-    seed: str | None
-
     def shuffle(self, label: str) -> list[Tile]: ...
 
 
 class SeedDealer:
     """The real thing: ``boneyard-shuffle-v1`` over the match seed."""
 
-    def __init__(self, seed: str):
+    def __init__(self, seed: str) -> None:
         self.seed = seed
 
     def shuffle(self, label: str) -> list[Tile]:
@@ -140,9 +170,7 @@ class SeedDealer:
 class RandomDealer:
     """For simulations: any ``random.Random``."""
 
-    seed = None
-
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
     def shuffle(self, label: str) -> list[Tile]:
@@ -156,9 +184,11 @@ class Sink(Protocol):
     def play(self, st: MatchState, seat: int, tile: Tile, end: int, claim: int | None, auto: bool) -> None: ...
     def draw(self, st: MatchState, seat: int, auto: bool) -> None: ...
     def knock(self, st: MatchState, seat: int, auto: bool) -> None: ...
-    def points(self, st: MatchState, seat: int, points: int, how: str) -> None: ...
+    def points(self, st: MatchState, seat: int, points: int, how: ScoredBy) -> None: ...
     def turned_up(self, st: MatchState, tiles: list[Tile], leader: int) -> None: ...
-    def hand_started(self, st: MatchState, number: int, leader: int, hands, boneyard) -> None: ...
+    def hand_started(
+        self, st: MatchState, number: int, leader: int, hands: list[list[Tile]], boneyard: list[Tile]
+    ) -> None: ...
     def hand_ended(self, st: MatchState, result: HandResult) -> None: ...
     def match_ended(self, st: MatchState, side: int) -> None: ...
 
@@ -166,7 +196,7 @@ class Sink(Protocol):
 class EventSink:
     """Records each consequence as an event and folds it into the working state."""
 
-    def __init__(self, seed: str | None):
+    def __init__(self, seed: str | None) -> None:
         self.seed = seed
         self.events: list[Event] = []
 
@@ -174,47 +204,34 @@ class EventSink:
         self.events.append(event)
         mutate(st, event)
 
-    def play(self, st, seat, tile, end, claim, auto):
+    def play(self, st: MatchState, seat: int, tile: Tile, end: int, claim: int | None, auto: bool) -> None:
         ends = _ends_after(st, tile, end)
         self.emit(st, TilePlayed(seat, tile, END_NAMES[end], ends, auto, claim))
 
-    def draw(self, st, seat, auto):
+    def draw(self, st: MatchState, seat: int, auto: bool) -> None:
         self.emit(st, TileDrawn(seat, st.boneyard[0], auto))
 
-    def knock(self, st, seat, auto):
+    def knock(self, st: MatchState, seat: int, auto: bool) -> None:
         self.emit(st, Knocked(seat, st.layout.ends_dict(), auto))
 
-    def points(self, st, seat, points, how):
+    def points(self, st: MatchState, seat: int, points: int, how: ScoredBy) -> None:
         side = st.rules.side_of(seat)
         scores = st.scores[:]
         scores[side] += points
         self.emit(st, PointsScored(seat, side, points, st.layout.count(), how, tuple(scores)))
 
-    def turned_up(self, st, tiles, leader):
+    def turned_up(self, st: MatchState, tiles: list[Tile], leader: int) -> None:
         self.emit(st, TilesTurnedUp(tuple(tiles), leader))
 
-    def hand_started(self, st, number, leader, hands, boneyard):
+    def hand_started(
+        self, st: MatchState, number: int, leader: int, hands: list[list[Tile]], boneyard: list[Tile]
+    ) -> None:
         self.emit(st, HandStarted(number, leader, tuple(tuple(h) for h in hands), tuple(boneyard)))
 
-    def hand_ended(self, st, result):
-        scores = st.scores[:]
-        if result.side is not None:
-            scores[result.side] += result.points
-        self.emit(
-            st,
-            HandEnded(
-                st.hand_number,
-                result.reason,
-                result.winner,
-                result.side,
-                result.points,
-                result.pips,
-                tuple(tuple(h) for h in st.hands),
-                tuple(scores),
-            ),
-        )
+    def hand_ended(self, st: MatchState, result: HandResult) -> None:
+        self.emit(st, HandEnded.of(result))
 
-    def match_ended(self, st, side):
+    def match_ended(self, st: MatchState, side: int) -> None:
         self.emit(
             st,
             MatchEnded(
@@ -223,7 +240,7 @@ class EventSink:
         )
 
 
-def _ends_after(st: MatchState, tile: Tile, end: int) -> dict:
+def _ends_after(st: MatchState, tile: Tile, end: int) -> dict[str, int]:
     layout = st.layout.copy()
     layout.place(tile, end)
     return layout.ends_dict()
@@ -241,7 +258,7 @@ def perform_play(
     if rules.fives_scoring:
         points = st.scoring_count()
         if points and (not rules.muggins_calls or claim == points):
-            sink.points(st, seat, points, "play")
+            sink.points(st, seat, points, ScoredBy.PLAY)
 
 
 def _count_after(st: MatchState, tile: Tile, end: int) -> int:
@@ -252,7 +269,7 @@ def _count_after(st: MatchState, tile: Tile, end: int) -> int:
 
 def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
     number = st.hand_number + 1
-    if st.rules.lead == "rotate_any" and number == 1:
+    if number == 1 and st.rules.lead == Lead.ROTATE_ANY:
         turned = dealer.shuffle(TURN_UP_LABEL)[: st.players]
         sink.turned_up(st, turned, turn_up_leader(turned))
     hands, boneyard = deal(dealer.shuffle(deal_label(number)), st.rules)
@@ -262,17 +279,20 @@ def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
         perform_play(st, sink, leader, forced, LEFT, auto=True)
 
 
-def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) -> None:
-    """Run every consequence that needs no decision, until a seat must act or the match ends."""
+def settle(st: MatchState, sink: Sink, dealer: Dealer | None, next_hands: bool = True) -> None:
+    """Run every consequence that needs no decision, until a seat must act or the match ends.
+
+    Without ``next_hands`` (or without a ``dealer``) it stops at the end of the hand.
+    """
     rules = st.rules
     auto = rules.auto_draw or rules.auto_knock
     target = rules.target
     while st.status == PLAYING:
         if max(st.scores) >= target:  # st.side_at_target() is not None, cheaply
-            sink.match_ended(st, st.side_at_target())
+            sink.match_ended(st, st.side_at_target())  # type: ignore[arg-type]  # not None: a side is at the target
             return
         if not st.hand_live:
-            if not next_hands:
+            if not next_hands or dealer is None:
                 return
             deal_next_hand(st, sink, dealer)
             continue
@@ -282,7 +302,7 @@ def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) 
             continue
         if st.layout.tiles == 0:
             return  # the leader chooses any tile
-        seat = st.turn
+        seat: int = st.turn  # type: ignore[assignment]  # a seat: the hand is live and under way
         if auto and not st.can_play(seat):
             if st.boneyard_drawable():
                 if rules.auto_draw:
@@ -295,7 +315,9 @@ def settle(st: MatchState, sink: Sink, dealer: Dealer, next_hands: bool = True) 
 
 
 # --- deciding commands ----------------------------------------------------------------
-def create_match(rules: RuleSet, seats: list[dict], seed: str, *, seeded_by_client: bool = False) -> list[Event]:
+def create_match(
+    rules: RuleSet, seats: Sequence[Mapping[str, Any]], seed: str, *, seeded_by_client: bool = False
+) -> list[Event]:
     """The first event of every log. Seats are ``{"name", "type", "level"}`` dicts, with an
     optional ``client_seed``; ``seed`` is the secret server seed (only its hash is logged)."""
     if len(seats) != rules.players:
@@ -378,7 +400,8 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
     if cmd.tile not in hand:
         raise errors.TileNotInHand(f"{cmd.tile} is not in your hand")
     layout = st.layout
-    if cmd.end is None:
+    name = cmd.end
+    if name is None:
         fits = layout.fits(cmd.tile)
         if not fits:
             raise errors.IllegalPlay(f"{cmd.tile} matches no open end")
@@ -386,18 +409,18 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
             raise errors.EndRequired(
                 f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: name the 'end'"
             )
-        cmd = Play(cmd.seat, cmd.tile, END_NAMES[fits[0]], cmd.claim)
-    end = END_INDEX[cmd.end]
+        name = END_NAMES[fits[0]]
+    end = END_INDEX[name]
     if layout.is_empty:
-        if end not in (LEFT, RIGHT):
+        if end not in (LEFT, RIGHT):  # up or down: no arm before the spinner
             raise errors.IllegalPlay("the first tile of a hand opens the line: end 'left'")
         end = LEFT
     else:
         number = layout.values[end]
         if number is None:
-            raise errors.IllegalPlay(f"the {cmd.end} end is not open")
+            raise errors.IllegalPlay(f"the {name} end is not open")
         if not cmd.tile.has(number):
-            raise errors.IllegalPlay(f"{cmd.tile} does not match the {cmd.end} end ({number})")
+            raise errors.IllegalPlay(f"{cmd.tile} does not match the {name} end ({number})")
     rules = st.rules
     if cmd.claim is not None:
         if not rules.muggins_calls:
@@ -441,10 +464,10 @@ def _decide_muggins(st: MatchState, sink: EventSink, cmd: CallMuggins) -> None:
         raise errors.NothingToMuggins("there are no unclaimed points to take")
     if st.rules.side_of(pending[0]) == st.rules.side_of(cmd.seat):
         raise errors.NothingToMuggins("only an opponent may call muggins")
-    sink.points(st, cmd.seat, pending[1], "muggins")
+    sink.points(st, cmd.seat, pending[1], ScoredBy.MUGGINS)
 
 
-def legal_actions(st: MatchState, seat: int | None) -> list[dict]:
+def legal_actions(st: MatchState, seat: int | None) -> list[dict[str, Any]]:
     """The JSON actions ``seat`` may send now; each is accepted verbatim by ``decide``, and a
     client that only ever sends listed actions plays every rule set fully (claims included).
 
@@ -480,10 +503,11 @@ def legal_actions(st: MatchState, seat: int | None) -> list[dict]:
                     if rules.muggins_calls:
                         action["claim"] = points
         elif move[0] == MUGGINS:
+            assert st.pending_muggins is not None  # a muggins move is listed only for pending points
             action["scores"] = st.pending_muggins[1]
         actions.append(action)
     if not plays_exist and any(m[0] == DRAW for m in moves):
-        actions.append({"type": "draw", "until": "playable"})
+        actions.append({"type": DRAW, "until": DrawUntil.PLAYABLE})
     return actions
 
 
@@ -492,45 +516,101 @@ class ReplayError(ValueError):
     """A log that does not fold: out of order, or contradicting the state it builds."""
 
 
+# The body of the fold: one effect per event class, in ``FOLDS`` (``mutate`` looks the class
+# up). An event class without an entry cannot be folded: ``mutate`` raises ``ReplayError``
+# for it, and a test holds the table to ``events.EVENT_TYPES``.
+_E = TypeVar("_E", bound=Event)
+_Fold = Callable[[MatchState, _E], None]
+_FOLDS: dict[type[Event], Callable[[MatchState, Any], None]] = {}
+FOLDS: Mapping[type[Event], Callable[[MatchState, Any], None]] = MappingProxyType(_FOLDS)
+
+
+def _folds(cls: type[_E]) -> Callable[[_Fold[_E]], _Fold[_E]]:
+    """Register the decorated function as the fold of ``cls`` (mypy checks it takes a ``cls``)."""
+
+    def register(fold: _Fold[_E]) -> _Fold[_E]:
+        _FOLDS[cls] = fold
+        return fold
+
+    return register
+
+
+@_folds(MatchCreated)
+def _fold_match_created(st: MatchState, event: MatchCreated) -> None:
+    raise ReplayError("match_created may only be the first event")
+
+
+@_folds(SeatClaimed)
+def _fold_seat_claimed(st: MatchState, event: SeatClaimed) -> None:
+    st.on_seat_claimed(event.seat, event.name, event.client_seed)
+
+
+@_folds(TilesTurnedUp)
+def _fold_tiles_turned_up(st: MatchState, event: TilesTurnedUp) -> None:
+    st.on_tiles_turned_up(event.leader)
+
+
+@_folds(HandStarted)
+def _fold_hand_started(st: MatchState, event: HandStarted) -> None:
+    st.on_hand_started(event.hand_number, event.leader, event.hands, event.boneyard)
+
+
+@_folds(TilePlayed)
+def _fold_tile_played(st: MatchState, event: TilePlayed) -> None:
+    st.on_tile_played(event.seat, event.tile, END_INDEX[event.end], event.claim)
+    if not event.auto:
+        st.on_seat_acted(event.seat)
+
+
+@_folds(TileDrawn)
+def _fold_tile_drawn(st: MatchState, event: TileDrawn) -> None:
+    drawn = st.on_tile_drawn(event.seat)
+    if event.tile is not None and drawn is not event.tile:
+        raise ReplayError(f"seat {event.seat} drew {event.tile} but the boneyard's next tile is {drawn}")
+    if not event.auto:
+        st.on_seat_acted(event.seat)
+
+
+@_folds(Knocked)
+def _fold_knocked(st: MatchState, event: Knocked) -> None:
+    st.on_knocked(event.seat)
+    if not event.auto:
+        st.on_seat_acted(event.seat)
+
+
+@_folds(PointsScored)
+def _fold_points_scored(st: MatchState, event: PointsScored) -> None:
+    st.on_points_scored(event.side, event.points)
+    if event.how == ScoredBy.MUGGINS:
+        st.on_seat_acted(event.seat)
+
+
+@_folds(HandEnded)
+def _fold_hand_ended(st: MatchState, event: HandEnded) -> None:
+    st.on_hand_ended(event)  # the event is the hand's result
+
+
+@_folds(MatchEnded)
+def _fold_match_ended(st: MatchState, event: MatchEnded) -> None:
+    st.on_match_ended(event.winner)
+
+
+@_folds(TurnTimedOut)
+def _fold_turn_timed_out(st: MatchState, event: TurnTimedOut) -> None:
+    st.on_turn_timed_out(event.seat, event.consecutive)
+
+
+@_folds(SeatReplaced)
+def _fold_seat_replaced(st: MatchState, event: SeatReplaced) -> None:
+    st.on_seat_replaced(event.seat, event.level)
+
+
 def mutate(st: MatchState, event: Event) -> None:
     """Change ``st`` in place by one event (the body of the fold)."""
-    kind = event.type
-    if kind == "tile_played":
-        st.on_tile_played(event.seat, event.tile, END_INDEX[event.end], event.claim)
-        if not event.auto:
-            st.on_seat_acted(event.seat)
-    elif kind == "tile_drawn":
-        drawn = st.on_tile_drawn(event.seat)
-        if event.tile is not None and drawn is not event.tile:
-            raise ReplayError(f"seat {event.seat} drew {event.tile} but the boneyard's next tile is {drawn}")
-        if not event.auto:
-            st.on_seat_acted(event.seat)
-    elif kind == "knocked":
-        st.on_knocked(event.seat)
-        if not event.auto:
-            st.on_seat_acted(event.seat)
-    elif kind == "points_scored":
-        st.on_points_scored(event.side, event.points)
-        if event.how == "muggins":
-            st.on_seat_acted(event.seat)
-    elif kind == "turn_timed_out":
-        st.on_turn_timed_out(event.seat, event.consecutive)
-    elif kind == "seat_replaced":
-        st.on_seat_replaced(event.seat, event.level)
-    elif kind == "hand_started":
-        st.on_hand_started(event.hand_number, event.leader, event.hands, event.boneyard)
-    elif kind == "hand_ended":
-        st.on_hand_ended(event.to_dict())
-    elif kind == "tiles_turned_up":
-        st.on_tiles_turned_up(event.leader)
-    elif kind == "seat_claimed":
-        st.on_seat_claimed(event.seat, event.name, event.client_seed)
-    elif kind == "match_ended":
-        st.on_match_ended(event.winner)
-    elif kind == "match_created":
-        raise ReplayError("match_created may only be the first event")
-    else:
-        raise ReplayError(f"unknown event type {kind!r}")
+    fold = _FOLDS.get(type(event))
+    if fold is None:
+        raise ReplayError(f"unknown event type {event.type!r}")
+    fold(st, event)
 
 
 def initial_state(created: MatchCreated) -> MatchState:

@@ -7,21 +7,59 @@ Clients in other languages fold these, so the names and fields are a contract
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from typing import Any, ClassVar
 
-from .errors import InvalidAction
+from .errors import InvalidAction, RulesError
 from .tiles import Tile
+from .vocabulary import BotLevel, End, HandEndReason, ScoredBy
 
 SCHEMA_VERSION = 1
 
+Hands = tuple[tuple[Tile, ...], ...]  # per seat, the tiles it holds
+_Words = type[StrEnum]  # (named here: inside an event class, ``type`` is the event's type name)
 
-def _tiles_out(tiles) -> list[list[int]]:
+
+def _tiles_out(tiles: Iterable[Tile]) -> list[list[int]]:
     return [t.to_json() for t in tiles]
 
 
-def _tiles_in(values) -> tuple[Tile, ...]:
+def _tiles_in(values: Iterable[Any]) -> tuple[Tile, ...]:
     return tuple(Tile.from_json(v) for v in values)
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended, as data (python-chess's ``Outcome``): the one record of it.
+
+    ``MatchState.hand_outcome`` computes it, the fast path folds it as it is, the
+    ``hand_ended`` event *is* one (``HandEnded`` adds only its type), and a state keeps
+    the last one (``MatchState.last_result``, a view's ``last_hand``).
+    """
+
+    hand_number: int
+    reason: HandEndReason
+    winner: int | None  # the seat credited with the hand (None on a tie)
+    side: int | None  # the scoring side (== winner without partners)
+    points: int
+    pips: tuple[int, ...]  # per seat
+    hands: Hands  # every hand, revealed
+    scores: tuple[int, ...]  # per side, after this hand
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (a view's ``last_hand``; with its ``type``, the ``hand_ended`` event)."""
+        return {
+            "hand_number": self.hand_number,
+            "reason": self.reason,
+            "winner": self.winner,
+            "side": self.side,
+            "points": self.points,
+            "pips": list(self.pips),
+            "hands": [_tiles_out(h) for h in self.hands],
+            "scores": list(self.scores),
+        }
 
 
 @dataclass(frozen=True)
@@ -30,6 +68,8 @@ class Event:
     _tile_fields: ClassVar[tuple[str, ...]] = ()  # a single tile
     _tiles_fields: ClassVar[tuple[str, ...]] = ()  # a list of tiles
     _hands_fields: ClassVar[tuple[str, ...]] = ()  # a list (per seat) of lists of tiles
+    # Fields holding a word of the vocabulary: read back as members (a stored log holds the strings).
+    _word_fields: ClassVar[Mapping[str, _Words]] = {}
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type}
@@ -53,7 +93,10 @@ class Event:
             if f.name not in data:
                 continue
             value = data[f.name]
-            if f.name in cls._tile_fields:
+            words = cls._word_fields.get(f.name)
+            if words is not None:
+                value = words(value)  # ValueError for a word outside the vocabulary
+            elif f.name in cls._tile_fields:
                 value = Tile.from_json(value) if value is not None else None
             elif f.name in cls._tiles_fields:
                 value = _tiles_in(value)
@@ -71,8 +114,8 @@ class MatchCreated(Event):
     seed stays secret behind its commitment until ``match_ended`` reveals it."""
 
     type: ClassVar[str] = "match_created"
-    rules: dict
-    seats: tuple  # of {"name", "type", "level"} dicts, one per seat
+    rules: dict[str, Any]
+    seats: tuple[dict[str, Any], ...]  # of {"name", "type", "level"} dicts, one per seat
     seed_commitment: str
     seed_algorithm: str = "boneyard-shuffle-v1"
     seeded_by_client: bool = False  # the server seed was chosen by the creator (tests, research)
@@ -92,7 +135,7 @@ class TilesTurnedUp(Event):
 
     type: ClassVar[str] = "tiles_turned_up"
     _tiles_fields: ClassVar[tuple[str, ...]] = ("tiles",)
-    tiles: tuple
+    tiles: tuple[Tile, ...]
     leader: int
 
 
@@ -103,18 +146,19 @@ class HandStarted(Event):
     _tiles_fields: ClassVar[tuple[str, ...]] = ("boneyard",)
     hand_number: int
     leader: int
-    hands: tuple  # per seat, in dealt order
-    boneyard: tuple  # in draw order
+    hands: Hands  # per seat, in dealt order
+    boneyard: tuple[Tile, ...]  # in draw order
 
 
 @dataclass(frozen=True)
 class TilePlayed(Event):
     type: ClassVar[str] = "tile_played"
     _tile_fields: ClassVar[tuple[str, ...]] = ("tile",)
+    _word_fields: ClassVar[Mapping[str, _Words]] = {"end": End}
     seat: int
     tile: Tile
-    end: str
-    ends: dict  # the open ends after the play, by name
+    end: End
+    ends: dict[str, int]  # the open ends after the play, by name
     auto: bool = False  # played by the server (the forced lead, a timed-out turn)
     claim: int | None = None  # muggins_calls: the count the player claimed (None: no claim)
 
@@ -132,7 +176,7 @@ class TileDrawn(Event):
 class Knocked(Event):
     type: ClassVar[str] = "knocked"
     seat: int
-    ends: dict  # the open ends the seat could not match
+    ends: dict[str, int]  # the open ends the seat could not match
     auto: bool = False
 
 
@@ -141,26 +185,41 @@ class PointsScored(Event):
     """Points during play (All Fives): a scoring play, or a muggins call taking them."""
 
     type: ClassVar[str] = "points_scored"
+    _word_fields: ClassVar[Mapping[str, _Words]] = {"how": ScoredBy}
     seat: int
     side: int
     points: int
     count: int
-    how: str  # "play" | "muggins"
-    scores: tuple
+    how: ScoredBy
+    scores: tuple[int, ...]
 
 
 @dataclass(frozen=True)
-class HandEnded(Event):
+class HandEnded(Event, HandResult):
+    """A hand's result, logged: its fields are ``HandResult``'s, and it is one."""
+
     type: ClassVar[str] = "hand_ended"
     _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
-    hand_number: int
-    reason: str  # "domino" | "blocked"
-    winner: int | None  # the seat credited with the hand (None on a tie)
-    side: int | None  # the scoring side (== winner without partners)
-    points: int
-    pips: tuple  # per seat
-    hands: tuple  # every hand, revealed
-    scores: tuple  # per side, after this hand
+    _word_fields: ClassVar[Mapping[str, _Words]] = {"reason": HandEndReason}
+
+    @classmethod
+    def of(cls, result: HandResult) -> HandEnded:
+        """The event logging ``result`` (``result`` itself when it already is one)."""
+        if isinstance(result, HandEnded):
+            return result
+        return cls(
+            result.hand_number,
+            result.reason,
+            result.winner,
+            result.side,
+            result.points,
+            result.pips,
+            result.hands,
+            result.scores,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **self.to_json()}
 
 
 @dataclass(frozen=True)
@@ -168,9 +227,9 @@ class MatchEnded(Event):
     type: ClassVar[str] = "match_ended"
     _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
     winner: int  # the winning side (== seat without partners)
-    scores: tuple
+    scores: tuple[int, ...]
     seed: str  # revealed: every deal can now be re-derived
-    hands: tuple = ()  # the hands at the end, revealed (matters when it ends mid-hand)
+    hands: Hands = ()  # the hands at the end, revealed (matters when it ends mid-hand)
 
 
 @dataclass(frozen=True)
@@ -189,8 +248,9 @@ class SeatReplaced(Event):
     seat over for the rest of the match."""
 
     type: ClassVar[str] = "seat_replaced"
+    _word_fields: ClassVar[Mapping[str, _Words]] = {"level": BotLevel}
     seat: int
-    level: str  # the bot level now playing the seat
+    level: BotLevel  # the bot level now playing the seat
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -220,5 +280,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
         raise InvalidAction(f"unknown event type {data.get('type') if isinstance(data, dict) else data!r}") from None
     try:
         return cls._from_fields(data)
-    except TypeError as exc:
+    except RulesError:
+        raise  # a tile that is no tile: already precise
+    except (TypeError, ValueError) as exc:
         raise InvalidAction(f"malformed {cls.type} event: {exc}") from None

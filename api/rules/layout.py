@@ -7,7 +7,10 @@ and once both of its sides hold a tile the arms ``up`` and ``down`` open on it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .tiles import ALL_TILES, Tile
+from .vocabulary import End
 
 # Bit n set for each number n on a tile: a tile fits the open numbers ``mask`` iff
 # ``TILE_MASK[tile] & mask``. (Tiles are interned, so the lookup hashes by identity.)
@@ -21,9 +24,9 @@ TILE_MASK: dict[Tile, int] = {t: (1 << t.high) | (1 << t.low) for t in ALL_TILES
 TILE_COUNT: dict[Tile, int] = {t: (1 << 4 * t.high) | (1 << 4 * t.low) for t in ALL_TILES}
 NUMBER_FIELDS: tuple[int, ...] = tuple(sum(0xF << 4 * n for n in range(7) if mask >> n & 1) for mask in range(1 << 7))
 
-END_NAMES = ("left", "right", "up", "down")
+END_NAMES: tuple[End, ...] = tuple(End)  # by end index
 LEFT, RIGHT, UP, DOWN = range(4)
-END_INDEX = {name: i for i, name in enumerate(END_NAMES)}
+END_INDEX: dict[str, int] = {name: i for i, name in enumerate(END_NAMES)}
 
 # ``Layout.ends_key`` names the open numbers in one small int, three bits per end in
 # ``END_NAMES`` order, 7 for a closed end: ``left | right << 3 | up << 6 | down << 9``.
@@ -64,10 +67,10 @@ class Layout:
         "values",
     )
 
-    def __init__(self, uses_spinner: bool = False):
+    def __init__(self, uses_spinner: bool = False) -> None:
         self.values: list[int | None] = [None, None, None, None]  # open number per end
-        self.doubles = [False, False, False, False]  # the end tile is a double (counts twice)
-        self.occupied = [False, False, False, False]  # a tile lies on this arm
+        self.doubles: list[bool] = [False, False, False, False]  # the end tile is a double (counts twice)
+        self.occupied: list[bool] = [False, False, False, False]  # a tile lies on this arm
         self.spinner_ends: frozenset[int] = frozenset()  # ends whose end tile is the spinner itself
         self.spinner: Tile | None = None
         self.spinner_sides = 0  # sides of the spinner holding a tile
@@ -110,7 +113,7 @@ class Layout:
             return [LEFT]
         return [i for i, v in enumerate(self.values) if v is not None and (tile.high == v or tile.low == v)]
 
-    def accepts_any(self, tiles) -> bool:
+    def accepts_any(self, tiles: Iterable[Tile]) -> bool:
         if self.tiles == 0:
             return bool(tiles)
         mask = OPEN_MASK[self.ends_key]
@@ -121,8 +124,9 @@ class Layout:
 
     def count(self) -> int:
         """The sum of the open ends of every arm that holds a tile (the All Fives count)."""
-        if self.tiles == 1:
-            return self.first.pips
+        first = self.first
+        if self.tiles == 1 and first is not None:
+            return first.pips
         total = 0
         for i in range(4):
             v = self.values[i]
@@ -154,14 +158,15 @@ class Layout:
         self.tiles += 1
         if not self.uses_spinner:
             # Line games: two ends, nothing else to track (the branch below, specialised).
-            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS
+            # (mypy cannot know that left and right are open once a tile lies; no check here, the hottest line.)
+            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS  # type: ignore[operator]
             return
         if end in self.spinner_ends:
             # A tile against one of the spinner's sides; with both sides taken its ends open.
             self.spinner_ends = self.spinner_ends - {end}
             self.spinner_sides += 1
             if self.spinner_sides == 2:
-                values[UP] = values[DOWN] = self.spinner.high
+                values[UP] = values[DOWN] = self.spinner.high  # type: ignore[union-attr]  # it has sides: it lies
         elif self.uses_spinner and self.spinner is None and tile.is_double:
             # The first double, played on a line end: its inner side already touches the line.
             self.spinner = tile
@@ -170,6 +175,6 @@ class Layout:
         # left and right are always open once a tile lies; up and down only after the spinner fills.
         up = values[UP]
         if up is None:
-            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS
-        else:
-            self.ends_key = values[LEFT] | values[RIGHT] << 3 | up << 6 | values[DOWN] << 9
+            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS  # type: ignore[operator]
+        else:  # (up and down open together)
+            self.ends_key = values[LEFT] | values[RIGHT] << 3 | up << 6 | values[DOWN] << 9  # type: ignore[operator]

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
+from .vocabulary import BlockedScoring, Game, Lead, Spinner
 
 MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 events
 TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
@@ -24,16 +26,16 @@ class RuleSet:
 
     preset: str
     players: int
-    game: str  # "draw" | "block"
+    game: Game
     hand_size: int
-    lead: str  # "highest_double" | "winner_any" | "rotate_any"
+    lead: Lead
     draw_at_will: bool
     boneyard_reserve: int  # 0 | 2
-    blocked_scoring: str  # "others_minus_own" | "others"
+    blocked_scoring: BlockedScoring
     round_to_five: bool
     partners: bool
     target: int
-    spinner: str  # "none" | "first_double"
+    spinner: Spinner
     fives_scoring: bool
     muggins_calls: bool
     auto_draw: bool
@@ -42,10 +44,20 @@ class RuleSet:
     turn_seconds: int | None = None  # seconds a seat has for its turn before the server plays it
     timeout_limit: int | None = None  # turns timed out in a row before a bot takes the seat over
 
+    def __post_init__(self) -> None:
+        # Members, whatever spelled them (a plain "draw" too): the engine's hot paths compare
+        # the word options by identity (``rules.game is Game.DRAW``), the cheapest question.
+        for name, words in OPTION_CHOICES.items():
+            object.__setattr__(self, name, words(getattr(self, name)))
+
     # --- derived questions the engine asks ------------------------------------
     @property
     def is_draw_game(self) -> bool:
-        return self.game == "draw"
+        return self.game is _DRAW
+
+    @property
+    def uses_spinner(self) -> bool:
+        return self.spinner is _FIRST_DOUBLE
 
     @property
     def sides(self) -> int:
@@ -84,16 +96,20 @@ class RuleSet:
         return resolve_rules(preset, data, players)
 
 
+# (Module globals: reading a member off its enum class costs some 60 ns, and these are asked once a hand.)
+_DRAW, _FIRST_DOUBLE = Game.DRAW, Spinner.FIRST_DOUBLE
+
 # Resolved rule sets are few (presets × options in use) and immutable: their JSON forms are kept.
 _DICT_FORMS: dict[RuleSet, dict[str, Any]] = {}
 
 OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name not in ("preset", "players"))
 
-OPTION_CHOICES: dict[str, tuple[str, ...]] = {
-    "game": ("draw", "block"),
-    "lead": ("highest_double", "winner_any", "rotate_any"),
-    "blocked_scoring": ("others_minus_own", "others"),
-    "spinner": ("none", "first_double"),
+# The options that take one word of a closed set: the set (its members, in documented order).
+OPTION_CHOICES: dict[str, type[StrEnum]] = {
+    "game": Game,
+    "lead": Lead,
+    "blocked_scoring": BlockedScoring,
+    "spinner": Spinner,
 }
 BOOLEAN_OPTIONS = (
     "draw_at_will",
@@ -106,15 +122,15 @@ BOOLEAN_OPTIONS = (
 )
 
 _BASE: dict[str, Any] = dict(
-    game="draw",
-    lead="highest_double",
+    game=Game.DRAW,
+    lead=Lead.HIGHEST_DOUBLE,
     draw_at_will=False,
     boneyard_reserve=0,
-    blocked_scoring="others_minus_own",
+    blocked_scoring=BlockedScoring.OTHERS_MINUS_OWN,
     round_to_five=False,
     partners=False,
     target=100,
-    spinner="none",
+    spinner=Spinner.NONE,
     fives_scoring=False,
     muggins_calls=False,
     auto_draw=False,
@@ -124,73 +140,115 @@ _BASE: dict[str, Any] = dict(
 )
 
 
-def _by_players(two: int, three: int, four: int) -> Callable[[int, dict], int]:
+# A preset's default that depends on the players and the options chosen so far.
+Rule = Callable[[int, Mapping[str, Any]], int]
+
+
+def _by_players(two: int, three: int, four: int) -> Rule:
     return lambda players, _opts: {2: two, 3: three, 4: four}[players]
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A named table: fixed options plus defaults that depend on the player count."""
+    """A named table: fixed options plus defaults that depend on the player count.
+
+    ``title`` and ``description`` are what a player is shown when choosing a table (the API
+    serves them at ``GET /v1/presets``): kept here, beside the options they describe.
+    """
 
     name: str
-    description: str
+    title: str  # a short label for a menu
+    description: str  # one sentence: what makes this table different
     options: Mapping[str, Any]
-    hand_size: Callable[[int, dict], int]
-    target: Callable[[int, dict], int] = lambda players, opts: 100
+    hand_size: Rule
+    target: Rule = lambda players, opts: 100
     players: tuple[int, ...] = (2, 3, 4)
 
 
-def _pagat_target(players: int, opts: dict) -> int:
+def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
     return 100 if players == 2 or opts.get("partners") else 61
 
 
-_FIVES = dict(
-    spinner="first_double", fives_scoring=True, lead="winner_any", blocked_scoring="others", round_to_five=True
+_FIVES: dict[str, Any] = dict(
+    spinner=Spinner.FIRST_DOUBLE,
+    fives_scoring=True,
+    lead=Lead.WINNER_ANY,
+    blocked_scoring=BlockedScoring.OTHERS,
+    round_to_five=True,
 )
 
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
-        Preset("standard-draw", "The standard Draw game (the default)", {}, _by_players(7, 5, 5)),
-        Preset("standard-block", "The standard Block game", {"game": "block"}, _by_players(7, 5, 5)),
+        Preset(
+            "standard-draw",
+            "Draw game (standard)",
+            "The standard Draw game, the default: a seat that cannot play draws from the boneyard until a tile fits.",
+            {},
+            _by_players(7, 5, 5),
+        ),
+        Preset(
+            "standard-block",
+            "Block game (standard)",
+            "The standard Block game: there is no drawing, and a seat that cannot play knocks.",
+            {"game": Game.BLOCK},
+            _by_players(7, 5, 5),
+        ),
         Preset(
             "pagat-draw",
-            "Pagat's Draw game: 6-7 tiles, two tiles stay in the boneyard",
+            "Draw game (pagat.com)",
+            "The Draw game as pagat.com deals it: 7 tiles each (6 with four players), the last two tiles of the "
+            "boneyard are never drawn, and 61 wins with three or four players without partners.",
             {"boneyard_reserve": 2},
             _by_players(7, 7, 6),
             _pagat_target,
         ),
-        Preset("pagat-block", "Pagat's Block game", {"game": "block"}, _by_players(7, 5, 5)),
+        Preset(
+            "pagat-block",
+            "Block game (pagat.com)",
+            "The Block game as pagat.com describes it: the standard Block game's options under pagat.com's name.",
+            {"game": Game.BLOCK},
+            _by_players(7, 5, 5),
+        ),
         Preset(
             "dominorules-draw",
-            "dominorules.com Draw game: 7 each, lead rotates",
-            {"lead": "rotate_any", "blocked_scoring": "others"},
+            "Draw game (dominorules.com)",
+            "The Draw game as dominorules.com plays it: 7 tiles each, the lead rotates, and a blocked hand's winner "
+            "scores the others' pips without subtracting its own.",
+            {"lead": Lead.ROTATE_ANY, "blocked_scoring": BlockedScoring.OTHERS},
             _by_players(7, 7, 7),
         ),
         Preset(
             "dominorules-block",
-            "dominorules.com Block game: 7 each, lead rotates",
-            {"game": "block", "lead": "rotate_any", "blocked_scoring": "others"},
+            "Block game (dominorules.com)",
+            "The Block game as dominorules.com plays it: 7 tiles each, the lead rotates, and a blocked hand's winner "
+            "scores the others' pips without subtracting its own.",
+            {"game": Game.BLOCK, "lead": Lead.ROTATE_ANY, "blocked_scoring": BlockedScoring.OTHERS},
             _by_players(7, 7, 7),
         ),
         Preset(
             "winner-leads",
-            "Winner leads: two players, the hand's winner leads any tile",
-            {"lead": "winner_any", "blocked_scoring": "others"},
+            "Winner leads any tile",
+            "A two-player Draw game in which each hand's winner leads the next with any tile.",
+            {"lead": Lead.WINNER_ANY, "blocked_scoring": BlockedScoring.OTHERS},
             _by_players(7, 7, 7),
             players=(2,),
         ),
         Preset(
             "all-fives",
-            "All Fives: spinner, every multiple of five scores during play",
+            "All Fives (spinner)",
+            "All Fives: the first double is a spinner and every play that makes the open ends add up to a multiple "
+            "of five scores that count; 200 wins.",
             _FIVES,
             _by_players(7, 5, 5),
             lambda players, opts: 200,
         ),
         Preset(
             "muggins",
-            "Muggins: All Fives without a spinner",
-            {**_FIVES, "spinner": "none"},
+            "Muggins (no spinner)",
+            "Muggins: All Fives without a spinner, every play that makes the open ends add up to a multiple of five "
+            "scores that count; 200 wins.",
+            {**_FIVES, "spinner": Spinner.NONE},
             _by_players(7, 5, 5),
             lambda players, opts: 200,
         ),
@@ -237,9 +295,13 @@ def resolve_rules(
 
 
 def _check_types(options: dict[str, Any]) -> None:
+    """Check each option's type, in place turning each word option into its member."""
     for name, choices in OPTION_CHOICES.items():
-        if options[name] not in choices:
-            raise InvalidRules(name, f"one of {', '.join(choices)}, not {options[name]!r}")
+        value = options[name]
+        try:
+            options[name] = choices(value)
+        except (ValueError, TypeError):
+            raise InvalidRules(name, f"one of {', '.join(choices)}, not {value!r}") from None
     for name in BOOLEAN_OPTIONS:
         if not isinstance(options[name], bool):
             raise InvalidRules(name, f"true or false, not {options[name]!r}")

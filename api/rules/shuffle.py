@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .tiles import ALL_TILES, Tile
 
@@ -54,7 +54,7 @@ def shuffled_tiles(seed: str, label: str) -> list[Tile]:
     return tiles
 
 
-def deal_seed(server_seed: str, client_seeds) -> str:
+def deal_seed(server_seed: str, client_seeds: Sequence[str | None]) -> str:
     """The seed the deals use: the server's alone, or mixed with the seats' client seeds.
 
     With any client seed, it is the hex SHA-256 of the server seed and every seat's client

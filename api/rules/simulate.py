@@ -10,57 +10,54 @@ from __future__ import annotations
 
 import random
 
-from .engine import RandomDealer, perform_play, settle
-from .state import DRAW, KNOCK, MUGGINS, PLAY, PLAYING, MatchState
+from .engine import Dealer, RandomDealer, deal_next_hand, perform_play, settle
+from .events import HandResult
+from .ruleset import RuleSet
+from .state import DRAW, KNOCK, MUGGINS, PLAY, PLAYING, MatchState, Move
+from .tiles import Tile
+from .vocabulary import BotLevel, ScoredBy, SeatKind
 
 
 class DirectSink:
     """Applies each consequence straight to the state (the fold's effects, minus events)."""
 
-    def play(self, st, seat, tile, end, claim, auto):
+    def play(self, st: MatchState, seat: int, tile: Tile, end: int, claim: int | None, auto: bool) -> None:
         st.on_tile_played(seat, tile, end, claim)
 
-    def draw(self, st, seat, auto):
+    def draw(self, st: MatchState, seat: int, auto: bool) -> None:
         st.on_tile_drawn(seat)
 
-    def knock(self, st, seat, auto):
+    def knock(self, st: MatchState, seat: int, auto: bool) -> None:
         st.on_knocked(seat)
 
-    def points(self, st, seat, points, how):
+    def points(self, st: MatchState, seat: int, points: int, how: ScoredBy) -> None:
         st.on_points_scored(st.rules.side_of(seat), points)
 
-    def turned_up(self, st, tiles, leader):
+    def turned_up(self, st: MatchState, tiles: list[Tile], leader: int) -> None:
         st.on_tiles_turned_up(leader)
 
-    def hand_started(self, st, number, leader, hands, boneyard):
+    def hand_started(
+        self, st: MatchState, number: int, leader: int, hands: list[list[Tile]], boneyard: list[Tile]
+    ) -> None:
         st.on_hand_started(number, leader, hands, boneyard)
 
-    def hand_ended(self, st, result):
-        st.on_hand_ended(
-            {
-                "reason": result.reason,
-                "winner": result.winner,
-                "side": result.side,
-                "points": result.points,
-                "pips": result.pips,
-                "hands": [h[:] for h in st.hands],
-            }
-        )
+    def hand_ended(self, st: MatchState, result: HandResult) -> None:
+        st.on_hand_ended(result)
 
-    def match_ended(self, st, side):
+    def match_ended(self, st: MatchState, side: int) -> None:
         st.on_match_ended(side)
 
 
 SINK = DirectSink()
 
 
-def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> None:
+def push(st: MatchState, move: Move, dealer: Dealer | None = None, seat: int | None = None) -> None:
     """Make ``move`` in place (trusted: it came from ``legal_moves``), then its consequences.
 
     Without a ``dealer`` the simulation stops at the end of the hand.
     """
     kind = move[0]
-    mover = st.turn if seat is None else seat
+    mover: int = st.turn if seat is None else seat  # type: ignore[assignment]  # a legal move: a seat moves
     if kind == PLAY:
         if st.rules.fives_scoring:
             perform_play(st, SINK, mover, move[1], move[2], auto=True)
@@ -76,14 +73,13 @@ def push(st: MatchState, move: tuple, dealer=None, seat: int | None = None) -> N
             return  # a knock changes nothing that could end the hand
     elif kind == MUGGINS:
         pending = st.pending_muggins
-        SINK.points(st, mover, pending[1], "muggins")
+        assert pending is not None  # a legal muggins move: points are pending
+        SINK.points(st, mover, pending[1], ScoredBy.MUGGINS)
     settle(st, SINK, dealer, dealer is not None)
 
 
 def start(st: MatchState, rng: random.Random) -> RandomDealer:
     """Deal the first hand of a waiting state from ``rng``; returns the dealer to continue with."""
-    from .engine import deal_next_hand
-
     dealer = RandomDealer(rng)
     deal_next_hand(st, SINK, dealer)
     settle(st, SINK, dealer)
@@ -114,14 +110,16 @@ def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = Fa
         moves = turn_moves()
         move = moves[int(uniform() * len(moves))]
         kind = move[0]
+        # (st.turn is a seat while the hand is live; read in each branch, not kept in a local:
+        # one store and load fewer a move, which the playout benchmark can tell.)
         if kind == PLAY:
-            on_tile_played(st.turn, move[1], move[2], None)
+            on_tile_played(st.turn, move[1], move[2], None)  # type: ignore[arg-type]
         elif kind == KNOCK:
-            on_knocked(st.turn)
+            on_knocked(st.turn)  # type: ignore[arg-type]
             if not auto:
                 continue
         else:
-            on_tile_drawn(st.turn)
+            on_tile_drawn(st.turn)  # type: ignore[arg-type]
         if auto:
             settle(st, SINK, dealer, next_hands)
         else:
@@ -136,9 +134,9 @@ def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = Fa
     return st
 
 
-def random_match(rules, rng: random.Random) -> MatchState:
+def random_match(rules: RuleSet, rng: random.Random) -> MatchState:
     """A whole match of random moves, from the first deal to the winner."""
-    seats = [{"name": f"p{i}", "type": "bot", "level": "random"} for i in range(rules.players)]
+    seats = [{"name": f"p{i}", "type": SeatKind.BOT, "level": BotLevel.RANDOM} for i in range(rules.players)]
     st = MatchState(rules, seats)
     start(st, rng)
     return random_playout(st, rng, whole_match=True)

@@ -10,23 +10,35 @@ Outside the engine a state is treated as immutable: ``engine.apply`` copies firs
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
 
+from .events import HandResult
 from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
 from .scoring import fives_points, round_to_five
 from .tiles import ALL_TILES, DOUBLES, Tile, weight_key
+from .vocabulary import ActionType, BlockedScoring, BotLevel, Game, HandEndReason, Lead, SeatKind, Status, values
 
-WAITING, PLAYING, ENDED = "waiting", "playing", "ended"
-STATUSES = (WAITING, PLAYING, ENDED)
-# The kinds of seat (a seat's ``type``): a client holding the seat's token, a computer
-# player the server plays, a seat kept free for anyone to claim (it becomes remote).
-REMOTE_SEAT, BOT_SEAT, OPEN_SEAT = "remote", "bot", "open"
-SEAT_TYPES = (REMOTE_SEAT, BOT_SEAT, OPEN_SEAT)
-DOMINO, BLOCKED = "domino", "blocked"
+# Short names for the members the engine and its callers use most (and, in the hot paths,
+# module globals: reading ``Status.PLAYING`` off the enum class costs some 60 ns a time). A
+# ``RuleSet`` holds members (``RuleSet.__post_init__``), so its words compare by identity.
+WAITING, PLAYING, ENDED = Status.WAITING, Status.PLAYING, Status.ENDED
+REMOTE_SEAT, BOT_SEAT, OPEN_SEAT = SeatKind.REMOTE, SeatKind.BOT, SeatKind.OPEN
+DOMINO, BLOCKED = HandEndReason.DOMINO, HandEndReason.BLOCKED
+_DRAW_GAME, _ROTATE_ANY, _WINNER_ANY = Game.DRAW, Lead.ROTATE_ANY, Lead.WINNER_ANY
+# As stored: plain strings, for what writes them out itself (the database's check constraints).
+STATUSES = values(Status)
+SEAT_TYPES = values(SeatKind)
 
-# Moves in the fast path are plain tuples: (PLAY, tile, end), (DRAW,), (KNOCK,), (MUGGINS,).
-PLAY, DRAW, KNOCK, MUGGINS = "play", "draw", "knock", "muggins"
+# Moves in the fast path are plain tuples: (PLAY, tile, end), (DRAW,), (KNOCK,), (MUGGINS,), tagged
+# with the action types' strings as plain ``str``: the interpreter specialises ``kind == PLAY`` for
+# exact strings, not for members, and the playouts ask it once a move.
+PLAY: str = ActionType.PLAY.value
+DRAW: str = ActionType.DRAW.value
+KNOCK: str = ActionType.KNOCK.value
+MUGGINS: str = ActionType.MUGGINS.value
+Move = tuple[Any, ...]  # (PLAY, Tile, end index) | (DRAW,) | (KNOCK,) | (MUGGINS,)
 _DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
 
 
@@ -35,35 +47,25 @@ _DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
 # key is met, so listing the plays costs one lookup per tile in hand and builds no tuple.
 # Rows share their move tuples (``_PLAYS_OF``), so even all ~2,450 keys a game can reach
 # would take about 1 MB. Rows never change once built; racing builders agree.
-_PLAY_ROWS: list[tuple[tuple, ...] | None] = [None] * (EMPTY_KEY + 1)
-_PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple] = {}  # (tile, ends) -> its plays there
+_PLAY_ROWS: list[tuple[tuple[Move, ...], ...] | None] = [None] * (EMPTY_KEY + 1)
+_PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple[Move, ...]] = {}  # (tile, ends) -> its plays there
 
 
-def _plays_row(key: int) -> tuple[tuple, ...]:
+def _plays_row(key: int) -> tuple[tuple[Move, ...], ...]:
+    fits: list[tuple[Tile, tuple[int, ...]]]
     if key == EMPTY_KEY:  # the first tile of a hand: any, opening the line
         fits = [(t, (LEFT,)) for t in ALL_TILES]
     else:
         ends = [(i, v) for i, v in enumerate(ends_of_key(key)) if v is not None]
         fits = [(t, tuple(i for i, v in ends if t.high == v or t.low == v)) for t in ALL_TILES]
-    row = []
+    row: list[tuple[Move, ...]] = []
     for tile, at in fits:
         plays = _PLAYS_OF.get((tile, at))
         if plays is None:
             plays = _PLAYS_OF[(tile, at)] = tuple((PLAY, tile, i) for i in at)
         row.append(plays)
-    _PLAY_ROWS[key] = row = tuple(row)
-    return row
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """How a hand ended, as data (python-chess's Outcome)."""
-
-    reason: str  # DOMINO | BLOCKED
-    winner: int | None  # seat credited with the hand; None on a tie
-    side: int | None  # scoring side
-    points: int
-    pips: tuple[int, ...]
+    built = _PLAY_ROWS[key] = tuple(row)
+    return built
 
 
 class MatchState:
@@ -91,21 +93,21 @@ class MatchState:
         "winner",
     )
 
-    def __init__(self, rules: RuleSet, seats: list[dict], seed_commitment: str = ""):
+    def __init__(self, rules: RuleSet, seats: Iterable[dict[str, Any]], seed_commitment: str = ""):
         self.rules = rules
-        self.seats = [dict(s) for s in seats]
+        self.seats: list[dict[str, Any]] = [dict(s) for s in seats]  # {"name", "type", "level"[, "client_seed"]}
         self.seed_commitment = seed_commitment
-        self.status = WAITING
+        self.status: Status = WAITING
         self.hand_number = 0
         self.leader: int | None = None
         self.turn: int | None = None
         self.hands: list[list[Tile]] = [[] for _ in range(rules.players)]
         self.boneyard: list[Tile] = []
-        self.layout = Layout(rules.spinner == "first_double")
+        self.layout = Layout(rules.uses_spinner)
         self.placements: list[tuple[int, Tile, int]] = []  # (seat, tile, end) this hand
         self.scores = [0] * rules.sides
         self.hand_live = False
-        self.last_result: dict | None = None  # the last hand_ended event, as a dict
+        self.last_result: HandResult | None = None  # the last hand's (a hand_ended event, when folded)
         self.winner: int | None = None  # winning side once the match is over
         self.turn_up_leader: int | None = None
         self.pending_muggins: tuple[int, int] | None = None  # (seat that missed them, points)
@@ -151,7 +153,7 @@ class MatchState:
     def boneyard_drawable(self) -> int:
         """How many tiles may still be drawn (0 in the Block game)."""
         rules = self.rules
-        if rules.game != "draw":  # rules.is_draw_game, without the property call
+        if rules.game is not _DRAW_GAME:  # rules.is_draw_game, without the property call
             return 0
         return max(0, len(self.boneyard) - rules.boneyard_reserve)
 
@@ -166,13 +168,13 @@ class MatchState:
         ends = layout.open_ends()
         return [(t, i) for t in self.hands[seat] for i, v in ends if t.high == v or t.low == v]
 
-    def legal_moves(self, seat: int | None = None) -> list[tuple]:
+    def legal_moves(self, seat: int | None = None) -> list[Move]:
         """The moves ``seat`` (default: the seat to move) may make, as fast-path tuples."""
         if self.status != PLAYING or not self.hand_live:
             return []
         if seat is None:
             return self.turn_moves()
-        moves: list[tuple] = []
+        moves: list[Move] = []
         pending = self.pending_muggins
         if pending is not None and self.rules.side_of(seat) != self.rules.side_of(pending[0]):
             moves.append(_MUGGINS_MOVE)
@@ -180,7 +182,7 @@ class MatchState:
             moves += self.turn_moves()
         return moves
 
-    def turn_moves(self) -> list[tuple]:
+    def turn_moves(self) -> list[Move]:
         """The seat to move's moves while the hand is live (``legal_moves()``, for playouts).
 
         Plays in hand order, then end order (the order of ``playable``); then a draw when
@@ -188,19 +190,19 @@ class MatchState:
         """
         key = self.layout.ends_key
         row = _PLAY_ROWS[key] or _plays_row(key)
-        moves: list[tuple] = []
-        for t in self.hands[self.turn]:
+        moves: list[Move] = []
+        for t in self.hands[self.turn]:  # type: ignore[index]  # turn is a seat while the hand is live
             moves += row[t.index]
         rules = self.rules
         if moves and not rules.draw_at_will:
             return moves  # the usual answer: plays, and no drawing instead
-        if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
+        if rules.game is _DRAW_GAME and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
             moves.append(_DRAW_MOVE)
         elif not moves:
             moves.append(_KNOCK_MOVE)
         return moves
 
-    def next_to_act(self, among) -> int | None:
+    def next_to_act(self, among: Collection[int]) -> int | None:
         """Which of the seats ``among`` acts next: one that may call muggins on pending
         points first (out of turn), else the seat to move if it is one of them."""
         pending = self.pending_muggins
@@ -217,7 +219,7 @@ class MatchState:
         if layout.tiles and self.held & OPEN_FIELDS[layout.ends_key]:
             return False  # some hand holds a tile that fits (the usual answer)
         rules = self.rules
-        if rules.game == "draw" and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
+        if rules.game is _DRAW_GAME and len(self.boneyard) > rules.boneyard_reserve:  # boneyard_drawable() > 0
             return False
         return layout.tiles > 0 or not any(self.hands)
 
@@ -237,7 +239,7 @@ class MatchState:
             return self._score(BLOCKED, None)
         return None
 
-    def _score(self, reason: str, went_out: int | None) -> HandResult:
+    def _score(self, reason: HandEndReason, went_out: int | None) -> HandResult:
         rules = self.rules
         side_of = rules.side_of
         side_pips = [0] * rules.sides
@@ -249,17 +251,19 @@ class MatchState:
             counts.append(n)
             side_pips[side_of(seat)] += n
         pips = tuple(counts)
-        if reason == DOMINO:
+        hands = tuple(map(tuple, self.hands))
+        winner: int | None
+        if reason == DOMINO and went_out is not None:
             side = side_of(went_out)
             winner = went_out
             points = sum(side_pips) - side_pips[side]  # every other side's pips
         else:
             low = min(side_pips)
             if side_pips.count(low) > 1:
-                return HandResult(BLOCKED, None, None, 0, pips)
+                return HandResult(self.hand_number, BLOCKED, None, None, 0, pips, hands, tuple(self.scores))
             side = side_pips.index(low)
             points = sum(side_pips) - low
-            if rules.blocked_scoring == "others_minus_own":
+            if rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN:
                 points -= low
             winner = None  # the side's lightest hand; on equal pips the lower seat
             for seat, p in enumerate(pips):
@@ -267,7 +271,9 @@ class MatchState:
                     winner = seat
         if rules.round_to_five:
             points = round_to_five(points)
-        return HandResult(reason, winner, side, points, pips)
+        scores = self.scores[:]
+        scores[side] += points
+        return HandResult(self.hand_number, reason, winner, side, points, pips, hands, tuple(scores))
 
     def scoring_count(self) -> int:
         """Points the last play makes under ``fives_scoring`` (0 when it makes none)."""
@@ -286,15 +292,18 @@ class MatchState:
         """Who leads the hand about to be dealt, and the tile if the lead is forced."""
         rules = self.rules
         first_hand = self.hand_number == 0
-        if rules.lead == "rotate_any":
+        if rules.lead == _ROTATE_ANY:
             if first_hand:
+                assert self.turn_up_leader is not None  # tiles_turned_up comes before the first deal
                 return self.turn_up_leader, None
+            assert self.leader is not None  # a hand was dealt
             return (self.leader + 1) % rules.players, None
-        if rules.lead == "winner_any" and not first_hand:
+        if rules.lead == _WINNER_ANY and not first_hand:
             last = self.last_result
-            if last["winner"] is not None:
-                return last["winner"], None
-            sizes = [len(h) for h in last["hands"]]
+            assert last is not None and self.leader is not None  # a hand was played
+            if last.winner is not None:
+                return last.winner, None
+            sizes = [len(h) for h in last.hands]
             fewest = [s for s, n in enumerate(sizes) if n == min(sizes)]
             return (fewest[0] if len(fewest) == 1 else self.leader), None
         return forced_lead(hands)
@@ -314,7 +323,9 @@ class MatchState:
     def on_tiles_turned_up(self, leader: int) -> None:
         self.turn_up_leader = leader
 
-    def on_hand_started(self, hand_number: int, leader: int, hands, boneyard) -> None:
+    def on_hand_started(
+        self, hand_number: int, leader: int, hands: Iterable[Iterable[Tile]], boneyard: Iterable[Tile]
+    ) -> None:
         self.status = PLAYING
         self.hand_number = hand_number
         self.leader = leader
@@ -322,7 +333,7 @@ class MatchState:
         self.hands = [list(h) for h in hands]
         self.held = sum(TILE_COUNT[t] for h in self.hands for t in h)
         self.boneyard = list(boneyard)
-        self.layout = Layout(self.rules.spinner == "first_double")
+        self.layout = Layout(self.rules.uses_spinner)
         self.placements = []
         self.hand_live = True
         self.pending_muggins = None
@@ -357,10 +368,10 @@ class MatchState:
         self.scores[side] += points
         self.pending_muggins = None
 
-    def on_hand_ended(self, result: dict) -> None:
-        side = result["side"]
+    def on_hand_ended(self, result: HandResult) -> None:
+        side = result.side
         if side is not None:
-            self.scores[side] += result["points"]
+            self.scores[side] += result.points
         self.hand_live = False
         self.turn = None
         self.pending_muggins = None
@@ -374,7 +385,7 @@ class MatchState:
     def on_turn_timed_out(self, seat: int, consecutive: int) -> None:
         self.timeouts[seat] = consecutive
 
-    def on_seat_replaced(self, seat: int, level: str) -> None:
+    def on_seat_replaced(self, seat: int, level: BotLevel) -> None:
         seats = [dict(s) for s in self.seats]
         seats[seat].update(type=BOT_SEAT, level=level)
         self.seats = seats
@@ -387,7 +398,7 @@ class MatchState:
         self.pending_muggins = None
 
 
-def forced_lead(hands: list[list[Tile]]) -> tuple[int, Tile]:
+def forced_lead(hands: Sequence[Sequence[Tile]]) -> tuple[int, Tile]:
     """Highest double sets; with no double dealt, the heaviest tile (higher end on ties)."""
     holder = {t: seat for seat, hand in enumerate(hands) for t in hand}
     for double in reversed(DOUBLES):

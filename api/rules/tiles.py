@@ -6,7 +6,8 @@ plain lists and sets with identity hashing, which keeps playouts fast.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable
+from typing import Any, ClassVar, NoReturn
 
 from .errors import InvalidTile
 
@@ -22,6 +23,11 @@ class Tile:
 
     __slots__ = ("high", "index", "is_double", "low", "pips")
     _interned: ClassVar[dict[tuple[int, int], Tile]] = {}
+    high: int
+    low: int
+    pips: int
+    index: int  # in ``ALL_TILES``
+    is_double: bool
 
     def __new__(cls, a: int, b: int) -> Tile:
         high, low = (a, b) if a >= b else (b, a)
@@ -44,10 +50,10 @@ class Tile:
         cls._interned[(high, low)] = tile
         return tile
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Tile is immutable")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Tile], tuple[int, int]]:
         return (Tile, (self.high, self.low))
 
     # --- parse / format -------------------------------------------------------
@@ -64,7 +70,7 @@ class Tile:
         return cls(int(parts[0]), int(parts[1]))
 
     @classmethod
-    def from_json(cls, value) -> Tile:
+    def from_json(cls, value: Any) -> Tile:
         """Read the JSON form ``[6, 3]`` (either order); ``"6-3"`` is accepted too."""
         if isinstance(value, str):
             return cls.parse(value)
@@ -110,7 +116,7 @@ DOUBLES: tuple[Tile, ...] = tuple(t for t in ALL_TILES if t.is_double)
 TOTAL_PIPS = sum(t.pips for t in ALL_TILES)
 
 
-def pip_count(tiles) -> int:
+def pip_count(tiles: Iterable[Tile]) -> int:
     return sum(t.pips for t in tiles)
 
 

@@ -18,9 +18,11 @@ from typing import Any
 
 from . import events
 from .engine import legal_actions
+from .events import HandResult
 from .layout import DOWN, END_NAMES, LEFT, RIGHT, UP
-from .state import ENDED, MatchState
+from .state import ENDED, OPEN_SEAT, MatchState
 from .tiles import pip_count
+from .vocabulary import Spinner
 
 
 def line_of_play(st: MatchState) -> dict[str, Any]:
@@ -37,6 +39,7 @@ def line_of_play(st: MatchState) -> dict[str, Any]:
             values[LEFT], values[RIGHT] = tile.high, tile.low
             continue
         number = values[end]
+        assert number is not None  # a tile was placed on this end: it was open
         other = tile.other(number)
         if end == LEFT:
             line.insert(0, [other, number])
@@ -46,7 +49,7 @@ def line_of_play(st: MatchState) -> dict[str, Any]:
             arms[end].append([number, other])
         values[end] = other
     out: dict[str, Any] = {"line": line}
-    if st.rules.spinner != "none":
+    if st.rules.spinner != Spinner.NONE:
         out["spinner"] = spinner.to_json() if spinner else None
         out["arms"] = {"up": arms[UP], "down": arms[DOWN]}
     return out
@@ -99,7 +102,7 @@ def public_summary(st: MatchState) -> dict[str, Any]:
         "winner": st.winner,
         "players": st.players,
         "seats": _seats(st),
-        "open_seats": [i for i, s in enumerate(st.seats) if s.get("type") == "open"],
+        "open_seats": [i for i, s in enumerate(st.seats) if s.get("type") == OPEN_SEAT],
     }
 
 
@@ -117,10 +120,9 @@ def _seats(st: MatchState) -> list[dict[str, Any]]:
     ]
 
 
-def _public_hand_result(result: dict | None) -> dict | None:
-    if result is None:
-        return None
-    return {k: v for k, v in result.items() if k != "type"}
+def _public_hand_result(result: HandResult | None) -> dict[str, Any] | None:
+    """A view's ``last_hand``: the last ``hand_ended`` event without its ``type``."""
+    return None if result is None else result.to_json()
 
 
 Redactor = Callable[[dict[str, Any], int | None], dict[str, Any]]

@@ -4,7 +4,7 @@ A request plays at most the inline budget of computer moves in its own answer, a
 none at an all-bot table (``WorkLimits``); its append then leaves ``matches.bots_due_at``
 set. This runner — ``flask --app wsgi boneyard autoplay``, started beside the web server
 by ``scripts/run`` and docker-compose — claims the due matches, plays one bounded step of
-each (``MatchService.play_bots``: decided outside any transaction, appended in a short
+each (``acting.play_bots_handler``: decided outside any transaction, appended in a short
 one by compare-and-set) and so schedules the next step after the pace.
 
 Everything it needs is in the database, so a restarted runner resumes where the last
@@ -12,7 +12,7 @@ one stopped, and several runners (one beside each app server) share the work: a 
 is a lease the others skip (``FOR UPDATE SKIP LOCKED`` on PostgreSQL), and a step that
 finds the match moved on appends nothing — the ``(match, seq)`` key makes a move
 appended twice impossible anyway. It also plays the turns whose clock ran out
-(``clocks.sweep``), so no cron job is needed, and makes the fairness report of each match
+(``clocks.sweep_handler``), so no cron job is needed, and makes the fairness report of each match
 it ends, so no reader waits for it.
 """
 
@@ -23,12 +23,13 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
-from . import clocks, errors
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .matches import MatchService
+from . import errors
+from .acting import play_bots_handler
+from .clocks import sweep_handler
+from .commands import GetFairness, PlayBots, SweepClocks
+from .fairness import fairness_handler
+from .flow import MatchFlow
 
 log = logging.getLogger(__name__)
 
@@ -38,27 +39,27 @@ BATCH = 20  # matches claimed per round
 
 @dataclass
 class Autoplay:
-    service: MatchService
+    flow: MatchFlow
     step_moves: int = 1  # computer moves per step (each step: its own short transaction)
     batch: int = BATCH
 
     def run_once(self) -> int:
         """Claim the due matches and play one step of each; answers the events appended."""
-        now = self.service.now()
-        with self.service.store.unit_of_work(readonly=True) as uow:
+        now = self.flow.now()
+        with self.flow.store.unit_of_work(readonly=True) as uow:
             if not uow.matches.any_due_bots(now):
                 return 0  # idle: no write transaction at all
-        with self.service.store.unit_of_work() as uow:
+        with self.flow.store.unit_of_work() as uow:
             claimed = uow.matches.claim_due_bots(now, now + LEASE, self.batch)
             uow.commit()
         appended = 0
         for match_id in claimed:
             try:
-                moved, ended = self.service.play_bots(match_id, self.step_moves)
+                moved, ended = play_bots_handler(PlayBots(match_id, self.step_moves), self.flow)
                 appended += moved
                 log.debug("autoplay: match %s +%d events%s", match_id, moved, " (ended)" if ended else "")
                 if ended:
-                    self.service.fairness_report(match_id)  # made once now; readers find it stored
+                    fairness_handler(GetFairness(match_id), self.flow)  # made once now; readers find it stored
             except errors.EventLimitReached:
                 log.warning("match %s reached the event limit; the runner leaves it", match_id)
                 continue
@@ -85,7 +86,7 @@ class Autoplay:
             try:
                 appended = self.run_once()
                 if time.monotonic() >= next_sweep:
-                    clocks.sweep(self.service)
+                    sweep_handler(SweepClocks(), self.flow)
                     next_sweep = time.monotonic() + sweep_seconds
             except Exception:  # the database went away: keep trying, slowly
                 log.exception("autoplay round failed")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ServiceError(Exception):
     code = "service_error"
 
-    def __init__(self, message: str, **extra):
+    def __init__(self, message: str, **extra: Any):
         super().__init__(message)
         self.extra = extra
 

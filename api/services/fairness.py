@@ -1,6 +1,6 @@
 """The fairness check of an ended match: re-derive every deal, re-decide every move, verify
 the hash chain. An ended match's log never changes, so the check runs once per match and its
-report is stored (``uow.fairness``); ``MatchService.fairness_report`` reads it or makes it.
+report is stored (``uow.fairness``); ``fairness_handler`` reads it or makes it.
 
 The first check of a long match is the one expensive read in the API (every event loaded and
 re-decided), so within a process one request at a time makes a given match's report; the
@@ -18,6 +18,9 @@ from typing import Any
 from api.rules.audit import verify_log
 from api.store.chain import verify_chain
 from api.store.records import MatchRecord, StoredEvent
+
+from .commands import Answer, GetFairness
+from .flow import MatchFlow
 
 _guard = threading.Lock()
 _making: dict[str, tuple[threading.RLock, int]] = {}  # match id -> (its lock, how many hold or wait)
@@ -57,3 +60,30 @@ def check(record: MatchRecord, stored: Sequence[StoredEvent]) -> dict[str, Any]:
         "events_checked": len(stored),
         "problems": chain_problems + report.problems,
     }
+
+
+def fairness_handler(command: GetFairness, flow: MatchFlow) -> Answer:
+    """The fairness check of an ended match (deals re-derived from the revealed seeds, moves
+    re-decided, the chain verified): read if stored, else made now and stored, once.
+
+    The autoplay runner asks for it when a match ends, so readers find it made."""
+    match_id, what = command.match_id, "the fairness check (it needs the revealed seed)"
+    with flow.store.unit_of_work(readonly=True) as uow:
+        flow.ended_record(uow, match_id, what)
+        report = uow.fairness.get(match_id)
+    if report is not None:
+        return report
+    with one_at_a_time(match_id):
+        with flow.store.unit_of_work(readonly=True) as uow:
+            record = flow.ended_record(uow, match_id, what)
+            report = uow.fairness.get(match_id)  # made while this request waited
+            stored = uow.events.load(match_id) if report is None else []
+        if report is not None:
+            return report
+        report = flow.offload(check, record, stored)
+        with flow.store.unit_of_work() as uow:
+            if not uow.fairness.add_if_absent(match_id, report, flow.now()):
+                report = uow.fairness.get(match_id)  # another server stored it first
+            uow.commit()
+    assert report is not None
+    return report

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from api.store.idempotency import IdempotencyRecord
+
 from . import errors
 
 RETENTION = timedelta(hours=24)
@@ -95,8 +97,10 @@ class Replay(Exception):
         self.stored = stored
 
 
-def check_same_request(record, keyed: Keyed, match_id: str) -> StoredAnswer:
+def check_same_request(record: IdempotencyRecord, keyed: Keyed, match_id: str) -> StoredAnswer:
     """The stored answer of ``record`` for a retry of ``keyed``; refuses another request."""
     if record.request_hash != keyed.fingerprint or record.match_id != match_id:
         raise IdempotencyKeyReused("this Idempotency-Key was used for a different request")
+    if record.response_status is None:  # an "in_flight" row of an older version: it never finished
+        raise IdempotencyKeyReused("this Idempotency-Key's first request never finished: send a new key")
     return StoredAnswer.from_row(record.response_status, record.response_body or {})

@@ -16,14 +16,16 @@ commits a moment after a later-stamped one can never be skipped.
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
 
 from api.rules import RuleSet
-from api.store.repositories import utcnow
+from api.rules.events import HandEnded, MatchCreated, MatchEnded
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .matches import MatchService
+from .commands import Answer, GetPlayerStats
+from .deadlines import utcnow
+from .flow import MatchFlow
 
 #: Longer than any write transaction can take (SQLite's lock wait is 5 s at most).
 SETTLE = timedelta(seconds=30)
@@ -31,9 +33,15 @@ SETTLE = timedelta(seconds=30)
 EMPTY = {"played": 0, "won": 0, "hands_won": 0, "current": 0, "longest": 0, "best_margin": None}
 
 
-def player_stats(service: MatchService, player_ref: str, *, now=utcnow) -> dict[str, Any]:
+def stats_handler(command: GetPlayerStats, flow: MatchFlow) -> Answer:
+    """The player's figures over every match of theirs that has ended."""
+    return player_stats(flow, command.player_ref)
+
+
+def player_stats(flow: MatchFlow, player_ref: str, *, now: Callable[[], datetime] = utcnow) -> Answer:
+    """``now`` is the store's time (rows are stamped by it), not the turn clocks'."""
     settled_before = now() - SETTLE
-    with service.store.unit_of_work(readonly=True) as uow:
+    with flow.store.unit_of_work(readonly=True) as uow:
         kept = uow.player_stats.get(player_ref)
         cursor = None if kept is None else (kept[0], kept[1])
         figures = dict(EMPTY) if kept is None else kept[2]
@@ -48,8 +56,8 @@ def player_stats(service: MatchService, player_ref: str, *, now=utcnow) -> dict[
         figures = fold_match(figures, logs[match_id], seats[match_id])
         if record.updated_at < settled_before:
             kept_figures, kept_cursor = figures, (record.updated_at, match_id)
-    if kept_cursor != cursor:
-        with service.store.unit_of_work() as uow:
+    if kept_cursor is not None and kept_cursor != cursor:
+        with flow.store.unit_of_work() as uow:
             if uow.player_stats.save(player_ref, kept_cursor, kept_figures, previous=cursor):
                 uow.commit()  # else another request kept the same fold first
     return {
@@ -66,12 +74,12 @@ def player_stats(service: MatchService, player_ref: str, *, now=utcnow) -> dict[
 def fold_match(figures: dict[str, Any], log: list[dict[str, Any]], seats: set[int]) -> dict[str, Any]:
     """The figures after one more ended match (``log``: its result events) of a player who sat
     in ``seats``."""
-    if not log or log[0]["type"] != "match_created" or log[-1]["type"] != "match_ended":
+    if not log or log[0]["type"] != MatchCreated.type or log[-1]["type"] != MatchEnded.type:
         return figures  # not a finished log: nothing to count
     out = dict(figures)
     rules = RuleSet.from_dict(log[0]["rules"])  # as the engine reads the match (initial_state)
     sides = {rules.side_of(seat) for seat in seats}
-    out["hands_won"] += sum(1 for e in log if e["type"] == "hand_ended" and e["side"] in sides)
+    out["hands_won"] += sum(1 for e in log if e["type"] == HandEnded.type and e["side"] in sides)
     ended = log[-1]
     out["played"] += 1
     if ended["winner"] in sides:

@@ -31,11 +31,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
-from api.store import Store
-from api.store.notify import PostgresListener, SqlitePoller
-
 from . import errors
-from .clocks import utcnow
+from .deadlines import utcnow
+from .ports import Store, WakeUpSource
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +102,7 @@ class _Slot:
 
     __slots__ = ("condition", "seq", "subscribers")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.condition = threading.Condition()
         self.subscribers = 0
         self.seq = 0
@@ -168,7 +166,7 @@ class Subscription:
     def __enter__(self) -> Subscription:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -199,7 +197,7 @@ class Waiter:
         self._slots: dict[str, _Slot] = {}
         self._watching: set[Subscription] = set()
         self._lock = threading.Lock()
-        self._source: PostgresListener | SqlitePoller | None = None
+        self._source: WakeUpSource | None = None
         self._checker: threading.Thread | None = None
         self._purged_at = 0.0
 
@@ -227,32 +225,23 @@ class Waiter:
     def _ensure_source(self) -> None:
         if self._source is not None and self._source.is_alive():
             return
-        engine = self.store.engine
         with self._lock:
             if self._source is not None and self._source.is_alive():
                 return
-            if engine.dialect.name == "postgresql":
-                self._source = PostgresListener(
-                    engine.url.render_as_string(hide_password=False),
-                    self.announce,
-                    self.watched,
-                    self.seen,
-                    self.may_retire,
-                )
-            elif engine.url.database not in (None, "", ":memory:"):
-                self._source = SqlitePoller(
-                    engine.url.database, self.watched, self.seen, self.may_retire, interval=self.poll_interval
-                )
-            else:
-                return  # one in-memory database, one process: announce() is enough
-            self._source.start()
+            source = self.store.wake_up_source(
+                self.announce, self.watched, self.seen, self.may_retire, self.poll_interval
+            )
+            if source is None:
+                return  # one process's own database: announce() is enough
+            self._source = source
+            source.start()
 
     @property
-    def source(self) -> PostgresListener | SqlitePoller | None:
+    def source(self) -> WakeUpSource | None:
         """The process's running wake-up source, if any (it starts with the first waiter)."""
         return self._source
 
-    def may_retire(self, source: threading.Thread) -> bool:
+    def may_retire(self, source: object) -> bool:
         """A source or checker asks to stop for lack of work: yes unless a waiter came meanwhile."""
         with self._lock:
             if source is self._source and not self._slots:
@@ -282,7 +271,7 @@ class Waiter:
                 self._watching.add(sub)
                 if self._checker is None:  # it stops by itself when nobody is left to check
                     self._checker = checker = threading.Thread(name="boneyard-gone-check", daemon=True)
-                    checker.run = lambda: self._check_clients(checker)
+                    checker.run = lambda: self._check_clients(checker)  # type: ignore[method-assign]  # it needs itself
                     checker.start()
         self._ensure_source()
         return sub
@@ -319,7 +308,7 @@ class Waiter:
             if not watching and self.may_retire(me):
                 return
             for done, sub in enumerate(watching, start=1):
-                if not sub.left and _gone(sub.client):
+                if sub.client is not None and not sub.left and _gone(sub.client):
                     sub.client.left = True
                     sub.wake()
                 if done % CHECKS_PER_YIELD == 0:
@@ -337,7 +326,8 @@ class Waiter:
         try:
             yield
         finally:
-            slot.release()
+            if slot is not None:
+                slot.release()
 
     def take(self, client: Client, seconds: float) -> CapSlot | None:
         """A slot for the client's address for up to ``seconds``; :class:`TooManyWaiters` at the cap."""

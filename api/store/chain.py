@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Any
+
+from api.store.records import StoredEvent
 
 GENESIS = "0" * 64
 
@@ -20,14 +23,15 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
-def row_hash(prev_hash: str, seq: int, type_: str, schema_version: int, data: dict) -> str:
+def row_hash(prev_hash: str, seq: int, type_: str, schema_version: int, data: dict[str, Any]) -> str:
     body = {"seq": seq, "type": type_, "schema_version": schema_version, "data": data}
     return hashlib.sha256(prev_hash.encode("ascii") + b"\n" + canonical_json(body)).hexdigest()
 
 
-def verify_chain(rows) -> list[str]:
+def verify_chain(rows: Iterable[StoredEvent]) -> list[str]:
     """Problems found in a match's rows (``StoredEvent``-like, in seq order); empty if sound."""
-    problems, prev = [], GENESIS
+    problems: list[str] = []
+    prev = GENESIS
     for expected_seq, row in enumerate(rows, start=1):
         if row.seq != expected_seq:
             problems.append(f"seq {row.seq} where {expected_seq} was expected")

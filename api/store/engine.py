@@ -28,13 +28,14 @@ import sqlite3
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
 from api.store.records import DatabaseBusy
 
@@ -47,7 +48,7 @@ WRITE_LOCK_SECONDS = SQLITE_BUSY_TIMEOUT_MS / 1000
 
 _BUSY_TIMEOUT = "boneyard_busy_timeout_ms"  # key in a DBAPI connection's ``info``: its busy timeout now
 #: The SQLAlchemy connections holding their database's writer lock (forgotten with the connection).
-_holders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_holders: weakref.WeakKeyDictionary[Connection, threading.Lock] = weakref.WeakKeyDictionary()
 _write_locks: dict[str, threading.Lock] = {}
 _write_locks_guard = threading.Lock()
 
@@ -101,7 +102,7 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
         engine = create_engine(url, **options)
 
         @event.listens_for(engine, "begin")
-        def _pg_begin(conn):  # pragma: no cover - trivial
+        def _pg_begin(conn: Connection) -> None:  # pragma: no cover - trivial
             if conn.get_execution_options().get(READONLY_OPTION):
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
 
@@ -109,7 +110,7 @@ def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
     raise ValueError(f"unsupported database backend {backend!r} in DATABASE_URL")
 
 
-def use_wal(cursor, *, waited=time.sleep) -> None:
+def use_wal(cursor: sqlite3.Cursor, *, waited: Callable[[float], object] = time.sleep) -> None:
     """Put the database in WAL mode (a no-op once it is: the mode is kept in the file).
 
     Switching a fresh file's journal needs the database to itself, and SQLite answers
@@ -142,7 +143,7 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
     engine = create_engine(url, **options)
 
     @event.listens_for(engine, "connect")
-    def _sqlite_connect(dbapi_connection, _record):
+    def _sqlite_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
         # Let SQLAlchemy's "begin" hook below emit BEGIN itself.
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -155,10 +156,10 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
         finally:
             cursor.close()
 
-    lock_key = f"memory:{id(engine)}" if in_memory else str(Path(database).resolve())
+    lock_key = f"memory:{id(engine)}" if in_memory or database is None else str(Path(database).resolve())
 
     @event.listens_for(engine, "begin")
-    def _sqlite_begin(conn):
+    def _sqlite_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(READONLY_OPTION):
             conn.exec_driver_sql("BEGIN")
         else:
@@ -166,7 +167,7 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
 
     @event.listens_for(engine, "commit")
     @event.listens_for(engine, "rollback")
-    def _sqlite_end(conn):
+    def _sqlite_end(conn: Connection) -> None:
         # These events fire just before the COMMIT/ROLLBACK itself.  Releasing here is safe: a
         # writer of this process that gets the lock first waits in SQLite's busy handler for the
         # few microseconds until the COMMIT lands (and under gevent nothing else runs in between:
@@ -178,7 +179,7 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
     return engine
 
 
-def _begin_writing(conn, lock: threading.Lock) -> None:
+def _begin_writing(conn: Connection, lock: threading.Lock) -> None:
     """Take the process lock, then SQLite's write lock, both within ``WRITE_LOCK_SECONDS``."""
     started = time.monotonic()
     if not lock.acquire(timeout=WRITE_LOCK_SECONDS):

@@ -15,6 +15,7 @@ concurrency on every backend:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, insert, select, text, update
@@ -22,7 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from api.store import tables
 from api.store.chain import row_hash
-from api.store.codec import encode_event
+from api.store.codec import EncodedEvent, encode_event
 from api.store.notify import CHANNEL, payload
 from api.store.records import MatchNotFound, StaleSeq, StoredEvent
 from api.store.repositories import utcnow
@@ -144,13 +145,22 @@ class EventRepository:
         self._locked_hashes[match_id] = last_hash
         return new_last
 
-    def _move(self, match_id, expected_seq, encoded, now, prev, match_fields=None):
+    def _move(
+        self,
+        match_id: str,
+        expected_seq: int,
+        encoded: Sequence[EncodedEvent],
+        now: datetime,
+        prev: str | None,
+        match_fields: Mapping[str, Any] | None = None,
+    ) -> tuple[bool, list[dict[str, Any]], str]:
         """Chain the rows onto ``prev`` (read now if None) and compare-and-set the match row."""
         if prev is None:
             prev = self._conn.execute(_LAST_HASH, {"match_id": match_id}).scalar_one_or_none()
             if prev is None:
                 raise MatchNotFound(match_id)
-        first_prev, rows = prev, []
+        first_prev: str = prev
+        rows: list[dict[str, Any]] = []
         for offset, event in enumerate(encoded, start=1):
             seq = expected_seq + offset
             digest = row_hash(prev, seq, event.type, event.schema_version, event.data)

@@ -30,8 +30,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.engine import make_url
+
+if TYPE_CHECKING:
+    import psycopg  # imported where used: only the PostgreSQL listener needs it
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +161,7 @@ class PostgresListener(_Source):
         self._seen = seen
         self.ready = threading.Event()
 
-    def _refresh(self, conn) -> None:
+    def _refresh(self, conn: psycopg.Connection[Any]) -> None:
         ids = self._ids()
         for chunk in _chunks(ids):
             self._seen(dict(conn.execute("SELECT id, last_seq FROM matches WHERE id = ANY(%s)", [chunk])))

@@ -13,7 +13,7 @@ write lock on SQLite), so no two requests ever see the same count.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, bindparam, case, delete, select
+from sqlalchemy import Connection, Executable, bindparam, case, delete, select
 
 from api.store import tables
 from api.store.upsert import dialect_insert
@@ -22,10 +22,10 @@ _c = tables.rate_limit_counters
 _GET = select(_c.c["count"], _c.c.expires_at).where(_c.c.key == bindparam("key"))
 _CLEAR = delete(_c).where(_c.c.key == bindparam("key"))
 _PURGE = delete(_c).where(_c.c.expires_at <= bindparam("now"))
-_HITS: dict[str, object] = {}
+_HITS: dict[str, Executable] = {}
 
 
-def _hit_statement(connection: Connection):
+def _hit_statement(connection: Connection) -> Executable:
     """The upsert for this connection's dialect, built once (hot: every limited request)."""
     statement = _HITS.get(connection.dialect.name)
     if statement is None:

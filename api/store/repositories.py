@@ -6,13 +6,14 @@ run every statement on its connection, inside its transaction.
 
 from __future__ import annotations
 
+import builtins  # `builtins.list` in the classes whose `list` method hides the type
 import re
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, exists, func, insert, or_, select, text, update
+from sqlalchemy import Connection, Row, Update, and_, bindparam, exists, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
@@ -41,7 +42,7 @@ def new_match_id() -> str:
     return uuid.uuid4().hex
 
 
-def _match_record(row) -> MatchRecord:
+def _match_record(row: Row[Any]) -> MatchRecord:
     return MatchRecord(
         id=row.id,
         status=row.status,
@@ -58,7 +59,7 @@ def _match_record(row) -> MatchRecord:
     )
 
 
-def _seat_record(row) -> SeatRecord:
+def _seat_record(row: Row[Any]) -> SeatRecord:
     return SeatRecord(
         match_id=row.match_id,
         seat=row.seat,
@@ -107,10 +108,10 @@ _SEATS_OF_MATCH = (
 _TOKEN_HASH_EXISTS = (
     select(tables.seats.c.match_id).where(tables.seats.c.token_hash == bindparam("token_hash")).limit(1)
 )
-_MATCH_UPDATES: dict[frozenset[str], Any] = {}
+_MATCH_UPDATES: dict[frozenset[str], Update] = {}
 
 
-def _match_update(fields: frozenset[str]):
+def _match_update(fields: frozenset[str]) -> Update:
     """``UPDATE matches SET <fields>, updated_at WHERE id = :match_id``, one per field set."""
     statement = _MATCH_UPDATES.get(fields)
     if statement is None:
@@ -257,7 +258,7 @@ class MatchRepository:
         row = self._conn.execute(select(m).where(m.c.rematch_of == match_id)).first()
         return None if row is None else _match_record(row)
 
-    def list_stale_clocks(self, now: datetime, limit: int = 100) -> list[str]:
+    def list_stale_clocks(self, now: datetime, limit: int = 100) -> builtins.list[str]:
         """Ids of playing matches whose turn clock ran out before ``now``, most overdue first."""
         m = tables.matches
         query = (
@@ -276,7 +277,7 @@ class MatchRepository:
         query = select(m.c.id).where(m.c.status == PLAYING, m.c.bots_due_at <= now).limit(1)
         return self._conn.execute(query).first() is not None
 
-    def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> list[str]:
+    def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[str]:
         """Claim up to ``limit`` playing matches whose computer player is owed a move by
         ``now`` and that no live runner holds: their ``autoplay_lease_until`` becomes
         ``lease_until``. On PostgreSQL rows another runner is claiming are skipped
@@ -329,7 +330,7 @@ class MatchRepository:
 
     def ended_for_player(
         self, player_ref: str, after: tuple[datetime, str] | None = None
-    ) -> list[tuple[MatchRecord, int]]:
+    ) -> builtins.list[tuple[MatchRecord, int]]:
         """The ended matches with a seat of ``player_ref``, with that seat, oldest end first
         (``updated_at``, then ``id``); with ``after``, only those that ended after that point.
 
@@ -347,7 +348,7 @@ class MatchRepository:
             query = query.where(or_(m.c.updated_at > at, and_(m.c.updated_at == at, m.c.id > match_id)))
         return [(_match_record(row), row.player_seat) for row in self._conn.execute(query)]
 
-    def result_events(self, match_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    def result_events(self, match_ids: builtins.list[str]) -> dict[str, builtins.list[dict[str, Any]]]:
         """Per match, in seq order, the events that tell its results: ``match_created``
         (the rules), ``hand_ended`` and ``match_ended``."""
         e = tables.events

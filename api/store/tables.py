@@ -29,6 +29,7 @@ from sqlalchemy import (
     false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
 
 from api.rules import SEAT_TYPES, STATUSES
 
@@ -48,7 +49,7 @@ JSONDocument = JSON().with_variant(JSONB(), "postgresql")
 GENESIS_HASH = "0" * 64
 
 
-class UTCDateTime(TypeDecorator):
+class UTCDateTime(TypeDecorator[datetime]):
     """An aware UTC ``datetime`` in, an aware UTC ``datetime`` out.
 
     PostgreSQL stores ``timestamptz``; SQLite stores naive UTC text (which
@@ -58,7 +59,7 @@ class UTCDateTime(TypeDecorator):
     impl = DateTime(timezone=True)
     cache_ok = True
 
-    def process_bind_param(self, value, dialect):
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         if value.tzinfo is None:
@@ -68,7 +69,7 @@ class UTCDateTime(TypeDecorator):
             return value.replace(tzinfo=None)
         return value
 
-    def process_result_value(self, value, dialect):
+    def process_result_value(self, value: datetime | str | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         if isinstance(value, str):  # pragma: no cover - defensive

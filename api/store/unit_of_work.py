@@ -13,7 +13,10 @@ starts a new transaction, which is rolled back at exit unless committed too.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from types import TracebackType
+from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 
@@ -22,6 +25,7 @@ from api.store.event_store import EventRepository
 from api.store.fairness import FairnessReportRepository
 from api.store.health import HealthProbeRepository
 from api.store.idempotency import IdempotencyRepository
+from api.store.notify import PostgresListener, SqlitePoller
 from api.store.rate_limits import RateLimitRepository
 from api.store.repositories import MatchRepository, PlayerStatsRepository, SeatRepository
 from api.store.waiters import WaiterSlotRepository
@@ -118,7 +122,7 @@ class Store:
         self.engine = engine
 
     @classmethod
-    def from_url(cls, url: str, **engine_options) -> Store:
+    def from_url(cls, url: str, **engine_options: Any) -> Store:
         """A store with a new engine from :func:`~api.store.engine.make_engine`."""
         return cls(make_engine(url, **engine_options))
 
@@ -138,3 +142,22 @@ class Store:
     def dispose(self) -> None:
         """Close pooled connections."""
         self.engine.dispose()
+
+    def wake_up_source(
+        self,
+        announce: Callable[[str, int], None],
+        watched: Callable[[], list[str]],
+        seen: Callable[[dict[str, int]], None],
+        may_retire: Callable[[threading.Thread], bool],
+        interval: float,
+    ) -> PostgresListener | SqlitePoller | None:
+        """A listener for other processes' appends (not started): PostgreSQL LISTEN/NOTIFY, or a
+        poller of a SQLite file every ``interval`` seconds; None for an in-memory SQLite database,
+        which no other process can write (this process's own ``announce`` is enough)."""
+        engine = self.engine
+        if engine.dialect.name == "postgresql":
+            url = engine.url.render_as_string(hide_password=False)
+            return PostgresListener(url, announce, watched, seen, may_retire)
+        if engine.url.database in (None, "", ":memory:"):
+            return None
+        return SqlitePoller(engine.url.database, watched, seen, may_retire, interval=interval)

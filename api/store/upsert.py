@@ -6,13 +6,18 @@ SQLAlchemy keeps ``on_conflict_do_update`` / ``on_conflict_do_nothing`` in each 
 
 from __future__ import annotations
 
-from sqlalchemy import Connection
+from collections.abc import Callable
+
+from sqlalchemy import Connection, Table
 from sqlalchemy.dialects import postgresql, sqlite
 
-_INSERTS = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+#: An ``insert`` with ``on_conflict_*``: PostgreSQL's or SQLite's (they take the same arguments).
+Upsert = Callable[[Table], postgresql.Insert | sqlite.Insert]
+
+_INSERTS: dict[str, Upsert] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
-def dialect_insert(connection: Connection):
+def dialect_insert(connection: Connection) -> Upsert:
     """``insert`` of the connection's dialect (it has the ``on_conflict_*`` methods)."""
     try:
         return _INSERTS[connection.dialect.name]

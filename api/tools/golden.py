@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,8 @@ from api.rules import (
     BOT_SEAT,
     PLAYING,
     REMOTE_SEAT,
+    Event,
+    MatchState,
     claim_seat,
     create_match,
     decide,
@@ -164,18 +167,16 @@ class _Match:
         self.vector = vector
         self.seed = vector.seed
         rules = resolve_rules(vector.preset, vector.rules, vector.players)
-        self.rows: list[dict] = []
-        self.hand_log: list[dict] = []
-        self.state = None
-        self._add(create_match(rules, vector.seat_specs(), self.seed, seeded_by_client=True))
+        created, *more = create_match(rules, vector.seat_specs(), self.seed, seeded_by_client=True)
+        self.rows: list[dict[str, Any]] = [created.to_dict()]
+        self.hand_log: list[dict[str, Any]] = []
+        self.state: MatchState = replay([created])
+        self._add(more)
 
-    def _add(self, events) -> None:
+    def _add(self, events: Iterable[Event]) -> None:
         for event in events:
             data = event.to_dict()
             self.rows.append(data)
-            if self.state is None:
-                self.state = replay([event])
-                continue
             mutate(self.state, event)
             if data["type"] == "hand_started":
                 self.hand_log = []
@@ -199,6 +200,7 @@ class _Match:
                 level, rng = levels[seat] or bots.DEFAULT_LEVEL, bots.bot_seed(self.seed, len(self.rows), seat)
             else:  # a remote seat: a person, played here by a greedy bot under its own seed
                 seat = st.next_to_act([i for i, s in enumerate(st.seats) if s.get("type") == REMOTE_SEAT])
+                assert seat is not None  # a playing match's seats are bots and remote ones: the turn is one
                 if seat == st.turn and seat in turns:
                     turns[seat] += 1
                     if turns[seat] in timeouts[seat]:  # the person lets the clock run out

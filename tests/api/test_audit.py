@@ -9,6 +9,7 @@ from sqlalchemy import func, select, text
 
 from api import create_app
 from api.services import fairness
+from api.services.commands import GetFairness
 from api.store import tables
 
 from .helpers import assert_problem, whole_audit
@@ -85,7 +86,7 @@ def test_the_fairness_check_is_made_once_then_read_from_the_store(app, client):
 
 def test_the_runner_can_make_the_report_when_the_match_ends_and_readers_get_that_one(app, client, monkeypatch):
     match_id, _ = store_ended_match(_store(app), SHORT)
-    made = app.extensions["boneyard.matches"].fairness_report(match_id)
+    made = app.extensions["boneyard.bus"].handle(GetFairness(match_id))
     monkeypatch.setattr(fairness, "check", lambda *_: (_ for _ in ()).throw(AssertionError("checked again")))
     assert client.get(f"/v1/matches/{match_id}/fairness").get_json() == made == _reports(app)[0]
 
@@ -102,11 +103,11 @@ def test_a_report_another_server_stored_first_is_the_one_answered(app, database_
             me = "this" if not made_by else "other"
             made_by.append(me)
             if me == "this":
-                other.extensions["boneyard.matches"].fairness_report(match_id)  # stores first
+                other.extensions["boneyard.bus"].handle(GetFairness(match_id))  # stores first
             return {**real_check(record, stored), "made_by": me}
 
         monkeypatch.setattr(fairness, "check", racing_check)
-        answered = app.extensions["boneyard.matches"].fairness_report(match_id)
+        answered = app.extensions["boneyard.bus"].handle(GetFairness(match_id))
         assert made_by == ["this", "other"]
         assert answered["made_by"] == "other" and _reports(app) == [answered]
     finally:

@@ -33,6 +33,7 @@ from api.http.input_guard import (
     MAX_JSON_INTEGER,
     MAX_TARGET_LENGTH,
 )
+from tests.long_runs import long_run
 
 from .helpers import PROBLEM, assert_problem, auth, create, seq_of, tokens_of
 
@@ -734,4 +735,4 @@ def test_random_members_of_every_class_are_refused_anywhere(world):
 
 @pytest.mark.slow
 def test_random_members_of_every_class_are_refused_anywhere_over_a_long_run(world):
-    _property(world, 3000)
+    _property(world, long_run(600))

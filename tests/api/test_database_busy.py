@@ -7,6 +7,8 @@ import sqlite3
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from api.services.bus import HANDLERS
+from api.services.commands import GetSummary
 from api.store import engine as store_engine
 
 from .helpers import assert_problem, auth, create, tokens_of, view
@@ -41,17 +43,15 @@ def test_an_action_that_cannot_get_the_write_lock_is_503_database_busy(sqlite_on
 
 
 def test_database_is_locked_from_anywhere_is_503_not_500(sqlite_only, app, client, monkeypatch):
-    service = app.extensions["boneyard.matches"]
-
     def locked(*args, **kwargs):
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database is locked"))
 
-    monkeypatch.setattr(service, "summary", locked)
+    monkeypatch.setitem(HANDLERS, GetSummary, locked)
     created = create(client, TWO_REMOTE)
     assert_problem(client.get(f"/v1/matches/{created['id']}"), 503, "database_busy")
 
     def broken(*args, **kwargs):
         raise OperationalError("SELECT ...", {}, sqlite3.OperationalError("no such table: matches"))
 
-    monkeypatch.setattr(service, "summary", broken)
+    monkeypatch.setitem(HANDLERS, GetSummary, broken)
     assert_problem(client.get(f"/v1/matches/{created['id']}"), 500, "internal_error")

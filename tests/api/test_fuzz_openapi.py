@@ -32,6 +32,7 @@ from schemathesis.generation.feedback import FeedbackSources
 from schemathesis.generation.overrides import Override
 
 from api import create_app
+from tests.long_runs import long_run
 
 from .fake_clock import FakeClock, use_clock
 from .helpers import PROBLEM, auth, create, create_played, tokens_of
@@ -129,7 +130,7 @@ CONFIG = schemathesis.Config.from_dict(
 )
 
 DEFAULT_EXAMPLES = 25
-SLOW_EXAMPLES = 300
+SLOW_EXAMPLES = long_run(60)
 
 
 @pytest.fixture

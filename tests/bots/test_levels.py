@@ -96,7 +96,7 @@ def test_the_entry_point_takes_only_what_a_seat_may_know():
     params = inspect.signature(choose_action).parameters
     assert list(params) == ["level", "view", "log", "rng_seed", "budget"]
     hints = typing.get_type_hints(choose_action)
-    assert hints["view"] is dict and hints["log"] == list[dict]
+    assert hints["view"] == dict[str, typing.Any] and hints["log"] == list[dict[str, typing.Any]]  # JSON, no state
 
 
 def test_an_unknown_level_is_refused():

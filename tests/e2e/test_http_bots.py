@@ -43,6 +43,10 @@ from boneyard_client import (  # noqa: E402  (found through the sys.path line ab
     seeded_random,
 )
 
+# The module's server serves DATABASE_URL when that is PostgreSQL (two gunicorn workers, the
+# autoplay runner, on one database): the PostgreSQL pass runs these tests too.
+pytestmark = pytest.mark.database
+
 STARTUP_SECONDS = 30
 MATCH_SECONDS = 60  # a bound on one bot's whole match, so a hang fails instead of stalling
 

@@ -93,8 +93,11 @@ def test_every_module_loads_same_origin_under_the_enforced_csp_without_an_error(
             raise AssertionError(f"the page never showed its form; the browser said: {errors}") from None
         # setup.js filled the menus: the whole graph was fetched, parsed and run
         assert page.locator("#seat-list li").count() == 2
-        assert page.locator("#preset option").count() > 1
-        assert page.eval_on_selector("#preset", "el => el.value") == "standard-draw"
+        # ... with the API's own lists (GET /v1/presets, fetched under the CSP's connect-src)
+        offered = requests.get(f"{live_server}/v1/presets", timeout=10).json()
+        menu = page.eval_on_selector_all("#preset option", "els => els.map((o) => [o.value, o.textContent])")
+        assert menu == [[p["name"], p["title"]] for p in offered["presets"]] and len(menu) > 1
+        assert page.eval_on_selector("#preset", "el => el.value") == offered["default_preset"] == "standard-draw"
         # the state object is read-only outside state.js: a stray assignment throws
         outcome = page.evaluate("""import(new URL("state.js", document.baseURI).href).then((m) => {
             try { m.state.view = null; return "assigned"; } catch (e) { return e.name; } })""")

@@ -35,6 +35,12 @@ def start_match(page, seats: list[tuple[str, str]], preset: str = "standard-draw
     return stored(page)
 
 
+def offered_presets(base: str) -> dict:
+    response = requests.get(f"{base}/v1/presets", timeout=10)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
 def stored(page) -> dict:
     return page.evaluate(f"JSON.parse(localStorage.getItem({json.dumps(STATE_KEY)}))")
 
@@ -175,6 +181,8 @@ def test_a_whole_hand_against_the_computer_is_played_by_clicks_on_a_desktop(page
     match_id, token = state["id"], state["local"]["0"]
     page.screenshot(path=artifacts / "desktop-table-start.png")
     assert_table_matches_api(page, live_server, match_id, token)
+    titles = {p["name"]: p["title"] for p in offered_presets(live_server)["presets"]}
+    assert page.inner_text("#match-meta").startswith(titles["standard-draw"])  # the heading names the preset
     assert page.is_disabled("#knock")
 
     moves = play_hand_by_clicks(page)
@@ -332,3 +340,43 @@ def test_the_start_page_and_assets_are_served_but_stay_out_of_the_openapi_docume
     desktop.check("input[name=players][value='4']", force=True)
     assert desktop.locator("#seat-list li").count() == 4
     desktop.screenshot(path=artifacts / "desktop-start.png")
+
+
+def test_the_form_offers_exactly_the_apis_presets_and_levels(page_at, live_server):
+    offered = offered_presets(live_server)
+    page = page_at(DESKTOP)
+    page.goto("/play")
+    page.wait_for_selector("#setup:not([hidden])")
+    menu = page.eval_on_selector_all("#preset option", "els => els.map((o) => [o.value, o.textContent])")
+    assert menu == [[p["name"], p["title"]] for p in offered["presets"]]
+    assert page.eval_on_selector("#preset", "el => el.value") == offered["default_preset"]
+    kinds = page.eval_on_selector_all("[data-seat-kind='1'] option", "els => els.map((o) => o.value)")
+    assert kinds == ["you", "friend", *[level["name"] for level in offered["bot_levels"]]]
+    assert page.eval_on_selector("[data-seat-kind='1']", "el => el.value") == offered["default_bot_level"]
+
+    # a preset names the player counts it allows: the others cannot be chosen with it
+    page.check("input[name=players][value='3']", force=True)
+    two_only = next(p for p in offered["presets"] if p["players"] == [2])
+    page.select_option("#preset", two_only["name"])
+    assert page.inner_text("#preset-about") == two_only["description"]
+    assert page.is_checked("input[name=players][value='2']") and page.locator("#seat-list li").count() == 2
+    assert page.is_disabled("input[name=players][value='3']") and page.is_disabled("input[name=players][value='4']")
+    page.select_option("#preset", offered["default_preset"])
+    assert page.is_enabled("input[name=players][value='4']")
+    assert page.js_errors == []
+
+
+def test_when_the_presets_cannot_be_loaded_the_form_says_so_and_tries_again(page_at, live_server):
+    page = page_at(DESKTOP)
+    problem = {"type": "about:blank", "title": "Service Unavailable", "status": 503, "detail": "Down for a moment."}
+    page.route("**/v1/presets", lambda route: route.fulfill(status=503, json=problem))
+    page.goto("/play")
+    page.wait_for_selector("#setup:not([hidden])")
+    assert page.is_visible("#setup-error") and "Down for a moment." in page.inner_text("#setup-error")
+    assert not page.is_visible("#preset") and not page.is_visible("#seat-list") and page.is_disabled("#start")
+
+    page.unroute("**/v1/presets")
+    page.click("#setup-retry")
+    page.wait_for_selector("#setup-error", state="hidden")
+    assert page.locator("#preset option").count() == len(offered_presets(live_server)["presets"])
+    assert page.locator("#seat-list li").count() == 2 and page.is_enabled("#start")

@@ -1,7 +1,8 @@
 """Local setup for the rules-engine tests.
 
 Hypothesis profiles for the engine's property tests; the long runs are marked ``slow``
-(``scripts/test --quick`` leaves them out; the full run keeps them, sized to a few minutes).
+(``scripts/test --quick`` leaves them out; the full run keeps them, their sizes scaled by
+``BONEYARD_LONG_RUNS``, see tests/long_runs.py).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from api.rules.engine import SeedDealer, decide
 from api.rules.layout import END_INDEX
 from api.rules.simulate import push, random_match
 from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
+from tests.long_runs import long_run
 from tests.rules.support import seats, snapshot
 
 QUICK = settings.get_profile("rules-quick")
@@ -399,7 +400,7 @@ def test_whole_matches_to_the_preset_target_end_with_one_winner(case, rng_seed, 
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=150)
+@settings(SLOW, max_examples=long_run(40))
 @given(
     case=st.sampled_from(CASES),
     rng_seed=st.integers(0, 2**32 - 1),
@@ -413,7 +414,7 @@ def test_thousands_of_random_games_keep_every_invariant(case, rng_seed, seed, ta
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=300)
+@settings(SLOW, max_examples=long_run(80))
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1), seed=st.text(max_size=12))
 def test_thousands_of_whole_matches_end_with_one_winner(case, rng_seed, seed):
     rules = rules_for(case)
@@ -450,7 +451,7 @@ def test_the_fast_path_finishes_a_match_of_every_rule_set_with_one_winner(case):
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=1000)
+@settings(SLOW, max_examples=long_run(1000))
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1))
 def test_the_fast_path_finishes_thousands_of_matches(case, rng_seed):
     rules = rules_for(case)

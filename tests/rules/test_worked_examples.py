@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from api.rules import IllegalPlay, NothingToMuggins, WrongClaim
+from api.rules import HandEndReason, HandResult, IllegalPlay, NothingToMuggins, WrongClaim
 from api.rules.clock import time_out
 from api.rules.engine import CallMuggins, Draw, Play
 from api.rules.scoring import round_to_five
-from api.rules.state import HandResult
 from tests.rules.support import SEED, T, Table
 
 RULE_BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -402,5 +401,7 @@ def test_the_figures_the_rule_book_prints_in_bold_are_the_ones_the_tests_check()
 
 
 def test_hand_result_is_plain_data():
-    r = HandResult("domino", 0, 0, 22, (0, 15, 7))
-    assert r == HandResult("domino", 0, 0, 22, (0, 15, 7))
+    r = HandResult(1, HandEndReason.DOMINO, 0, 0, 22, (0, 15, 7), ((), (T("6-6"),), ()), (22, 0, 0))
+    assert r == HandResult(1, "domino", 0, 0, 22, (0, 15, 7), ((), (T("6-6"),), ()), (22, 0, 0))
+    with pytest.raises(AttributeError):
+        r.points = 0  # type: ignore[misc]  # frozen: the point of the test

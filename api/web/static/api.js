@@ -14,16 +14,23 @@ export class ApiError extends Error {
   }
 }
 
-/** One request; resolves to {status, etag, data}, or {status: 304, etag} when nothing changed. */
-async function request(path, { method = "GET", token, body, headers = {} } = {}) {
+/** One request; resolves to {status, etag, data}, or {status: 304, etag} when nothing changed.
+ *  Match state is never taken from the browser's cache (`cache: "no-store"`) unless asked. */
+async function request(path, { method = "GET", token, body, headers = {}, cache = "no-store" } = {}) {
   const h = { Accept: "application/json", ...headers };
   if (token) h.Authorization = `Bearer ${token}`;
   if (body !== undefined) h["Content-Type"] = "application/json";
-  const res = await fetch(BASE + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
+  const res = await fetch(BASE + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache });
   if (res.status === 304) return { status: 304, etag: res.headers.get("ETag") };
   const data = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, data);
   return { status: res.status, etag: res.headers.get("ETag"), data };
+}
+
+/** GET /presets: the rule presets and computer levels on offer. The browser's cache may answer
+ *  (the server sends Cache-Control and an ETag): the lists change only when the server does. */
+export function getPresets() {
+  return request("presets", { cache: "default" });
 }
 
 /** POST /matches; `apiKey` is the portal key a server may require to create matches. */

@@ -10,7 +10,7 @@
 //   tiles.js    tile keys and their SVG faces
 //   dom.js      element helpers and the switch between the two screens
 //   api.js      the HTTP client: the only code that knows the API's paths
-//   presets.js  the rule presets and bot levels the page offers (their one home on the page)
+//   presets.js  the rule presets and bot levels, as GET /v1/presets lists them (fetched once)
 //   state.js    the one state object, its named updates, what the view allows, persistence
 //   log.js      the event log
 //   board.js    drawing the table from the state
@@ -27,13 +27,14 @@ import { refresh } from "./match.js";
 import { bindSetup } from "./setup.js";
 import { loadSavedMatch, resumeMatch } from "./state.js";
 
-function init() {
-  bindSetup();
+async function init() {
   bindInput();
   // the line's layout depends on the board's size: lay it out again when that changes
   new ResizeObserver(() => renderLine()).observe($("#board"));
   if (window.matchMedia("(max-width: 899px)").matches) $("#log-panel").open = false;
 
+  // the presets and levels arrive first: the form's menus and the table's heading read them
+  await bindSetup();
   const saved = loadSavedMatch();
   if (saved?.id && saved.local) {
     resumeMatch(saved);

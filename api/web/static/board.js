@@ -7,7 +7,7 @@
 
 import { $, h } from "./dom.js";
 import { renderLog } from "./log.js";
-import { presetLabel } from "./presets.js";
+import { levelTitle, presetTitle } from "./presets.js";
 import { isLocal, legal, myTurn, plays, seatName, selectedTileKey, sideOf, state, winnerName } from "./state.js";
 import { sameTile, tileEl, tileKey } from "./tiles.js";
 
@@ -34,14 +34,14 @@ export function render() {
 
 function renderMeta(v) {
   $("#match-meta").replaceChildren(
-    h("span", {}, presetLabel(v.rules.preset)), h("span", { class: "dot" }, "·"),
+    h("span", {}, presetTitle(v.rules.preset)), h("span", { class: "dot" }, "·"),
     h("span", {}, `to ${v.rules.target}`), h("span", { class: "dot" }, "·"),
     h("span", {}, `hand ${v.hand_number}`));
 }
 
 function seatBadge(seat) {
   const s = state.view.seats[seat];
-  if (s.type === "bot") return h("span", { class: "badge" }, `computer · ${s.level}`);
+  if (s.type === "bot") return h("span", { class: "badge" }, `computer · ${levelTitle(s.level)}`);
   if (isLocal(seat) && state.match.humans > 1) return h("span", { class: "badge" }, "this device");
   if (!isLocal(seat)) return h("span", { class: "badge" }, "online");
   return null;

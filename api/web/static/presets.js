@@ -1,25 +1,36 @@
-// The rule presets and computer levels the page offers: the ONE place the page lists them.
+// The rule presets and computer levels the page offers, as the server lists them.
 //
-// They mirror the server's presets (api/rules/ruleset.py) and bot levels (api/bots). When the
-// API serves these lists, this module is the only one to change: the form, the seat menus and
-// the table's heading all read them from here.
+// Their one home is the server (the presets in api/rules, the levels in api/bots), which
+// serves them at GET /v1/presets with titles, descriptions and each preset's resolved rules.
+// The page fetches that list once at start-up; the form, the seat menus and the table's
+// heading read it from here. Until it has arrived, or when it could not be had, the lists
+// are empty and a name stands for its title.
 
-/** The server's preset names, in the order the Rules menu shows them, with their labels. */
-export const PRESETS = [
-  { id: "standard-draw", label: "Draw game (standard)" },
-  { id: "standard-block", label: "Block game (standard)" },
-  { id: "pagat-draw", label: "Draw game (pagat.com)" },
-  { id: "pagat-block", label: "Block game (pagat.com)" },
-  { id: "dominorules-draw", label: "Draw game (dominorules.com)" },
-  { id: "dominorules-block", label: "Block game (dominorules.com)" },
-  { id: "winner-leads", label: "Winner leads any tile" },
-  { id: "all-fives", label: "All Fives (spinner)" },
-  { id: "muggins", label: "Muggins (spinner, call the count)" },
-];
-export const DEFAULT_PRESET = "standard-draw";
+import { getPresets } from "./api.js";
 
-/** The server's bot levels, weakest first, as the seat menus offer them. */
-export const BOT_LEVELS = ["random", "greedy", "expert"];
+let offered = null; // the server's answer, once it arrived
+let loading = null; // the request under way (or done); cleared on failure so a retry asks again
 
-/** A preset's label; a preset this page does not know shows its name. */
-export const presetLabel = (id) => PRESETS.find((p) => p.id === id)?.label ?? id;
+/** Fetch the lists, once: resolves when they are here, rejects (ApiError or a network error) when not. */
+export function loadPresets() {
+  loading ??= getPresets().then(
+    ({ data }) => { offered = data; },
+    (err) => { loading = null; throw err; });
+  return loading;
+}
+
+/** The presets in the server's order: {name, title, description, players, rules}. */
+export const presets = () => offered?.presets ?? [];
+/** The preset of a match created without one. */
+export const defaultPreset = () => offered?.default_preset;
+/** The bot levels, weakest first: {name, title, description}. */
+export const botLevels = () => offered?.bot_levels ?? [];
+/** The level of a computer seat nobody chose one for. */
+export const defaultBotLevel = () => offered?.default_bot_level;
+
+/** The preset named `name`, or undefined. */
+export const presetNamed = (name) => presets().find((p) => p.name === name);
+/** A preset's title; a preset the list does not hold shows its name. */
+export const presetTitle = (name) => presetNamed(name)?.title ?? name;
+/** A bot level's title; a level the list does not hold shows its name. */
+export const levelTitle = (name) => botLevels().find((l) => l.name === name)?.title ?? name;

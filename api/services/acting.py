@@ -1,0 +1,124 @@
+"""A seat's action, and the computer players' moves that no request plays.
+
+Both are decided outside the write transaction, on the state as read (the computer players'
+replies included), then appended under the match's lock if nobody appended in between
+(else decided again): the write lock is held for the appends only.
+"""
+
+from __future__ import annotations
+
+from api.rules import ENDED, RulesError, decide, parse_action, redact_event
+
+from . import errors, tokens
+from .clocks import run_due
+from .commands import Act, Answer, PlayBots
+from .flow import MatchFlow
+from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
+from .ports import UnitOfWork
+from .snapshots import fold, rows, without_seq
+
+#: An action decided on a state another writer moved past is decided again, this many times at most.
+ACT_ATTEMPTS = 5
+
+
+def act_handler(command: Act, flow: MatchFlow) -> Answer:
+    """The events the action appended (as the seat sees them) and the seat's new view.
+
+    With ``keyed`` the answer is stored in the same transaction; a retry raises ``Replay``."""
+    match_id, keyed = command.match_id, command.keyed
+    run_due(flow, match_id)  # a turn that ran out is played first, committed on its own
+    token_hash = tokens.hash_token(command.token or "")
+    for _attempt in range(ACT_ATTEMPTS):
+        with flow.store.unit_of_work(readonly=True) as uow:
+            record = flow.record(uow, match_id)
+            seat = flow.seat(uow, match_id, command.token)
+            if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
+                raise Replay(check_same_request(seen, keyed, match_id))
+            snap = flow.snapshot(uow, record)
+        try:
+            if command.expected_seq is not None and command.expected_seq != snap.seq:
+                raise errors.StaleSeq(command.expected_seq, snap.seq)
+            if command.if_match_seq is not None and command.if_match_seq != snap.seq:
+                raise errors.PreconditionFailed(command.if_match_seq, snap.seq)
+            appended = rows(decide(snap.state, parse_action(seat, command.action), record.seed), snap.seq)
+        except (RulesError, errors.ServiceError) as refusal:
+            if keyed is not None:
+                remember_refusal(flow, token_hash, keyed, match_id, refusal)
+            raise
+        after, more = flow.advance(record.seed, fold(snap, appended), [])
+        appended += more
+        with flow.store.unit_of_work() as uow:
+            locked = flow.lock(uow, match_id)
+            if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
+                raise Replay(check_same_request(seen, keyed, match_id))  # a duplicate got here first
+            if locked.last_seq != snap.seq:
+                continue  # another writer moved the match: decide again on its state
+            deadline = flow.append(uow, match_id, snap.seq, appended, after)
+            result = {
+                "match_id": match_id,
+                "seat": seat,
+                "seq": after.seq,
+                "events": [{"seq": row["seq"], **redact_event(without_seq(row), seat)} for row in appended],
+                "view": flow.seat_view(after, seat, match_id, deadline),
+            }
+            if keyed is not None:
+                remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
+            uow.commit()
+        flow.committed(match_id, after)
+        return result
+    raise errors.StaleSeq(snap.seq, flow.last_seq(match_id))
+
+
+def remember(
+    flow: MatchFlow, uow: UnitOfWork, token_hash: str, keyed: Keyed, match_id: str, answer: StoredAnswer
+) -> bool:
+    """Store the first answer to a key in ``uow`` (False: one was stored first)."""
+    flow.keys_stored += 1
+    if flow.keys_stored % PURGE_EVERY == 0:
+        uow.idempotency.purge(RETENTION)
+    return uow.idempotency.remember(token_hash, keyed.key, match_id, keyed.fingerprint, answer.status, answer.to_body())
+
+
+def remember_refusal(flow: MatchFlow, token_hash: str, keyed: Keyed, match_id: str, refusal: Exception) -> None:
+    """A refusal appends nothing, so it is stored on its own (first answer wins).
+
+    If a first answer is there already, that is the answer: a duplicate that looked for the key
+    just before the first request committed, then read the state just after, refuses a move
+    already made (not your turn); it replays what the first got instead."""
+    status, text = keyed.render_refusal(refusal)
+    with flow.store.unit_of_work() as uow:
+        if remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(status, text, problem=True)):
+            uow.commit()
+            return
+        seen = uow.idempotency.get(token_hash, keyed.key)
+    if seen is not None:
+        raise Replay(check_same_request(seen, keyed, match_id)) from refusal
+
+
+def play_bots_handler(command: PlayBots, flow: MatchFlow) -> tuple[int, bool]:
+    """Up to ``max_moves`` computer moves owed at this table, decided outside any transaction,
+    appended in a short one if the match is still where they were decided (else nothing: whoever
+    moved it rescheduled it). Answers how many events were appended, and whether it has ended."""
+    match_id = command.match_id
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.record(uow, match_id)
+        snap = flow.snapshot(uow, record)
+    after, appended = flow.advance(record.seed, snap, [], command.max_moves)
+    with flow.store.unit_of_work() as uow:
+        locked = flow.lock(uow, match_id)
+        if locked.last_seq != snap.seq:
+            return 0, False
+        if not appended:
+            uow.matches.set_bots_due(match_id, None)  # nothing owed after all: off the queue
+            uow.commit()
+            return 0, False
+        try:
+            flow.append(uow, match_id, snap.seq, appended, after)
+        except errors.EventLimitReached:
+            uow.rollback()
+            uow.matches.set_bots_due(match_id, None)  # stays as it is; a person can see why
+            uow.commit()
+            raise
+        uow.commit()
+    flow.committed(match_id, after)
+    return len(appended), after.state.status == ENDED

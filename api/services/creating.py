@@ -1,0 +1,110 @@
+"""Creating a match: resolve the rules, seat the players, deal if every seat is taken."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from api import bots
+from api.rules import BOT_SEAT, REMOTE_SEAT, create_match, ready_to_start, resolve_rules, start_match
+from api.rules.events import MatchCreated
+
+from . import errors, tokens
+from .commands import Answer, CreateMatch
+from .deadlines import show_deadline
+from .flow import MatchFlow
+from .seats import attach_refs
+from .snapshots import fold, rows
+
+
+def create_match_handler(command: CreateMatch, flow: MatchFlow) -> Answer:
+    """The new match's summary, with each remote seat's token (shown this once)."""
+    seats = command.seats
+    rules = resolve_rules(command.preset, command.overrides or {}, len(seats))
+    if command.seed is not None and not flow.allow_client_seed:
+        raise errors.ClientSeedNotAllowed("this server does not accept client-chosen server seeds")
+    seeded_by_client = command.seed is not None
+    seed = command.seed if command.seed is not None else secrets.token_hex(32)
+    seat_rows: list[dict[str, Any]] = []
+    issued: dict[int, str] = {}
+    for number, spec in enumerate(seats):
+        level = spec.level or (bots.DEFAULT_LEVEL if spec.type == BOT_SEAT else None)
+        token_hash = None
+        if spec.type == REMOTE_SEAT:
+            issued[number] = tokens.new_token()
+            token_hash = tokens.hash_token(issued[number])
+        seat_rows.append(
+            {
+                "seat": number,
+                "name": spec.name,
+                "type": spec.type,
+                "level": level,
+                "token_hash": token_hash,
+                "player_ref": spec.player_ref,
+                "reserved_for": spec.reserved_for,
+            }
+        )
+    created = create_match(
+        rules,
+        [
+            {
+                "name": row["name"],
+                "type": row["type"],
+                "level": row["level"],
+                **({"client_seed": spec.client_seed} if spec.client_seed else {}),
+            }
+            for row, spec in zip(seat_rows, seats)
+        ],
+        seed,
+        seeded_by_client=seeded_by_client,
+    )
+    opening = created[0]
+    assert isinstance(opening, MatchCreated)  # a match's log opens with its creation
+    all_bots = all(spec.type == BOT_SEAT for spec in seats)
+    creator_key = creator_hash(command.creator) if command.creator else None
+    appended = rows(created, 0)
+    snap = fold(None, appended)
+    if ready_to_start(snap.state):
+        # Decided before the transaction: the write lock is held for the inserts only.
+        snap, more = flow.advance(seed, snap, start_match(snap.state, seed))
+        appended += more
+    with flow.store.unit_of_work() as uow:
+        if all_bots and creator_key is not None:
+            uow.matches.lock_creator(creator_key)
+            running = uow.matches.count_running_all_bots(creator_key)
+            cap = flow.limits.bot_matches_per_creator
+            if running >= cap:
+                raise errors.TooManyBotMatches(
+                    f"this address already runs {running} unfinished all-bot matches "
+                    f"(at most {cap}); wait for one to end",
+                    limit=cap,
+                )
+        record = uow.matches.add(
+            {
+                "preset": command.preset,
+                "players": rules.players,
+                "seed": seed,
+                "seed_commitment": opening.seed_commitment,
+                "summary": {},
+                "creator_key": creator_key,
+                "all_bots": all_bots,
+                **({"rematch_of": command.rematch_of} if command.rematch_of else {}),
+            }
+        )
+        for row in seat_rows:
+            uow.seats.add({"match_id": record.id, **row})
+        deadline = flow.append(uow, record.id, 0, appended, snap)
+        uow.commit()
+    flow.committed(record.id, snap)
+    summary = show_deadline(flow.summary(record, snap), snap.state, deadline)
+    attach_refs(summary["seats"], {n: s.player_ref for n, s in enumerate(seats) if s.player_ref})
+    for seat in summary["seats"]:
+        if seat["seat"] in issued:
+            seat["token"] = issued[seat["seat"]]
+    return summary
+
+
+def creator_hash(address: str) -> str:
+    """What the store keeps of a creating client's address (for the all-bot cap): a hash."""
+    return hashlib.sha256(f"creator:{address}".encode()).hexdigest()

@@ -1,0 +1,235 @@
+"""The match flow every use case shares: load, decide, let the bots move, append, announce.
+
+A use case (``api.services.creating``, ``acting``, ``reading``, ``feed``, ``clocks``, ``lobby``,
+``fairness``, ``stats``) is a function of a command and this flow. The flow holds what they
+share in one process — the store, the cache of folded states, the waiters, the limits, the
+clock — and the steps they are made of:
+
+* ``record`` / ``lock``: the match's row, read or locked in a unit of work;
+* ``snapshot``: its folded state at that row's seq (cached, or folded from the log);
+* ``advance``: fold events, then let the computer players move within a budget;
+* ``append``: store events by compare-and-set, with the new summary and deadline;
+* ``committed``: after the commit, cache the state and wake whoever waits on the match.
+
+Everything a client sees goes through the rules' redaction (``view``, ``redact_event``,
+``public_summary``). Nothing here knows SQL or HTTP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from api import bots
+from api.rules import BOT_SEAT, ENDED, PLAYING, Event, MatchState, decide, parse_action, redact_event, view
+from api.rules.views import public_summary
+from api.store.records import MatchRecord
+from api.store.records import StaleSeq as StoreStaleSeq
+
+from . import errors, tokens
+from .deadlines import deadline_after, show_deadline, utcnow
+from .limits import WorkLimits
+from .match_ids import is_match_id
+from .ports import Store, UnitOfWork
+from .snapshots import Row, Snapshot, SnapshotCache, fold, rows, without_seq
+from .waiting import Waiter
+
+T = TypeVar("T")
+
+
+def run_here(fn: Callable[..., T], *args: Any) -> T:
+    return fn(*args)
+
+
+class MatchFlow:
+    """What the use cases share in one process, and the steps of a match they are made of."""
+
+    def __init__(
+        self,
+        store: Store,
+        cache: SnapshotCache | None = None,
+        *,
+        allow_client_seed: bool = False,
+        waiter: Waiter | None = None,
+        now: Callable[[], datetime] | None = None,
+        limits: WorkLimits | None = None,
+        offload: Callable[..., Any] | None = None,
+    ):
+        """``offload(fn, *args)`` runs CPU-heavy pure work (a bot's thinking, a fairness check)
+        and answers its result: by default right here; under gevent in a native thread, so the
+        worker's other requests keep being served meanwhile (see ``api.serving.cpu_offload``).
+        ``now`` is the turn clocks' time (tests inject theirs)."""
+        self.store = store
+        self.cache = cache or SnapshotCache()
+        self.allow_client_seed = allow_client_seed
+        self.waiter = waiter or Waiter(store)
+        self.now: Callable[[], datetime] = now or utcnow
+        self.limits = limits or WorkLimits()
+        self.offload: Callable[..., Any] = offload or run_here
+        #: Idempotency keys stored by this process: every ``PURGE_EVERY``-th store purges old ones.
+        self.keys_stored = 0
+
+    # --- reading a match --------------------------------------------------------------------
+    def record(self, uow: UnitOfWork, match_id: str) -> MatchRecord:
+        """The match's record in ``uow``, or :class:`~api.services.errors.UnknownMatch`."""
+        record = uow.matches.get(match_id) if is_match_id(match_id) else None
+        if record is None:
+            raise errors.UnknownMatch(f"no match {match_id}")
+        return record
+
+    def lock(self, uow: UnitOfWork, match_id: str) -> MatchRecord:
+        """The match's record, locked until ``uow`` ends (writers of this match queue behind it)."""
+        record = uow.matches.get_for_update(match_id) if is_match_id(match_id) else None
+        if record is None:
+            raise errors.UnknownMatch(f"no match {match_id}")
+        return record
+
+    def ended_record(self, uow: UnitOfWork, match_id: str, what: str) -> MatchRecord:
+        """The record of a match that has ended (else MatchNotOver: ``what`` opens at the end)."""
+        record = self.record(uow, match_id)
+        if record.status != ENDED:
+            raise errors.MatchNotOver(f"{what} opens when the match has ended", match_status=record.status)
+        return record
+
+    def snapshot(self, uow: UnitOfWork, record: MatchRecord) -> Snapshot:
+        """The match's folded state at ``record``'s seq: from the cache, or folded from the log."""
+        snap = self.cache.get(record.id)
+        if snap is not None and snap.seq == record.last_seq:
+            return snap
+        if snap is not None and snap.seq > record.last_seq:
+            snap = None  # written by a transaction that did not commit: distrust it
+        stored = uow.events.load(record.id, after=snap.seq if snap else 0)
+        snap = fold(snap, [{"seq": e.seq, **e.to_dict()} for e in stored])
+        self.cache.put(record.id, snap)
+        return snap
+
+    def last_seq(self, match_id: str) -> int:
+        with self.store.unit_of_work(readonly=True) as uow:
+            return uow.events.last_seq(match_id)
+
+    def authenticate(self, uow: UnitOfWork, match_id: str, token: str | None, required: bool = False) -> int | None:
+        """The seat ``token`` holds in this match (None: a spectator, unless ``required``)."""
+        if token is None:
+            if required:
+                raise errors.InvalidToken("this action needs the seat's token: Authorization: Bearer <token>")
+            return None
+        candidate = tokens.hash_token(token)
+        found = None
+        for seat in uow.seats.list_for_match(match_id):  # every seat compared: no early exit to time
+            if tokens.matches(seat.token_hash, candidate):
+                found = seat.seat
+        if found is not None:
+            return found
+        if uow.seats.token_hash_exists(candidate):
+            raise errors.WrongMatch("this token belongs to a seat of another match")
+        raise errors.InvalidToken("unknown seat token")
+
+    def seat(self, uow: UnitOfWork, match_id: str, token: str | None) -> int:
+        """The seat that ``token`` holds (a token is required)."""
+        seat = self.authenticate(uow, match_id, token, required=True)
+        assert seat is not None  # required=True raises instead of answering None
+        return seat
+
+    # --- what a client is shown ------------------------------------------------------------------
+    def seat_view(self, snap: Snapshot, seat: int | None, match_id: str, deadline: datetime | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) may see of the match at ``snap``."""
+        out = view(snap.state, seat)
+        out["seq"] = snap.seq
+        out["match_id"] = match_id
+        return show_deadline(out, snap.state, deadline)
+
+    def summary(self, record: MatchRecord, snap: Snapshot) -> dict[str, Any]:
+        """The public summary of the match at ``snap`` (no seat's secrets)."""
+        state = snap.state
+        return {
+            "id": record.id,
+            "preset": record.preset,
+            "seq": snap.seq,
+            "seed_commitment": record.seed_commitment,
+            "rules": state.rules.to_dict(),
+            "created_at": record.created_at.isoformat(),
+            **show_deadline(public_summary(state), state, record.deadline_at),
+        }
+
+    # --- moving a match on ------------------------------------------------------------------------
+    def advance(
+        self, seed: str, snap: Snapshot, events: Iterable[Event], budget: int | None = None
+    ) -> tuple[Snapshot, list[Row]]:
+        """Fold ``events``, then let the computer players move until a remote seat must act or
+        ``budget`` moves are played. By default a table with a person at it gets the inline
+        budget and an all-bot table none: the autoplay runner plays those, paced."""
+        appended = rows(events, snap.seq)
+        if appended:
+            snap = fold(snap, appended)
+        if budget is None:
+            budget = 0 if is_all_bots(snap.state) else self.limits.inline_bot_moves
+        levels = bot_levels(snap.state)
+        while budget > 0 and snap.state.status == PLAYING:
+            seat = snap.state.next_to_act(levels)
+            if seat is None:
+                break
+            action = self.offload(
+                bots.choose_action,
+                levels[seat] or bots.DEFAULT_LEVEL,
+                view(snap.state, seat),
+                [redact_event(without_seq(row), seat) for row in snap.hand_log],
+                bots.bot_seed(seed, snap.seq, seat),
+            )
+            moved = rows(decide(snap.state, parse_action(seat, action), seed), snap.seq)
+            snap = fold(snap, moved)
+            appended += moved
+            budget -= 1
+        return snap, appended
+
+    def append(
+        self, uow: UnitOfWork, match_id: str, expected: int, appended: Sequence[Row], snap: Snapshot
+    ) -> datetime | None:
+        """Append ``appended`` and the match's new summary; answers the turn clock's new deadline.
+
+        Also schedules the autoplay runner when a computer player is still owed a move:
+        at once for a table with a person waiting, after the pace for an all-bot table."""
+        if snap.seq > self.limits.max_events_per_match:
+            raise errors.EventLimitReached(
+                f"a match's log may hold at most {self.limits.max_events_per_match} events",
+                limit=self.limits.max_events_per_match,
+            )
+        now = self.now()
+        deadline = deadline_after(snap.state, now)
+        bots_due = None
+        if bots_owed(snap.state):
+            bots_due = now + timedelta(seconds=self.limits.autoplay_pace) if is_all_bots(snap.state) else now
+        try:
+            uow.events.append(
+                match_id,
+                expected,
+                [without_seq(r) for r in appended],
+                match_fields={
+                    "status": snap.state.status,
+                    "summary": public_summary(snap.state),
+                    "deadline_at": deadline,
+                    "bots_due_at": bots_due,
+                },
+            )
+        except StoreStaleSeq as exc:
+            raise errors.StaleSeq(expected, exc.current_seq) from None
+        return deadline
+
+    def committed(self, match_id: str, snap: Snapshot) -> None:
+        """After a commit: remember the new state and wake whoever waits on this match."""
+        self.cache.put(match_id, snap)
+        self.waiter.announce(match_id, snap.seq)
+
+
+def bot_levels(state: MatchState) -> dict[int, str | None]:
+    """The computer players' seats and their levels."""
+    return {i: s.get("level") for i, s in enumerate(state.seats) if s.get("type") == BOT_SEAT}
+
+
+def is_all_bots(state: MatchState) -> bool:
+    return all(s.get("type") == BOT_SEAT for s in state.seats)
+
+
+def bots_owed(state: MatchState) -> bool:
+    """A computer player is to act now (to move, or to call muggins out of turn)."""
+    return state.status == PLAYING and state.next_to_act(bot_levels(state)) is not None

@@ -1,0 +1,107 @@
+"""Reading matches: a summary, a seat's view, the list, an ended match's audit log.
+
+Every answer is a redaction by the rules (``view``, ``public_summary``) or, for the audit log
+of an ended match, the rows as stored. A read first plays a turn whose clock ran out, so no
+one is shown a turn that is already lost.
+"""
+
+from __future__ import annotations
+
+from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
+from api.store.records import InvalidCursor as StoreInvalidCursor
+from api.store.repositories import CURSOR_PATTERN
+
+from . import errors
+from .clocks import run_due
+from .commands import MAX_AUDIT_PAGE, Answer, GetAudit, GetSummary, GetView, ListMatches
+from .flow import MatchFlow
+from .seats import attach_refs
+
+__all__ = ["CURSOR_PATTERN", "audit_handler", "list_handler", "summary_handler", "view_handler"]
+
+
+def summary_handler(command: GetSummary, flow: MatchFlow) -> Answer:
+    """The public summary: seats, scores, status, no one's tiles."""
+    run_due(flow, command.match_id)
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.record(uow, command.match_id)
+        snap = flow.snapshot(uow, record)
+        refs = uow.seats.refs_for([command.match_id]).get(command.match_id, {})
+    summary = flow.summary(record, snap)
+    attach_refs(summary["seats"], refs)
+    return summary
+
+
+def view_handler(command: GetView, flow: MatchFlow) -> Answer:
+    """What the token's seat may see (no token: what a spectator may)."""
+    run_due(flow, command.match_id)
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.record(uow, command.match_id)
+        seat = flow.authenticate(uow, command.match_id, command.token)
+        snap = flow.snapshot(uow, record)
+    return flow.seat_view(snap, seat, command.match_id, record.deadline_at)
+
+
+def list_handler(command: ListMatches, flow: MatchFlow) -> Answer:
+    """One page of matches, newest first, with the cursor of the next."""
+    with flow.store.unit_of_work(readonly=True) as uow:
+        try:
+            page = uow.matches.list(
+                status=command.status,
+                limit=command.limit,
+                cursor=command.cursor,
+                preset=command.preset,
+                has_open_seat=command.has_open_seat,
+                player_ref=command.player_ref,
+            )
+        except StoreInvalidCursor:
+            raise errors.InvalidCursor(
+                "a cursor is written <microseconds since 1970>-<match id>, as next_cursor is"
+            ) from None
+        refs = uow.seats.refs_for([r.id for r in page.items])
+    items = [
+        dict(
+            r.summary,
+            id=r.id,
+            status=r.status,
+            preset=r.preset,
+            seq=r.last_seq,
+            created_at=r.created_at.isoformat(),
+            updated_at=r.updated_at.isoformat(),
+        )
+        for r in page.items
+    ]
+    for item in items:
+        attach_refs(item.get("seats") or [], refs.get(item["id"], {}))
+    return {"items": items, "next_cursor": page.next_cursor}
+
+
+def audit_handler(command: GetAudit, flow: MatchFlow) -> Answer:
+    """One page of an ended match's unredacted log: at most ``limit`` rows after ``after``, with
+    the seed, its commitment, the shuffle and ``seq`` on every page; ``next_after`` is the
+    ``after`` of the next page (None on the last), so no answer holds a whole long log."""
+    limit = max(1, min(command.limit, MAX_AUDIT_PAGE))
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.ended_record(uow, command.match_id, "the audit log")
+        stored = uow.events.load(command.match_id, after=command.after, limit=limit)
+    last = stored[-1].seq if stored else command.after
+    return {
+        "match_id": command.match_id,
+        "seed": record.seed,
+        "seed_commitment": record.seed_commitment,
+        "shuffle_algorithm": SHUFFLE_ALGORITHM,
+        "seq": record.last_seq,
+        # The rows as stored (not upcast): what the hash chain covers, verifiable as shown.
+        "events": [
+            {
+                "seq": e.seq,
+                "type": e.type,
+                **e.data,
+                "schema_version": e.schema_version,
+                "prev_hash": e.prev_hash,
+                "hash": e.hash,
+            }
+            for e in stored
+        ],
+        "next_after": last if last < record.last_seq else None,
+    }

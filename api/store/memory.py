@@ -1,0 +1,473 @@
+"""A store in this process's memory: the same unit of work and repositories, no SQL.
+
+For the service-level tests (every use case run without an app or a database) and for
+embedding the engine in one process. It keeps the SQL store's semantics where the use cases
+rely on them: ``(match, seq)`` compare-and-set appends with the same hash chain, a unique
+rematch per match, first-answer-wins idempotency keys and fairness reports, compare-and-set
+player statistics, transactions that commit or roll back whole. One lock stands for SQLite's
+write lock: a writing unit of work holds it from ``__enter__`` to its end, so writers queue
+and readers never see half a transaction. Nothing survives the process.
+"""
+
+from __future__ import annotations
+
+import builtins  # `builtins.list` in the classes whose `list` method hides the type
+import copy
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from types import TracebackType
+from typing import Any
+
+from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
+from api.store.chain import GENESIS, row_hash
+from api.store.codec import encode_event
+from api.store.idempotency import IdempotencyRecord
+from api.store.records import (
+    MatchNotFound,
+    MatchPage,
+    MatchRecord,
+    RematchExists,
+    SeatNotFound,
+    SeatRecord,
+    StaleSeq,
+    StoredEvent,
+)
+from api.store.repositories import MAX_PAGE_SIZE, MatchRepository, SeatRepository, decode_cursor, encode_cursor
+
+
+def wall_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class MatchRow:
+    """A ``matches`` row: the record the services see, and the columns only the store reads."""
+
+    record: MatchRecord
+    creator_key: str | None = None
+    all_bots: bool = False
+    bots_due_at: datetime | None = None
+    lease_until: datetime | None = None
+    last_hash: str = GENESIS  # the prev_hash of a match's first event, as in the SQL store
+
+
+@dataclass
+class Tables:
+    """Everything the store holds; a writing unit of work rolls back to a copy of it."""
+
+    matches: dict[str, MatchRow] = field(default_factory=dict)
+    seats: dict[tuple[str, int], SeatRecord] = field(default_factory=dict)
+    events: dict[str, list[StoredEvent]] = field(default_factory=dict)
+    idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
+    fairness: dict[str, dict[str, Any]] = field(default_factory=dict)
+    player_stats: dict[str, tuple[datetime, str, dict[str, Any]]] = field(default_factory=dict)
+    waiter_slots: dict[str, tuple[str, datetime]] = field(default_factory=dict)  # id -> (address, expires)
+
+
+class MemoryMatches:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    @property
+    def _rows(self) -> dict[str, MatchRow]:
+        return self._uow.tables.matches
+
+    def add(self, row: Mapping[str, Any]) -> MatchRecord:
+        allowed = MatchRepository.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots"}
+        if unknown := set(row) - allowed:
+            raise TypeError(f"unknown match fields: {sorted(unknown)}")
+        self._uow.writing()
+        rematch_of = row.get("rematch_of")
+        if rematch_of is not None and any(r.record.rematch_of == rematch_of for r in self._rows.values()):
+            raise RematchExists(rematch_of)
+        now = self._uow.now()
+        record = MatchRecord(
+            id=row.get("id") or uuid.uuid4().hex,
+            status=row.get("status", WAITING),
+            preset=row["preset"],
+            players=row["players"],
+            seed=row["seed"],
+            seed_commitment=row["seed_commitment"],
+            last_seq=0,
+            summary=dict(row.get("summary") or {}),
+            created_at=now,
+            updated_at=now,
+            deadline_at=row.get("deadline_at"),
+            rematch_of=rematch_of,
+        )
+        self._rows[record.id] = MatchRow(record, row.get("creator_key"), bool(row.get("all_bots", False)))
+        self._uow.tables.events[record.id] = []
+        return record
+
+    def get(self, match_id: str) -> MatchRecord | None:
+        row = self._rows.get(match_id)
+        return None if row is None else row.record
+
+    def get_for_update(self, match_id: str) -> MatchRecord | None:
+        self._uow.writing()
+        return self.get(match_id)
+
+    def update(self, match_id: str, **fields: Any) -> None:
+        if unknown := set(fields) - MatchRepository.UPDATABLE:
+            raise TypeError(f"cannot update match fields: {sorted(unknown)}")
+        self._uow.writing()
+        row = self._rows.get(match_id)
+        if row is None:
+            raise MatchNotFound(match_id)
+        row.record = replace(row.record, **fields, updated_at=self._uow.now())
+
+    def list(
+        self,
+        status: str | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+        *,
+        preset: str | None = None,
+        has_open_seat: bool | None = None,
+        player_ref: str | None = None,
+    ) -> MatchPage:
+        limit = max(1, min(int(limit), MAX_PAGE_SIZE))
+        seats = self._uow.tables.seats.values()
+        after = decode_cursor(cursor) if cursor is not None else None
+
+        def wanted(record: MatchRecord) -> bool:
+            mine = [s for s in seats if s.match_id == record.id]
+            open_seat = any(s.type == OPEN_SEAT and s.reserved_for is None for s in mine)
+            return (
+                (status is None or record.status == status)
+                and (preset is None or record.preset == preset)
+                and (has_open_seat is None or open_seat == has_open_seat)
+                and (player_ref is None or any(s.player_ref == player_ref for s in mine))
+                and (after is None or (record.created_at, record.id) < after)
+            )
+
+        found = sorted(
+            (r.record for r in self._rows.values() if wanted(r.record)),
+            key=lambda r: (r.created_at, r.id),
+            reverse=True,
+        )
+        items = found[:limit]
+        more = len(found) > limit
+        return MatchPage(items, encode_cursor(items[-1].created_at, items[-1].id) if more else None)
+
+    def get_rematch(self, match_id: str) -> MatchRecord | None:
+        return next((r.record for r in self._rows.values() if r.record.rematch_of == match_id), None)
+
+    def list_stale_clocks(self, now: datetime, limit: int = 100) -> builtins.list[str]:
+        due = [
+            r.record
+            for r in self._rows.values()
+            if r.record.status == PLAYING and r.record.deadline_at is not None and r.record.deadline_at < now
+        ]
+        return [r.id for r in sorted(due, key=lambda r: (r.deadline_at, r.id))[:limit]]
+
+    def _due_bots(self, now: datetime) -> builtins.list[MatchRow]:
+        due = [
+            r
+            for r in self._rows.values()
+            if r.record.status == PLAYING and r.bots_due_at is not None and r.bots_due_at <= now
+        ]
+        return sorted(due, key=lambda r: (r.bots_due_at, r.record.id))
+
+    def any_due_bots(self, now: datetime) -> bool:
+        return bool(self._due_bots(now))
+
+    def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[str]:
+        self._uow.writing()
+        claimed = [r for r in self._due_bots(now) if r.lease_until is None or r.lease_until < now][:limit]
+        for row in claimed:
+            row.lease_until = lease_until
+        return [r.record.id for r in claimed]
+
+    def set_bots_due(self, match_id: str, bots_due_at: datetime | None) -> None:
+        self._uow.writing()
+        row = self._rows.get(match_id)
+        if row is not None:
+            row.bots_due_at, row.lease_until = bots_due_at, None
+
+    def bots_due_at(self, match_id: str) -> datetime | None:
+        row = self._rows.get(match_id)
+        return None if row is None else row.bots_due_at
+
+    def lock_creator(self, creator_key: str) -> None:
+        self._uow.writing()  # the one write lock serialises every creator's cap check
+
+    def count_running_all_bots(self, creator_key: str) -> int:
+        return sum(
+            1 for r in self._rows.values() if r.creator_key == creator_key and r.all_bots and r.record.status != ENDED
+        )
+
+    def ended_for_player(
+        self, player_ref: str, after: tuple[datetime, str] | None = None
+    ) -> builtins.list[tuple[MatchRecord, int]]:
+        found = [
+            (self._rows[s.match_id].record, s.seat)
+            for s in self._uow.tables.seats.values()
+            if s.player_ref == player_ref and self._rows[s.match_id].record.status == ENDED
+        ]
+        if after is not None:
+            found = [(r, seat) for r, seat in found if (r.updated_at, r.id) > after]
+        return sorted(found, key=lambda pair: (pair[0].updated_at, pair[0].id, pair[1]))
+
+    def result_events(self, match_ids: builtins.list[str]) -> dict[str, builtins.list[dict[str, Any]]]:
+        kinds = ("match_created", "hand_ended", "match_ended")
+        return {
+            match_id: [e.to_dict() for e in self._uow.tables.events.get(match_id, []) if e.type in kinds]
+            for match_id in match_ids
+        }
+
+
+class MemorySeats:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def add(self, row: Mapping[str, Any]) -> SeatRecord:
+        fields = frozenset({"match_id", "seat"}) | SeatRepository.UPDATABLE
+        if unknown := set(row) - fields:
+            raise TypeError(f"unknown seat fields: {sorted(unknown)}")
+        self._uow.writing()
+        record = SeatRecord(**row)
+        self._uow.tables.seats[(record.match_id, record.seat)] = record
+        return record
+
+    def list_for_match(self, match_id: str) -> list[SeatRecord]:
+        return sorted((s for s in self._uow.tables.seats.values() if s.match_id == match_id), key=lambda s: s.seat)
+
+    def refs_for(self, match_ids: list[str]) -> dict[str, dict[int, str]]:
+        out: dict[str, dict[int, str]] = {}
+        for s in self._uow.tables.seats.values():
+            if s.match_id in match_ids and s.player_ref is not None:
+                out.setdefault(s.match_id, {})[s.seat] = s.player_ref
+        return out
+
+    def find_by_token_hash(self, match_id: str, token_hash: str) -> SeatRecord | None:
+        return next((s for s in self.list_for_match(match_id) if s.token_hash == token_hash), None)
+
+    def token_hash_exists(self, token_hash: str) -> bool:
+        return any(s.token_hash == token_hash for s in self._uow.tables.seats.values())
+
+    def update(self, match_id: str, seat: int, **fields: Any) -> None:
+        if unknown := set(fields) - SeatRepository.UPDATABLE:
+            raise TypeError(f"cannot update seat fields: {sorted(unknown)}")
+        if not fields:
+            return
+        self._uow.writing()
+        key = (match_id, seat)
+        if key not in self._uow.tables.seats:
+            raise SeatNotFound(match_id, seat)
+        self._uow.tables.seats[key] = replace(self._uow.tables.seats[key], **fields)
+
+
+class MemoryEvents:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def last_seq(self, match_id: str) -> int:
+        row = self._uow.tables.matches.get(match_id)
+        if row is None:
+            raise MatchNotFound(match_id)
+        return row.record.last_seq
+
+    def append(
+        self,
+        match_id: str,
+        expected_seq: int,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        match_fields: Mapping[str, Any] | None = None,
+    ) -> int:
+        self._uow.writing()
+        row = self._uow.tables.matches.get(match_id)
+        if row is None:
+            raise MatchNotFound(match_id)
+        if row.record.last_seq != expected_seq:
+            raise StaleSeq(expected_seq, row.record.last_seq)
+        if not events:
+            return expected_seq
+        now = self._uow.now()
+        stored = self._uow.tables.events[match_id]
+        prev = row.last_hash
+        for seq, event in enumerate((encode_event(e) for e in events), start=expected_seq + 1):
+            digest = row_hash(prev, seq, event.type, event.schema_version, event.data)
+            stored.append(StoredEvent(seq, event.type, event.schema_version, event.data, now, prev, digest))
+            prev = digest
+        fields = dict(match_fields or {})
+        row.bots_due_at = fields.pop("bots_due_at", row.bots_due_at)
+        row.lease_until = None
+        row.last_hash = prev
+        row.record = replace(row.record, **fields, last_seq=stored[-1].seq, updated_at=now)
+        return row.record.last_seq
+
+    def load(self, match_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        found = [e for e in self._uow.tables.events.get(match_id, []) if e.seq > after]
+        return found if limit is None else found[:limit]
+
+
+class MemoryIdempotencyKeys:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def get(self, token_hash: str, key: str) -> IdempotencyRecord | None:
+        return self._uow.tables.idempotency.get((token_hash, key))
+
+    def remember(self, token_hash: str, key: str, match_id: str, request_hash: str, status: int, body: Any) -> bool:
+        self._uow.writing()
+        keys = self._uow.tables.idempotency
+        if (token_hash, key) in keys:
+            return False
+        keys[(token_hash, key)] = IdempotencyRecord(
+            token_hash, key, match_id, request_hash, "done", status, body, self._uow.now()
+        )
+        return True
+
+    def purge(self, older_than: timedelta) -> int:
+        self._uow.writing()
+        keys = self._uow.tables.idempotency
+        old = [k for k, r in keys.items() if r.created_at < self._uow.now() - older_than]
+        for k in old:
+            del keys[k]
+        return len(old)
+
+
+class MemoryFairnessReports:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def get(self, match_id: str) -> dict[str, Any] | None:
+        return self._uow.tables.fairness.get(match_id)
+
+    def add_if_absent(self, match_id: str, report: dict[str, Any], computed_at: datetime) -> bool:
+        self._uow.writing()
+        if match_id in self._uow.tables.fairness:
+            return False
+        self._uow.tables.fairness[match_id] = copy.deepcopy(report)
+        return True
+
+
+class MemoryPlayerStats:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def get(self, player_ref: str) -> tuple[datetime, str, dict[str, Any]] | None:
+        kept = self._uow.tables.player_stats.get(player_ref)
+        return None if kept is None else (kept[0], kept[1], dict(kept[2]))
+
+    def save(
+        self,
+        player_ref: str,
+        through: tuple[datetime, str],
+        figures: dict[str, Any],
+        previous: tuple[datetime, str] | None,
+    ) -> bool:
+        self._uow.writing()
+        kept = self._uow.tables.player_stats.get(player_ref)
+        if (None if kept is None else (kept[0], kept[1])) != previous:
+            return False
+        self._uow.tables.player_stats[player_ref] = (through[0], through[1], dict(figures))
+        return True
+
+
+class MemoryWaiterSlots:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def take(self, slot_id: str, address_key: str, cap: int, now: datetime, expires_at: datetime) -> bool:
+        self._uow.writing()
+        if self.count(address_key, now) >= cap:
+            return False
+        self._uow.tables.waiter_slots[slot_id] = (address_key, expires_at)
+        return True
+
+    def count(self, address_key: str, now: datetime) -> int:
+        return sum(1 for a, expires in self._uow.tables.waiter_slots.values() if a == address_key and expires > now)
+
+    def release(self, slot_id: str) -> None:
+        self._uow.writing()
+        self._uow.tables.waiter_slots.pop(slot_id, None)
+
+    def purge_expired(self, now: datetime) -> int:
+        self._uow.writing()
+        slots = self._uow.tables.waiter_slots
+        gone = [slot for slot, (_, expires) in slots.items() if expires <= now]
+        for slot in gone:
+            del slots[slot]
+        return len(gone)
+
+
+class MemoryUnitOfWork:
+    """One transaction. A reader reads the tables as last committed when it began; a writer holds
+    the write lock and works on its own copy, which ``commit`` publishes whole (so no reader ever
+    sees half a transaction) and ``rollback`` or the end of the block throws away."""
+
+    def __init__(self, store: MemoryStore, *, readonly: bool = False):
+        self._store = store
+        self._readonly = readonly
+        self._tables: Tables | None = None
+        self.now = store.now
+        self.matches = MemoryMatches(self)
+        self.seats = MemorySeats(self)
+        self.events = MemoryEvents(self)
+        self.idempotency = MemoryIdempotencyKeys(self)
+        self.fairness = MemoryFairnessReports(self)
+        self.player_stats = MemoryPlayerStats(self)
+        self.waiters = MemoryWaiterSlots(self)
+
+    @property
+    def tables(self) -> Tables:
+        if self._tables is None:
+            raise RuntimeError("unit of work not entered")
+        return self._tables
+
+    def writing(self) -> None:
+        """Called before every change: a read-only transaction may not write."""
+        if self._readonly:
+            raise RuntimeError("a read-only unit of work cannot write")
+
+    def __enter__(self) -> MemoryUnitOfWork:
+        if self._readonly:
+            self._tables = self._store.tables  # never changed in place: writers publish new ones
+        else:
+            self._store.write_lock.acquire()
+            self._tables = copy.deepcopy(self._store.tables)
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if not self._readonly and self._tables is not None:
+            self._store.write_lock.release()
+        self._tables = None
+
+    def commit(self) -> None:
+        if not self._readonly:
+            self._store.tables = self.tables
+            self._tables = copy.deepcopy(self._store.tables)  # work after a commit is a new transaction
+
+    def rollback(self) -> None:
+        if not self._readonly:
+            self._tables = copy.deepcopy(self._store.tables)
+
+
+class MemoryStore:
+    """The store, in memory: ``unit_of_work()`` like :class:`api.store.Store`'s.
+
+    ``now`` stamps rows (``created_at``, ``updated_at``, ``recorded_at``): tests pass their clock.
+    """
+
+    def __init__(self, now: Callable[[], datetime] = wall_clock):
+        self.now = now
+        self.tables = Tables()
+        self.write_lock = threading.RLock()
+
+    def unit_of_work(self, *, readonly: bool = False) -> MemoryUnitOfWork:
+        return MemoryUnitOfWork(self, readonly=readonly)
+
+    def ping(self) -> None:
+        """Always reachable."""
+
+    def wake_up_source(self, *_callbacks: Any, **_options: Any) -> None:
+        """No other process shares this memory: a commit's own announcement wakes every waiter."""
+        return None

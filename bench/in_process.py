@@ -1,0 +1,244 @@
+"""In-process costs: what the app itself spends on a request, on its rate limits, on a cached match.
+
+    .venv/bin/python bench/in_process.py            # ~1 min: 20 matches, 3,000 refused actions per app
+    .venv/bin/python bench/in_process.py --quick    # ~20 s: 6 matches, 1,000 refused actions per app
+
+No gunicorn and no socket: requests go through Flask's test client, so the figures are the
+app's own work (routing, input guard, schemas, services, SQLite) without the worker and the
+network that ``http_floor.py`` includes. Three apps, each on its own SQLite file, differ only in
+their rate limits: off, ``database://`` (the default: counters in the app's database) and
+``memory://`` (per process), with budgets too high to refuse anything.
+
+1. **Requests** (the app without limits): whole matches of one remote seat against a greedy
+   bot (``standard-draw`` to 100, always ``legal_actions[0]``). Each action's time; the share of
+   it spent in the use case (``MessageBus.handle`` of the ``Act`` command: load, authenticate,
+   decide, the bot's replies, append, commit); after each action a timed ``GET /view`` and
+   ``GET /healthz``.
+2. **Rate limits**: the same action refused by its schema (422), sent over and over to each
+   app in turn (the order rotated every time, so machine noise falls on all three alike). The
+   limits run before the schema, so the difference of the medians is what the limits cost; an
+   action checks two (per token, per address), so half of it is one limit's cost.
+3. **A cached match**: tracemalloc over the snapshots of the matches of 1, folded from their
+   stored logs (decoded afresh, as the database hands them over), once as ended (the hand log
+   dropped) and once just before its last hand ended (live, the longest hand log it had).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from _http import machine_line, median, ms, pct, sqlite_url
+
+from api import create_app
+from api.services.bus import MessageBus
+from api.services.commands import Act
+from api.services.snapshots import Snapshot, fold
+from api.store import Store
+
+MATCH = {
+    "preset": "standard-draw",
+    "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
+}
+LIMITS_PER_ACTION = 2  # RATE_LIMIT_ACTIONS_PER_TOKEN and RATE_LIMIT_ACTIONS_PER_ADDRESS
+HIGH = "100000000 per minute"  # never reached: the cost of counting, not of refusing
+APPS: dict[str, dict[str, Any]] = {
+    "off": {"RATELIMIT_ENABLED": False},
+    "database://": {"RATELIMIT_ENABLED": True, "RATELIMIT_STORAGE_URI": "database://"},
+    "memory://": {"RATELIMIT_ENABLED": True, "RATELIMIT_STORAGE_URI": "memory://"},
+}
+
+
+class Timings:
+    """What the matches of section 1 measured."""
+
+    def __init__(self) -> None:
+        self.action: list[float] = []
+        self.view: list[float] = []
+        self.healthz: list[float] = []
+        self.service: list[float] = []  # seconds in the Act use case, one per action
+        self.match_ids: list[str] = []
+
+
+@contextmanager
+def timing_the_use_case(into: list[float]) -> Iterator[None]:
+    """Adds the seconds each ``Act`` command spends in its handler to ``into`` while active."""
+    original: Callable[[MessageBus, Any], Any] = MessageBus.handle
+
+    def timed(bus: MessageBus, command: Any) -> Any:
+        if not isinstance(command, Act):
+            return original(bus, command)
+        start = time.perf_counter()
+        try:
+            return original(bus, command)
+        finally:
+            into.append(time.perf_counter() - start)
+
+    MessageBus.handle = timed  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        MessageBus.handle = original  # type: ignore[method-assign,assignment]
+
+
+def play(client: Any, out: Timings, matches: int, *, reads: bool) -> None:
+    """``matches`` whole matches, every action timed (and, with ``reads``, a view and a probe after it)."""
+    for _ in range(matches):
+        created = client.post("/v1/matches", json=MATCH).get_json()
+        out.match_ids.append(created["id"])
+        path = f"/v1/matches/{created['id']}"
+        auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
+        view = client.get(f"{path}/view", headers=auth).get_json()
+        while view["status"] != "ended":
+            start = time.perf_counter()
+            answer = client.post(f"{path}/actions", json=view["legal_actions"][0], headers=auth)
+            out.action.append(time.perf_counter() - start)
+            if answer.status_code != 200:
+                raise RuntimeError(f"action refused: {answer.status_code} {answer.get_json()}")
+            view = answer.get_json()["view"]
+            if reads:
+                start = time.perf_counter()
+                client.get(f"{path}/view", headers=auth)
+                out.view.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                client.get("/healthz")
+                out.healthz.append(time.perf_counter() - start)
+
+
+def snapshot_sizes(database_url: str, match_ids: list[str]) -> tuple[float, float, list[int]]:
+    """KiB per snapshot of an ended match, and of the same match live before its last hand ended."""
+    store = Store.from_url(database_url)
+    logs = []
+    for match_id in match_ids:
+        with store.unit_of_work(readonly=True) as uow:
+            logs.append(json.dumps([{"seq": e.seq, **e.to_dict()} for e in uow.events.load(match_id)]))
+    store.dispose()
+
+    def kib_each(cut: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> float:
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        kept: list[Snapshot] = [fold(None, cut(json.loads(text))) for text in logs]
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        del kept
+        return held / len(logs) / 1024
+
+    def before_last_hand_ended(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        last = max(i for i, row in enumerate(rows) if row["type"] == "hand_ended")
+        return rows[:last]
+
+    ended = kib_each(lambda rows: rows)
+    live = kib_each(before_last_hand_ended)
+    return ended, live, [len(json.loads(text)) for text in logs]
+
+
+def refused_actions(clients: dict[str, Any], per_app: int) -> dict[str, list[float]]:
+    """Seconds per action refused by its schema (422): the limits run first, then a cheap refusal.
+
+    The same request every time, so what differs between the apps is only their rate limits;
+    the apps take turns request by request, the order rotated each time."""
+    seats = {}
+    for name, client in clients.items():
+        created = client.post("/v1/matches", json=MATCH).get_json()
+        seats[name] = (
+            f"/v1/matches/{created['id']}/actions",
+            {"Authorization": f"Bearer {created['seats'][0]['token']}"},
+        )
+    out: dict[str, list[float]] = {name: [] for name in clients}
+    names = list(clients)
+    for i in range(per_app):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            path, auth = seats[name]
+            start = time.perf_counter()
+            answer = clients[name].post(path, json={"type": "no such action"}, headers=auth)
+            out[name].append(time.perf_counter() - start)
+            if answer.status_code != 422:
+                raise RuntimeError(f"expected 422, got {answer.status_code} {answer.get_json()}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, default=20, help="whole matches timed (default 20)")
+    parser.add_argument("--refusals", type=int, default=3000, help="refused actions per app (default 3000)")
+    parser.add_argument("--quick", action="store_true", help="6 matches, 1000 refused actions per app")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.matches, args.refusals = 6, 1000
+
+    print(f"# in_process: {machine_line()}")
+    print(
+        f"# Flask test client, SQLite; {args.matches} whole matches (standard-draw to 100, one remote seat vs "
+        f"greedy), {args.refusals} refused actions per rate-limit storage\n",
+        flush=True,
+    )
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        urls, clients = {}, {}
+        for i, (name, config) in enumerate(APPS.items()):
+            (Path(tmp) / str(i)).mkdir()
+            urls[name] = sqlite_url(str(Path(tmp) / str(i)))
+            app = create_app(
+                {
+                    "DATABASE_URL": urls[name],
+                    "RATE_LIMIT_CREATE": HIGH,
+                    "RATE_LIMIT_ACTIONS_PER_TOKEN": HIGH,
+                    "RATE_LIMIT_ACTIONS_PER_ADDRESS": HIGH,
+                    "LOG_LEVEL": "WARNING",
+                    **config,
+                }
+            )
+            clients[name] = app.test_client()
+            play(clients[name], Timings(), 1, reads=False)  # warm-up: imports, caches, prepared statements
+        off = Timings()
+        with timing_the_use_case(off.service):
+            play(clients["off"], off, args.matches, reads=True)
+        refused = refused_actions(clients, args.refusals)
+        ended, live, events = snapshot_sizes(urls["off"], off.match_ids)
+
+    print("## 1. Requests, in-process (no rate limits)\n")
+    print("| request | n | median | p95 |")
+    print("|---|---:|---:|---:|")
+    for label, sample in (
+        ("`POST /actions` (with the bot's reply)", off.action),
+        ("`GET /view`", off.view),
+        ("`GET /healthz`", off.healthz),
+    ):
+        print(f"| {label} | {len(sample)} | {ms(median(sample))} | {ms(pct(sample, 0.95))} |")
+    share = sum(off.service) / sum(off.action)
+    print(
+        f"\nthe use case (MessageBus.handle(Act)) is {share:.0%} of the actions' in-process time "
+        f"(median {ms(median(off.service))}); the rest is Flask, flask-smorest, the input guard and the schemas"
+    )
+
+    print("\n## 2. Rate limits: an action refused by its schema (422), with limits and without\n")
+    print("| storage | median | extra per action | extra per limit (2 per action) |")
+    print("|---|---:|---:|---:|")
+    base = median(refused["off"])
+    for name, sample in refused.items():
+        extra = median(sample) - base
+        print(f"| {name} | {ms(median(sample))} | {ms(extra)} | {ms(extra / LIMITS_PER_ACTION)} |")
+
+    print("\n## 3. A cached match (tracemalloc)\n")
+    print(
+        f"{len(events)} finished matches of {min(events)} to {max(events)} events: {ended:.1f} KiB per ended "
+        f"snapshot (hand log dropped); {live:.1f} KiB per snapshot just before the last hand ended "
+        f"(its whole hand log held)"
+    )
+    print(f"\nTotal time {time.perf_counter() - began:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

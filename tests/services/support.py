@@ -1,0 +1,40 @@
+"""Driving the use cases in tests: seats, creating, playing to the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.services.bus import MessageBus
+from api.services.commands import Act, CreateMatch, GetSummary, GetView, PlayBots, SeatSpec
+
+ANA = SeatSpec("Ana", "remote", player_ref="ana")
+BO = SeatSpec("Bo", "remote")
+GREEDY = SeatSpec("Greedy", "bot", "greedy")
+RANDOM = SeatSpec("Random", "bot", "random")
+OPEN = SeatSpec("Open", "open")
+SEED = "7" * 64
+
+
+def create(bus: MessageBus, *seats: SeatSpec, rules: dict[str, Any] | None = None, **options: Any) -> dict:
+    """A match of these seats (``standard-draw``, the server's seed fixed: the same deals each run)."""
+    return bus.handle(CreateMatch("standard-draw", rules or {}, seats, options.pop("seed", SEED), **options))
+
+
+def tokens_of(created: dict) -> dict[int, str]:
+    return {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
+
+
+def play_to_end(bus: MessageBus, match_id: str, tokens: dict[int, str], max_actions: int = 3000) -> dict:
+    """Every remote seat plays its first legal action until the match ends; computer players
+    move inline (a person sits at the table), or through PlayBots at an all-bot table."""
+    for _ in range(max_actions):
+        summary = bus.handle(GetSummary(match_id))
+        if summary["status"] == "ended":
+            return summary
+        if not tokens:
+            bus.handle(PlayBots(match_id, 100))
+            continue
+        token = tokens[summary["turn"]]
+        action = bus.handle(GetView(match_id, token))["legal_actions"][0]
+        bus.handle(Act(match_id, token, action))
+    raise AssertionError("the match did not end")
