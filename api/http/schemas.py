@@ -34,22 +34,22 @@ class AsciiInteger(fields.Integer):
     ASCII digits (a query string). Plain ``int()`` also reads '٣' and '６' as digits, ' 1_0 '
     as 10 and truncates 3.7 to 3; none of those is a number this API was sent."""
 
-    def _validated(self, value: Any) -> int:
+    def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any) -> Any:
         if isinstance(value, str) and not _ASCII_INTEGER.fullmatch(value):
             raise self.make_error("invalid", input=value)
         if isinstance(value, float) and not value.is_integer():
             raise self.make_error("invalid", input=value)
-        return super()._validated(value)
+        return super().deserialize(value, attr, data, **kwargs)
 
 
 class AsciiFloat(fields.Float):
     """A number as a client writes one: JSON, or ASCII decimal notation (``float()`` also reads
     '٣' and '1_0')."""
 
-    def _validated(self, value: Any) -> float:
+    def deserialize(self, value: Any, attr: str | None = None, data: Any = None, **kwargs: Any) -> Any:
         if isinstance(value, str) and not _ASCII_FLOAT.fullmatch(value):
             raise self.make_error("invalid", input=value)
-        return super()._validated(value)
+        return super().deserialize(value, attr, data, **kwargs)
 
 
 _ASCII_INTEGER = re.compile(r"[+-]?[0-9]{1,20}")

@@ -31,8 +31,8 @@ class IdempotencyRepository:
 
     def get(self, token_hash: str, key: str) -> IdempotencyRecord | None:
         k = tables.idempotency_keys
-        row = self._conn.execute(select(k).where(k.c.token_hash == token_hash, k.c.key == key)).first()
-        return None if row is None else IdempotencyRecord(**row._mapping)
+        row = self._conn.execute(select(k).where(k.c.token_hash == token_hash, k.c.key == key)).mappings().first()
+        return None if row is None else IdempotencyRecord(**row)
 
     def remember(self, token_hash: str, key: str, match_id: str, request_hash: str, status: int, body: Any) -> bool:
         """Store the first answer to a key; False if one is stored already (a race lost)."""
