@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from datetime import UTC
 
 import pytest
@@ -185,7 +184,6 @@ def test_two_concurrent_writers_with_the_same_expected_seq_exactly_one_wins(stor
         try:
             with store.unit_of_work() as uow:
                 seq = uow.events.append(match.id, 0, [ev("note", writer=index)])
-                time.sleep(0.1)  # hold the transaction open while the other one tries
                 uow.commit()
             outcomes.append(("won", seq))
         except StaleSeq as stale:
