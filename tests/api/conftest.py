@@ -7,9 +7,7 @@ import pytest
 from api import create_app
 from tests.problem_guard import answered_problems_are_declared  # noqa: F401  (autouse: every answer declared)
 
-from .helpers import create, tokens_of, view
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import TWO_REMOTE, create, tokens_of, view
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 PROBLEM = "application/problem+json"
+# two remote seats: the match most API tests start from
+TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
 
 def create(client, seats, preset="standard-draw", rules=None, status=201):

@@ -11,9 +11,7 @@ from api.services.bus import HANDLERS
 from api.services.commands import GetSummary
 from api.store import engine as store_engine
 
-from .helpers import assert_problem, auth, create, tokens_of, view
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import TWO_REMOTE, assert_problem, auth, create, tokens_of, view
 
 
 @pytest.fixture

@@ -9,9 +9,19 @@ import pytest
 from api.rules import event_from_dict, replay, shuffled_tiles
 from api.rules.shuffle import deal_label, seed_commitment
 
-from .helpers import act, assert_problem, auth, create, play_to_end, seq_of, tiles_in, tokens_of, view, whole_audit
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import (
+    TWO_REMOTE,
+    act,
+    assert_problem,
+    auth,
+    create,
+    play_to_end,
+    seq_of,
+    tiles_in,
+    tokens_of,
+    view,
+    whole_audit,
+)
 
 
 def test_creating_a_match_answers_rules_seats_and_tokens_for_remote_seats_only(client):

@@ -11,9 +11,7 @@ from datetime import timedelta
 import pytest
 
 from .fake_clock import FakeClock, use_clock
-from .helpers import act, create, tokens_of, view
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import TWO_REMOTE, act, create, tokens_of, view
 
 
 @pytest.fixture

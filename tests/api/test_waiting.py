@@ -10,9 +10,7 @@ from __future__ import annotations
 import pytest
 
 from .fake_clock import ActWhenWaiting, FakeClock, use_clock
-from .helpers import auth, create, play_to_end, tokens_of, view
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import TWO_REMOTE, auth, create, play_to_end, tokens_of, view
 
 
 @pytest.fixture

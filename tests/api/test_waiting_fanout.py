@@ -20,9 +20,7 @@ from api.store import Store, make_engine
 from api.store.notify import SqlitePoller
 
 from .fake_clock import FakeClock
-from .helpers import act, auth, create, tokens_of, view
-
-TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
+from .helpers import TWO_REMOTE, act, auth, create, tokens_of, view
 
 
 @pytest.fixture
