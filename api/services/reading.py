@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.store.records import InvalidCursor as StoreInvalidCursor
+from api.store.records import MatchFilter
 from api.store.repositories import CURSOR_PATTERN
 
 from . import errors
@@ -46,14 +47,8 @@ def list_handler(command: ListMatches, flow: MatchFlow) -> Answer:
     """One page of matches, newest first, with the cursor of the next."""
     with flow.store.unit_of_work(readonly=True) as uow:
         try:
-            page = uow.matches.list(
-                status=command.status,
-                limit=command.limit,
-                cursor=command.cursor,
-                preset=command.preset,
-                has_open_seat=command.has_open_seat,
-                player_ref=command.player_ref,
-            )
+            where = MatchFilter(command.status, command.preset, command.has_open_seat, command.player_ref)
+            page = uow.matches.list(where, limit=command.limit, cursor=command.cursor)
         except StoreInvalidCursor:
             raise errors.InvalidCursor(
                 "a cursor is written <microseconds since 1970>-<match id>, as next_cursor is"

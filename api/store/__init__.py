@@ -7,7 +7,7 @@ Public interface::
                                             .rate_limits, .health_probes, .commit(), .rollback()
     make_engine(url)                        engine with Boneyard's per-dialect settings
     upgrade(engine) / downgrade(engine)     alembic migrations from code
-    MatchRecord, SeatRecord, StoredEvent, MatchPage          frozen records
+    MatchRecord, SeatRecord, StoredEvent, MatchPage, MatchFilter   frozen records
     StaleSeq, MatchNotFound, SeatNotFound, InvalidCursor, EventCodecError
     DatabaseBusy, is_busy_error             a write lock not had in time (503 over HTTP)
 """
@@ -16,8 +16,10 @@ from api.store.codec import EventCodecError, decode_event, encode_event
 from api.store.engine import is_busy_error, is_sqlite, make_engine
 from api.store.migrate import downgrade, upgrade
 from api.store.records import (
+    EVERY_MATCH,
     DatabaseBusy,
     InvalidCursor,
+    MatchFilter,
     MatchNotFound,
     MatchPage,
     MatchRecord,
@@ -30,9 +32,11 @@ from api.store.records import (
 from api.store.unit_of_work import Store, UnitOfWork
 
 __all__ = [
+    "EVERY_MATCH",
     "DatabaseBusy",
     "EventCodecError",
     "InvalidCursor",
+    "MatchFilter",
     "MatchNotFound",
     "MatchPage",
     "MatchRecord",

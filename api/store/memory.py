@@ -26,6 +26,8 @@ from api.store.chain import GENESIS, row_hash
 from api.store.codec import encode_event
 from api.store.idempotency import IdempotencyRecord
 from api.store.records import (
+    EVERY_MATCH,
+    MatchFilter,
     MatchNotFound,
     MatchPage,
     MatchRecord,
@@ -119,16 +121,7 @@ class MemoryMatches:
             raise MatchNotFound(match_id)
         row.record = replace(row.record, **fields, updated_at=self._uow.now())
 
-    def list(
-        self,
-        status: str | None = None,
-        limit: int = 20,
-        cursor: str | None = None,
-        *,
-        preset: str | None = None,
-        has_open_seat: bool | None = None,
-        player_ref: str | None = None,
-    ) -> MatchPage:
+    def list(self, where: MatchFilter = EVERY_MATCH, limit: int = 20, cursor: str | None = None) -> MatchPage:
         limit = max(1, min(int(limit), MAX_PAGE_SIZE))
         seats = self._uow.tables.seats.values()
         after = decode_cursor(cursor) if cursor is not None else None
@@ -137,10 +130,10 @@ class MemoryMatches:
             mine = [s for s in seats if s.match_id == record.id]
             open_seat = any(s.type == OPEN_SEAT and s.reserved_for is None for s in mine)
             return (
-                (status is None or record.status == status)
-                and (preset is None or record.preset == preset)
-                and (has_open_seat is None or open_seat == has_open_seat)
-                and (player_ref is None or any(s.player_ref == player_ref for s in mine))
+                (where.status is None or record.status == where.status)
+                and (where.preset is None or record.preset == where.preset)
+                and (where.has_open_seat is None or open_seat == where.has_open_seat)
+                and (where.player_ref is None or any(s.player_ref == where.player_ref for s in mine))
                 and (after is None or (record.created_at, record.id) < after)
             )
 

@@ -109,6 +109,22 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchFilter:
+    """Which matches a listing keeps; ``None`` leaves that filter off.
+
+    ``has_open_seat``: an open seat anyone may claim (seats kept for a rematch do not
+    count); ``player_ref``: a seat of that portal player."""
+
+    status: str | None = None
+    preset: str | None = None
+    has_open_seat: bool | None = None
+    player_ref: str | None = None
+
+
+EVERY_MATCH = MatchFilter()
+
+
+@dataclass(frozen=True, slots=True)
 class MatchPage:
     """A page of matches, newest first; pass ``next_cursor`` to get the next."""
 

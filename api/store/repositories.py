@@ -20,7 +20,9 @@ from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
 from api.store import tables
 from api.store.codec import decode_event
 from api.store.records import (
+    EVERY_MATCH,
     InvalidCursor,
+    MatchFilter,
     MatchNotFound,
     MatchPage,
     MatchRecord,
@@ -206,35 +208,24 @@ class MatchRepository:
         if result.rowcount == 0:
             raise MatchNotFound(match_id)
 
-    def list(
-        self,
-        status: str | None = None,
-        limit: int = 20,
-        cursor: str | None = None,
-        *,
-        preset: str | None = None,
-        has_open_seat: bool | None = None,
-        player_ref: str | None = None,
-    ) -> MatchPage:
+    def list(self, where: MatchFilter = EVERY_MATCH, limit: int = 20, cursor: str | None = None) -> MatchPage:
         """Matches newest first (``created_at``, then ``id``, descending).
 
-        Filters: ``status``, ``preset``, ``has_open_seat`` (an open seat anyone may
-        claim: seats kept for a rematch do not count), ``player_ref`` (a seat of that
-        player).  ``limit`` is clamped to 1..100.  ``next_cursor`` is ``None`` on the
-        last page.  Raises :class:`InvalidCursor` for a cursor not made here.
+        Only those ``where`` keeps (:class:`MatchFilter`).  ``limit`` is clamped to 1..100.
+        ``next_cursor`` is ``None`` on the last page.  Raises :class:`InvalidCursor` for a cursor not made here.
         """
         limit = max(1, min(int(limit), MAX_PAGE_SIZE))
         m, s = tables.matches, tables.seats
         query = select(m)
-        if status is not None:
-            query = query.where(m.c.status == status)
-        if preset is not None:
-            query = query.where(m.c.preset == preset)
-        if has_open_seat is not None:
+        if where.status is not None:
+            query = query.where(m.c.status == where.status)
+        if where.preset is not None:
+            query = query.where(m.c.preset == where.preset)
+        if where.has_open_seat is not None:
             open_seat = exists().where(s.c.match_id == m.c.id, s.c.type == OPEN_SEAT, s.c.reserved_for.is_(None))
-            query = query.where(open_seat if has_open_seat else ~open_seat)
-        if player_ref is not None:
-            query = query.where(exists().where(s.c.match_id == m.c.id, s.c.player_ref == player_ref))
+            query = query.where(open_seat if where.has_open_seat else ~open_seat)
+        if where.player_ref is not None:
+            query = query.where(exists().where(s.c.match_id == m.c.id, s.c.player_ref == where.player_ref))
         if cursor is not None:
             created_at, match_id = decode_cursor(cursor)
             query = query.where(

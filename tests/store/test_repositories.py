@@ -7,7 +7,7 @@ from datetime import UTC
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from api.store import InvalidCursor, MatchNotFound, SeatNotFound
+from api.store import InvalidCursor, MatchFilter, MatchNotFound, SeatNotFound
 
 
 def test_an_added_match_reads_back_with_utc_timestamps_and_no_events(store, make_match):
@@ -80,9 +80,9 @@ def test_listing_filters_by_status(store, make_match):
     waiting = make_match()
     playing = make_match(status="playing")
     with store.unit_of_work() as uow:
-        assert [m.id for m in uow.matches.list(status="playing").items] == [playing.id]
-        assert [m.id for m in uow.matches.list(status="waiting").items] == [waiting.id]
-        assert uow.matches.list(status="ended").items == []
+        assert [m.id for m in uow.matches.list(MatchFilter(status="playing")).items] == [playing.id]
+        assert [m.id for m in uow.matches.list(MatchFilter(status="waiting")).items] == [waiting.id]
+        assert uow.matches.list(MatchFilter(status="ended")).items == []
 
 
 def test_matches_created_in_the_same_instant_page_by_id(store, make_match):
