@@ -79,6 +79,16 @@ class PresetSchema(ma.Schema):
             "overrides plays"
         },
     )
+    partner_rules = component(
+        "RuleSet",
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The resolved rule set for four players as two partnerships (seats 0 & 2 against "
+            '1 & 3): what `rules: {"partners": true}` plays (its target may differ); null where the preset '
+            "allows no four-player table"
+        },
+    )
 
 
 class BotLevelDetailsSchema(ma.Schema):
@@ -112,6 +122,9 @@ def offered() -> dict[str, Any]:
                 "description": preset.description,
                 "players": list(preset.players),
                 "rules": [resolve_rules(preset.name, {}, players).to_dict() for players in preset.players],
+                "partner_rules": (
+                    resolve_rules(preset.name, {"partners": True}, 4).to_dict() if 4 in preset.players else None
+                ),
             }
             for preset in PRESETS.values()
         ],

@@ -76,6 +76,18 @@ def test_a_match_created_with_a_preset_plays_the_rules_served_for_its_player_cou
     assert created["rules"] == served["rules"][served["players"].index(seats)]
 
 
+def test_partner_rules_are_what_a_four_player_partnership_plays_and_null_without_four_players(client):
+    served = {p["name"]: p for p in presets(client)["presets"]}
+    assert served["winner-leads"]["partner_rules"] is None
+    pagat = served["pagat-draw"]["partner_rules"]
+    # pagat.com: four play to 61 alone, to 100 as two partnerships
+    assert (pagat["players"], pagat["partners"], pagat["target"]) == (4, True, 100)
+    seats = [{"name": f"P{i}", "type": "remote"} for i in range(4)]
+    for name in ("pagat-draw", "all-fives", "standard-block"):
+        created = create(client, seats, preset=name, rules={"partners": True})
+        assert created["rules"] == served[name]["partner_rules"]
+
+
 def test_the_bot_levels_are_the_bots_own_weakest_first(client):
     answer = presets(client)
     assert [level["name"] for level in answer["bot_levels"]] == list(LEVELS)

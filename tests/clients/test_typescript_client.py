@@ -15,7 +15,6 @@ listed legal action that is not a valid action body, fails the type check, not a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -25,6 +24,8 @@ import subprocess
 import pytest
 import requests
 
+from tests.npm_packages import npm as npm_in
+from tests.npm_packages import npm_ci
 from tests.servers import running_gunicorn
 
 from .support import ROOT, node_binary
@@ -32,7 +33,6 @@ from .support import ROOT, node_binary
 CLIENT = ROOT / "clients" / "typescript"
 PROGRAM = CLIENT / "src" / "play.ts"
 PLAY_JS = CLIENT / "dist" / "src" / "play.js"
-INSTALLED_STAMP = CLIENT / "node_modules" / ".boneyard-installed"
 # One match of each kind of game: a draw game, a block game, the scoring game with claims.
 MATCHES = [("standard-draw", 60), ("pagat-block", 60), ("muggins", 60)]
 
@@ -43,28 +43,15 @@ pytestmark = pytest.mark.skipif(
 
 
 def npm(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    binary = shutil.which("npm")
-    if binary is None:
-        pytest.fail("npm is not installed: run scripts/ensure-node")
-    return subprocess.run([binary, *args], check=False, cwd=CLIENT, capture_output=True, text=True, timeout=timeout)
-
-
-def lock_digest() -> str:
-    return hashlib.sha256(
-        (CLIENT / "package.json").read_bytes() + (CLIENT / "package-lock.json").read_bytes()
-    ).hexdigest()
+    return npm_in(CLIENT, *args, timeout=timeout)
 
 
 @pytest.fixture(scope="session")
 def typescript_client() -> None:
-    """node_modules as package-lock.json pins it: ``npm ci`` only when missing or stale (a stamp
-    holds the digest of package.json and the lock it was installed from), so the quick loop
-    does not reinstall."""
+    """node_modules as package-lock.json pins it: ``npm ci`` only when missing or stale
+    (tests/npm_packages.py), so the quick loop does not reinstall."""
     node_binary()
-    if not INSTALLED_STAMP.exists() or INSTALLED_STAMP.read_text() != lock_digest():
-        done = npm("ci", "--no-audit", "--no-fund")
-        assert done.returncode == 0, done.stdout + done.stderr
-        INSTALLED_STAMP.write_text(lock_digest())
+    npm_ci(CLIENT)
 
 
 def tool(name: str, *args: str) -> subprocess.CompletedProcess:

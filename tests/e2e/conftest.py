@@ -91,6 +91,9 @@ def page_at(browser, live_server):
     def open_page(size=DESKTOP, **options):
         # bypass_csp: the page's CSP forbids eval, which Playwright's string predicates use;
         # the page's own code still runs under it (it would fail to load otherwise)
+        # reduced motion unless a test asks otherwise: the table then shows new moves at once
+        # instead of one by one (tests/e2e/test_web_moves.py opts in to follow them)
+        options.setdefault("reduced_motion", "reduce")
         context = browser.new_context(viewport=size, base_url=live_server, bypass_csp=True, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)

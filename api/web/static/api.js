@@ -14,15 +14,34 @@ export class ApiError extends Error {
   }
 }
 
+/** The server could not be reached (no answer, or a gateway saying it is down): the request
+ *  may be tried again later; nothing about the match is known to have changed. */
+export class NetworkError extends Error {
+  constructor(message) {
+    super(message);
+    this.offline = true;
+  }
+}
+
+// a proxy in front of a stopped or restarting server answers with one of these
+const GATEWAY_DOWN = new Set([502, 503, 504]);
+
 /** One request; resolves to {status, etag, data}, or {status: 304, etag} when nothing changed.
  *  Match state is never taken from the browser's cache (`cache: "no-store"`) unless asked. */
 async function request(path, { method = "GET", token, body, headers = {}, cache = "no-store" } = {}) {
   const h = { Accept: "application/json", ...headers };
   if (token) h.Authorization = `Bearer ${token}`;
   if (body !== undefined) h["Content-Type"] = "application/json";
-  const res = await fetch(BASE + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache });
+  let res;
+  try {
+    res = await fetch(BASE + path, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), cache });
+  } catch (err) {
+    throw new NetworkError(`The server could not be reached (${err.message}).`);
+  }
   if (res.status === 304) return { status: 304, etag: res.headers.get("ETag") };
   const data = await res.json().catch(() => null);
+  // a proxy's own error page, not the API's problem document: the server behind it is away
+  if (GATEWAY_DOWN.has(res.status) && !data) throw new NetworkError(`The server is not answering (HTTP ${res.status}).`);
   if (!res.ok) throw new ApiError(res.status, data);
   return { status: res.status, etag: res.headers.get("ETag"), data };
 }
@@ -51,4 +70,9 @@ export function getEvents(matchId, token, after, limit = 500) {
 /** POST one action; the answer carries the actor's new view and its ETag. */
 export function postAction(matchId, token, body) {
   return request(`matches/${matchId}/actions`, { method: "POST", token, body });
+}
+
+/** GET /players/REF/stats: a portal player's record on the server (the portal key, if the server wants one). */
+export function getPlayerStats(playerRef, apiKey) {
+  return request(`players/${encodeURIComponent(playerRef)}/stats`, { headers: apiKey ? { "X-API-Key": apiKey } : {} });
 }

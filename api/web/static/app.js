@@ -8,11 +8,15 @@
 // The modules, in import order: each imports only modules above it in this list
 // (tests/e2e/test_web_modules.py checks the graph has no cycle and reaches every file).
 //   tiles.js    tile keys and their SVG faces
+//   animate.js  the table after each new event (pure), and the timed, skippable run through them
 //   dom.js      element helpers and the switch between the two screens
+//   sound.js    cues made with Web Audio (play, draw, knock, score, hand end); M mutes
 //   api.js      the HTTP client: the only code that knows the API's paths
+//   connection.js  the offline banner: retries with backoff, clears on the first answer
 //   presets.js  the rule presets and bot levels, as GET /v1/presets lists them (fetched once)
 //   state.js    the one state object, its named updates, what the view allows, persistence
 //   log.js      the event log
+//   progress.js progress on this device (and a portal player's on the server)
 //   board.js    drawing the table from the state
 //   dialogs.js  hand result, match end and pass screen; the toast
 //   match.js    create, refresh, poll, act; which dialog comes next; leave for a new match
@@ -21,14 +25,20 @@
 // This module wires them together and resumes a match saved on this device.
 
 import { renderLine } from "./board.js";
+import { bindConnection } from "./connection.js";
 import { $, showScreen } from "./dom.js";
 import { bindInput } from "./input.js";
-import { refresh } from "./match.js";
+import { bindSync, refresh, skipMoves } from "./match.js";
 import { bindSetup } from "./setup.js";
+import { bindSound } from "./sound.js";
 import { loadSavedMatch, resumeMatch } from "./state.js";
 
 async function init() {
   bindInput();
+  bindConnection();
+  bindSync();
+  bindSound();
+  $("#skip").addEventListener("click", skipMoves);
   // the line's layout depends on the board's size: lay it out again when that changes
   new ResizeObserver(() => renderLine()).observe($("#board"));
   if (window.matchMedia("(max-width: 899px)").matches) $("#log-panel").open = false;

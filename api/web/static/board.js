@@ -5,11 +5,17 @@
 // comes from the view's `legal_actions`. It attaches no handlers either; input.js listens on
 // the containers (#hand, #line, #end-choice), so a re-render never loses one.
 
+import { lastPlayed } from "./animate.js";
 import { $, h } from "./dom.js";
 import { renderLog } from "./log.js";
 import { levelTitle, presetTitle } from "./presets.js";
-import { isLocal, legal, myTurn, plays, seatName, selectedTileKey, sideOf, state, winnerName } from "./state.js";
+import {
+  distinctPlays, isLocal, legal, myTurn, passName, plays, seatName, selectedTileKey, shownView, sideOf, state, subjectVerb,
+  winnerName,
+} from "./state.js";
 import { sameTile, tileEl, tileKey } from "./tiles.js";
+
+let enteredKey = null;   // the last tile that already animated in (a re-render does not replay it)
 
 /** The ends in screen order, left to right: the end-choice buttons and `,`/`.` follow it. */
 export const END_ORDER = ["left", "up", "down", "right"];
@@ -19,7 +25,7 @@ const clamp = (x, lo, hi) => Math.max(lo, Math.min(hi, x));
 const maxUnit = () => (window.innerWidth < 640 ? 34 : 44);
 
 export function render() {
-  const v = state.view;
+  const v = shownView();
   if (!v) return;
   const hidden = state.overlay === "pass" || state.passTo !== null;
   document.body.dataset.seq = String(v.seq);     // lets tests (and curious people) see what is shown
@@ -66,13 +72,17 @@ function renderOpponents(v) {
 
 function renderStatus(v, hidden) {
   $("#boneyard-count").textContent = String(v.boneyard);
+  // a block game has no boneyard to draw from: no pill counting it
+  $("#boneyard-pill").hidden = v.rules.game === "block";
   const countPill = $("#count-pill");
   countPill.hidden = v.count === undefined || v.count === null;
   if (!countPill.hidden) $("#ends-count").textContent = String(v.count);
   let text;
-  if (v.status === "ended") text = `Match over: ${winnerName(v.winner)} ${v.sides ? "win" : "wins"}. Press N for a new match.`;
+  if (state.playback) text = state.playback.said;   // new events playing out: what just happened
+  else if (v.status === "ended") text = `Match over: ${subjectVerb(winnerName(v.winner), "wins", "win")}. Press N for a new match.`;
   else if (v.status === "waiting") text = "Waiting for players to join…";
-  else if (hidden) text = `Pass the device to ${seatName(state.passTo)}.`;
+  else if (hidden) text = `Pass the device to ${passName(state.passTo)}.`;
+  else if (state.pending && v.turn === state.viewer) text = "Sending your move…";
   else if (v.turn === state.viewer) {
     const who = state.match.humans > 1 ? `${seatName(state.viewer)}, your turn` : "Your turn";
     if (plays().size) text = `${who}: play a lifted tile.`;
@@ -104,15 +114,18 @@ function renderHand(v, hidden) {
       const k = tileKey(t);
       const ends = (options.get(k) || []).map((a) => a.end);
       const playable = turn && ends.length > 0;
+      // fives games: the view marks plays that score; show (and say) the best of this tile's
+      const bonus = playable ? Math.max(0, ...(options.get(k) || []).map((a) => a.scores || 0)) : 0;
       const btn = h("button", {
         type: "button", class: `hand-tile${playable ? " playable" : ""}${i === state.selected ? " selected" : ""}`,
         tabindex: i === state.selected ? "0" : "-1", "aria-pressed": i === state.selected ? "true" : "false",
-        "aria-label": `${t[0]}-${t[1]}${playable ? `, plays on ${ends.join(" or ")}` : ""}`,
-        dataset: { tile: k, index: String(i), ends: ends.join(" ") },
+        "aria-label": `${t[0]}-${t[1]}${playable ? `, plays on ${ends.join(" or ")}` : ""}${bonus ? `, scores ${bonus}` : ""}`,
+        // choices: how many different outcomes its ends give (1: a tap plays it, no end asked)
+        dataset: { tile: k, index: String(i), ends: ends.join(" "), choices: String(distinctPlays(k).length) },
       }, tileEl(t[0], t[1], true));
-      // fives games: the view marks plays that score; show the best of this tile's
-      const bonus = Math.max(0, ...(options.get(k) || []).map((a) => a.scores || 0));
-      if (playable && bonus) btn.append(h("span", { class: "bonus", title: `scores ${bonus}` }, `+${bonus}`));
+      // the move in flight: its tile stays marked until the server answered
+      if (state.pending?.tile && tileKey(state.pending.tile) === k) btn.classList.add("pending");
+      if (bonus) btn.append(h("span", { class: "bonus", title: `scores ${bonus}`, "aria-hidden": "true" }, `+${bonus}`));
       if (turn && !playable) btn.classList.add("dim");
       return btn;
     }));
@@ -123,6 +136,9 @@ function renderHand(v, hidden) {
   const draw = legal("draw");
   const canDraw = turn && draw.length > 0 && !hidden;
   $("#draw").disabled = !canDraw;
+  // nothing to draw: a block game, or a boneyard down to the tiles never drawn (all of it when
+  // four are dealt seven each): no control that can never be used, Knock says what is left
+  $("#draw").hidden = v.rules.game === "block" || v.boneyard <= (v.rules.boneyard_reserve || 0);
   $("#draw").title = canDraw ? `Draw from the boneyard (${v.boneyard} left)` : "Drawing is allowed only when nothing fits";
   $("#knock").disabled = !(turn && legal("knock").length && !hidden);
   const muggins = legal("muggins");
@@ -136,7 +152,8 @@ function renderHand(v, hidden) {
 export function renderEndChoice(active) {
   const box = $("#end-choice");
   const key = selectedTileKey();
-  const options = active && key ? (plays().get(key) || []) : [];
+  // one button per different outcome: ends showing the same number play the same
+  const options = active && key ? distinctPlays(key) : [];
   box.hidden = options.length < 2;
   if (box.hidden) { box.replaceChildren(); return; }
   const values = Object.fromEntries((state.view.ends || []).map((e) => [e.end, e.value]));
@@ -151,7 +168,7 @@ export function renderEndChoice(active) {
 // table's edge); spinner games show a cross: the line through the spinner, its arms above
 // and below. Each open end is a drop target showing the number it needs.
 export function renderLine() {
-  const v = state.view;
+  const v = shownView();
   const board = $("#board");
   const line = $("#line");
   if (!v) return;
@@ -167,6 +184,16 @@ export function renderLine() {
     if (fits.has(end) || dragFits.has(end)) el.classList.add("fits");
     else if (live.has(end)) el.classList.add("live");
     if (state.chosenEnd === end && fits.has(end)) el.classList.add("chosen");
+    return el;
+  };
+  // the tile placed last is marked (wherever the layout puts it); it animates in once, when new
+  const lastTile = state.playback ? state.playback.last : lastPlayed(state.events);
+  const lastKey = lastTile ? `${v.hand_number}:${tileKey(lastTile)}` : null;
+  const entering = lastKey !== enteredKey;
+  enteredKey = lastKey;
+  const mark = (el, t) => {
+    el.dataset.tile = tileKey(t);
+    if (lastTile && sameTile(t, lastTile)) el.classList.add("last", ...(entering ? ["enter"] : []));
     return el;
   };
   line.replaceChildren();
@@ -195,11 +222,11 @@ export function renderLine() {
     const u = clamp(Math.floor(Math.min(W / across, H / (tall + 0.5))), 12, maxUnit());
     line.style.setProperty("--u", `${u}px`);
     line.classList.add("cross");
-    const laid = (t, vertical) => tileEl(t[0], t[1], vertical, isDouble(t) ? "double" : "");
+    const laid = (t, vertical) => mark(tileEl(t[0], t[1], vertical, isDouble(t) ? "double" : ""), t);
     line.append(
       h("div", { class: "seg left" }, values.left !== undefined ? target("left") : null,
         v.line.slice(0, k).map((t) => laid(t, isDouble(t)))),
-      h("div", { class: "seg spin" }, tileEl(v.line[k][0], v.line[k][1], true, "double spinner")),
+      h("div", { class: "seg spin" }, mark(tileEl(v.line[k][0], v.line[k][1], true, "double spinner"), v.line[k])),
       h("div", { class: "seg right" }, v.line.slice(k + 1).map((t) => laid(t, isDouble(t))),
         values.right !== undefined ? target("right") : null),
       // arms: [number touching the spinner's side, other]; the up arm grows upwards
@@ -229,7 +256,7 @@ export function renderLine() {
       if (it.kind === "target") row.append(target(it.end));
       else {
         const [a, b] = reverse ? [it.t[1], it.t[0]] : it.t;
-        row.append(tileEl(a, b, isDouble(it.t), isDouble(it.t) ? "double" : ""));
+        row.append(mark(tileEl(a, b, isDouble(it.t), isDouble(it.t) ? "double" : ""), it.t));
       }
     }
     line.append(row);

@@ -5,8 +5,11 @@
 // passed in by the caller, so this module never reaches up into the flow.
 
 import { render } from "./board.js";
-import { $, h } from "./dom.js";
-import { localSeats, seatName, setOverlay, sideOf, state, winnerName } from "./state.js";
+import { $, $$, h } from "./dom.js";
+import { progressPanel } from "./progress.js";
+import {
+  isYou, localSeats, passName, seatName, setOverlay, sideOf, state, subjectVerb, winnerName,
+} from "./state.js";
 import { tileEl } from "./tiles.js";
 
 // --- the toast: one short line, gone after a few seconds ------------------------------------
@@ -25,29 +28,87 @@ export function hideToast() {
 }
 
 // --- the overlay frame ----------------------------------------------------------------------
-function openOverlay(kind, build) {
+// The overlay is a native <dialog> opened with showModal(): the page behind it is inert (no
+// click, Tab or screen-reader cursor reaches it). Its `hidden` attribute follows the open
+// state as well, since the page's tests and the stylesheet read that. Escape does what the
+// open dialog's safe way out does (`onEscape`), or nothing where closing would be wrong: the
+// pass screen hides a hand from the wrong person.
+let escapeAction = null;
+let returnFocus = null;
+let bound = false;
+
+const FOCUSABLE = "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
+/** Tab and Shift+Tab go round the dialog's own controls (a modal dialog alone would let Tab
+ * out to the browser's toolbar); Escape runs the dialog's safe way out, if it has one. */
+function onDialogKey(ev) {
+  if (ev.key === "Escape") {
+    ev.preventDefault();            // no native close: the flow decides what closing means
+    escapeAction?.();
+    return;
+  }
+  if (ev.key !== "Tab") return;
+  const items = $$(FOCUSABLE, $("#overlay-card"));
+  if (!items.length) { ev.preventDefault(); return; }
+  const first = items[0], last = items[items.length - 1];
+  const inside = items.includes(document.activeElement);
+  if (ev.shiftKey && (document.activeElement === first || !inside)) { ev.preventDefault(); last.focus(); }
+  else if (!ev.shiftKey && (document.activeElement === last || !inside)) { ev.preventDefault(); first.focus(); }
+}
+
+function bindDialog(dialog) {
+  if (bound) return;
+  bound = true;
+  dialog.addEventListener("keydown", onDialogKey);
+  // other close requests (a phone's back gesture): the same rule as Escape
+  dialog.addEventListener("cancel", (ev) => { ev.preventDefault(); escapeAction?.(); });
+  // a browser may still force a modal dialog shut; one the flow has not closed opens again
+  dialog.addEventListener("close", () => { if (state.overlay && !dialog.open) dialog.showModal(); });
+}
+
+function openOverlay(kind, build, onEscape = null) {
+  const dialog = $("#overlay");
+  bindDialog(dialog);
+  if (!dialog.open) returnFocus = document.activeElement;
   setOverlay(kind);
+  escapeAction = onEscape;
   const card = $("#overlay-card");
   card.replaceChildren();
   build(card);
-  $("#overlay").hidden = false;
+  dialog.hidden = false;
+  if (!dialog.open) dialog.showModal();
   document.body.classList.add("has-overlay");
   render();
-  requestAnimationFrame(() => ($("[data-autofocus]", card) || $("button", card))?.focus());
+  // without scrolling to it: a dialog taller than its room starts at its title (its buttons
+  // stay in view on their own, see table.css)
+  const focusMain = () => ($("[data-autofocus]", card) || $("button", card))?.focus({ preventScroll: true });
+  focusMain();
+  // drawing the table behind may have moved focus (it keeps the hand's): the dialog wins
+  requestAnimationFrame(() => { if (dialog.open && !card.contains(document.activeElement)) focusMain(); });
 }
 
 export function closeOverlay() {
+  const dialog = $("#overlay");
   setOverlay(null);
-  $("#overlay").hidden = true;
+  escapeAction = null;
+  dialog.hidden = true;
+  if (dialog.open) dialog.close();
   document.body.classList.remove("has-overlay");
+  // back where the person was when it opened, if that is still on the page; a hand tile
+  // drawn anew is refocused by the table's own rendering
+  const back = returnFocus;
+  returnFocus = null;
+  if (back?.isConnected && back !== document.body && !back.closest("[inert], [hidden]")) back.focus();
 }
 
 // --- the dialogs ----------------------------------------------------------------------------
 function handHeadline(result) {
   const pts = result.points === 1 ? "1 point" : `${result.points} points`;
   if (result.winner === null || result.winner === undefined) return "Blocked, and a tie for the lowest count: nobody scores.";
-  if (result.reason === "domino") return `${seatName(result.winner)} went out: ${pts} to ${winnerName(result.side)}.`;
-  return `Blocked. ${seatName(result.winner)} holds the fewest pips: ${pts} to ${winnerName(result.side)}.`;
+  // "to you" mid-sentence for the seat named You ("You went out: 6 points to you.")
+  const to = isYou(winnerName(result.side)) ? "you" : winnerName(result.side);
+  if (result.reason === "domino") return `${seatName(result.winner)} went out: ${pts} to ${to}.`;
+  return `Blocked. ${subjectVerb(seatName(result.winner), "holds", "hold")} the fewest pips: ${pts} to ${to}.`;
 }
 
 function scoreTable(scores, winnerSide) {
@@ -60,11 +121,22 @@ function scoreTable(scores, winnerSide) {
       h("span", {}, name), h("b", { dataset: { finalScore: String(side) } }, String(score)))));
 }
 
-/** Every hand laid open, the pips and the scores; `onContinue` runs on "Next hand". */
+/** Every hand laid open, the pips and the scores; `onContinue` runs on "Next hand", and on Escape. */
+// It opens as a sheet beside the table (the log's column on a wide screen, the bottom on a
+// narrow one, where it folds down to its headline) so the hand's final board, its last tile
+// marked, stays in view with the result.
 export function showHandResult(result, onContinue) {
   const ended = state.view.status === "ended";
   openOverlay("hand", (card) => {
-    card.append(
+    const sheet = h("div", { class: "hand-result" });
+    const fold = h("button", { type: "button", class: "btn small ghost fold", "aria-expanded": "true",
+      onclick: () => {
+        const folded = sheet.classList.toggle("folded");
+        fold.setAttribute("aria-expanded", folded ? "false" : "true");
+        fold.textContent = folded ? "Show the result" : "Look at the board";
+      } }, "Look at the board");
+    card.append(sheet);
+    sheet.append(
       h("h2", { id: "overlay-title" }, `Hand ${result.hand_number}`),
       h("p", { class: "headline" }, handHeadline(result)),
       h("ul", { class: "reveal" }, state.view.seats.map((seat) => {
@@ -77,36 +149,57 @@ export function showHandResult(result, onContinue) {
       })),
       h("p", { class: "sub" }, "Scores"),
       scoreTable(result.scores, result.side),
-      h("div", { class: "overlay-actions" },
+      h("div", { class: "overlay-actions" }, fold,
         h("button", { class: "btn primary", id: "continue", "data-autofocus": true, onclick: onContinue },
           ended ? "See the result" : "Next hand")));
-  });
+  }, onContinue);
 }
 
-/** The winner and final scores; "Look at the table" just closes, `onNewMatch` runs on "New match". */
+/** The winner and final scores; "Look at the table" (and Escape) just closes, `onNewMatch` runs on "New match". */
 export function showMatchEnd(onNewMatch) {
   const v = state.view;
+  const lookAtTable = () => { closeOverlay(); render(); };
   openOverlay("end", (card) => {
     const mine = v.winner !== null && localSeats().length === 1 && sideOf(localSeats()[0]) === v.winner;
     card.append(
-      h("h2", { id: "overlay-title", class: "trophy" }, mine ? "You win the match!" : `${winnerName(v.winner)} wins the match`),
+      h("h2", { id: "overlay-title", class: "trophy" },
+        mine ? "You win the match!" : `${subjectVerb(winnerName(v.winner), "wins", "win")} the match`),
       h("p", { class: "headline" }, `First to ${v.rules.target} points.`),
       scoreTable(v.scores, v.winner),
+      // one person against the computer: the match just counted in the progress on this device
+      localSeats().length === 1 && state.match.humans === 1
+        ? h("details", { class: "progress-box", id: "end-progress" }, h("summary", {}, "Your progress"), progressPanel())
+        : null,
       h("div", { class: "overlay-actions" },
-        h("button", { class: "btn ghost", onclick: () => { closeOverlay(); render(); } }, "Look at the table"),
+        h("button", { class: "btn ghost", onclick: lookAtTable }, "Look at the table"),
         h("button", { class: "btn primary", id: "rematch", "data-autofocus": true, onclick: onNewMatch }, "New match")));
-  });
+  }, lookAtTable);
 }
 
-/** Friends on one device: hide the hand until `seat`'s person says they hold it; then `onReady(seat)`. */
+/** Friends on one device: hide the hand until `seat`'s person says they hold it; then `onReady(seat)`.
+ * Escape does not close it: behind it is a hand the person holding the device must not see. */
 export function showPass(seat, onReady) {
   openOverlay("pass", (card) => {
     card.append(
       h("div", { class: "pass-tiles", "aria-hidden": "true" }, [0, 1, 2].map(() => h("span", { class: "back" }))),
-      h("h2", { id: "overlay-title" }, `Pass the device to ${seatName(seat)}`),
-      h("p", { class: "headline" }, `Only ${seatName(seat)} should look at the next screen: it shows their hand.`),
+      h("h2", { id: "overlay-title" }, `Pass the device to ${passName(seat)}`),
+      h("p", { class: "headline" }, isYou(seatName(seat))
+        ? "Only you should look at the next screen: it shows your hand."
+        : `Only ${seatName(seat)} should look at the next screen: it shows their hand.`),
       h("div", { class: "overlay-actions" },
         h("button", { class: "btn primary", id: "ready", "data-autofocus": true, onclick: () => onReady(seat) },
-          `I'm ${seatName(seat)}: show my hand`)));
+          isYou(seatName(seat)) ? "It's me: show my hand" : `I'm ${seatName(seat)}: show my hand`)));
   });
+}
+
+/** Progress on this device (and a portal player's on the server); Close and Escape close it. */
+export function showProgress() {
+  const close = () => closeOverlay();
+  openOverlay("progress", (card) => {
+    card.append(
+      h("h2", { id: "overlay-title" }, "Your progress"),
+      progressPanel(),
+      h("div", { class: "overlay-actions" },
+        h("button", { class: "btn primary", id: "progress-close", "data-autofocus": true, onclick: close }, "Close")));
+  }, close);
 }

@@ -24,3 +24,16 @@ export function showScreen(name) {
   document.body.dataset.screen = name;
   if (name === "setup") $("#start").focus();
 }
+
+/**
+ * Tell screen-reader users something that happened without moving their focus: `text` goes to
+ * the polite live region (#announcer). Each call adds its own line instead of replacing the
+ * last one, so a burst (your move, then each computer's reply) is read in order; only the last
+ * few lines are kept, since a live region is heard, not read back.
+ */
+export function announce(text) {
+  const region = $("#announcer");
+  if (!region || !text) return;
+  region.append(h("p", {}, text));
+  while (region.childElementCount > 4) region.firstElementChild.remove();
+}

@@ -10,7 +10,8 @@ import { toast } from "./dialogs.js";
 import { $, $$ } from "./dom.js";
 import { act, newMatch, playTile } from "./match.js";
 import {
-  legal, myTurn, plays, selectTile, selectedTileKey, setChosenEnd, setDrag, setKeyboard, setSelected, state,
+  distinctPlays, legal, myTurn, plays, selectTile, selectedTileKey, setChosenEnd, setDrag, setKeyboard, setSelected,
+  state,
 } from "./state.js";
 
 // a drag ends in pointerup and then a click on the tile it started from: that click is not a tap
@@ -28,7 +29,8 @@ function onHandClick(ev) {
   if (!btn) return;
   const index = Number(btn.dataset.index);
   const tileKey = btn.dataset.tile;
-  const options = plays().get(tileKey) || [];
+  // ends showing the same number (and scoring the same) are one choice: no end is asked for
+  const options = distinctPlays(tileKey);
   if (!myTurn()) { select(index); return; }
   if (options.length === 1) { setSelected(index); playTile(tileKey); return; }
   select(index);
@@ -107,7 +109,7 @@ function onPointerCancel() {
 // --- keyboard -------------------------------------------------------------------------------
 /** `,` (step -1) and `.` (step +1) walk the ends the selected tile fits, in screen order. */
 function chooseEnd(step) {
-  const options = (plays().get(selectedTileKey()) || []).map((a) => a.end);
+  const options = distinctPlays(selectedTileKey()).map((a) => a.end);
   if (options.length < 2) return;
   const ordered = END_ORDER.filter((e) => options.includes(e));
   const at = ordered.indexOf(state.chosenEnd);
@@ -119,7 +121,7 @@ function chooseEnd(step) {
 
 function playSelected() {
   const tileKey = selectedTileKey();
-  const options = plays().get(tileKey) || [];
+  const options = distinctPlays(tileKey);
   if (!options.length) {
     toast(plays().size ? `${tileKey} does not fit; pick a lifted tile.` : "Nothing fits: D draws, K knocks.");
     return;

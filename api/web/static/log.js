@@ -4,7 +4,7 @@
 // this screen), and folds a run of draws by one seat into one line.
 
 import { $, h } from "./dom.js";
-import { seatName, state, winnerName } from "./state.js";
+import { seatName, shownEvents, subjectVerb, winnerName } from "./state.js";
 
 function endsText(ends) {
   const vals = Object.values(ends || {});
@@ -14,7 +14,8 @@ function endsText(ends) {
 function logLines() {
   const lines = [];
   let lastDraw = null;
-  for (const e of state.events) {
+  // while new events play out, only those shown so far
+  for (const e of shownEvents()) {
     if (e.type === "tile_drawn") {
       if (lastDraw && lastDraw.seat === e.seat) { lastDraw.n += 1; lastDraw.el.textContent = `${seatName(e.seat)} drew ${lastDraw.n} from the boneyard`; continue; }
       lastDraw = { seat: e.seat, n: 1, el: h("li", { class: "ev-draw", dataset: { event: "draw", seat: String(e.seat) } }, `${seatName(e.seat)} drew 1 from the boneyard`) };
@@ -26,8 +27,8 @@ function logLines() {
     switch (e.type) {
       case "match_created": li("sys", `New match: first to ${e.rules.target}.`); break;
       case "seat_claimed": li("sys", `${e.name} took seat ${e.seat + 1}.`); break;
-      case "tiles_turned_up": li("sys", `Tiles turned up; ${seatName(e.leader)} leads.`); break;
-      case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${e.boneyard} in the boneyard. ${seatName(e.leader)} leads.`); break;
+      case "tiles_turned_up": li("sys", `Tiles turned up; ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
+      case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${e.boneyard} in the boneyard. ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
       case "tile_played": li("play", `${seatName(e.seat)} ${e.auto ? "led" : "played"} `, h("b", {}, `${e.tile[0]}-${e.tile[1]}`),
         e.auto ? "" : ` on the ${e.end}${e.end === "up" || e.end === "down" ? " arm" : ""}`, `  (ends ${endsText(e.ends)})`); break;
       case "knocked": li("knock", `${seatName(e.seat)} knocked: nothing for ${endsText(e.ends)}`); break;

@@ -5,11 +5,15 @@
 // come from the server through presets.js; the form shows only once they have arrived, and
 // says so plainly (with a way to try again) when they could not be had.
 
-import { toast } from "./dialogs.js";
+import { showProgress, toast } from "./dialogs.js";
 import { $, $$, h } from "./dom.js";
-import { resumeTable, startMatch } from "./match.js";
-import { botLevels, defaultBotLevel, defaultPreset, loadPresets, presetNamed, presets } from "./presets.js";
-import { rememberApiKey } from "./state.js";
+import { openSavedMatch, resumeTable, startMatch, whenSetupOpens } from "./match.js";
+import { botLevels, defaultBotLevel, defaultPreset, loadPresets, presetNamed, presets, presetTitle } from "./presets.js";
+import { rememberApiKey, runningSavedMatches, state } from "./state.js";
+
+// Targets offered beside the rules' own; any whole number up to the API's bound would do
+// (api/rules/ruleset.py MAX_TARGET), these are the usual lengths of a match.
+const TARGET_CHOICES = [50, 61, 100, 150, 200, 250, 300];
 
 // a computer seat starts at the server's default level (known once the list arrived)
 const seatDefaults = (i) => (i === 0 ? { kind: "you", name: "You" } : { kind: null, name: `Computer ${i}` });
@@ -22,6 +26,35 @@ function defaultName(kind, i) {
 }
 
 const playerCount = () => Number($("input[name=players]:checked").value);
+const partnersOn = () => playerCount() === 4 && !$("#partners-field").hidden && $("#partners").checked;
+
+/** The rules' own target for the preset, player count and partnerships, as the server resolved
+ *  them (GET /v1/presets: `rules` per player count, `partner_rules` for four as partners). */
+function defaultTarget() {
+  const preset = presetNamed($("#preset").value);
+  if (partnersOn()) return preset?.partner_rules?.target ?? null;
+  return preset?.rules?.find((r) => r.players === playerCount())?.target ?? null;
+}
+
+/** The target menu: the rules' default first (not sent: the server applies it), then other
+ *  lengths. A length the player picked stays picked. */
+function renderTargets() {
+  const select = $("#target");
+  const picked = select.value;
+  const known = defaultTarget();
+  const label = known === null ? "The rules' default" : `${known} (the rules' default)`;
+  select.replaceChildren(h("option", { value: "" }, label),
+    ...TARGET_CHOICES.filter((t) => t !== known).map((t) => h("option", { value: String(t) }, String(t))));
+  select.value = [...select.options].some((o) => o.value === picked) ? picked : "";
+}
+
+/** Partners only with four players; on, the seat list shows who plays with whom. */
+function renderPartners() {
+  // a preset without a four-player table has no partnerships (the server lists none)
+  $("#partners-field").hidden = playerCount() !== 4 || !presetNamed($("#preset").value)?.partner_rules;
+  renderSeats();
+  renderTargets();
+}
 
 function renderPresets() {
   const select = $("#preset");
@@ -37,10 +70,8 @@ function onPresetChange() {
   const allowed = preset?.players ?? [2, 3, 4];
   const radios = $$("input[name=players]");
   radios.forEach((r) => { r.disabled = !allowed.includes(Number(r.value)); });
-  if (!allowed.includes(playerCount())) {
-    radios.find((r) => Number(r.value) === allowed[0]).checked = true;
-    renderSeats();
-  }
+  if (!allowed.includes(playerCount())) radios.find((r) => Number(r.value) === allowed[0]).checked = true;
+  renderPartners();   // the seats, whether partners are offered, and the target follow the preset
 }
 
 function renderSeats() {
@@ -60,7 +91,23 @@ function renderSeats() {
     const input = h("input", { type: "text", maxlength: "40", required: true, value: seat.name,
       "aria-label": `Seat ${i + 1} name`, dataset: { seatName: String(i) } });
     input.addEventListener("input", () => { seat.name = input.value; });
-    return h("li", {}, h("span", { class: "seat-no" }, String(i + 1)), input, select);
+    // partners sit across the table: seats 1 & 3 (side A) against 2 & 4 (side B)
+    const team = partnersOn() ? h("span", { class: `team team-${i % 2 ? "b" : "a"}`, dataset: { team: String(i % 2) } },
+      i % 2 ? "Team B" : "Team A") : null;
+    return h("li", {}, h("span", { class: "seat-no" }, String(i + 1)), input, select, team);
+  }));
+}
+
+/** Matches still running that this device holds tokens for: any of them can be taken up again. */
+function renderSavedMatches() {
+  const current = state.match?.id;
+  const running = runningSavedMatches().filter((m) => m.id !== current);
+  $("#saved-matches").hidden = running.length === 0;
+  $("#saved-list").replaceChildren(...running.map((m) => {
+    const go = h("button", { type: "button", class: "btn small ghost", dataset: { savedMatch: m.id } }, "Go back");
+    go.addEventListener("click", () => openSavedMatch(m));
+    const about = [m.preset ? presetTitle(m.preset) : null, m.names?.join(" · ")].filter(Boolean).join(" — ");
+    return h("li", {}, h("span", {}, about || m.id), go);
   }));
 }
 
@@ -72,7 +119,8 @@ async function onSetupSubmit(ev) {
   const start = $("#start");
   start.disabled = true;
   try {
-    await startMatch({ seats, preset: $("#preset").value, target: Number($("input[name=target]:checked").value) });
+    const target = $("#target").value;   // "" is the rules' default: sent only when changed
+    await startMatch({ seats, preset: $("#preset").value, target: target ? Number(target) : null, partners: partnersOn() });
   } catch (err) {
     // a server that needs a portal key to create matches says so by code: ask for the key
     if (err.code === "invalid_api_key") { $("#api-key-field").hidden = false; keyInput.focus(); }
@@ -104,7 +152,8 @@ async function fillMenus() {
   $("#setup-fields").hidden = false;
   $("#start").disabled = false;
   renderPresets();
-  renderSeats();
+  renderPartners();
+  renderSavedMatches();
 }
 
 /** Fill the form's menus and listen to it, once, at start-up; resolves when the menus are
@@ -112,8 +161,11 @@ async function fillMenus() {
 export async function bindSetup() {
   $("#setup-form").addEventListener("submit", onSetupSubmit);
   $("#preset").addEventListener("change", onPresetChange);
-  $$("input[name=players]").forEach((r) => r.addEventListener("change", renderSeats));
+  $$("input[name=players]").forEach((r) => r.addEventListener("change", renderPartners));
+  $("#partners").addEventListener("change", renderPartners);
   $("#resume").addEventListener("click", resumeTable);
+  $("#progress-open").addEventListener("click", () => showProgress());
+  whenSetupOpens(renderSavedMatches);
   $("#setup-retry").addEventListener("click", fillMenus);
   await fillMenus();
 }

@@ -8,7 +8,13 @@
 
 import { tileKey } from "./tiles.js";
 
+// The most recently saved match, in the first format (a page of an older version, and a
+// browser that has only this key, still resume it); the map holds every match saved here.
 const STORE_KEY = "boneyard.table.v1";
+const MATCHES_KEY = "boneyard.matches.v1";   // match id -> saved match: one per tab, none lost
+const TAB_KEY = "boneyard.tab.match";        // sessionStorage: the match this tab plays
+const MAX_ENDED = 12;                        // ended matches kept (to look back at), newest first
+const MAX_RUNNING = 50;                      // running ones: only a pile of abandoned ones reaches this
 const API_KEY_KEY = "boneyard.apiKey";
 
 const table = {
@@ -24,6 +30,8 @@ const table = {
   overlay: null,      // the open dialog: "hand" | "end" | "pass" | null
   drag: null,         // the tile being dragged (input.js owns the record; the board reads its ends)
   keyboard: false,    // the last input was a key: keep focus on the hand across re-renders
+  pending: null,      // the move in flight ({type, tile?}): no other is sent until it is answered
+  playback: null,     // the step on screen while new events play out: {view, logged, last, said} (animate.js)
 };
 
 export const state = new Proxy(table, {
@@ -45,8 +53,9 @@ export function resumeMatch(saved) {
   table.viewer = saved.viewer ?? null;
 }
 
-/** The match is gone, or its tokens no longer open it. */
+/** The match is gone, or its tokens no longer open it: forget it here and in storage. */
 export function forgetMatch() {
+  if (table.match) dropSavedMatch(table.match.id);
   table.match = null;
 }
 
@@ -121,11 +130,31 @@ export function setKeyboard(used) {
   table.keyboard = used;
 }
 
+/** A move was sent (`action`) or answered (null): while one is in flight the table waits. */
+export function setPending(action) {
+  table.pending = action;
+}
+
+/** An earlier picture goes on screen while new events play out (null: the view itself again). */
+export function setPlayback(step) {
+  table.playback = step;
+}
+
 // --- what the view allows -------------------------------------------------------------------
+// While the new events play out, the picture on screen is an earlier one than the view:
+// nothing is offered then, so no move is ever made from a picture that is already gone.
+const offered = () => (table.playback ? [] : table.view?.legal_actions || []);
+
+/** The view on screen: the step being shown while new events play out, else the view itself. */
+export const shownView = () => table.playback?.view ?? table.view;
+
+/** The events the log prints: those shown so far while new ones play out, else all. */
+export const shownEvents = () => (table.playback ? table.events.slice(0, table.playback.logged) : table.events);
+
 /** The view's play actions by tile key: key -> [{type: "play", tile, end, ...}]. */
 export function plays() {
   const out = new Map();
-  for (const action of table.view?.legal_actions || []) {
+  for (const action of offered()) {
     if (action.type !== "play") continue;
     const k = tileKey(action.tile);
     if (!out.has(k)) out.set(k, []);
@@ -134,7 +163,7 @@ export function plays() {
   return out;
 }
 
-export const legal = (type) => (table.view?.legal_actions || []).filter((a) => a.type === type);
+export const legal = (type) => offered().filter((a) => a.type === type);
 export const isLocal = (seat) => table.match && Object.prototype.hasOwnProperty.call(table.match.local, seat);
 export const localSeats = () => (table.match ? Object.keys(table.match.local).map(Number) : []);
 export const seatName = (seat) => table.view?.seats?.[seat]?.name ?? `Seat ${seat + 1}`;
@@ -143,9 +172,35 @@ export const sideOf = (seat) => {
   if (!sides) return seat;
   return sides.findIndex((members) => members.includes(seat));
 };
-/** The person on screen may move now (no dialog in the way). */
+/** The person on screen may move now (no dialog in the way, no move of theirs in flight). */
 export const myTurn = () => table.view && table.view.status === "playing" && table.viewer !== null
-  && table.view.turn === table.viewer && !table.overlay;
+  && table.view.turn === table.viewer && !table.overlay && !table.pending && !table.playback;
+
+/** A tile's plays a person must choose between: plays onto ends showing the same number and
+ *  scoring the same leave the same ends and score, so only the first of each such group counts
+ *  (the server still gets an action it listed). */
+export function distinctPlays(key) {
+  const values = Object.fromEntries((table.view?.ends || []).map((e) => [e.end, e.value]));
+  const seen = new Set();
+  return (plays().get(key) || []).filter((a) => {
+    const outcome = `${values[a.end]}|${a.scores || 0}`;
+    if (seen.has(outcome)) return false;
+    seen.add(outcome);
+    return true;
+  });
+}
+
+/** A seat named "You" (the setup form's name for the person holding the device). */
+export const isYou = (name) => String(name).trim().toLowerCase() === "you";
+
+/** `name` and the verb that agrees with it: "You lead", "Ana leads", "Ana & Bo lead". */
+export function subjectVerb(name, singular, plural) {
+  const many = isYou(name) || name.includes(" & ");
+  return `${name} ${many ? plural : singular}`;
+}
+
+/** Who the device goes to, as a sentence says it: "Ana", or "you" for the seat named You. */
+export const passName = (seat) => (isYou(seatName(seat)) ? "you" : seatName(seat));
 
 export function winnerName(side) {
   if (side === null || side === undefined) return "Nobody";
@@ -160,13 +215,81 @@ export function selectedTileKey() {
 }
 
 // --- persistence: a reload resumes the match on this device ---------------------------------
-export function saveMatch() {
-  if (table.match) localStorage.setItem(STORE_KEY, JSON.stringify({ ...table.match, viewer: table.viewer }));
-  else localStorage.removeItem(STORE_KEY);
+// Each tab keeps the id of its own match (sessionStorage survives a reload of that tab only);
+// the tokens of every match saved here live in one map in localStorage, so a new match in one
+// tab never overwrites another tab's. A fresh tab resumes the match saved most recently.
+function savedMatches() {
+  try {
+    const map = JSON.parse(localStorage.getItem(MATCHES_KEY) || "{}");
+    return map && typeof map === "object" ? map : {};
+  } catch { return {}; }
 }
 
+function writeSavedMatches(map) {
+  const ids = Object.keys(map).sort((a, b) => (map[b].savedAt || 0) - (map[a].savedAt || 0));
+  // a running match's tokens are the only way back into it: ended matches go first, and a
+  // running one only beyond a bound no one playing reaches (the one not touched longest)
+  for (const id of ids.filter((i) => map[i].ended).slice(MAX_ENDED)) delete map[id];
+  for (const id of ids.filter((i) => !map[i].ended).slice(MAX_RUNNING)) delete map[id];
+  localStorage.setItem(MATCHES_KEY, JSON.stringify(map));
+}
+
+export function saveMatch() {
+  if (!table.match) return;
+  const v = table.view;
+  const saved = { ...table.match, viewer: table.viewer, seq: v?.seq ?? null, savedAt: Date.now(),
+                  ended: v?.status === "ended",
+                  preset: v?.rules?.preset ?? null, names: v ? v.seats.map((s) => s.name) : null };
+  const previous = savedMatches()[table.match.id];
+  // the seq only moves on with the match: storing an unchanged one again would wake the other tabs
+  // (and a match taken up again, not drawn yet, has nothing new to store)
+  const same = previous && (!v || (previous.seq === saved.seq && previous.viewer === saved.viewer
+                                   && previous.seen === saved.seen));
+  if (same) {
+    sessionStorage.setItem(TAB_KEY, table.match.id);
+    return;
+  }
+  const map = savedMatches();
+  map[table.match.id] = saved;
+  writeSavedMatches(map);
+  sessionStorage.setItem(TAB_KEY, table.match.id);
+  localStorage.setItem(STORE_KEY, JSON.stringify({ ...table.match, viewer: table.viewer }));
+}
+
+/** This tab's match; in a fresh tab the one saved most recently; else one in the first format. */
 export function loadSavedMatch() {
-  try { return JSON.parse(localStorage.getItem(STORE_KEY) || "null"); } catch { return null; }
+  const map = savedMatches();
+  const mine = sessionStorage.getItem(TAB_KEY);
+  if (mine && map[mine]) return map[mine];
+  const latest = Object.values(map).filter((m) => !m.ended).sort((a, b) => (b.savedAt || 0) - (a.savedAt || 0))[0];
+  if (latest) return latest;
+  try {
+    const old = JSON.parse(localStorage.getItem(STORE_KEY) || "null");
+    return old && !map[old.id] ? old : null;
+  } catch { return null; }
+}
+
+/** The saved matches still running, newest first (the setup screen offers to go back to them). */
+export function runningSavedMatches() {
+  return Object.values(savedMatches()).filter((m) => !m.ended && m.local)
+    .sort((a, b) => (b.savedAt || 0) - (a.savedAt || 0));
+}
+
+/** A saved match, by id (another tab may have moved it on). */
+export const savedMatch = (id) => savedMatches()[id] ?? null;
+
+/** `key` is where saved matches live: a change to it in another tab may concern this one. */
+export const isSavedMatchesKey = (key) => key === MATCHES_KEY;
+
+/** The match is gone (or its tokens no longer open it): drop its saved copy everywhere. */
+export function dropSavedMatch(id) {
+  const map = savedMatches();
+  delete map[id];
+  writeSavedMatches(map);
+  if (sessionStorage.getItem(TAB_KEY) === id) sessionStorage.removeItem(TAB_KEY);
+  try {
+    if (JSON.parse(localStorage.getItem(STORE_KEY) || "null")?.id === id) localStorage.removeItem(STORE_KEY);
+  } catch { localStorage.removeItem(STORE_KEY); }
 }
 
 /** The portal key this device was given for creating matches, if the server asked for one. */

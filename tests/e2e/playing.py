@@ -1,0 +1,241 @@
+"""Shared by the web table's layout and accessibility tests: starting a short match from the
+form, playing it by mouse, touch or keyboard, checking that every control a turn needs can
+be seen and hit, and running axe-core.
+
+What a turn needs is read from the page the way a player reads it: the lifted tiles, the lit
+ends, Draw/Knock when enabled, the dialog's buttons; plus what a player must be able to see
+(the others' scores, the boneyard, the board's edges, the pips). "Can be hit" is
+``document.elementFromPoint`` at the control's centre landing on the control itself: nothing
+drawn over it, nothing clipped by a scrolling box, no page scroll needed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from playwright.sync_api import Page
+
+from tests.npm_packages import npm_ci
+
+AXE_FOLDER = Path(__file__).resolve().parent / "axe"
+MAX_STEPS = 400
+How = Literal["mouse", "touch", "keyboard"]
+
+# what must be visible and unobstructed on every turn of the person holding the device
+TABLE_CONTROLS = ", ".join(
+    (
+        "#hand .hand-tile.playable",
+        "#draw:not(:disabled)",
+        "#knock",  # enabled or not: the row of buttons is on screen, not cut off
+        "#muggins:not([hidden])",
+        ".end-target.fits",
+        "#end-choice:not([hidden]) button",
+        "#opponents [data-score]",
+        "#boneyard-count",
+        "#count-pill:not([hidden])",
+        "#me-pips",
+        "#me-score",
+        "#board",
+    )
+)
+# the dialog's own way on (a long dialog may scroll its other content inside its card)
+DIALOG_CONTROLS = "#overlay-card .overlay-actions button"
+
+# problems with the page as drawn now: overflow, and each of `selector`'s elements that is
+# outside the viewport, covered by another element, or under the (click-through) toast
+CHECK_JS = """([selector, skipUndrawn]) => {
+  const problems = [];
+  const name = (el) => el ? (el.id ? `#${el.id}` : `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`)
+    + (el.dataset && el.dataset.tile ? `[${el.dataset.tile}]` : '') : 'nothing';
+  const de = document.documentElement;
+  if (de.scrollWidth > innerWidth) problems.push(`the page is ${de.scrollWidth} px wide in a ${innerWidth} px window`);
+  if (de.scrollHeight > innerHeight) {
+    problems.push(`the page is ${de.scrollHeight} px tall in a ${innerHeight} px window`);
+  }
+  const toast = document.querySelector('#toast');
+  const t = toast && !toast.hidden ? toast.getBoundingClientRect() : null;
+  const els = [...document.querySelectorAll(selector)].filter((el) => !el.closest('[hidden]')
+    && !(skipUndrawn && el.getClientRects().length === 0));
+  for (const el of els) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) { problems.push(`${name(el)} is not drawn`); continue; }
+    if (r.left < -0.5 || r.top < -0.5 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5) {
+      problems.push(`${name(el)} is outside the window: ${Math.round(r.left)},${Math.round(r.top)} to `
+        + `${Math.round(r.right)},${Math.round(r.bottom)} in ${innerWidth}x${innerHeight}`);
+      continue;
+    }
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === el || el.contains(hit))) problems.push(`${name(el)} is covered by ${name(hit)}`);
+    if (t && r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom) {
+      problems.push(`${name(el)} is under the toast "${toast.textContent}"`);
+    }
+  }
+  return { problems, count: els.length };
+}"""
+
+
+def start_short_match(page: Page, seats: list[tuple[str, str]], preset: str | None = None) -> None:
+    """Fill the form without pointer or keys (the test's own input starts at the table):
+    ``seats`` as (name, kind) with kind you|friend|<bot level>; the lowest target offered."""
+    page.goto("/play")
+    page.wait_for_selector("#setup:not([hidden])")
+    if len(seats) != 2:
+        page.check(f"input[name=players][value='{len(seats)}']", force=True)
+    if preset is not None:
+        page.select_option("#preset", preset)
+    for i, (name, kind) in enumerate(seats):
+        page.select_option(f"[data-seat-kind='{i}']", kind)
+        page.fill(f"[data-seat-name='{i}']", name)
+    # the shortest match the form offers (the first option is the rules' default, sent as none)
+    lengths = page.eval_on_selector_all("#target option", "els => els.map((o) => o.value).filter(Boolean)")
+    page.select_option("#target", min(lengths, key=int))
+    page.evaluate("document.querySelector('#setup-form').requestSubmit()")
+    page.wait_for_selector("#table:not([hidden]), #toast:not([hidden])")
+    assert page.is_visible("#table"), f"the match did not start: {page.inner_text('#toast')}"
+    page.wait_for_function(
+        "document.body.dataset.seq !== undefined && (document.body.hasAttribute('data-settled')"
+        " || !document.querySelector('#overlay').hidden)"
+    )
+
+
+def overlay_open(page: Page) -> bool:
+    return bool(page.evaluate("!document.querySelector('#overlay').hidden"))
+
+
+def problems(page: Page, selector: str, skip_undrawn: bool = False) -> list[str]:
+    result: dict[str, Any] = page.evaluate(CHECK_JS, [selector, skip_undrawn])
+    return list(result["problems"])
+
+
+def assert_fits(page: Page, selector: str, where: str, skip_undrawn: bool = False) -> None:
+    """Every element of ``selector`` in the window, unobstructed, and the page one window;
+    ``skip_undrawn``: elements the stylesheet does not draw at this size (display: none) are
+    not asked for (a dialog's button meant for small screens only)."""
+    found = problems(page, selector, skip_undrawn)
+    assert found == [], f"{where}: {found}"
+
+
+def wait_for_my_turn_or_dialog(page: Page) -> None:
+    page.wait_for_function("document.body.classList.contains('my-turn') || !document.querySelector('#overlay').hidden")
+
+
+def wait_for_move(page: Page, seq: str) -> None:
+    page.wait_for_function(
+        """seq => !document.querySelector('#overlay').hidden
+          || (document.body.hasAttribute('data-settled') && document.body.dataset.seq !== seq)""",
+        arg=seq,
+    )
+
+
+def press_control(page: Page, selector: str, how: How) -> None:
+    locator = page.locator(selector).first
+    if how == "touch":
+        locator.tap()
+    else:
+        locator.click()
+
+
+def play_turn_by_pointer(page: Page, how: How, where: str) -> None:
+    """One move by mouse or touch: a lifted tile (and an end when it fits two), else Draw, else Knock."""
+    playable = page.locator("#hand .hand-tile.playable")
+    if playable.count():
+        seq = page.evaluate("document.body.dataset.seq")
+        press_control(page, "#hand .hand-tile.playable", how)
+        # a tile that fits ends needing different numbers asks which: the lit ends (and the
+        # end buttons) must be there to tap, clear of the toast that asks
+        page.wait_for_function(
+            """seq => document.body.dataset.seq !== seq || !document.querySelector('#overlay').hidden
+              || !!document.querySelector('.end-target.fits')""",
+            arg=seq,
+        )
+        if page.evaluate("document.body.dataset.seq") == seq and page.locator(".end-target.fits").count():
+            assert_fits(page, TABLE_CONTROLS, f"{where}, choosing an end")
+            press_control(page, ".end-target.fits >> nth=-1", how)
+    elif page.is_enabled("#draw"):
+        press_control(page, "#draw", how)
+    else:
+        assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
+        press_control(page, "#knock", how)
+
+
+def play_turn_by_keyboard(page: Page, where: str) -> None:
+    """One move by keys: ←/→ to a lifted tile, `.` when it fits two ends, Enter; D draws, K knocks."""
+    tiles = page.locator("#hand .hand-tile")
+    classes = [tiles.nth(i).get_attribute("class") or "" for i in range(tiles.count())]
+    playable = [i for i, c in enumerate(classes) if "playable" in c]
+    if playable:
+        selected = int(page.get_attribute("#hand .hand-tile.selected", "data-index") or 0)
+        for _ in range((playable[0] - selected) % len(classes)):
+            page.keyboard.press("ArrowRight")
+        chosen = page.locator("#hand .hand-tile.selected")
+        assert "playable" in (chosen.get_attribute("class") or ""), where
+        page.keyboard.press(".")  # picks an end when the tile fits ends needing different numbers
+        if page.locator(".end-target.chosen").count():
+            assert_fits(page, TABLE_CONTROLS, f"{where}, choosing an end")
+        page.keyboard.press("Enter")
+    elif page.is_enabled("#draw"):
+        page.keyboard.press("d")
+    else:
+        assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
+        page.keyboard.press("k")
+
+
+def play_match(page: Page, how: How, shots: Path, label: str) -> dict[str, int]:
+    """Play the match to its end with one kind of input, checking the layout on every turn and
+    every dialog; screenshots of the first turn, a hand's result and the end to ``shots``."""
+    counts = {"turns": 0, "hands": 0}
+    for _ in range(MAX_STEPS):
+        wait_for_my_turn_or_dialog(page)
+        where = f"{label}, turn {counts['turns']}"
+        if overlay_open(page):
+            title = page.inner_text("#overlay-title")
+            assert_fits(page, DIALOG_CONTROLS, f"{where}, dialog {title!r}", skip_undrawn=True)
+            if page.is_visible("#rematch"):  # the match is over
+                page.screenshot(path=shots / f"{label}-match-end.png")
+                if how == "keyboard":
+                    page.keyboard.press("Escape")  # "Look at the table"
+                else:
+                    press_control(page, "#overlay-card .overlay-actions button.ghost", how)
+                page.wait_for_function("document.querySelector('#overlay').hidden")
+                assert_fits(page, "#board, #opponents [data-score], #me-score", f"{label}, the ended table")
+                page.screenshot(path=shots / f"{label}-ended.png")
+                return counts
+            if counts["hands"] == 0:
+                page.screenshot(path=shots / f"{label}-hand-result.png")
+            counts["hands"] += 1
+            if how == "keyboard":
+                page.keyboard.press("Escape")  # the same as "Next hand"
+            else:
+                press_control(page, "#continue", how)
+            page.wait_for_function("document.querySelector('#overlay').hidden || !!document.querySelector('#rematch')")
+            continue
+        assert_fits(page, TABLE_CONTROLS, where)
+        if counts["turns"] == 0:
+            page.screenshot(path=shots / f"{label}-table.png")
+        seq = page.evaluate("document.body.dataset.seq")
+        if how == "keyboard":
+            play_turn_by_keyboard(page, where)
+        else:
+            play_turn_by_pointer(page, how, where)
+        counts["turns"] += 1
+        wait_for_move(page, seq)
+    raise AssertionError(f"{label}: the match did not end in {MAX_STEPS} steps")
+
+
+# --- axe-core ------------------------------------------------------------------------------------
+def axe_script() -> Path:
+    """axe.min.js as tests/e2e/axe/package-lock.json pins it (installed when missing or stale)."""
+    npm_ci(AXE_FOLDER)
+    return AXE_FOLDER / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def serious_violations(page: Page, axe_js: Path) -> list[dict[str, Any]]:
+    """axe-core's violations of impact serious or critical on the page as it is now."""
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(axe_js))
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => ({
+          id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }))"""
+    )
+    return [v for v in found if v["impact"] in ("serious", "critical")]

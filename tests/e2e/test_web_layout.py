@@ -1,0 +1,101 @@
+"""The web table fits every screen: a whole match at each size, every turn checked.
+
+At 320×568 and 390×844 (phones), 844×390 (a phone held sideways), 1280×800 (desktop) and
+1280×800 at 200% zoom (a 640×400 CSS window at two device pixels per CSS pixel), a match
+against the random computer is played to its end, by touch, mouse or keyboard alone. On
+every turn and every dialog: the page is exactly one window (no horizontal overflow, no
+page scroll), and each control the turn needs, and what the player must see, is inside the
+window with nothing over it (tests/e2e/playing.py says how that is checked). Screenshots of
+each size go to tests/e2e/artifacts/layout-*.png for review.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import DESKTOP
+from .playing import TABLE_CONTROLS, assert_fits, play_match, start_short_match, wait_for_my_turn_or_dialog
+
+# Reduced motion: the moves are put on screen at once rather than played back one by one, so a
+# whole match per size stays quick; the layout checked is the same.
+QUICK = {"reduced_motion": "reduce"}
+TOUCH = {**QUICK, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
+HIDPI = {**QUICK, "device_scale_factor": 2}
+SIZES = [
+    pytest.param("320x568", {"width": 320, "height": 568}, TOUCH, "touch", "standard-draw", id="phone-320x568-touch"),
+    pytest.param("390x844", {"width": 390, "height": 844}, HIDPI, "mouse", "standard-draw", id="phone-390x844-mouse"),
+    pytest.param(
+        "844x390", {"width": 844, "height": 390}, TOUCH, "touch", "standard-draw", id="landscape-844x390-touch"
+    ),
+    pytest.param("1280x800", DESKTOP, QUICK, "mouse", "standard-draw", id="desktop-1280x800-mouse"),
+    # 200% zoom: the CSS window halves, each CSS pixel is two device pixels
+    pytest.param(
+        "1280x800-zoom200", {"width": 640, "height": 400}, HIDPI, "keyboard", "standard-draw", id="zoom200-keyboard"
+    ),
+]
+
+
+def real_errors(page) -> list[str]:
+    # refused actions answer 4xx, which Chromium logs as a failed resource load: not a bug
+    return [e for e in page.js_errors if "Failed to load resource" not in e]
+
+
+def tab_to_the_hand(page) -> None:
+    """Keyboard only from the first key: Tab reaches the hand (one tab stop, arrows inside it)."""
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("!!document.activeElement.closest('#hand .hand-tile')"):
+            return
+    raise AssertionError(f"Tab never reached the hand; focus is on {page.evaluate('document.activeElement.outerHTML')}")
+
+
+@pytest.mark.parametrize(("label", "size", "options", "how", "preset"), SIZES)
+def test_a_whole_match_fits_the_window_and_every_control_can_be_hit(
+    page_at, artifacts, label, size, options, how, preset
+):
+    page = page_at(size, **options)
+    start_short_match(page, [("You", "you"), ("Rand", "random")], preset=preset)
+    if how == "keyboard":
+        wait_for_my_turn_or_dialog(page)
+        tab_to_the_hand(page)
+
+    counts = play_match(page, how, artifacts, f"layout-{label}")
+
+    assert counts["turns"] >= 1 and counts["hands"] >= 1
+    assert page.evaluate("document.querySelector('#status').textContent").startswith("Match over")
+    if size["width"] >= 900:
+        # the log is a column of its own: it scrolls inside, its newest line in view
+        box = page.locator("#log").bounding_box()
+        newest = page.locator("#log li").last.bounding_box()
+        assert box and newest and page.locator("#log li").count() > 20
+        assert box["y"] <= newest["y"] and newest["y"] + newest["height"] <= box["y"] + box["height"] + 1
+        assert page.evaluate(
+            "document.querySelector('#log').scrollHeight > document.querySelector('#log').clientHeight"
+        )
+    assert real_errors(page) == []
+
+
+def test_four_players_fit_the_smallest_phone_with_the_log_open_and_sideways(page_at, artifacts):
+    """Three opponents side by side at 320 px; the open log takes part of the height (the play
+    area scrolls inside itself if it must) and the page stays one window; then landscape."""
+    page = page_at({"width": 320, "height": 568}, **TOUCH)
+    start_short_match(page, [("You", "you"), ("Ann", "random"), ("Bob", "random"), ("Cy", "random")])
+    wait_for_my_turn_or_dialog(page)
+    assert page.locator("#opponents .opp").count() == 3
+    assert_fits(page, TABLE_CONTROLS, "320x568, four players")
+    page.screenshot(path=artifacts / "layout-320x568-four-players.png")
+
+    page.locator("#log-panel summary").tap()
+    assert page.evaluate("document.querySelector('#log-panel').open")
+    assert_fits(page, "#log-panel summary", "320x568, log open")
+    width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert width[0] <= width[1]
+    page.screenshot(path=artifacts / "layout-320x568-log-open.png")
+
+    # the same table turned sideways: the opponents give up their backs, the buttons go beside the hand
+    page.locator("#log-panel summary").tap()
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.wait_for_function("innerWidth === 844")
+    assert_fits(page, TABLE_CONTROLS, "844x390, four players")
+    page.screenshot(path=artifacts / "layout-844x390-four-players.png")
+    assert real_errors(page) == []
