@@ -6,7 +6,7 @@ against the random computer is played to its end, by touch, mouse or keyboard al
 every turn and every dialog: the page is exactly one window (no horizontal overflow, no
 page scroll), and each control the turn needs, and what the player must see, is inside the
 window with nothing over it (tests/e2e/playing.py says how that is checked). Screenshots of
-each size go to tests/e2e/artifacts/layout-*.png for review.
+each size go to the artifacts folder (tests/e2e/artifacts/), named layout-<size>-<moment>.png.
 """
 
 from __future__ import annotations

@@ -254,8 +254,15 @@ def test_a_match_against_the_computer_counts_once_in_the_progress_and_reset_clea
         "streak": "0",
         "longest": "0",
     }
+    zero = shown_figures(page, "device")
     page.click("#progress-close")
     assert not overlay_open(page) and page.is_visible("#setup")
+    # the ended match shown again after the reset is not a new match to count
+    page.reload()
+    page.wait_for_selector("#rematch")
+    page.click("#rematch")
+    page.click("#progress-open")
+    assert shown_figures(page, "device") == zero
     assert real_errors(page) == []
 
 

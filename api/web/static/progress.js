@@ -22,8 +22,11 @@ export function loadProgress() {
   } catch { return fresh(); }
 }
 
+/** Every figure back to zero. The ids already counted are kept: a match that ended before the
+ *  reset, shown again (a reload, another tab), must not count as a new one. */
 export function resetProgress() {
-  localStorage.removeItem(PROGRESS_KEY);
+  const { counted, handsCounted } = loadProgress();
+  localStorage.setItem(PROGRESS_KEY, JSON.stringify({ ...fresh(), counted, handsCounted }));
 }
 
 /** The portal's player this page runs for (`/play?player_ref=REF`), or null. */
