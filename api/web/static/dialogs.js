@@ -164,7 +164,7 @@ export function showMatchEnd(onNewMatch) {
     card.append(
       h("h2", { id: "overlay-title", class: "trophy" },
         mine ? "You win the match!" : `${subjectVerb(winnerName(v.winner), "wins", "win")} the match`),
-      h("p", { class: "headline" }, `First to ${v.rules.target} points.`),
+      h("p", { class: "headline" }, `First to ${v.rules.target} ${v.rules.target === 1 ? "point" : "points"}.`),
       scoreTable(v.scores, v.winner),
       // one person against the computer: the match just counted in the progress on this device
       localSeats().length === 1 && state.match.humans === 1
