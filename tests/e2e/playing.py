@@ -27,7 +27,8 @@ TABLE_CONTROLS = ", ".join(
     (
         "#hand .hand-tile.playable",
         "#draw:not(:disabled)",
-        "#knock",  # enabled or not: the row of buttons is on screen, not cut off
+        "#knock:not(:disabled)",
+        "#me .actions",  # the row of buttons itself is on screen, not cut off
         "#muggins:not([hidden])",
         ".end-target.fits",
         "#end-choice:not([hidden]) button",
