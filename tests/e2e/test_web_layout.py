@@ -11,6 +11,9 @@ each size go to the artifacts folder (tests/e2e/artifacts/), named layout-<size>
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from .conftest import DESKTOP
@@ -99,3 +102,37 @@ def test_four_players_fit_the_smallest_phone_with_the_log_open_and_sideways(page
     assert_fits(page, TABLE_CONTROLS, "844x390, four players")
     page.screenshot(path=artifacts / "layout-844x390-four-players.png")
     assert real_errors(page) == []
+
+
+@pytest.mark.parametrize(
+    ("label", "size", "options"),
+    [
+        pytest.param("320x568", {"width": 320, "height": 568}, TOUCH, id="phone-320x568"),
+        pytest.param("844x390", {"width": 844, "height": 390}, TOUCH, id="landscape-844x390"),
+        pytest.param("1280x800-zoom200", {"width": 640, "height": 400}, HIDPI, id="zoom200"),
+    ],
+)
+def test_a_hand_that_drew_the_whole_boneyard_still_fits(page_at, artifacts, label, size, options):
+    """A hand as long as a two-player Draw game can hold (7 dealt and 14 drawn; here tiles not on
+    the line, the boneyard left as it is so the Draw button stays): every tile and control in
+    the window, whatever the deal."""
+    page = page_at(size, **options)
+
+    def with_a_long_hand(route) -> None:
+        response = route.fetch()
+        body = response.json() if response.status == 200 else None
+        view = body.get("view", body) if body else None
+        if view and view.get("hand") is not None:
+            on_line = {tuple(sorted(t)) for t in view["line"]}
+            view["hand"] = [[a, b] for a in range(6, -1, -1) for b in range(a, -1, -1) if (b, a) not in on_line][:21]
+            view["hand_counts"][view["seat"]] = len(view["hand"])
+            route.fulfill(response=response, body=json.dumps(body))
+        else:
+            route.fulfill(response=response)
+
+    page.route(re.compile(r".*/v1/matches/[^/]+/(view|actions)$"), with_a_long_hand)
+    start_short_match(page, [("You", "you"), ("Rand", "random")])
+    wait_for_my_turn_or_dialog(page)
+    assert page.locator("#hand .hand-tile").count() == 21
+    assert_fits(page, f"{TABLE_CONTROLS}, #hand .hand-tile", f"{label}, 21 tiles in hand")
+    page.screenshot(path=artifacts / f"layout-{label}-long-hand.png")
