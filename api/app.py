@@ -37,6 +37,7 @@ from api.services.bus import MessageBus
 from api.services.flow import MatchFlow
 from api.services.health import Readiness
 from api.services.limits import WorkLimits
+from api.services.pacing import ReplyFloor
 from api.services.rate_limits import RateLimitCounters
 from api.services.snapshots import SnapshotCache
 from api.services.waiting import Waiter
@@ -136,6 +137,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         waiter=Waiter(store, per_address=app.config["WAITERS_PER_ADDRESS"]),
         limits=work_limits(app.config),
         offload=cpu_offload(),
+        reply_floor=ReplyFloor.from_millis(app.config["BOT_REPLY_FLOOR_MS"]),
     )
     app.extensions[BUS_KEY] = MessageBus(flow)
     api.spec.components.security_scheme(

@@ -62,6 +62,12 @@ Environment variables (all optional):
     move of an all-bot match, are played by the autoplay runner (``flask boneyard autoplay``).
 ``AUTOPLAY_PACE_SECONDS``
     Seconds between two moves of an all-bot match (default 0.1).
+``BOT_REPLY_FLOOR_MS``
+    The least time one computer decision takes, per level, as ``level=ms`` pairs (default
+    ``random=5,greedy=5,expert=60``; a level left out has none): a decision is padded up to
+    it, so how long a reply takes does not tell what the bot's hand allowed
+    (``api.services.pacing``). Keep each above the level's slowest decision on the machine
+    (``bench/bot_timing.py``).
 ``MAX_EVENTS_PER_MATCH``
     The longest log a match may have (default 20000; an append past it is a 422).
 ``BOT_MATCHES_PER_ADDRESS``
@@ -87,6 +93,10 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
+#: The expert decides in up to about 30 ms here (bench/bot_timing.py): its floor leaves twice that.
+DEFAULT_BOT_REPLY_FLOOR_MS = "random=5,greedy=5,expert=60"
+
+
 def parse_bool(value: str | bool) -> bool:
     """Read ``1/true/yes/on`` or ``0/false/no/off`` (any case) as a bool."""
     if isinstance(value, bool):
@@ -97,6 +107,24 @@ def parse_bool(value: str | bool) -> bool:
     if lowered in _FALSE:
         return False
     raise ValueError(f"not a boolean: {value!r}")
+
+
+def parse_level_millis(value: str) -> dict[str, float]:
+    """``"random=5, expert=60"`` as ``{"random": 5.0, "expert": 60.0}`` (milliseconds, >= 0);
+    the level names are checked where they are used (``api.services.pacing``)."""
+    out: dict[str, float] = {}
+    for pair in value.split(","):
+        if not pair.strip():
+            continue
+        name, sep, number = pair.partition("=")
+        try:
+            millis = float(number) if sep else float("nan")
+        except ValueError:
+            millis = float("nan")
+        if not name.strip() or not 0 <= millis <= 10_000:
+            raise ValueError(f"not level=milliseconds (0 to 10000): {pair.strip()!r}")
+        out[name.strip()] = millis
+    return out
 
 
 def parse_origins(value: str) -> str | list[str]:
@@ -168,6 +196,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),
         "MAX_EVENTS_PER_MATCH": int(environ.get("MAX_EVENTS_PER_MATCH", "20000")),
         "BOT_MATCHES_PER_ADDRESS": int(environ.get("BOT_MATCHES_PER_ADDRESS", "5")),
+        "BOT_REPLY_FLOOR_MS": parse_level_millis(environ.get("BOT_REPLY_FLOOR_MS", DEFAULT_BOT_REPLY_FLOOR_MS)),
         # Keep key order as declared in schemas; JSON bodies are small.
         "JSON_SORT_KEYS": False,
         # flask-smorest / OpenAPI: the document is served at /v1/openapi.json

@@ -49,6 +49,12 @@ from api.store import MatchRecord, Store, UnitOfWork, make_engine
 from api.store import tables as store_tables
 from api.store.migrate import downgrade, upgrade
 
+# The computer players' reply floors (api.services.pacing) make every bot decision take tens
+# of milliseconds on purpose; the suite plays thousands of them, so its apps (the configuration
+# is read when one is made) and the servers it starts (they inherit this environment) have
+# none. tests/services/test_reply_floor.py measures the floors themselves.
+os.environ.setdefault("BOT_REPLY_FLOOR_MS", "")
+
 # Fixtures through which a test reaches the test database; every other database fixture
 # (engine, store, app, client, ...) depends on one of these.
 DATABASE_FIXTURES = frozenset({"database_url", "empty_database_url"})

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, TypeVar
 
 from api import bots
@@ -31,6 +32,7 @@ from . import errors, tokens
 from .deadlines import deadline_after, show_deadline, utcnow
 from .limits import WorkLimits
 from .match_ids import is_match_id
+from .pacing import NO_FLOOR, ReplyFloor
 from .ports import Store, UnitOfWork
 from .snapshots import Row, Snapshot, SnapshotCache, fold, rows, without_seq
 from .waiting import Waiter
@@ -55,11 +57,13 @@ class MatchFlow:
         now: Callable[[], datetime] | None = None,
         limits: WorkLimits | None = None,
         offload: Callable[..., Any] | None = None,
+        reply_floor: ReplyFloor | None = None,
     ):
         """``offload(fn, *args)`` runs CPU-heavy pure work (a bot's thinking, a fairness check)
         and answers its result: by default right here; under gevent in a native thread, so the
         worker's other requests keep being served meanwhile (see ``api.serving.cpu_offload``).
-        ``now`` is the turn clocks' time (tests inject theirs)."""
+        ``now`` is the turn clocks' time (tests inject theirs). ``reply_floor``: the least time
+        each bot level's decision takes (:mod:`api.services.pacing`; default none)."""
         self.store = store
         self.cache = cache or SnapshotCache()
         self.allow_client_seed = allow_client_seed
@@ -67,6 +71,7 @@ class MatchFlow:
         self.now: Callable[[], datetime] = now or utcnow
         self.limits = limits or WorkLimits()
         self.offload: Callable[..., Any] = offload or run_here
+        self.reply_floor = reply_floor or NO_FLOOR
         #: Idempotency keys stored by this process: every ``PURGE_EVERY``-th store purges old ones.
         self.keys_stored = 0
 
@@ -169,12 +174,13 @@ class MatchFlow:
             seat = snap.state.next_to_act(levels)
             if seat is None:
                 break
-            action = self.offload(
-                bots.choose_action,
-                levels[seat] or bots.DEFAULT_LEVEL,
-                view(snap.state, seat),
-                [redact_event(without_seq(row), seat) for row in snap.hand_log],
-                bots.bot_seed(seed, snap.seq, seat),
+            level = levels[seat] or bots.DEFAULT_LEVEL
+            seat_view = view(snap.state, seat)
+            seat_log = [redact_event(without_seq(row), seat) for row in snap.hand_log]
+            rng_seed = bots.bot_seed(seed, snap.seq, seat)
+            # at least the level's floor, however easy the choice (timing must not tell the hand)
+            action = self.reply_floor.timed(
+                level, partial(self.offload, bots.choose_action, level, seat_view, seat_log, rng_seed)
             )
             moved = rows(decide(snap.state, parse_action(seat, action), seed), snap.seq)
             snap = fold(snap, moved)

@@ -1,0 +1,137 @@
+"""Computer players answer in constant time (api.services.pacing): every decision made for a
+table takes at least its level's floor, so timing a reply tells nothing about the bot's hand.
+
+The padding is checked on an injected clock; the last test times real expert decisions, with
+one legal move and with several, with and without the floor.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+from api.bots import choose_action
+from api.bots.arena import BotMatch
+from api.config import parse_level_millis
+from api.rules import resolve_rules
+from api.services.bus import MessageBus
+from api.services.flow import MatchFlow
+from api.services.pacing import ReplyFloor
+from api.services.waiting import Waiter
+from api.store.memory import MemoryStore
+
+from .support import ANA, SeatSpec, create, tokens_of
+from .support import play_to_end as play_all
+
+
+class FakeTime:
+    """A monotonic clock that a decision moves by a set amount, and the pauses asked of it."""
+
+    def __init__(self, decision_seconds: float) -> None:
+        self.now = 100.0
+        self.decision_seconds = decision_seconds
+        self.pauses: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def pause(self, seconds: float) -> None:
+        self.pauses.append(seconds)
+        self.now += seconds
+
+    def decide(self) -> str:
+        self.now += self.decision_seconds
+        return "moved"
+
+
+@pytest.mark.parametrize(("decision", "pause"), [(0.010, 0.050), (0.0599, 0.0001), (0.060, None), (0.090, None)])
+def test_a_decision_is_padded_up_to_its_levels_floor_and_never_cut(decision, pause):
+    fake = FakeTime(decision)
+    floor = ReplyFloor({"expert": 0.060}, clock=fake.clock, pause=fake.pause)
+    assert floor.timed("expert", fake.decide) == "moved"
+    assert fake.pauses == ([] if pause is None else [pytest.approx(pause)])
+    assert fake.now - 100.0 == pytest.approx(max(decision, 0.060))
+
+
+def test_a_level_without_a_floor_is_not_timed_at_all():
+    fake = FakeTime(0.010)
+    floor = ReplyFloor({"expert": 0.060, "greedy": 0.0}, clock=fake.clock, pause=fake.pause)
+    assert floor.timed("greedy", fake.decide) == "moved"
+    assert floor.timed("random", fake.decide) == "moved"
+    assert fake.pauses == []
+
+
+def test_the_setting_is_level_equals_milliseconds_and_names_real_levels():
+    assert parse_level_millis("random=5, greedy=0,expert=60") == {"random": 5.0, "greedy": 0.0, "expert": 60.0}
+    assert parse_level_millis("") == {}
+    for wrong in ("expert", "expert=soon", "=5", "expert=-1", "expert=20000"):
+        with pytest.raises(ValueError, match="level=milliseconds"):
+            parse_level_millis(wrong)
+    assert ReplyFloor.from_millis({"expert": 60}).seconds == {"expert": 0.06}
+    with pytest.raises(ValueError, match="no bot level"):
+        ReplyFloor.from_millis({"experts": 60})
+
+
+def test_every_bot_move_a_person_waits_for_is_padded_at_its_own_level(clock):
+    """A whole match, a person against a greedy and a random computer: one pause per computer
+    decision, each up to that level's floor (the fake decisions take no time at all)."""
+    pauses: list[float] = []
+    floor = ReplyFloor({"greedy": 0.030, "random": 0.005}, clock=lambda: 0.0, pause=pauses.append)
+    store = MemoryStore(now=clock)
+    flow = MatchFlow(
+        store, allow_client_seed=True, waiter=Waiter(store, clock=clock, now=clock), now=clock, reply_floor=floor
+    )
+    bus = MessageBus(flow)
+    created = create(bus, ANA, SeatSpec("Greedy", "bot", "greedy"), SeatSpec("Random", "bot", "random"))
+    assert play_all(bus, created["id"], tokens_of(created))["status"] == "ended"
+    # the fake decisions take no time: each pause is the whole floor of the level that decided
+    assert sorted(set(pauses)) == [0.005, 0.030]
+    assert pauses.count(0.030) >= 5 and pauses.count(0.005) >= 5
+
+
+def expert_decisions(matches: int) -> tuple[list[tuple], list[tuple]]:
+    """The expert's decisions in a few matches, as (view, log, seed): one legal move, several."""
+    one, several = [], []
+    for n in range(matches):
+        match = BotMatch(resolve_rules("standard-draw", {"target": 60}, 2), f"floor-{n}", ["expert", "random"])
+        while match.live:
+            seat = match.state.turn
+            if match.levels[seat] == "expert" and match.state.status == "playing":
+                seat_view, log = match.inputs(seat)
+                choices = len(seat_view.get("legal_actions") or [])
+                if choices:
+                    (one if choices == 1 else several).append((seat_view, list(log), match.rng_seed()))
+            match.step()
+    return one, several
+
+
+def reply_times(floor: ReplyFloor, decisions: list[tuple]) -> list[float]:
+    """Milliseconds each decision took through ``floor``, timed as a client would time it."""
+    times = []
+    for seat_view, log, seed in decisions:
+        started = time.perf_counter()
+        floor.timed("expert", lambda: choose_action("expert", seat_view, log, seed))  # noqa: B023
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+@pytest.mark.slow
+def test_with_the_floor_a_reply_time_no_longer_tells_whether_the_expert_had_a_choice():
+    one, several = expert_decisions(4)
+    one, several = one[:25], several[:25]
+    assert len(one) >= 10 and len(several) >= 10
+
+    # without a floor the difference is plain: a choice costs milliseconds of thinking
+    bare = ReplyFloor()
+    gap = statistics.median(reply_times(bare, several)) - statistics.median(reply_times(bare, one))
+    assert gap > 2.0
+
+    floor_ms = 60.0
+    with_floor = ReplyFloor({"expert": floor_ms / 1000})
+    quick, slow = reply_times(with_floor, one), reply_times(with_floor, several)
+    assert min(quick + slow) >= floor_ms
+    # both take the floor (plus the pause's own overshoot, the same for both)
+    assert abs(statistics.median(slow) - statistics.median(quick)) < 2.0
+    assert max(slow) < floor_ms + 15
