@@ -406,5 +406,7 @@ class Fairness(MethodView):
     @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.TOO_MANY_REQUESTS)
     def get(self, match_id: str) -> commands.Answer:
         """Once the match has ended: re-derive every deal from the revealed seeds, re-check every
-        move and score, and verify the hash chain of the stored log (checked once, then stored)."""
+        move and score, ask every computer player again (each bot move must be the one that bot
+        makes from what its seat was shown and its seed), and verify the hash chain of the stored
+        log (checked once, then stored)."""
         return bus().handle(commands.GetFairness(match_id))

@@ -1,6 +1,6 @@
-"""The fairness check of an ended match: re-derive every deal, re-decide every move, verify
-the hash chain. An ended match's log never changes, so the check runs once per match and its
-report is stored (``uow.fairness``); ``fairness_handler`` reads it or makes it.
+"""The fairness check of an ended match: re-derive every deal, re-decide every move, ask every
+computer player again, verify the hash chain. An ended match's log never changes, so the check
+runs once per match and its report is stored (``uow.fairness``); ``fairness_handler`` reads it or makes it.
 
 The first check of a long match is the one expensive read in the API (every event loaded and
 re-decided), so within a process one request at a time makes a given match's report; the
@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from api.bots.audit import recheck_bot_moves
 from api.rules.audit import verify_log
 from api.store.chain import verify_chain
 from api.store.records import MatchRecord, StoredEvent
@@ -47,10 +48,13 @@ def one_at_a_time(match_id: str) -> Iterator[None]:
 def check(record: MatchRecord, stored: Sequence[StoredEvent]) -> dict[str, Any]:
     """The report of one ended match's whole stored log, as ``GET /fairness`` shows it."""
     chain_problems = verify_chain(stored)
-    report = verify_log([e.to_dict() for e in stored], record.seed)
+    log = [e.to_dict() for e in stored]
+    report = verify_log(log, record.seed)
+    # legal is not enough: each computer move must be the one that computer makes (api.bots.audit)
+    bots = recheck_bot_moves(log, record.seed)
     return {
         "match_id": record.id,
-        "verified": report.ok and not chain_problems,
+        "verified": report.ok and not chain_problems and not bots.problems,
         "seed": record.seed,
         "seed_commitment": record.seed_commitment,
         "commitment_ok": report.commitment_ok,
@@ -58,7 +62,7 @@ def check(record: MatchRecord, stored: Sequence[StoredEvent]) -> dict[str, Any]:
         "deals_checked": report.deals_checked,
         "moves_checked": report.moves_checked,
         "events_checked": len(stored),
-        "problems": chain_problems + report.problems,
+        "problems": chain_problems + report.problems + bots.problems,
     }
 
 
