@@ -80,36 +80,30 @@ export function recordProgress() {
   if (changed) localStorage.setItem(PROGRESS_KEY, JSON.stringify(p));
 }
 
-function figures(rows, name) {
+// the figures, in the panel's order: this device's record and the server's have the same six
+const FIGURES = [
+  ["played", "Matches played"], ["won", "Matches won"], ["hands", "Rounds won"],
+  ["best", "Best winning margin"], ["streak", "Current win streak"], ["longest", "Longest win streak"],
+];
+
+/** The six figures of `values` (by key; null shows as a dash), labelled; `name` tells the two lists apart. */
+function figures(values, name) {
   return h("dl", { class: "progress-figures", dataset: { progress: name } },
-    rows.map(([key, label, value]) => h("div", {}, h("dt", {}, label), h("dd", { dataset: { stat: key } }, value))));
+    FIGURES.map(([key, label]) => h("div", {}, h("dt", {}, label),
+      h("dd", { dataset: { stat: key } }, values[key] === null || values[key] === undefined ? "–" : String(values[key])))));
 }
 
-function localFigures() {
-  const p = loadProgress();
-  return figures([
-    ["played", "Matches played", String(p.played)],
-    ["won", "Matches won", String(p.won)],
-    ["hands", "Rounds won", String(p.hands)],
-    ["best", "Best winning margin", p.best === null ? "–" : String(p.best)],
-    ["streak", "Current win streak", String(p.streak)],
-    ["longest", "Longest win streak", String(p.longest)],
-  ], "device");
-}
+const localFigures = () => figures(loadProgress(), "device");
 
 /** The server's record of the portal player, filled in when it arrives. */
 function serverFigures(ref) {
   const box = h("div", { class: "progress-server", dataset: { serverStats: ref } },
     h("h3", {}, `On the server, as ${ref}`), h("p", { class: "hint" }, "Loading…"));
   getPlayerStats(ref, savedApiKey()).then(({ data }) => {
-    box.replaceChildren(box.firstChild, figures([
-      ["played", "Matches played", String(data.matches_played)],
-      ["won", "Matches won", String(data.matches_won)],
-      ["hands", "Rounds won", String(data.hands_won)],
-      ["best", "Best winning margin", data.best_margin === null ? "–" : String(data.best_margin)],
-      ["streak", "Current win streak", String(data.current_streak)],
-      ["longest", "Longest win streak", String(data.longest_streak)],
-    ], "server"));
+    box.replaceChildren(box.firstChild, figures({
+      played: data.matches_played, won: data.matches_won, hands: data.hands_won,
+      best: data.best_margin, streak: data.current_streak, longest: data.longest_streak,
+    }, "server"));
   }, (err) => {
     box.replaceChildren(box.firstChild, h("p", { class: "hint" }, `The server's statistics could not be loaded (${err.message}).`));
   });
