@@ -42,3 +42,13 @@ def on_starting(server):
             limit,
             wanted,
         )
+
+
+def when_ready(server):
+    """Listening now: tell whoever started this server, if they asked (the tests pass a pipe's
+    descriptor in BONEYARD_READY_FD and wait on it instead of polling). Closed before the
+    workers fork, so the reader's end sees the end of it here."""
+    ready_fd = os.environ.get("BONEYARD_READY_FD")
+    if ready_fd:
+        os.write(int(ready_fd), b"ready")
+        os.close(int(ready_fd))

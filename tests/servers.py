@@ -9,6 +9,7 @@ pipe nobody reads (a full pipe would block gunicorn).
 from __future__ import annotations
 
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -53,6 +54,10 @@ def running_gunicorn(
     environ = {key: value for key, value in os.environ.items() if key not in ("BIND", "API_KEYS")}
     environ.update({"DATABASE_URL": database_url, "PORT": str(port), "LOG_LEVEL": "warning", **env})
     base = f"http://127.0.0.1:{port}"
+    # gunicorn's when_ready hook (gunicorn.conf.py) writes to this pipe once it listens: the
+    # test waits on that, not on a clock; an exit before it is the pipe's end
+    ready, ready_w = os.pipe()
+    environ["BONEYARD_READY_FD"] = str(ready_w)
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
@@ -60,20 +65,23 @@ def running_gunicorn(
             env=environ,
             stdout=log,
             stderr=subprocess.STDOUT,
+            pass_fds=(ready_w,),
         )
+    os.close(ready_w)
     try:
-        deadline = time.monotonic() + startup_seconds
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                if requests.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except requests.RequestException:  # not listening yet, or a worker still booting
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn not healthy after {startup_seconds} s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.1)
+        listening, _, _ = select.select([ready], [], [], startup_seconds)
+        said = os.read(ready, 16) if listening else None
+        os.close(ready)
+        if not said:
+            why = "exited" if said == b"" else f"was not listening after {startup_seconds} s"
+            raise RuntimeError(f"gunicorn {why}:\n{log_path.read_text()[-3000:]}")
+        # listening: this waits in the socket's backlog while the workers boot (no polling)
+        try:
+            healthy = requests.get(f"{base}/healthz", timeout=startup_seconds).status_code == 200
+        except requests.RequestException:
+            healthy = False
+        if not healthy:
+            raise RuntimeError(f"gunicorn not healthy:\n{log_path.read_text()[-3000:]}")
         yield base, log_path
     finally:
         proc.terminate()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
 
 from api.store import make_engine
@@ -109,9 +110,13 @@ def test_writers_of_one_process_queue_on_its_lock_and_give_up_as_database_busy(s
     with sqlite_store.unit_of_work(readonly=True) as uow:  # readers never queue for it
         assert uow.matches.list().items == []
     waiter = threading.Thread(target=_write, args=(sqlite_store, "queued"))
-    waiter.start()  # queues on the process lock...
-    time.sleep(0.05)
-    release.set()  # ...and gets it at the holder's commit
+
+    def waiter_connects(conn) -> None:  # the waiter takes a connection, its write still to begin
+        if threading.current_thread() is waiter:
+            release.set()  # the holder commits while the waiter heads for the lock it holds
+
+    event.listen(sqlite_store.engine, "engine_connect", waiter_connects)
+    waiter.start()  # queues on the process lock and gets it at the holder's commit
     holder.join(5)
     waiter.join(5)
     with sqlite_store.unit_of_work(readonly=True) as uow:
