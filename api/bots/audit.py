@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.rules import BOT_SEAT, PLAYING, RulesError, decide, event_from_dict, parse_action, redact_event, replay, view
+from api.rules import BOT_SEAT, PLAYING, RulesError, decide, event_from_dict, parse_action, redact_event, view
+from api.rules.engine import initial_state, mutate
 from api.rules.events import HandStarted, Knocked, MatchCreated, PointsScored, TileDrawn, TilePlayed
 from api.rules.vocabulary import ScoredBy
 
@@ -44,7 +45,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
     opening = event_from_dict(log[0]) if log else None
     if not isinstance(opening, MatchCreated):
         return report
-    state = replay([opening])
+    state = initial_state(opening)
     hand: list[dict[str, Any]] = []  # the events since the hand began, as the bots are shown them
     i = 1
     while i < len(log):
@@ -73,7 +74,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
                 event = event_from_dict(row)
             except (RulesError, ValueError):
                 return report
-            state = replay([event], state)
+            mutate(state, event)  # the state is this check's own: folded in place, no copy per event
             if isinstance(event, HandStarted):
                 hand = []
             hand.append(row)
