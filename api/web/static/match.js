@@ -22,7 +22,6 @@ import { cue } from "./sound.js";
 
 const POLL_MS = 1500;
 let pollTimer = null;
-let busy = false;     // one action in flight at a time: a double tap must not send two
 let refreshing = null; // the refresh under way: another asked for meanwhile runs once after it
 let refreshAgain = false;
 
@@ -251,11 +250,11 @@ function schedulePoll() {
  *  is in flight the table shows it pending (the tile marked, no move offered) and nothing else
  *  is sent: a second tap would be a move for a table that is about to change. */
 export async function act(action) {
-  if (busy || state.pending || !state.view || state.viewer === null) return;
-  busy = true;
+  // one action in flight at a time (state.pending): a double tap must not send two
+  if (state.pending || !state.view || state.viewer === null) return;
   setPending(action);
   settle();
-  document.body.classList.add("busy", "pending");
+  document.body.classList.add("pending");
   render();
   let offline = false;
   try {
@@ -267,8 +266,6 @@ export async function act(action) {
   } catch (err) {
     if (err.offline) offline = true;
     else toast(err.code === "stale_seq" ? "The table moved on; here is the latest." : err.message);
-  } finally {
-    busy = false;
   }
   if (offline) {
     // unknown whether it arrived: the retry shows what the server has; until then the table is as it was
@@ -286,7 +283,7 @@ export async function act(action) {
 function endPending() {
   setPending(null);
   settle();
-  document.body.classList.remove("busy", "pending");
+  document.body.classList.remove("pending");
 }
 
 /** Play a tile by key, on `end`, or on its only end; a tile whose ends all come to the same
