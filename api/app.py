@@ -23,16 +23,17 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
 from api.http import domain_errors, errors, input_guard, problem_codes
+from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.docs_ui import blp as docs_ui_blp
 from api.http.event_schemas import register_event_schemas
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
-from api.http.matches import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.openapi_shapes import field_shape, register_shapes, register_unions
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
 from api.http.schemas import UNIONS
 from api.http.work_limit import WorkLimit
+from api.portal_cli import portal_cli
 from api.services.bus import MessageBus
 from api.services.flow import MatchFlow
 from api.services.health import Readiness
@@ -45,6 +46,7 @@ from api.serving import cpu_offload
 from api.store import Store, make_engine
 from api.store.migrate import upgrade
 from api.web import blp as web_blp
+from api.webhook_cli import portal_webhook_cli, start_webhook_worker, webhooks_cli
 
 STORE_KEY = "boneyard.store"
 API_KEY = "boneyard.api"
@@ -150,7 +152,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
             "type": "apiKey",
             "in": "header",
             "name": "X-API-Key",
-            "description": "A portal key, when the server is configured with API_KEYS",
+            "description": "A portal's key (`flask boneyard portal create`): scopes matches, players "
+            "and statistics to the portal; needed to create and list where PUBLIC_MATCHES is off",
         },
     )
     register_blueprints(api)
@@ -168,11 +171,15 @@ def register_blueprints(api: Api) -> None:
     from api.http.health import blp as health_blp
     from api.http.matches import blp as matches_blp
     from api.http.players import blp as players_blp
+    from api.http.portals import blp as portal_blp
     from api.http.presets import blp as presets_blp
     from api.http.stream import blp as stream_blp
+    from api.http.webhooks import blp as webhooks_blp
 
     api.register_blueprint(health_blp)
     api.register_blueprint(matches_blp)
+    api.register_blueprint(portal_blp)
+    api.register_blueprint(webhooks_blp)
     api.register_blueprint(players_blp)
     api.register_blueprint(presets_blp)
     api.register_blueprint(stream_blp)
@@ -185,6 +192,7 @@ def work_limits(config: Mapping[str, Any]) -> WorkLimits:
         max_events_per_match=config["MAX_EVENTS_PER_MATCH"],
         bot_matches_per_creator=config["BOT_MATCHES_PER_ADDRESS"],
         autoplay_pace=config["AUTOPLAY_PACE_SECONDS"],
+        stats_abandoned_after_hours=config["STATS_ABANDONED_AFTER_HOURS"],
     )
 
 
@@ -203,6 +211,9 @@ def _configure_logging(app: Flask) -> None:
 
 
 boneyard_cli = AppGroup("boneyard", help="Boneyard maintenance commands.")
+portal_cli.add_command(portal_webhook_cli)  # flask boneyard portal webhook …
+boneyard_cli.add_command(portal_cli)
+boneyard_cli.add_command(webhooks_cli)
 
 
 @boneyard_cli.command("migrate")
@@ -227,7 +238,11 @@ def autoplay_command(step_moves: int) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     logging.getLogger("api").info("autoplay runner started")
+    # The webhook deliveries are sent beside it, in a thread of their own (a slow endpoint
+    # must not hold up a computer player's move): one runner process for all background work.
+    webhooks = start_webhook_worker(stop)
     Autoplay(current_app.extensions[MATCHES_KEY], step_moves=step_moves).run(stop)
+    webhooks.join(timeout=15)
     click.echo("autoplay runner stopped")
 
 

@@ -35,9 +35,17 @@ Environment variables (all optional):
 ``REQUEST_BODY_TIMEOUT_SECONDS``
     A request body must arrive whole within this many seconds, or the answer is 408
     ``request_timeout`` and the connection is closed (default 10).
-``API_KEYS``
-    Comma-separated portal keys; when set, creating and listing matches needs one in
-    the ``X-API-Key`` header (default: none, open).
+``PUBLIC_MATCHES``
+    Whether keyless clients may create and list matches, in the public space no portal
+    owns (default ``true``, the embedded default). With ``false`` creating and listing
+    need a portal key (``X-API-Key``); portals are made with ``flask boneyard portal create``
+    (``api.services.portals``). ``API_KEYS``, the flat key list of old, is refused at start.
+``RATE_LIMIT_PORTAL_CREATE``
+    A portal's budget for creating matches, whatever addresses its requests come from
+    (default ``600 per minute``; ``flask boneyard portal limit`` sets one portal's own).
+``STATS_ABANDONED_AFTER_HOURS``
+    A portal match with no move for this long counts, in its players' statistics, as played
+    and lost for the player whose turn it is (default 24).
 ``RATELIMIT_ENABLED`` / ``RATELIMIT_STORAGE_URI``
     Rate limits on (default ``true``) and where counters live (default ``database://``:
     the app's own database, one budget across every worker and server on it;
@@ -72,6 +80,14 @@ Environment variables (all optional):
     The longest log a match may have (default 20000; an append past it is a 422).
 ``BOT_MATCHES_PER_ADDRESS``
     Unfinished all-bot matches one client address may have at once (default 5; 422 beyond).
+``WEBHOOK_TIMEOUT_SECONDS``
+    How long a webhook delivery waits for each of connecting, sending and the answer (default 5).
+``WEBHOOK_MAX_ATTEMPTS``
+    Attempts in a row before a delivery is given up as ``failed`` (default 12; retried after
+    ``WEBHOOK_RETRY_SECONDS``, default 10, doubling up to an hour). docs/webhooks.md.
+``WEBHOOK_ALLOW_PRIVATE_ADDRESSES``
+    Let webhooks go to loopback, private and link-local addresses (default ``false``: such
+    URLs are refused at registration and before every attempt, against server-side request forgery).
 ``LOG_LEVEL``
     Root log level for the ``api`` logger (default ``INFO``).
 """
@@ -168,6 +184,12 @@ The event vocabulary, the fold and the seeded shuffle are specified in `openapi/
 def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The full app configuration built from environment variables."""
     environ = os.environ if environ is None else environ
+    if environ.get("API_KEYS", "").strip():
+        # Refused, not ignored: a server that used to require keys must not silently open up.
+        raise ValueError(
+            "API_KEYS is no longer read: portal keys are made with `flask --app wsgi boneyard portal "
+            "create NAME`; set PUBLIC_MATCHES=false to require a portal key for creating and listing"
+        )
     return {
         "DATABASE_URL": database_url_from_environ(environ),
         "DB_POOL_SIZE": int(environ.get("DB_POOL_SIZE", "5")),
@@ -178,7 +200,9 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "LONG_POLL_MAX_SECONDS": float(environ.get("LONG_POLL_MAX_SECONDS", "60")),
         "WAITERS_PER_ADDRESS": int(environ.get("WAITERS_PER_ADDRESS", "64")),
         "REQUEST_BODY_TIMEOUT_SECONDS": float(environ.get("REQUEST_BODY_TIMEOUT_SECONDS", "10")),
-        "API_KEYS": [k.strip() for k in environ.get("API_KEYS", "").split(",") if k.strip()],
+        "PUBLIC_MATCHES": parse_bool(environ.get("PUBLIC_MATCHES", "true")),
+        "RATE_LIMIT_PORTAL_CREATE": environ.get("RATE_LIMIT_PORTAL_CREATE", "600 per minute"),
+        "STATS_ABANDONED_AFTER_HOURS": float(environ.get("STATS_ABANDONED_AFTER_HOURS", "24")),
         "RATELIMIT_ENABLED": parse_bool(environ.get("RATELIMIT_ENABLED", "true")),
         "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "database://"),
         "RATE_LIMIT_AUDIT": environ.get("RATE_LIMIT_AUDIT", "60 per minute"),
@@ -197,6 +221,10 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "MAX_EVENTS_PER_MATCH": int(environ.get("MAX_EVENTS_PER_MATCH", "20000")),
         "BOT_MATCHES_PER_ADDRESS": int(environ.get("BOT_MATCHES_PER_ADDRESS", "5")),
         "BOT_REPLY_FLOOR_MS": parse_level_millis(environ.get("BOT_REPLY_FLOOR_MS", DEFAULT_BOT_REPLY_FLOOR_MS)),
+        "WEBHOOK_TIMEOUT_SECONDS": float(environ.get("WEBHOOK_TIMEOUT_SECONDS", "5")),
+        "WEBHOOK_MAX_ATTEMPTS": int(environ.get("WEBHOOK_MAX_ATTEMPTS", "12")),
+        "WEBHOOK_RETRY_SECONDS": float(environ.get("WEBHOOK_RETRY_SECONDS", "10")),
+        "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": parse_bool(environ.get("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", "false")),
         # Keep key order as declared in schemas; JSON bodies are small.
         "JSON_SORT_KEYS": False,
         # flask-smorest / OpenAPI: the document is served at /v1/openapi.json

@@ -53,7 +53,14 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
         # the seats played by computers now (a seat handed over to one mid-match among them)
         levels = {seat: s.get("level") for seat, s in enumerate(state.seats) if s.get("type") == BOT_SEAT}
         seat = state.next_to_act(levels) if state.status == PLAYING else None
-        if seat is not None and log[i].get("seat") == seat and opens_a_decision(log[i]):
+        actor = log[i].get("seat")
+        if actor in levels and actor != seat and opens_a_decision(log[i]):
+            # a computer moves only when the server asks it, and it asks only the seat to act
+            report.problems.append(
+                f"seq {i + 1}: the computer at seat {actor} {describe(log[i])}s, but it was not asked to move"
+            )
+            return report
+        if seat is not None and actor == seat and opens_a_decision(log[i]):
             level = levels[seat] or DEFAULT_LEVEL
             shown = [redact_event(event, seat) for event in hand]
             try:
@@ -83,14 +90,13 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
 
 
 def opens_a_decision(event: dict[str, Any]) -> bool:
-    """The first event a seat's own choice produces: a play (not a forced lead, which the engine
-    makes as a hand starts), a draw, a knock or a muggins call."""
+    """The first event a seat's own choice produces: a play, a draw, a knock or a muggins call.
+    Not what the engine does by itself (``auto``): a forced lead as a hand starts, the draws and
+    knocks of ``auto_draw``/``auto_knock`` (made for a stuck seat after someone else's move)."""
     kind = event.get("type")
-    if kind == TilePlayed.type:
+    if kind in (TilePlayed.type, TileDrawn.type, Knocked.type):
         return not event.get("auto")
-    if kind == PointsScored.type:
-        return event.get("how") == ScoredBy.MUGGINS
-    return kind in (TileDrawn.type, Knocked.type)
+    return kind == PointsScored.type and event.get("how") == ScoredBy.MUGGINS
 
 
 def describe(action: dict[str, Any]) -> str:

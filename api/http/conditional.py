@@ -1,9 +1,12 @@
 """ETags and preconditions: every representation of a match is named by its seq.
 
-A view's ETag is ``"<seq>:<seat>"`` (``s`` for a spectator), a summary's ``"<seq>"``
-and an events page's ``"<seq>:<seat>:<after>:<limit>"``; they change exactly when
-what they show can. ``If-Match`` on an action names the seq the client last saw (any
-of our ETags carries it); ``If-None-Match`` on reads answers 304 while nothing changed.
+A view's ETag is ``"<seq>:<seat>:<head hash>"`` (``s`` for a spectator), a summary's
+``"<seq>"``, an events page's ``"<seq>:<seat>:<after>:<limit>:<head hash>"`` and an audit
+page's ``"<seq>:audit:<after>:<limit>:<head hash>"``; they change exactly when what they
+show can. The answers that show a chain head name its hash too: a log rewritten under the
+same seq is a new representation, never a 304 that keeps a client on the old head.
+``If-Match`` on an action names the seq the client last saw (any of our ETags carries it);
+``If-None-Match`` on reads answers 304 while nothing changed.
 """
 
 from __future__ import annotations
@@ -52,6 +55,12 @@ def etag(seq: int, *parts: object) -> str:
 
 def seat_part(seat: int | None) -> str:
     return "s" if seat is None else str(seat)
+
+
+def head_part(answer: dict) -> str:
+    """The hash of the chain head an answer shows (its ``chain_head``); empty for an action's
+    answer stored, for an ``Idempotency-Key`` replay, before answers showed one."""
+    return str(answer.get("chain_head", {}).get("hash", ""))
 
 
 def if_match_seq() -> int | None:

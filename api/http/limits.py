@@ -1,8 +1,11 @@
-"""Rate limits (flask-limiter) and portal API keys.
+"""Rate limits (flask-limiter).
 
-Limits apply per client address to match creation (a rematch counts against the same
-budget), per seat token and per address to actions, and per address to the two expensive
-reads, ``/audit`` and ``/fairness``. Counters live in the limiter's storage
+Match creation (a rematch counts against the same budget) is limited per portal for a
+request with a portal key (its own ``create_limit``, else ``RATE_LIMIT_PORTAL_CREATE``: a
+portal's many players reach the server from its few addresses) and per client address for a
+keyless one (``RATE_LIMIT_CREATE``). Other limits apply per seat token and per address to
+actions, and per address to the two expensive reads, ``/audit`` and ``/fairness``. Counters
+live in the limiter's storage
 (``RATELIMIT_STORAGE_URI``): ``database://`` by default, the app's own database, so every
 worker of every server on it shares one budget (``api.http.rate_limit_storage``);
 ``memory://`` counts per process; ``redis://…`` (with the ``redis`` package) in one Redis.
@@ -12,7 +15,6 @@ A breach is a 429 problem with ``Retry-After``.
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -21,7 +23,8 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
-from api.http.problem_codes import INVALID_API_KEY, WAIT_STATUSES
+from api.http.callers import caller_portal
+from api.http.problem_codes import WAIT_STATUSES
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -37,8 +40,17 @@ def token_key() -> str:
     return "address:" + get_remote_address()
 
 
+def creator_key() -> str:
+    """The creation budget's bucket: the portal's, or the client address's."""
+    portal = caller_portal()
+    return "address:" + get_remote_address() if portal is None else "portal:" + portal.id
+
+
 def create_limit() -> str:
-    return current_app.config["RATE_LIMIT_CREATE"]
+    portal = caller_portal()
+    if portal is None:
+        return str(current_app.config["RATE_LIMIT_CREATE"])
+    return portal.create_limit or str(current_app.config["RATE_LIMIT_PORTAL_CREATE"])
 
 
 def action_limit_per_token() -> str:
@@ -54,7 +66,7 @@ def audit_limit() -> str:
 
 
 # Shared: creating a match and asking for a rematch spend one budget.
-limit_creation = limiter.shared_limit(create_limit, scope="create", key_func=get_remote_address)
+limit_creation = limiter.shared_limit(create_limit, scope="create", key_func=creator_key)
 limit_audit_reads = limiter.limit(audit_limit, key_func=get_remote_address)  # each endpoint its own budget
 limit_actions = [
     limiter.limit(action_limit_per_token, key_func=token_key),
@@ -66,18 +78,6 @@ def rate_limited_actions(view: Callable[P, R]) -> Callable[P, R]:
     for decorate in limit_actions:
         view = decorate(view)
     return view
-
-
-def require_portal_key() -> None:
-    """When the server has API keys, creating and listing matches needs one (``X-API-Key``)."""
-    keys = current_app.config["API_KEYS"]
-    if not keys:
-        return
-    offered = request.headers.get("X-API-Key", "")
-    if not any(hmac.compare_digest(offered.encode(), key.encode()) for key in keys):
-        raise INVALID_API_KEY.error(
-            "This server needs a portal API key in the X-API-Key header to create or list matches."
-        )
 
 
 def settle_retry_after(response: Response) -> Response:

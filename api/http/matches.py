@@ -16,21 +16,22 @@ from flask_smorest import Blueprint
 from api.http import problem_codes as codes
 from api.http import schemas
 from api.http.arguments import JSON_BODY_PARSER
+from api.http.callers import bus, caller, check_match_scope, space_caller
 from api.http.conditional import (
     ETAG_HEADER,
     IF_MATCH_PATTERN,
     IF_NONE_MATCH_PARAMETER,
     NOT_MODIFIED_RESPONSE,
     etag,
+    head_part,
     if_match_seq,
     not_modified,
     seat_part,
 )
 from api.http.errors import PROBLEM_CONTENT_TYPE
-from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions, require_portal_key
+from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions
 from api.http.waiting import waiting_client
 from api.services import commands
-from api.services.bus import MessageBus
 from api.services.idempotency import KEY_PATTERN, Keyed, Replay, StoredAnswer, parse_key
 from api.services.match_ids import is_match_id
 
@@ -38,8 +39,8 @@ blp = Blueprint(
     "matches", __name__, url_prefix="/v1/matches", description="Matches, seats, views, actions and the event log"
 )
 blp.ARGUMENTS_PARSER = JSON_BODY_PARSER  # a body sent as anything but JSON: 415, not "Missing data"
+blp.before_request(check_match_scope)  # a portal key does not see another portal's matches
 
-BUS_KEY = "boneyard.bus"  # app.extensions key of the MessageBus (set by create_app)
 #: An answer with its status and headers, as flask-smorest takes a view's return value.
 Headed = tuple[commands.Answer, int, dict[str, str]]
 P = ParamSpec("P")
@@ -48,12 +49,6 @@ R = TypeVar("R")
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}]
 SEAT_TOKEN_OR_SPECTATOR: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 PORTAL_KEY: list[dict[str, list[str]]] = [{"portalKey": []}, {}]
-
-
-def bus() -> MessageBus:
-    """The app's entry to the use cases (``api.services.bus``)."""
-    bus: MessageBus = current_app.extensions[BUS_KEY]
-    return bus
 
 
 def idempotency_of(match_id: str) -> Keyed | None:
@@ -83,7 +78,7 @@ def render_action_result(result: dict) -> str:
 
 def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
     response = Response(text, status=status, mimetype="application/json")
-    response.headers["ETag"] = etag(result["seq"], seat_part(result["seat"]))
+    response.headers["ETag"] = etag(result["seq"], seat_part(result["seat"]), head_part(result["view"]))
     response.headers.update(headers)
     return response
 
@@ -162,16 +157,22 @@ class Matches(MethodView):
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.ListQuerySchema, location="query")
     @blp.response(200, schemas.MatchListSchema, headers={"Link": LINK_HEADER})
-    @problems(codes.INVALID_API_KEY, codes.INVALID_REQUEST, codes.INVALID_CURSOR)
+    @problems(
+        codes.INVALID_API_KEY,
+        codes.PORTAL_KEY_REQUIRED,
+        codes.PLAYER_REF_NEEDS_PORTAL,
+        codes.INVALID_REQUEST,
+        codes.INVALID_CURSOR,
+    )
     def get(self, query: dict[str, Any]) -> Headed:
         """List matches, newest first, filtered (paged with ``cursor``; the next page is also in ``Link``)."""
-        require_portal_key()
         page = bus().handle(
             commands.ListMatches(
                 query.get("status"),
                 query["limit"],
                 query.get("cursor"),
                 **{k: query[k] for k in ("preset", "has_open_seat", "player_ref") if k in query},
+                caller=space_caller(),
             )
         )
         return page, 200, _next_link(page["next_cursor"])
@@ -182,6 +183,8 @@ class Matches(MethodView):
     @blp.response(201, schemas.CreatedMatchSchema, headers={"ETag": ETAG_HEADER, "Location": LOCATION_HEADER})
     @problems(
         codes.INVALID_API_KEY,
+        codes.PORTAL_KEY_REQUIRED,
+        codes.PLAYER_REF_NEEDS_PORTAL,
         codes.CLIENT_SEED_NOT_ALLOWED,
         codes.TOO_MANY_BOT_MATCHES,
         codes.EVENT_LIMIT_REACHED,
@@ -192,13 +195,19 @@ class Matches(MethodView):
     )
     def post(self, body: dict[str, Any]) -> Headed:
         """Create a match; remote seats get their secret token in this answer only."""
-        require_portal_key()
         seats = tuple(
             commands.SeatSpec(s["name"], s["type"], s.get("level"), s.get("client_seed"), s.get("player_ref"))
             for s in body["seats"]
         )
         created = bus().handle(
-            commands.CreateMatch(body["preset"], body["rules"], seats, body.get("seed"), creator=request.remote_addr)
+            commands.CreateMatch(
+                body["preset"],
+                body["rules"],
+                seats,
+                body.get("seed"),
+                creator=request.remote_addr,
+                caller=space_caller(),
+            )
         )
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
 
@@ -210,7 +219,7 @@ class Match(MethodView):
     @problems(codes.UNKNOWN_MATCH)
     def get(self, match_id: str) -> Response | Headed:
         """The public summary of a match: rules, seats, status, scores, seq."""
-        summary = bus().handle(commands.GetSummary(match_id))
+        summary = bus().handle(commands.GetSummary(match_id, caller()))
         tag = etag(summary["seq"])
         return not_modified(tag) or (summary, 200, {"ETag": tag})
 
@@ -224,7 +233,7 @@ class View(MethodView):
     def get(self, match_id: str) -> Response | Headed:
         """What one seat may see (with its token), or the spectator's view (without)."""
         seat_view = bus().handle(commands.GetView(match_id, bearer_token()))
-        tag = etag(seat_view["seq"], seat_part(seat_view["seat"]))
+        tag = etag(seat_view["seq"], seat_part(seat_view["seat"]), head_part(seat_view))
         return not_modified(tag) or (seat_view, 200, {"ETag": tag, "Vary": "Authorization"})
 
 
@@ -309,7 +318,7 @@ class Events(MethodView):
                 client=waiting_client() if wait > 0 else None,
             )
         )
-        tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"])
+        tag = etag(page["seq"], seat_part(page["seat"]), query["after"], query["limit"], head_part(page))
         return not_modified(tag) or (page, 200, {"ETag": tag, "Vary": "Authorization"})
 
 
@@ -324,7 +333,8 @@ class Audit(MethodView):
         """Once the match has ended: the unredacted log with its hash chain, page by page (follow
         `next_after` until it is null), and the seed, its commitment and the shuffle on every page."""
         page = bus().handle(commands.GetAudit(match_id, query["after"], query["limit"]))
-        tag = etag(page["seq"], "audit", query["after"], query["limit"])  # an ended log never changes
+        # An ended log never changes; if its rows were rewritten, the head's hash names that.
+        tag = etag(page["seq"], "audit", query["after"], query["limit"], head_part(page))
         return not_modified(tag) or (page, 200, {"ETag": tag})
 
 
@@ -336,6 +346,7 @@ class Claim(MethodView):
     @problems(
         codes.INVALID_TOKEN,
         codes.SEAT_RESERVED,
+        codes.PLAYER_REF_NEEDS_PORTAL,
         codes.UNKNOWN_MATCH,
         codes.UNKNOWN_SEAT,
         codes.SEAT_TAKEN,
@@ -355,6 +366,7 @@ class Claim(MethodView):
                 body.get("client_seed"),
                 player_ref=body.get("player_ref"),
                 token=bearer_token(),
+                caller=caller(),
             )
         )
 
@@ -385,8 +397,7 @@ class Rematch(MethodView):
         this match's players (each claims its seat with its old token, for a new one). Like
         creating a match: needs the portal key when the server has API keys, and spends the
         same per-address budget."""
-        require_portal_key()
-        summary, made = bus().handle(commands.Rematch(match_id, bearer_token()))
+        summary, made = bus().handle(commands.Rematch(match_id, bearer_token(), caller()))
         return summary, 201 if made else 200, {"Location": f"/v1/matches/{summary['id']}"}
 
 

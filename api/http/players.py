@@ -8,9 +8,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from api.http import schemas
-from api.http.limits import require_portal_key
-from api.http.matches import bus
-from api.http.problem_codes import INVALID_API_KEY, INVALID_REQUEST, problem_responses
+from api.http.callers import bus, caller
+from api.http.problem_codes import INVALID_API_KEY, INVALID_REQUEST, PLAYER_REF_NEEDS_PORTAL, problem_responses
 from api.services.commands import GetPlayerStats
 
 blp = Blueprint(
@@ -20,7 +19,7 @@ blp = Blueprint(
     description="Players as the portal names them (player_ref): statistics",
 )
 
-PORTAL_KEY: list[dict[str, list[str]]] = [{"portalKey": []}, {}]
+PORTAL_KEY: list[dict[str, list[str]]] = [{"portalKey": []}]
 
 
 @blp.route("/<string:player_ref>/stats")
@@ -28,9 +27,9 @@ class PlayerStats(MethodView):
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(schemas.PlayerRefPathSchema, location="path", as_kwargs=True)
     @blp.response(200, schemas.PlayerStatsSchema)
-    @problem_responses(blp, INVALID_API_KEY, INVALID_REQUEST)
+    @problem_responses(blp, INVALID_API_KEY, PLAYER_REF_NEEDS_PORTAL, INVALID_REQUEST)
     def get(self, player_ref: str) -> dict[str, Any]:
-        """Matches played and won, hands won, best winning margin and win streaks, from the
-        ended matches where a seat carries this ``player_ref`` (zeros for an unknown one)."""
-        require_portal_key()
-        return bus().handle(GetPlayerStats(player_ref))
+        """The portal's player: matches played, won and forfeited, hands won, best winning margin
+        and win streaks, over the portal's own matches where a seat carries this ``player_ref``
+        (zeros for an unknown one). Needs the portal's key: a player is a portal's."""
+        return bus().handle(GetPlayerStats(player_ref, caller()))

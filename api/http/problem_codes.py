@@ -96,7 +96,7 @@ INVALID_IF_MATCH = _entry(
     "invalid_if_match",
     400,
     "Invalid If-Match",
-    '`If-Match` is not an ETag of this server (`"<seq>"`, `"<seq>:<seat>"`, or `*`).',
+    '`If-Match` is not an ETag of this server (`"<seq>"`, `"<seq>:<seat>:<head hash>"`, or `*`).',
 )
 INVALID_LAST_EVENT_ID = _entry(
     "invalid_last_event_id",
@@ -189,11 +189,54 @@ INVALID_TOKEN = _entry(
     "`Authorization: Bearer <token>` (in printable ASCII), or no seat's.",
 )
 INVALID_API_KEY = _entry(
-    "invalid_api_key",
+    services.InvalidPortalKey,
     401,
     "Invalid API key",
-    "`X-API-Key` is missing or none of this server's portal keys (`API_KEYS`, where they "
-    "are needed), or not printable ASCII.",
+    "`X-API-Key` is sent but is no live key of a portal on this server (malformed, unknown or "
+    "revoked), or not printable ASCII. A wrong key is never taken for no key.",
+)
+PORTAL_KEY_REQUIRED = _entry(
+    services.PortalKeyRequired,
+    401,
+    "Portal key required",
+    "This server has no public space (`PUBLIC_MATCHES=off`): creating and listing matches need "
+    "a portal key in `X-API-Key`.",
+)
+PLAYER_REF_NEEDS_PORTAL = _entry(
+    services.PlayerRefNeedsPortal,
+    403,
+    "Player ids need the portal's key",
+    "A `player_ref`, or a player's statistics, without the `X-API-Key` of the portal the match "
+    "belongs to: player ids are the portal's, and only it may set or read them.",
+)
+UNKNOWN_PORTAL_KEY = _entry(
+    services.UnknownPortalKey, 404, "Unknown portal key", "The portal has no live key with this id."
+)
+LAST_PORTAL_KEY = _entry(
+    services.LastPortalKey,
+    409,
+    "Last portal key",
+    "Revoking the portal's last live key would lock it out: add a new key first.",
+)
+INVALID_WEBHOOK_URL = _entry(
+    services.InvalidWebhookUrl,
+    422,
+    "Invalid webhook URL",
+    "The webhook URL cannot be used; `reason`: `scheme` (not http or https), `malformed`, "
+    "`credentials` (a user or password in it), `unresolvable`, `private_address` (loopback, "
+    "private or link-local, refused unless `WEBHOOK_ALLOW_PRIVATE_ADDRESSES`).",
+)
+INVALID_WEBHOOK_EVENTS = _entry(
+    services.InvalidWebhookEvents,
+    422,
+    "Invalid webhook events",
+    "`events` is empty or names event types that do not exist (`unknown`); docs/webhooks.md lists them.",
+)
+TOO_MANY_WEBHOOKS = _entry(
+    services.TooManyWebhooks,
+    409,
+    "Too many webhooks",
+    "The portal has as many webhooks as one may (`limit`): remove one first.",
 )
 WRONG_MATCH = _entry(services.WrongMatch, 403, "Token of another match", "A seat token, but of another match.")
 SEAT_RESERVED = _entry(
@@ -212,6 +255,12 @@ CLIENT_SEED_NOT_ALLOWED = _entry(
 # --- what does not exist -------------------------------------------------------------------------
 UNKNOWN_MATCH = _entry(services.UnknownMatch, 404, "Unknown match", "No match with this id.")
 UNKNOWN_SEAT = _entry(services.UnknownSeat, 404, "Unknown seat", "The match has no seat with this number.")
+UNKNOWN_WEBHOOK = _entry(
+    services.UnknownWebhook, 404, "Unknown webhook", "The calling portal has no webhook with this id."
+)
+UNKNOWN_DELIVERY = _entry(
+    services.UnknownDelivery, 404, "Unknown delivery", "The webhook has no delivery with this id."
+)
 
 # --- refusals that depend on the state of the match (or of the server) ---------------------------
 NOT_YOUR_TURN = _entry(rules.NotYourTurn, 409, "Not your turn", "Another seat is to move.")

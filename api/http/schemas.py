@@ -321,6 +321,30 @@ class EndSchema(ma.Schema):
     )
 
 
+class ChainHeadSchema(ma.Schema):
+    class Meta:
+        description = (
+            "Where the match's hash chain ends as this answer shows it: the last event's seq and hash (seq 0 and "
+            "64 zeros before the first event). Pin it: once the match has ended, the row at that seq of "
+            "`GET /audit` must have that hash, which proves the log up to that seq was not rewritten since "
+            "(every hash covers every earlier row). The hash is over the unredacted rows, so it cannot be "
+            "checked before /audit reveals them. What a pinned head proves and what it does not: "
+            "openapi/events.md"
+        )
+
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The last event's seq (0: none yet)"})
+    hash = fields.String(
+        validate=validate.Regexp("^[0-9a-f]{64}$"),
+        **ALWAYS,
+        metadata={"description": "That event's `hash` in the audit log (lowercase hex SHA-256)"},
+    )
+
+
+def ChainHeadField(description: str) -> fields.Nested:
+    """A ``chain_head`` field: the one ``ChainHead`` component, described for where it is shown."""
+    return fields.Nested(ChainHeadSchema, **ALWAYS, metadata={"description": description})
+
+
 DEADLINE = fields.String(
     allow_none=True,
     metadata={
@@ -459,6 +483,7 @@ class ViewSchema(ma.Schema):
     )
     seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
     deadline_at = DEADLINE
+    chain_head = ChainHeadField("The hash chain's head at this view's seq, to pin")
 
 
 class ActionResultSchema(ma.Schema):
@@ -490,6 +515,7 @@ class EventsPageSchema(ma.Schema):
         allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}
     )
     seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
+    chain_head = ChainHeadField("The hash chain's head at `seq` (this page's events are at or before it), to pin")
     events = fields.List(
         component("VisibleEvent"),
         **ALWAYS,
@@ -506,6 +532,7 @@ class AuditSchema(ma.Schema):
     seed_commitment = fields.String(**ALWAYS)
     shuffle_algorithm = fields.String(**ALWAYS, metadata={"description": "openapi/shuffle.md"})
     seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
+    chain_head = ChainHeadField("The hash chain's head: the last row's seq and hash (check pins against the rows)")
     events = fields.List(component("AuditEvent"), **ALWAYS, metadata={"description": "This page's rows, in seq order"})
     next_after = fields.Integer(
         allow_none=True, **ALWAYS, metadata={"description": "Pass as ?after= for the next page; null on the last page"}
@@ -514,9 +541,23 @@ class AuditSchema(ma.Schema):
 
 class PlayerStatsSchema(ma.Schema):
     player_ref = fields.String(**ALWAYS)
-    matches_played = fields.Integer(**ALWAYS, metadata={"description": "Ended matches with a seat of this player"})
+    matches_played = fields.Integer(
+        **ALWAYS,
+        metadata={
+            "description": "The portal's matches with a seat of this player that ended, or that the player "
+            "forfeited (matches_forfeited)"
+        },
+    )
     matches_won = fields.Integer(
         **ALWAYS, metadata={"description": "With partners, a side's win counts for both partners"}
+    )
+    matches_forfeited = fields.Integer(
+        **ALWAYS,
+        metadata={
+            "description": "Counted as played and lost: the player's seat was handed to a bot after timing out "
+            "(timeout_limit), or the match waits on the player's move for longer than the server's "
+            "STATS_ABANDONED_AFTER_HOURS"
+        },
     )
     hands_won = fields.Integer(**ALWAYS)
     best_margin = fields.Integer(

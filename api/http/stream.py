@@ -27,8 +27,9 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
+from api.http.callers import bus, check_match_scope
 from api.http.input_guard import TEXT_PATTERN
-from api.http.matches import bearer_token, bus
+from api.http.matches import bearer_token
 from api.http.problem_codes import (
     INVALID_LAST_EVENT_ID,
     INVALID_TOKEN,
@@ -44,6 +45,7 @@ from api.services.commands import GetEvents, GetView
 from api.services.feed import wait_for_event
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/matches", description="Live updates (server-sent events)")
+blp.before_request(check_match_scope)  # a portal key does not see another portal's matches
 
 HEARTBEAT_SECONDS = 15
 

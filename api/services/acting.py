@@ -36,11 +36,12 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
                 raise Replay(check_same_request(seen, keyed, match_id))
             snap = flow.snapshot(uow, record)
         try:
+            action = parse_action(seat, command.action)  # a malformed action is refused as such first
             if command.expected_seq is not None and command.expected_seq != snap.seq:
                 raise errors.StaleSeq(command.expected_seq, snap.seq)
             if command.if_match_seq is not None and command.if_match_seq != snap.seq:
                 raise errors.PreconditionFailed(command.if_match_seq, snap.seq)
-            appended = rows(decide(snap.state, parse_action(seat, command.action), record.seed), snap.seq)
+            appended = rows(decide(snap.state, action, record.seed), snap.seq)
         except (RulesError, errors.ServiceError) as refusal:
             if keyed is not None:
                 remember_refusal(flow, token_hash, keyed, match_id, refusal)
@@ -59,7 +60,7 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
                 "seat": seat,
                 "seq": after.seq,
                 "events": [{"seq": row["seq"], **redact_event(without_seq(row), seat)} for row in appended],
-                "view": flow.seat_view(after, seat, match_id, deadline),
+                "view": flow.seat_view(after, seat, match_id, deadline, uow.events.head(match_id)),
             }
             if keyed is not None:
                 remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))

@@ -12,21 +12,36 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from . import acting, claiming, clocks, creating, fairness, feed, lobby, reading, stats
+from . import acting, claiming, clocks, creating, fairness, feed, lobby, portals, reading, stats, webhooks
 from .commands import (
     Act,
+    AddPortalKey,
+    AddWebhook,
     ClaimSeat,
     Command,
     CreateMatch,
+    CreatePortal,
     GetAudit,
     GetEvents,
     GetFairness,
+    GetMatchPortal,
     GetPlayerStats,
+    GetPortal,
     GetSummary,
     GetView,
+    GetWebhook,
+    IdentifyPortal,
+    ListDeliveries,
     ListMatches,
+    ListPortals,
+    ListWebhooks,
     PlayBots,
     Rematch,
+    RemoveWebhook,
+    ReplayDelivery,
+    RevokePortalKey,
+    RotateWebhookSecret,
+    SetPortalLimit,
     SweepClocks,
 )
 from .flow import MatchFlow
@@ -47,6 +62,21 @@ HANDLERS: dict[type[Command[Any]], Callable[[Any, MatchFlow], Any]] = {
     GetEvents: feed.events_handler,
     GetFairness: fairness.fairness_handler,
     GetPlayerStats: stats.stats_handler,
+    GetMatchPortal: reading.match_portal_handler,
+    IdentifyPortal: portals.identify_handler,
+    CreatePortal: portals.create_portal_handler,
+    AddPortalKey: portals.add_key_handler,
+    RevokePortalKey: portals.revoke_key_handler,
+    SetPortalLimit: portals.set_limit_handler,
+    ListPortals: portals.list_handler,
+    GetPortal: portals.get_portal_handler,
+    AddWebhook: webhooks.add_handler,
+    ListWebhooks: webhooks.list_handler,
+    GetWebhook: webhooks.get_handler,
+    RemoveWebhook: webhooks.remove_handler,
+    RotateWebhookSecret: webhooks.rotate_handler,
+    ListDeliveries: webhooks.deliveries_handler,
+    ReplayDelivery: webhooks.replay_handler,
 }
 
 

@@ -29,10 +29,15 @@ def claim_seat_handler(command: ClaimSeat, flow: MatchFlow) -> Answer:
         if ready_to_start(after.state):
             after, more = flow.advance(record.seed, after, start_match(after.state, record.seed))
             appended += more
+        if command.player_ref is not None and not command.caller.owns(record.portal_id):
+            raise errors.PlayerRefNeedsPortal(
+                "a player_ref is the portal's id for its player: only the key (X-API-Key) of the portal "
+                "this match belongs to may set one"
+            )
         with flow.store.unit_of_work() as uow:
             if flow.lock(uow, match_id).last_seq != snap.seq:
                 continue  # someone else moved the match (a claim of another seat)
-            reserved_ref = check_reservation(uow, match_id, seat, command.token)
+            reserved_ref = check_reservation(uow, match_id, seat, command.token, command.caller, record.portal_id)
             issued = tokens.new_token()
             uow.seats.update(
                 match_id,
@@ -44,6 +49,7 @@ def claim_seat_handler(command: ClaimSeat, flow: MatchFlow) -> Answer:
                 reserved_for=None,
             )
             deadline = flow.append(uow, match_id, snap.seq, appended, after)
+            head = uow.events.head(match_id)
             uow.commit()
         flow.committed(match_id, after)
         return {
@@ -51,6 +57,6 @@ def claim_seat_handler(command: ClaimSeat, flow: MatchFlow) -> Answer:
             "seat": seat,
             "token": issued,
             "seq": after.seq,
-            "view": flow.seat_view(after, seat, match_id, deadline),
+            "view": flow.seat_view(after, seat, match_id, deadline, head),
         }
     raise errors.StaleSeq(snap.seq, flow.last_seq(match_id))

@@ -7,8 +7,11 @@ autoplay runner from their own inputs: nothing else reaches the use cases.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
+
+from api.store.records import PortalRecord
 
 from .idempotency import Keyed
 from .waiting import Client
@@ -26,6 +29,67 @@ MAX_EVENTS_PAGE = 1000
 
 class Command(Generic[R]):
     """A request to the use cases answering an ``R``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who asks: a portal (by its id) or a keyless client of the public space (``None``)."""
+
+    portal_id: str | None = None
+
+    def owns(self, portal_id: str | None) -> bool:
+        """May this caller see the player ids of a match of ``portal_id``? Only its portal may."""
+        return self.portal_id is not None and self.portal_id == portal_id
+
+    def may_see(self, portal_id: str | None) -> bool:
+        """Does a match of ``portal_id`` exist for this caller? A portal key sees its own and
+        the public space's matches, never another portal's; a keyless caller (a player with a
+        seat token, a spectator given the match's id) sees any match by its id."""
+        return self.portal_id is None or portal_id is None or portal_id == self.portal_id
+
+
+PUBLIC = Caller()  # a keyless client
+
+
+# --- portals (api.services.portals) ------------------------------------------------------
+@dataclass(frozen=True)
+class IdentifyPortal(Command[PortalRecord]):
+    """The portal a key belongs to (an unknown or revoked key is refused)."""
+
+    key: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class CreatePortal(Command[Answer]):
+    name: str
+    create_limit: str | None = None
+
+
+@dataclass(frozen=True)
+class AddPortalKey(Command[Answer]):
+    portal: str  # its name or id
+
+
+@dataclass(frozen=True)
+class RevokePortalKey(Command[Answer]):
+    portal: str
+    key_id: str
+
+
+@dataclass(frozen=True)
+class SetPortalLimit(Command[Answer]):
+    portal: str
+    create_limit: str | None
+
+
+@dataclass(frozen=True)
+class GetPortal(Command[Answer]):
+    portal: str  # its name or id
+
+
+@dataclass(frozen=True)
+class ListPortals(Command[list[Answer]]):
+    """Every portal with its keys' ids and dates (never a key)."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +116,7 @@ class CreateMatch(Command[Answer]):
     seed: str | None = None
     rematch_of: str | None = None
     creator: str | None = None
+    caller: Caller = PUBLIC  # the portal that will own it (player_refs need one)
 
 
 @dataclass(frozen=True)
@@ -64,6 +129,7 @@ class ClaimSeat(Command[Answer]):
     client_seed: str | None = None
     player_ref: str | None = None
     token: str | None = None
+    caller: Caller = PUBLIC  # a player_ref needs the match's portal
 
 
 @dataclass(frozen=True)
@@ -85,6 +151,7 @@ class Rematch(Command[tuple[Answer, bool]]):
 
     match_id: str
     token: str | None
+    caller: Caller = PUBLIC
 
 
 @dataclass(frozen=True)
@@ -105,6 +172,7 @@ class SweepClocks(Command[int]):
 @dataclass(frozen=True)
 class GetSummary(Command[Answer]):
     match_id: str
+    caller: Caller = PUBLIC  # its portal is shown the seats' player_refs
 
 
 @dataclass(frozen=True)
@@ -152,8 +220,70 @@ class ListMatches(Command[Answer]):
     preset: str | None = None
     has_open_seat: bool | None = None
     player_ref: str | None = None
+    caller: Caller = PUBLIC  # whose space is listed: its portal's, or the public one
 
 
 @dataclass(frozen=True)
 class GetPlayerStats(Command[Answer]):
     player_ref: str
+    caller: Caller  # the portal whose player this is
+
+
+@dataclass(frozen=True)
+class GetMatchPortal(Command[str | None]):
+    """The portal that owns a match (None: the public space); UnknownMatch if there is none."""
+
+    match_id: str
+
+
+# --- webhooks (api.services.webhooks): each of a portal, by its id -------------------------------
+@dataclass(frozen=True)
+class AddWebhook(Command[Answer]):
+    """A new endpoint; ``events`` None: every event type. Loopback, private and link-local
+    destinations only where the server allows them (``allow_private_addresses``)."""
+
+    portal_id: str
+    url: str
+    events: tuple[str, ...] | None = None
+    allow_private_addresses: bool = False
+    resolve: Callable[[str, int], list[str]] | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ListWebhooks(Command[Answer]):
+    portal_id: str
+
+
+@dataclass(frozen=True)
+class GetWebhook(Command[Answer]):
+    portal_id: str
+    webhook_id: str
+
+
+@dataclass(frozen=True)
+class RemoveWebhook(Command[Answer]):
+    portal_id: str
+    webhook_id: str
+
+
+@dataclass(frozen=True)
+class RotateWebhookSecret(Command[Answer]):
+    portal_id: str
+    webhook_id: str
+
+
+@dataclass(frozen=True)
+class ListDeliveries(Command[Answer]):
+    """The endpoint's delivery log, newest first, in pages (``cursor``: a page's ``next_cursor``)."""
+
+    portal_id: str
+    webhook_id: str
+    limit: int = 20
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplayDelivery(Command[Answer]):
+    portal_id: str
+    webhook_id: str
+    delivery_id: str

@@ -62,7 +62,14 @@ def create_match_handler(command: CreateMatch, flow: MatchFlow) -> Answer:
     opening = created[0]
     assert isinstance(opening, MatchCreated)  # a match's log opens with its creation
     all_bots = all(spec.type == BOT_SEAT for spec in seats)
-    creator_key = creator_hash(command.creator) if command.creator else None
+    portal_id = command.caller.portal_id
+    if portal_id is None and any(spec.player_ref for spec in seats):
+        raise errors.PlayerRefNeedsPortal(
+            "a seat's player_ref is the portal's id for its player: only a portal's key (X-API-Key) may set one"
+        )
+    # The all-bot cap counts per portal for a portal (its players share its few addresses).
+    creator = command.creator if portal_id is None else f"portal:{portal_id}"
+    creator_key = creator_hash(creator) if creator else None
     appended = rows(created, 0)
     snap = fold(None, appended)
     if ready_to_start(snap.state):
@@ -76,7 +83,8 @@ def create_match_handler(command: CreateMatch, flow: MatchFlow) -> Answer:
             cap = flow.limits.bot_matches_per_creator
             if running >= cap:
                 raise errors.TooManyBotMatches(
-                    f"this address already runs {running} unfinished all-bot matches "
+                    f"{'this address' if portal_id is None else 'this portal'} already runs {running} "
+                    "unfinished all-bot matches "
                     f"(at most {cap}); wait for one to end",
                     limit=cap,
                 )
@@ -89,6 +97,7 @@ def create_match_handler(command: CreateMatch, flow: MatchFlow) -> Answer:
                 "summary": {},
                 "creator_key": creator_key,
                 "all_bots": all_bots,
+                "portal_id": portal_id,
                 **({"rematch_of": command.rematch_of} if command.rematch_of else {}),
             }
         )
@@ -98,7 +107,7 @@ def create_match_handler(command: CreateMatch, flow: MatchFlow) -> Answer:
         uow.commit()
     flow.committed(record.id, snap)
     summary = show_deadline(flow.summary(record, snap), snap.state, deadline)
-    attach_refs(summary["seats"], {n: s.player_ref for n, s in enumerate(seats) if s.player_ref})
+    attach_refs(summary["seats"], {n: s.player_ref for n, s in enumerate(seats) if s.player_ref and portal_id})
     for seat in summary["seats"]:
         if seat["seat"] in issued:
             seat["token"] = issued[seat["seat"]]

@@ -87,3 +87,70 @@ class TooManyBotMatches(ServiceError):
     """The creator already has as many unfinished all-bot matches as one address may run."""
 
     code = "too_many_bot_matches"
+
+
+class InvalidPortalKey(ServiceError):
+    """An ``X-API-Key`` that is no live key of any portal (malformed, unknown or revoked)."""
+
+    code = "invalid_api_key"
+
+
+class PortalKeyRequired(ServiceError):
+    """This server has no public space (``PUBLIC_MATCHES`` off): creating and listing need a portal key."""
+
+    code = "portal_key_required"
+
+
+class PlayerRefNeedsPortal(ServiceError):
+    """A ``player_ref`` (or a player's statistics) without the key of the portal the match belongs to."""
+
+    code = "player_ref_needs_portal"
+
+
+class InvalidPortal(ServiceError):
+    """A portal name or rate that cannot be used, or a name already taken."""
+
+    code = "invalid_portal"
+
+
+class UnknownPortalKey(ServiceError):
+    """The portal has no live key with this id."""
+
+    code = "unknown_portal_key"
+
+
+class LastPortalKey(ServiceError):
+    """Revoking the portal's last live key would lock its owner out: add another first."""
+
+    code = "last_portal_key"
+
+
+class InvalidWebhookUrl(ServiceError):
+    """A webhook URL that cannot be used: not http(s), malformed, with credentials, not
+    resolving, or (unless the server allows) a loopback, private or link-local address; ``reason``."""
+
+    code = "invalid_webhook_url"
+
+
+class InvalidWebhookEvents(ServiceError):
+    """Webhook event types of which some are unknown (``unknown``), or none at all."""
+
+    code = "invalid_webhook_events"
+
+
+class TooManyWebhooks(ServiceError):
+    """The portal has as many webhook endpoints as one may (``limit``)."""
+
+    code = "too_many_webhooks"
+
+
+class UnknownWebhook(ServiceError):
+    """The calling portal has no webhook with this id (another portal's is unknown too)."""
+
+    code = "unknown_webhook"
+
+
+class UnknownDelivery(ServiceError):
+    """The webhook has no delivery with this id."""
+
+    code = "unknown_delivery"

@@ -11,10 +11,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from api.rules import ENDED, redact_event
+from api.store.records import MatchRecord, StoredEvent
 
 from .clocks import run_due
 from .commands import MAX_EVENTS_PAGE, Answer, GetEvents
 from .flow import MatchFlow
+from .ports import UnitOfWork
 from .waiting import Subscription
 
 #: Seconds: a waiter re-checks an overdue turn clock at most this often.
@@ -33,7 +35,7 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
         with flow.store.unit_of_work(readonly=True) as uow:
             record = flow.record(uow, match_id)
             seat = flow.authenticate(uow, match_id, command.token)
-            stored = uow.events.load(match_id, after=after, limit=limit)
+            stored = load_through_head(uow, record, after, limit)
         if sub is not None and not stored and record.status != ENDED:
             sub.saw(record.last_seq)
             with flow.waiter.hold(client, wait):
@@ -41,7 +43,7 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
             if seq > after and not sub.left:
                 with flow.store.unit_of_work(readonly=True) as uow:
                     record = flow.record(uow, match_id)
-                    stored = uow.events.load(match_id, after=after, limit=limit)
+                    stored = load_through_head(uow, record, after, limit)
     finally:
         if sub is not None:
             sub.close()
@@ -51,9 +53,16 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
         "match_id": match_id,
         "seat": seat,
         "seq": record.last_seq,
+        "chain_head": record.head.to_dict(),
         "events": items,
         "next_after": last if last < record.last_seq else None,
     }
+
+
+def load_through_head(uow: UnitOfWork, record: MatchRecord, after: int, limit: int) -> list[StoredEvent]:
+    """At most ``limit`` events after ``after`` and none past ``record``'s seq (a later commit
+    may be visible to this read on PostgreSQL), so a page never shows more than its chain head."""
+    return uow.events.load(record.id, after=after, limit=max(0, min(limit, record.last_seq - after)))
 
 
 def wait_for_event(flow: MatchFlow, match_id: str, after: int, wait: float, sub: Subscription) -> int:

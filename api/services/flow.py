@@ -25,11 +25,12 @@ from typing import Any, TypeVar
 from api import bots
 from api.rules import BOT_SEAT, ENDED, PLAYING, Event, MatchState, decide, parse_action, redact_event, view
 from api.rules.views import public_summary
-from api.store.records import MatchRecord
+from api.store.records import ChainHead, MatchRecord
 from api.store.records import StaleSeq as StoreStaleSeq
 
 from . import errors, tokens
 from .deadlines import deadline_after, show_deadline, utcnow
+from .effects import record_effects
 from .limits import WorkLimits
 from .match_ids import is_match_id
 from .pacing import NO_FLOOR, ReplyFloor
@@ -38,6 +39,9 @@ from .snapshots import Row, Snapshot, SnapshotCache, fold, rows, without_seq
 from .waiting import Waiter
 
 T = TypeVar("T")
+
+#: Matches whose portal one process remembers (a few hundred kB at most).
+PORTALS_REMEMBERED = 8192
 
 
 def run_here(fn: Callable[..., T], *args: Any) -> T:
@@ -74,6 +78,8 @@ class MatchFlow:
         self.reply_floor = reply_floor or NO_FLOOR
         #: Idempotency keys stored by this process: every ``PURGE_EVERY``-th store purges old ones.
         self.keys_stored = 0
+        #: match id -> its portal (``portal_of``), oldest first.
+        self.portals: dict[str, str | None] = {}
 
     # --- reading a match --------------------------------------------------------------------
     def record(self, uow: UnitOfWork, match_id: str) -> MatchRecord:
@@ -104,7 +110,10 @@ class MatchFlow:
             return snap
         if snap is not None and snap.seq > record.last_seq:
             snap = None  # written by a transaction that did not commit: distrust it
-        stored = uow.events.load(record.id, after=snap.seq if snap else 0)
+        after = snap.seq if snap else 0
+        # Up to the record's seq and no further (a later commit may be visible to this read on
+        # PostgreSQL): the state shown is then exactly the one the record's chain head names.
+        stored = uow.events.load(record.id, after=after, limit=record.last_seq - after)
         snap = fold(snap, [{"seq": e.seq, **e.to_dict()} for e in stored])
         self.cache.put(record.id, snap)
         return snap
@@ -137,11 +146,16 @@ class MatchFlow:
         return seat
 
     # --- what a client is shown ------------------------------------------------------------------
-    def seat_view(self, snap: Snapshot, seat: int | None, match_id: str, deadline: datetime | None) -> dict[str, Any]:
-        """What ``seat`` (None: a spectator) may see of the match at ``snap``."""
+    def seat_view(
+        self, snap: Snapshot, seat: int | None, match_id: str, deadline: datetime | None, head: ChainHead
+    ) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) may see of the match at ``snap``, with the chain head
+        at that seq (``head``, read in the same transaction), for the client to pin."""
+        assert head.seq == snap.seq, f"chain head at {head.seq} shown with the state at {snap.seq}"
         out = view(snap.state, seat)
         out["seq"] = snap.seq
         out["match_id"] = match_id
+        out["chain_head"] = head.to_dict()
         return show_deadline(out, snap.state, deadline)
 
     def summary(self, record: MatchRecord, snap: Snapshot) -> dict[str, Any]:
@@ -219,7 +233,20 @@ class MatchFlow:
             )
         except StoreStaleSeq as exc:
             raise errors.StaleSeq(expected, exc.current_seq) from None
+        record_effects(uow, self.portal_of(uow, match_id), match_id, appended, snap, now)
         return deadline
+
+    def portal_of(self, uow: UnitOfWork, match_id: str) -> str | None:
+        """The portal that owns the match (None: the public space); it never changes, so it is
+        remembered per process and an append costs no extra read."""
+        if match_id in self.portals:
+            return self.portals[match_id]
+        record = uow.matches.get(match_id)
+        portal_id = None if record is None else record.portal_id
+        if len(self.portals) >= PORTALS_REMEMBERED:
+            self.portals.pop(next(iter(self.portals)))  # the oldest entry
+        self.portals[match_id] = portal_id
+        return portal_id
 
     def committed(self, match_id: str, snap: Snapshot) -> None:
         """After a commit: remember the new state and wake whoever waits on this match."""

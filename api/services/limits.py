@@ -1,7 +1,8 @@
 """How much work one client can cause: the server's bounds, in one record.
 
 Read from the configuration by ``create_app`` (``INLINE_BOT_MOVES``, ``MAX_EVENTS_PER_MATCH``,
-``BOT_MATCHES_PER_ADDRESS``, ``AUTOPLAY_PACE_SECONDS``) and handed to the services, so every
+``BOT_MATCHES_PER_ADDRESS``, ``AUTOPLAY_PACE_SECONDS``,
+``STATS_ABANDONED_AFTER_HOURS``) and handed to the services, so every
 use case reads the same numbers. The largest ``target`` is a rule-set bound
 (``api.rules.ruleset.MAX_TARGET``), since it is validated with the rules.
 """
@@ -22,3 +23,6 @@ class WorkLimits:
     bot_matches_per_creator: int = 5
     #: Seconds between two steps of an all-bot match played by the autoplay runner.
     autoplay_pace: float = 0.1
+    #: A portal match with no move for this long counts as lost for the player to move
+    #: (``api.services.stats``): leaving a bad deal is not free.
+    stats_abandoned_after_hours: float = 24.0

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.store.records import InvalidCursor as StoreInvalidCursor
-from api.store.records import MatchFilter
+from api.store.records import MatchFilter, Space
 from api.store.repositories import CURSOR_PATTERN
 
 from . import errors
 from .clocks import run_due
-from .commands import MAX_AUDIT_PAGE, Answer, GetAudit, GetSummary, GetView, ListMatches
+from .commands import MAX_AUDIT_PAGE, Answer, GetAudit, GetMatchPortal, GetSummary, GetView, ListMatches
 from .flow import MatchFlow
 from .seats import attach_refs
 
@@ -22,15 +22,23 @@ __all__ = ["CURSOR_PATTERN", "audit_handler", "list_handler", "summary_handler",
 
 
 def summary_handler(command: GetSummary, flow: MatchFlow) -> Answer:
-    """The public summary: seats, scores, status, no one's tiles."""
+    """The public summary: seats, scores, status, no one's tiles (the seats' player_refs only
+    for the match's own portal)."""
     run_due(flow, command.match_id)
     with flow.store.unit_of_work(readonly=True) as uow:
         record = flow.record(uow, command.match_id)
         snap = flow.snapshot(uow, record)
-        refs = uow.seats.refs_for([command.match_id]).get(command.match_id, {})
+        shown = command.caller.owns(record.portal_id)
+        refs = uow.seats.refs_for([command.match_id]).get(command.match_id, {}) if shown else {}
     summary = flow.summary(record, snap)
     attach_refs(summary["seats"], refs)
     return summary
+
+
+def match_portal_handler(command: GetMatchPortal, flow: MatchFlow) -> str | None:
+    """The portal that owns the match (None: the public space)."""
+    with flow.store.unit_of_work(readonly=True) as uow:
+        return flow.record(uow, command.match_id).portal_id
 
 
 def view_handler(command: GetView, flow: MatchFlow) -> Answer:
@@ -40,20 +48,29 @@ def view_handler(command: GetView, flow: MatchFlow) -> Answer:
         record = flow.record(uow, command.match_id)
         seat = flow.authenticate(uow, command.match_id, command.token)
         snap = flow.snapshot(uow, record)
-    return flow.seat_view(snap, seat, command.match_id, record.deadline_at)
+    return flow.seat_view(snap, seat, command.match_id, record.deadline_at, record.head)
 
 
 def list_handler(command: ListMatches, flow: MatchFlow) -> Answer:
     """One page of matches, newest first, with the cursor of the next."""
     with flow.store.unit_of_work(readonly=True) as uow:
         try:
-            where = MatchFilter(command.status, command.preset, command.has_open_seat, command.player_ref)
+            if command.player_ref is not None and command.caller.portal_id is None:
+                raise errors.PlayerRefNeedsPortal("listing a player's matches needs the portal's key (X-API-Key)")
+            where = MatchFilter(
+                command.status,
+                command.preset,
+                command.has_open_seat,
+                command.player_ref,
+                space=Space(command.caller.portal_id),
+            )
             page = uow.matches.list(where, limit=command.limit, cursor=command.cursor)
         except StoreInvalidCursor:
             raise errors.InvalidCursor(
                 "a cursor is written <microseconds since 1970>-<match id>, as next_cursor is"
             ) from None
-        refs = uow.seats.refs_for([r.id for r in page.items])
+        # a portal's own matches (the public space has no player ids to show)
+        refs = uow.seats.refs_for([r.id for r in page.items]) if command.caller.portal_id else {}
     items = [
         dict(
             r.summary,
@@ -86,6 +103,7 @@ def audit_handler(command: GetAudit, flow: MatchFlow) -> Answer:
         "seed_commitment": record.seed_commitment,
         "shuffle_algorithm": SHUFFLE_ALGORITHM,
         "seq": record.last_seq,
+        "chain_head": record.head.to_dict(),
         # The rows as stored (not upcast): what the hash chain covers, verifiable as shown.
         "events": [
             {

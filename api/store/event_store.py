@@ -25,7 +25,7 @@ from api.store import tables
 from api.store.chain import row_hash
 from api.store.codec import EncodedEvent, encode_event
 from api.store.notify import CHANNEL, payload
-from api.store.records import MatchNotFound, StaleSeq, StoredEvent
+from api.store.records import ChainHead, MatchNotFound, StaleSeq, StoredEvent
 from api.store.repositories import utcnow
 
 _UNIQUE_VIOLATION_SQLSTATE = "23505"
@@ -45,6 +45,7 @@ def _is_unique_violation(error: IntegrityError) -> bool:
 _m, _e = tables.matches, tables.events
 _LAST_SEQ = select(_m.c.last_seq).where(_m.c.id == bindparam("match_id"))
 _LAST_HASH = select(_m.c.last_hash).where(_m.c.id == bindparam("match_id"))
+_HEAD = select(_m.c.last_seq, _m.c.last_hash).where(_m.c.id == bindparam("match_id"))
 _MOVE = (
     update(_m)
     .where(
@@ -85,6 +86,8 @@ class EventRepository:
         # work (shared with the MatchRepository): saves re-reading it before an append.
         # Only a hint: the compare-and-set below re-checks it in the database.
         self._locked_hashes = {} if locked_hashes is None else locked_hashes
+        # match id -> the head this unit of work's own append made (``head`` answers it unread).
+        self._appended_heads: dict[str, ChainHead] = {}
 
     def last_seq(self, match_id: str) -> int:
         """The match's last seq (0 before the first event); :class:`MatchNotFound` if absent."""
@@ -92,6 +95,17 @@ class EventRepository:
         if value is None:
             raise MatchNotFound(match_id)
         return value
+
+    def head(self, match_id: str) -> ChainHead:
+        """The match's chain head as this transaction sees it (its own appends included): what
+        an answer written in the same transaction shows; :class:`MatchNotFound` if absent."""
+        appended = self._appended_heads.get(match_id)
+        if appended is not None:
+            return appended  # this transaction's own append: no read
+        row = self._conn.execute(_HEAD, {"match_id": match_id}).first()
+        if row is None:
+            raise MatchNotFound(match_id)
+        return ChainHead(row.last_seq, row.last_hash)
 
     def append(
         self,
@@ -143,6 +157,7 @@ class EventRepository:
             # Delivered at commit to every listening worker (api.store.notify).
             self._conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload(match_id, new_last)})
         self._locked_hashes[match_id] = last_hash
+        self._appended_heads[match_id] = ChainHead(new_last, last_hash)
         return new_last
 
     def _move(

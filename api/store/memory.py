@@ -3,8 +3,8 @@
 For the service-level tests (every use case run without an app or a database) and for
 embedding the engine in one process. It keeps the SQL store's semantics where the use cases
 rely on them: ``(match, seq)`` compare-and-set appends with the same hash chain, a unique
-rematch per match, first-answer-wins idempotency keys and fairness reports, compare-and-set
-player statistics, transactions that commit or roll back whole. One lock stands for SQLite's
+rematch per match, first-answer-wins idempotency keys and fairness reports, unique portal
+names, transactions that commit or roll back whole. One lock stands for SQLite's
 write lock: a writing unit of work holds it from ``__enter__`` to its end, so writers queue
 and readers never see half a transaction. Nothing survives the process.
 """
@@ -15,22 +15,27 @@ import builtins  # `builtins.list` in the classes whose `list` method hides the 
 import copy
 import threading
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any
 
 from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
-from api.store.chain import GENESIS, row_hash
+from api.store.chain import row_hash
 from api.store.codec import encode_event
 from api.store.idempotency import IdempotencyRecord
 from api.store.records import (
     EVERY_MATCH,
+    ChainHead,
     MatchFilter,
     MatchNotFound,
     MatchPage,
     MatchRecord,
+    PlayerFigures,
+    PortalKeyRecord,
+    PortalNameTaken,
+    PortalRecord,
     RematchExists,
     SeatNotFound,
     SeatRecord,
@@ -38,6 +43,15 @@ from api.store.records import (
     StoredEvent,
 )
 from api.store.repositories import MAX_PAGE_SIZE, MatchRepository, SeatRepository, decode_cursor, encode_cursor
+from api.store.webhooks import (
+    DELIVERED,
+    PENDING,
+    AttemptRecord,
+    DeliveryRecord,
+    DueDelivery,
+    NewDelivery,
+    WebhookRecord,
+)
 
 
 def wall_clock() -> datetime:
@@ -53,7 +67,6 @@ class MatchRow:
     all_bots: bool = False
     bots_due_at: datetime | None = None
     lease_until: datetime | None = None
-    last_hash: str = GENESIS  # the prev_hash of a match's first event, as in the SQL store
 
 
 @dataclass
@@ -65,8 +78,12 @@ class Tables:
     events: dict[str, list[StoredEvent]] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     fairness: dict[str, dict[str, Any]] = field(default_factory=dict)
-    player_stats: dict[str, tuple[datetime, str, dict[str, Any]]] = field(default_factory=dict)
+    player_stats: dict[tuple[str, str], PlayerFigures] = field(default_factory=dict)  # (portal, ref)
+    portals: dict[str, PortalRecord] = field(default_factory=dict)
+    portal_keys: dict[str, tuple[PortalKeyRecord, str]] = field(default_factory=dict)  # id -> (key, its hash)
     waiter_slots: dict[str, tuple[str, datetime]] = field(default_factory=dict)  # id -> (address, expires)
+    webhooks: dict[str, WebhookRecord] = field(default_factory=dict)
+    webhook_deliveries: dict[str, tuple[DeliveryRecord, datetime | None]] = field(default_factory=dict)  # (it, lease)
 
 
 class MemoryMatches:
@@ -78,7 +95,7 @@ class MemoryMatches:
         return self._uow.tables.matches
 
     def add(self, row: Mapping[str, Any]) -> MatchRecord:
-        allowed = MatchRepository.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots"}
+        allowed = MatchRepository.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id"}
         if unknown := set(row) - allowed:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
         self._uow.writing()
@@ -99,6 +116,7 @@ class MemoryMatches:
             updated_at=now,
             deadline_at=row.get("deadline_at"),
             rematch_of=rematch_of,
+            portal_id=row.get("portal_id"),
         )
         self._rows[record.id] = MatchRow(record, row.get("creator_key"), bool(row.get("all_bots", False)))
         self._uow.tables.events[record.id] = []
@@ -134,6 +152,7 @@ class MemoryMatches:
                 and (where.preset is None or record.preset == where.preset)
                 and (where.has_open_seat is None or open_seat == where.has_open_seat)
                 and (where.player_ref is None or any(s.player_ref == where.player_ref for s in mine))
+                and (where.space is None or record.portal_id == where.space.portal_id)
                 and (after is None or (record.created_at, record.id) < after)
             )
 
@@ -193,16 +212,17 @@ class MemoryMatches:
             1 for r in self._rows.values() if r.creator_key == creator_key and r.all_bots and r.record.status != ENDED
         )
 
-    def ended_for_player(
-        self, player_ref: str, after: tuple[datetime, str] | None = None
+    def stalled_for_player(
+        self, portal_id: str, player_ref: str, idle_since: datetime
     ) -> builtins.list[tuple[MatchRecord, int]]:
         found = [
             (self._rows[s.match_id].record, s.seat)
             for s in self._uow.tables.seats.values()
-            if s.player_ref == player_ref and self._rows[s.match_id].record.status == ENDED
+            if s.player_ref == player_ref
+            and self._rows[s.match_id].record.portal_id == portal_id
+            and self._rows[s.match_id].record.status == PLAYING
+            and self._rows[s.match_id].record.updated_at < idle_since
         ]
-        if after is not None:
-            found = [(r, seat) for r, seat in found if (r.updated_at, r.id) > after]
         return sorted(found, key=lambda pair: (pair[0].updated_at, pair[0].id, pair[1]))
 
     def result_events(self, match_ids: builtins.list[str]) -> dict[str, builtins.list[dict[str, Any]]]:
@@ -282,7 +302,7 @@ class MemoryEvents:
             return expected_seq
         now = self._uow.now()
         stored = self._uow.tables.events[match_id]
-        prev = row.last_hash
+        prev = row.record.last_hash
         for seq, event in enumerate((encode_event(e) for e in events), start=expected_seq + 1):
             digest = row_hash(prev, seq, event.type, event.schema_version, event.data)
             stored.append(StoredEvent(seq, event.type, event.schema_version, event.data, now, prev, digest))
@@ -290,9 +310,14 @@ class MemoryEvents:
         fields = dict(match_fields or {})
         row.bots_due_at = fields.pop("bots_due_at", row.bots_due_at)
         row.lease_until = None
-        row.last_hash = prev
-        row.record = replace(row.record, **fields, last_seq=stored[-1].seq, updated_at=now)
+        row.record = replace(row.record, **fields, last_seq=stored[-1].seq, last_hash=prev, updated_at=now)
         return row.record.last_seq
+
+    def head(self, match_id: str) -> ChainHead:
+        row = self._uow.tables.matches.get(match_id)
+        if row is None:
+            raise MatchNotFound(match_id)
+        return row.record.head
 
     def load(self, match_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         found = [e for e in self._uow.tables.events.get(match_id, []) if e.seq > after]
@@ -344,23 +369,69 @@ class MemoryPlayerStats:
     def __init__(self, uow: MemoryUnitOfWork):
         self._uow = uow
 
-    def get(self, player_ref: str) -> tuple[datetime, str, dict[str, Any]] | None:
-        kept = self._uow.tables.player_stats.get(player_ref)
-        return None if kept is None else (kept[0], kept[1], dict(kept[2]))
+    def get(self, portal_id: str, player_ref: str) -> PlayerFigures | None:
+        return self._uow.tables.player_stats.get((portal_id, player_ref))
 
-    def save(
-        self,
-        player_ref: str,
-        through: tuple[datetime, str],
-        figures: dict[str, Any],
-        previous: tuple[datetime, str] | None,
-    ) -> bool:
+    def lock(self, portal_id: str, player_refs: Iterable[str], now: datetime) -> dict[str, PlayerFigures]:
         self._uow.writing()
-        kept = self._uow.tables.player_stats.get(player_ref)
-        if (None if kept is None else (kept[0], kept[1])) != previous:
+        kept = self._uow.tables.player_stats
+        return {ref: kept.setdefault((portal_id, ref), PlayerFigures()) for ref in sorted(set(player_refs))}
+
+    def save(self, portal_id: str, player_ref: str, figures: PlayerFigures, now: datetime) -> None:
+        self._uow.writing()
+        self._uow.tables.player_stats[(portal_id, player_ref)] = figures
+
+
+class MemoryPortals:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def add(self, portal_id: str, name: str, now: datetime, create_limit: str | None = None) -> PortalRecord:
+        self._uow.writing()
+        if any(p.name == name for p in self._uow.tables.portals.values()):
+            raise PortalNameTaken(name)
+        record = PortalRecord(portal_id, name, now, create_limit)
+        self._uow.tables.portals[portal_id] = record
+        return record
+
+    def get(self, portal_id: str) -> PortalRecord | None:
+        return self._uow.tables.portals.get(portal_id)
+
+    def by_name(self, name: str) -> PortalRecord | None:
+        return next((p for p in self._uow.tables.portals.values() if p.name == name), None)
+
+    def all(self) -> list[PortalRecord]:
+        return sorted(self._uow.tables.portals.values(), key=lambda p: p.name)
+
+    def set_create_limit(self, portal_id: str, create_limit: str | None) -> None:
+        self._uow.writing()
+        portals = self._uow.tables.portals
+        if portal_id in portals:
+            portals[portal_id] = replace(portals[portal_id], create_limit=create_limit)
+
+    def add_key(self, key_id: str, portal_id: str, key_hash: str, now: datetime) -> PortalKeyRecord:
+        self._uow.writing()
+        record = PortalKeyRecord(key_id, portal_id, now)
+        self._uow.tables.portal_keys[key_id] = (record, key_hash)
+        return record
+
+    def keys(self, portal_id: str) -> list[PortalKeyRecord]:
+        found = [k for k, _ in self._uow.tables.portal_keys.values() if k.portal_id == portal_id]
+        return sorted(found, key=lambda k: (k.created_at, k.id))
+
+    def revoke_key(self, portal_id: str, key_id: str, now: datetime) -> bool:
+        self._uow.writing()
+        kept = self._uow.tables.portal_keys.get(key_id)
+        if kept is None or kept[0].portal_id != portal_id or kept[0].revoked_at is not None:
             return False
-        self._uow.tables.player_stats[player_ref] = (through[0], through[1], dict(figures))
+        self._uow.tables.portal_keys[key_id] = (replace(kept[0], revoked_at=now), kept[1])
         return True
+
+    def by_key_hash(self, key_hash: str) -> tuple[PortalRecord, str] | None:
+        for key, kept_hash in self._uow.tables.portal_keys.values():
+            if kept_hash == key_hash and key.revoked_at is None:
+                return self._uow.tables.portals[key.portal_id], key.id
+        return None
 
 
 class MemoryWaiterSlots:
@@ -390,6 +461,127 @@ class MemoryWaiterSlots:
         return len(gone)
 
 
+class MemoryWebhooks:
+    """``api.store.webhooks.WebhookRepository``, in memory."""
+
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def add(self, webhook: WebhookRecord) -> None:
+        self._uow.writing()
+        self._uow.tables.webhooks[webhook.id] = webhook
+
+    def for_portal(self, portal_id: str) -> builtins.list[WebhookRecord]:
+        found = [w for w in self._uow.tables.webhooks.values() if w.portal_id == portal_id]
+        return sorted(found, key=lambda w: (w.created_at, w.id))
+
+    def get(self, portal_id: str, webhook_id: str) -> WebhookRecord | None:
+        found = self._uow.tables.webhooks.get(webhook_id)
+        return found if found is not None and found.portal_id == portal_id else None
+
+    def remove(self, portal_id: str, webhook_id: str) -> bool:
+        if self.get(portal_id, webhook_id) is None:
+            return False
+        self._uow.writing()
+        tables = self._uow.tables
+        del tables.webhooks[webhook_id]
+        for delivery_id in [k for k, (d, _) in tables.webhook_deliveries.items() if d.webhook_id == webhook_id]:
+            del tables.webhook_deliveries[delivery_id]
+        return True
+
+    def set_secret(self, portal_id: str, webhook_id: str, secret: str) -> bool:
+        found = self.get(portal_id, webhook_id)
+        if found is None:
+            return False
+        self._uow.writing()
+        self._uow.tables.webhooks[webhook_id] = replace(found, secret=secret)
+        return True
+
+    def add_deliveries(self, rows: Sequence[NewDelivery], now: datetime) -> None:
+        if not rows:
+            return
+        self._uow.writing()
+        for r in rows:
+            record = DeliveryRecord(
+                r.id, r.webhook_id, r.event_type, r.match_id, r.seq, r.body, PENDING, 0, 0, now, now, None
+            )
+            self._uow.tables.webhook_deliveries[r.id] = (record, None)
+
+    def deliveries(
+        self, webhook_id: str, limit: int, before: tuple[datetime, str] | None = None
+    ) -> builtins.list[DeliveryRecord]:
+        found = [
+            d
+            for d, _ in self._uow.tables.webhook_deliveries.values()
+            if d.webhook_id == webhook_id and (before is None or (d.created_at, d.id) < before)
+        ]
+        return sorted(found, key=lambda d: (d.created_at, d.id), reverse=True)[:limit]
+
+    def delivery(self, webhook_id: str, delivery_id: str) -> DeliveryRecord | None:
+        found = self._uow.tables.webhook_deliveries.get(delivery_id)
+        return found[0] if found is not None and found[0].webhook_id == webhook_id else None
+
+    def requeue(self, webhook_id: str, delivery_id: str, now: datetime) -> bool:
+        found = self.delivery(webhook_id, delivery_id)
+        if found is None:
+            return False
+        self._uow.writing()
+        again = replace(found, status=PENDING, next_attempt_at=now, round_attempts=0)
+        self._uow.tables.webhook_deliveries[delivery_id] = (again, None)
+        return True
+
+    def _due(self, now: datetime) -> builtins.list[DeliveryRecord]:
+        due = [
+            d
+            for d, lease in self._uow.tables.webhook_deliveries.values()
+            if d.status == PENDING
+            and d.next_attempt_at is not None
+            and d.next_attempt_at <= now
+            and (lease is None or lease < now)
+        ]
+        return sorted(due, key=lambda d: (d.next_attempt_at, d.id))
+
+    def any_due(self, now: datetime) -> bool:
+        return bool(self._due(now))
+
+    def claim_due(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[DueDelivery]:
+        self._uow.writing()
+        claimed = []
+        for d in self._due(now)[:limit]:
+            self._uow.tables.webhook_deliveries[d.id] = (d, lease_until)
+            hook = self._uow.tables.webhooks[d.webhook_id]
+            claimed.append(DueDelivery(d.id, d.webhook_id, d.event_type, d.body, hook.url, hook.secret))
+        return claimed
+
+    def lock_delivery(self, delivery_id: str) -> tuple[int, int] | None:
+        found = self._uow.tables.webhook_deliveries.get(delivery_id)
+        return None if found is None else (found[0].attempts, found[0].round_attempts)
+
+    def record_attempt(
+        self,
+        delivery_id: str,
+        attempt: AttemptRecord,
+        *,
+        round_attempts: int,
+        status: str,
+        next_attempt_at: datetime | None,
+    ) -> None:
+        self._uow.writing()
+        found, _ = self._uow.tables.webhook_deliveries[delivery_id]
+        self._uow.tables.webhook_deliveries[delivery_id] = (
+            replace(
+                found,
+                attempts=attempt.number,
+                round_attempts=round_attempts,
+                status=status,
+                next_attempt_at=next_attempt_at,
+                delivered_at=attempt.attempted_at if status == DELIVERED else None,
+                log=(attempt, *found.log),
+            ),
+            None,
+        )
+
+
 class MemoryUnitOfWork:
     """One transaction. A reader reads the tables as last committed when it began; a writer holds
     the write lock and works on its own copy, which ``commit`` publishes whole (so no reader ever
@@ -406,7 +598,9 @@ class MemoryUnitOfWork:
         self.idempotency = MemoryIdempotencyKeys(self)
         self.fairness = MemoryFairnessReports(self)
         self.player_stats = MemoryPlayerStats(self)
+        self.portals = MemoryPortals(self)
         self.waiters = MemoryWaiterSlots(self)
+        self.webhooks = MemoryWebhooks(self)
 
     @property
     def tables(self) -> Tables:

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from api.store.codec import decode_event
+from api.store.tables import GENESIS_HASH
 
 
 class StoreError(Exception):
@@ -60,6 +61,19 @@ class DatabaseBusy(StoreError):
 
 
 @dataclass(frozen=True, slots=True)
+class ChainHead:
+    """Where a match's hash chain ends: its last event's ``seq`` and ``hash`` (seq 0 and the
+    genesis hash before the first event). Shown with every view and events page, so a client
+    can pin it and later check that the revealed log still has that hash at that seq."""
+
+    seq: int
+    hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "hash": self.hash}
+
+
+@dataclass(frozen=True, slots=True)
 class MatchRecord:
     """One row of ``matches``.  ``seed`` is secret and left out of ``repr``."""
 
@@ -75,6 +89,13 @@ class MatchRecord:
     updated_at: datetime
     deadline_at: datetime | None = None  # turn clocks: when the seat to move times out
     rematch_of: str | None = None
+    last_hash: str = GENESIS_HASH  # the hash of event ``last_seq`` (api.store.chain)
+    portal_id: str | None = None  # the portal that owns it (None: the public space)
+
+    @property
+    def head(self) -> ChainHead:
+        """The chain head as of this record: read with it, so it is consistent with ``last_seq``."""
+        return ChainHead(self.last_seq, self.last_hash)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,16 +130,28 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class Space:
+    """Whose matches: one portal's (``portal_id``), or the public space's (``None``)."""
+
+    portal_id: str | None
+
+
+PUBLIC_SPACE = Space(None)
+
+
+@dataclass(frozen=True, slots=True)
 class MatchFilter:
     """Which matches a listing keeps; ``None`` leaves that filter off.
 
-    ``has_open_seat``: an open seat anyone may claim (seats kept for a rematch do not
-    count); ``player_ref``: a seat of that portal player."""
+    ``space``: one portal's matches or the public space's; ``has_open_seat``: an open seat
+    anyone may claim (seats kept for a rematch do not count); ``player_ref``: a seat of that
+    portal player."""
 
     status: str | None = None
     preset: str | None = None
     has_open_seat: bool | None = None
     player_ref: str | None = None
+    space: Space | None = None
 
 
 EVERY_MATCH = MatchFilter()
@@ -130,3 +163,45 @@ class MatchPage:
 
     items: list[MatchRecord]
     next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PortalRecord:
+    """One row of ``portals``: a tenant. ``create_limit``: its own budget for new matches
+    (a rate such as ``600/minute``; None: the server's default)."""
+
+    id: str
+    name: str
+    created_at: datetime
+    create_limit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PortalKeyRecord:
+    """One row of ``portal_keys`` (the key itself is never kept, only its hash)."""
+
+    id: str
+    portal_id: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFigures:
+    """A portal player's statistics as kept (``player_stats``)."""
+
+    played: int = 0
+    won: int = 0
+    forfeited: int = 0
+    hands_won: int = 0
+    best_margin: int | None = None
+    current_streak: int = 0
+    longest_streak: int = 0
+
+
+class PortalNameTaken(StoreError):
+    """Another portal has this name (``portals.name`` is unique)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"a portal named {name!r} exists")
+        self.name = name

@@ -58,6 +58,8 @@ def _match_record(row: Row[Any]) -> MatchRecord:
         updated_at=row.updated_at,
         deadline_at=row.deadline_at,
         rematch_of=row.rematch_of,
+        last_hash=row.last_hash,
+        portal_id=row.portal_id,
     )
 
 
@@ -146,7 +148,7 @@ class MatchRepository:
         ``"waiting"``) and ``summary`` (default ``{}``).  Timestamps are set
         here; ``last_seq`` starts at 0.
         """
-        allowed = self.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots"}
+        allowed = self.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id"}
         unknown = set(row) - allowed
         if unknown:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
@@ -163,12 +165,14 @@ class MatchRepository:
             "seed": row["seed"],
             "seed_commitment": row["seed_commitment"],
             "last_seq": 0,
+            "last_hash": tables.GENESIS_HASH,
             "created_at": now,
             "updated_at": now,
             "deadline_at": row.get("deadline_at"),
             "rematch_of": row.get("rematch_of"),
             "creator_key": row.get("creator_key"),
             "all_bots": bool(row.get("all_bots", False)),
+            "portal_id": row.get("portal_id"),
         }
         try:
             self._conn.execute(insert(tables.matches).values(**values))
@@ -226,6 +230,9 @@ class MatchRepository:
             query = query.where(open_seat if where.has_open_seat else ~open_seat)
         if where.player_ref is not None:
             query = query.where(exists().where(s.c.match_id == m.c.id, s.c.player_ref == where.player_ref))
+        if where.space is not None:
+            portal_id = where.space.portal_id
+            query = query.where(m.c.portal_id.is_(None) if portal_id is None else m.c.portal_id == portal_id)
         if cursor is not None:
             created_at, match_id = decode_cursor(cursor)
             query = query.where(
@@ -319,24 +326,24 @@ class MatchRepository:
             .where(m.c.creator_key == creator_key, m.c.all_bots.is_(True), m.c.status != ENDED)
         ).scalar_one()
 
-    def ended_for_player(
-        self, player_ref: str, after: tuple[datetime, str] | None = None
+    def stalled_for_player(
+        self, portal_id: str, player_ref: str, idle_since: datetime
     ) -> builtins.list[tuple[MatchRecord, int]]:
-        """The ended matches with a seat of ``player_ref``, with that seat, oldest end first
-        (``updated_at``, then ``id``); with ``after``, only those that ended after that point.
-
-        A match where the player holds several seats appears once per seat.
-        """
+        """The portal's playing matches with a seat of ``player_ref`` and no event since
+        ``idle_since``, with that seat (a match where the player holds several seats appears
+        once per seat)."""
         m, s = tables.matches, tables.seats
         query = (
             select(m, s.c.seat.label("player_seat"))
             .join(s, s.c.match_id == m.c.id)
-            .where(s.c.player_ref == player_ref, m.c.status == ENDED)
+            .where(
+                s.c.player_ref == player_ref,
+                m.c.portal_id == portal_id,
+                m.c.status == PLAYING,
+                m.c.updated_at < idle_since,
+            )
             .order_by(m.c.updated_at, m.c.id, s.c.seat)
         )
-        if after is not None:
-            at, match_id = after
-            query = query.where(or_(m.c.updated_at > at, and_(m.c.updated_at == at, m.c.id > match_id)))
         return [(_match_record(row), row.player_seat) for row in self._conn.execute(query)]
 
     def result_events(self, match_ids: builtins.list[str]) -> dict[str, builtins.list[dict[str, Any]]]:
@@ -418,45 +425,3 @@ class SeatRepository:
         result = self._conn.execute(update(s).where(s.c.match_id == match_id, s.c.seat == seat).values(**fields))
         if result.rowcount == 0:
             raise SeatNotFound(match_id, seat)
-
-
-class PlayerStatsRepository:
-    """``uow.player_stats``: a player's statistics folded up to a cursor (``player_stats``)."""
-
-    def __init__(self, connection: Connection):
-        self._conn = connection
-
-    def get(self, player_ref: str) -> tuple[datetime, str, dict[str, Any]] | None:
-        """``(through_at, through_id, figures)``, or None before the first fold."""
-        p = tables.player_stats
-        row = self._conn.execute(select(p).where(p.c.player_ref == player_ref)).first()
-        return None if row is None else (row.through_at, row.through_id, dict(row.figures))
-
-    def save(
-        self,
-        player_ref: str,
-        through: tuple[datetime, str],
-        figures: dict[str, Any],
-        previous: tuple[datetime, str] | None,
-    ) -> bool:
-        """Move the cursor from ``previous`` to ``through``; False if another request moved it
-        first (compare-and-set: figures are never folded twice)."""
-        p = tables.player_stats
-        at, match_id = through
-        if previous is None:
-            savepoint = self._conn.begin_nested()
-            try:
-                self._conn.execute(
-                    insert(p).values(player_ref=player_ref, through_at=at, through_id=match_id, figures=figures)
-                )
-            except IntegrityError:
-                savepoint.rollback()
-                return False
-            savepoint.commit()
-            return True
-        moved = self._conn.execute(
-            update(p)
-            .where(p.c.player_ref == player_ref, p.c.through_at == previous[0], p.c.through_id == previous[1])
-            .values(through_at=at, through_id=match_id, figures=figures)
-        )
-        return moved.rowcount == 1

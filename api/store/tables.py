@@ -25,6 +25,7 @@ from sqlalchemy import (
     PrimaryKeyConstraint,
     String,
     Table,
+    Text,
     TypeDecorator,
     false,
 )
@@ -111,6 +112,9 @@ matches = Table(
     # computer player: the per-address cap on running all-bot matches counts these.
     Column("creator_key", String(64), nullable=True),
     Column("all_bots", Boolean, nullable=False, server_default=false()),
+    # The portal whose key created it (NULL: the public space of keyless clients). Lists,
+    # player ids and statistics are scoped to it (api.services.portals).
+    Column("portal_id", String(32), ForeignKey("portals.id"), nullable=True),
     CheckConstraint(_in("status", STATUSES), name="status"),  # the rules' statuses: a new one needs a migration
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
@@ -121,6 +125,7 @@ matches = Table(
     Index(None, "bots_due_at"),
     Index(None, "creator_key", "status"),
     Index(None, "status", "updated_at", "id"),
+    Index(None, "portal_id", "created_at", "id"),
 )
 
 seats = Table(
@@ -231,15 +236,103 @@ health_probes = Table(
     PrimaryKeyConstraint("id"),
 )
 
-#: A player's statistics folded up to a cursor: the ended matches up to ``(through_at,
-#: through_id)`` in the order they ended (``matches.updated_at``, ``id``) are in ``figures``;
-#: a request folds only the matches that ended after it.
+#: A portal: a tenant with its own keys, matches, players and rate limit.
+portals = Table(
+    "portals",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    # Its own budget for creating matches (a flask-limiter string; NULL: the server's default).
+    Column("create_limit", String(64), nullable=True),
+    PrimaryKeyConstraint("id"),
+    Index(None, "name", unique=True),
+)
+
+#: A portal's keys: only the SHA-256 of each is kept (a key is 256 random bits, so a plain
+#: hash is as good as a slow one); ``id`` is the key's public part, named in lists and logs.
+portal_keys = Table(
+    "portal_keys",
+    metadata,
+    Column("id", String(16), nullable=False),
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("key_hash", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("revoked_at", UTCDateTime(), nullable=True),
+    PrimaryKeyConstraint("id"),
+    Index(None, "key_hash", unique=True),
+    Index(None, "portal_id"),
+)
+
+#: A portal player's statistics, updated by the transaction that ends a match of theirs (or
+#: hands their seat to a bot on timeouts), so a read is one row.
 player_stats = Table(
     "player_stats",
     metadata,
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
     Column("player_ref", String(128), nullable=False),
-    Column("through_at", UTCDateTime(), nullable=False),
-    Column("through_id", String(32), nullable=False),
-    Column("figures", JSONDocument, nullable=False),
-    PrimaryKeyConstraint("player_ref"),
+    Column("played", Integer, nullable=False),
+    Column("won", Integer, nullable=False),
+    Column("forfeited", Integer, nullable=False),  # lost by timing out (counted in played, not won)
+    Column("hands_won", Integer, nullable=False),
+    Column("best_margin", Integer, nullable=True),
+    Column("current_streak", Integer, nullable=False),
+    Column("longest_streak", Integer, nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("portal_id", "player_ref"),
+)
+
+#: A portal's webhook endpoint (api.services.webhooks): where to POST the match events it
+#: chose (``events``: a list of event type names), signed with ``secret`` (kept in clear: the
+#: server signs with it; shown to the portal once, when made or rotated).
+webhooks = Table(
+    "webhooks",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("url", String(2048), nullable=False),
+    Column("events", JSONDocument, nullable=False),
+    Column("secret", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("id"),
+    Index(None, "portal_id"),
+)
+
+#: The outbox: one row per endpoint and event, written in the transaction that appends the
+#: event, so a committed event is never lost and a rolled-back one is never sent. The delivery
+#: worker claims due rows (``next_attempt_at``, ``lease_until``: as the autoplay queue does).
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("webhook_id", String(32), ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False),
+    Column("event_type", String(32), nullable=False),
+    Column("match_id", String(32), nullable=False),
+    Column("seq", Integer, nullable=False),
+    # The JSON body, serialised once: every attempt sends the same bytes.
+    Column("body", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),  # every attempt made
+    Column("round_attempts", Integer, nullable=False),  # since last queued (a replay starts a round)
+    Column("next_attempt_at", UTCDateTime(), nullable=True),  # NULL: delivered or failed
+    Column("lease_until", UTCDateTime(), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("delivered_at", UTCDateTime(), nullable=True),
+    PrimaryKeyConstraint("id"),
+    CheckConstraint(_in("status", ("pending", "delivered", "failed")), name="status"),
+    Index(None, "status", "next_attempt_at"),
+    Index(None, "webhook_id", "created_at", "id"),
+)
+
+#: The delivery log: one row per attempt (its answer's status, or the error, and how long it took).
+webhook_attempts = Table(
+    "webhook_attempts",
+    metadata,
+    Column("delivery_id", String(32), ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("attempted_at", UTCDateTime(), nullable=False),
+    Column("duration_ms", Integer, nullable=False),
+    Column("status_code", Integer, nullable=True),
+    Column("error", String(512), nullable=True),
+    PrimaryKeyConstraint("delivery_id", "number"),
 )

@@ -26,9 +26,11 @@ from api.store.fairness import FairnessReportRepository
 from api.store.health import HealthProbeRepository
 from api.store.idempotency import IdempotencyRepository
 from api.store.notify import PostgresListener, SqlitePoller
+from api.store.portals import PlayerStatsRepository, PortalRepository
 from api.store.rate_limits import RateLimitRepository
-from api.store.repositories import MatchRepository, PlayerStatsRepository, SeatRepository
+from api.store.repositories import MatchRepository, SeatRepository
 from api.store.waiters import WaiterSlotRepository
+from api.store.webhooks import WebhookRepository
 
 
 class UnitOfWork:
@@ -44,10 +46,12 @@ class UnitOfWork:
     events: EventRepository
     idempotency: IdempotencyRepository
     player_stats: PlayerStatsRepository
+    portals: PortalRepository
     waiters: WaiterSlotRepository
     fairness: FairnessReportRepository
     rate_limits: RateLimitRepository
     health_probes: HealthProbeRepository
+    webhooks: WebhookRepository
 
     def __init__(self, engine: Engine, *, readonly: bool = False):
         self._engine = engine
@@ -74,10 +78,12 @@ class UnitOfWork:
         self.events = EventRepository(conn, self._locked_hashes)
         self.idempotency = IdempotencyRepository(conn)
         self.player_stats = PlayerStatsRepository(conn)
+        self.portals = PortalRepository(conn)
         self.waiters = WaiterSlotRepository(conn)
         self.fairness = FairnessReportRepository(conn)
         self.rate_limits = RateLimitRepository(conn)
         self.health_probes = HealthProbeRepository(conn)
+        self.webhooks = WebhookRepository(conn)
         return self
 
     def __exit__(

@@ -237,6 +237,7 @@ def audit_document(match_id: str, seed: str, events: list[dict]) -> dict[str, An
         "seed_commitment": created["seed_commitment"],
         "shuffle_algorithm": ALGORITHM,
         "seq": len(rows),
+        "chain_head": {"seq": len(rows), "hash": prev},
         "events": rows,
     }
 

@@ -3,18 +3,25 @@
 //
 //   node clients/js/replay.mjs http://127.0.0.1:8000/v1/matches/$ID/audit   (follows every page)
 //   node clients/js/replay.mjs audit.json      (a whole log; or "-" for standard input)
+//   node clients/js/replay.mjs --pin 120:9f3c... --pins pins.json audit.json
 //
-// Checks: the hash chain; the seed against its commitment; every deal and turn-up re-derived
-// from the seed (boneyard-shuffle-v1, deal seed with the seats' client seeds); every seat's
-// move legal when made; every consequence the server emits on its own (forced leads, automatic
-// draws and knocks, points during play, hand ends, the next deal, the match end) exactly as
-// the rules give it; every timed-out turn (turn clocks) played as the rules play it, and the
-// seat handed to a bot when it should be. Exit 0 and a JSON summary on stdout, or exit 1 and the first problem on stderr.
+// Checks: the hash chain; every pinned head (--pin SEQ:HASH, repeatable, and --pins FILE, a JSON
+// array of {"seq": n, "hash": "hex"}: the `chain_head` a view or an event page showed earlier) is
+// in the log as it was pinned, so a log rewritten and re-chained since is caught; the seed against
+// its commitment; every deal and turn-up re-derived from the seed (boneyard-shuffle-v1, deal seed
+// with the seats' client seeds); every seat's move legal when made; every consequence the server
+// emits on its own (forced leads, automatic draws and knocks, points during play, hand ends, the
+// next deal, the match end) exactly as the rules give it; every timed-out turn (turn clocks)
+// played as the rules play it, and the seat handed to a bot when it should be; and every computer
+// player's move made again (bots.mjs: the random, greedy and expert levels, seeded from the
+// revealed seed as api/bots/audit.py does) and compared with the log. Exit 0 and a JSON summary on
+// stdout, or exit 1 and the first problem on stderr.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
+import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
 import { END_NAMES, Match, key, norm, turnUpLeader } from "./rules.mjs";
 import { ALGORITHM, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
+import { DEFAULT_LEVEL, LEVELS, botSeed, botView, chooseAction, redactEvent } from "./bots.mjs";
 
 export class LogError extends Error {
   constructor(seq, message) {
@@ -187,8 +194,150 @@ function checkMove(m, e, seq) {
   return fail(`${e.type} is not a seat's move here`);
 }
 
-/** Verify an audit document; the final state's summary, or a LogError. */
-export function replayAudit(audit) {
+/** The first event of a seat's own choice (api/bots/audit.py opens_a_decision): a play (not a
+ *  forced lead), a draw, a knock or a muggins call. An `auto` draw or knock is the server's, never
+ *  a decision's first event (a bot's draw or knock goes out with auto false), so it opens none. */
+function opensADecision(e) {
+  if (e.type === "tile_played" || e.type === "tile_drawn" || e.type === "knocked") return !e.auto;
+  return e.type === "points_scored" && e.how === "muggins";
+}
+
+/** MatchState.next_to_act among the bot seats: one that may call muggins on pending points first
+ *  (out of turn, lowest seat), else the seat to move if it is a bot. */
+function nextBotToAct(m, levels) {
+  const pending = m.pendingMuggins;
+  if (pending) {
+    for (const seat of levels.keys()) if (m.sideOf(seat) !== m.sideOf(pending[0])) return seat;
+  }
+  return levels.has(m.turn) ? m.turn : null;
+}
+
+/** An action or a logged move in a few words: "play 6-4 on the left claiming 10", "draw", "knock". */
+function describe(a) {
+  if (a.type === "play" || a.type === "tile_played") {
+    const claim = a.claim === null || a.claim === undefined ? "" : ` claiming ${a.claim}`;
+    return `play ${key(a.tile)} on the ${a.end ?? "left"}${claim}`;
+  }
+  if (a.type === "draw") return a.until ? "draw until a tile fits" : "draw";
+  if (a.type === "tile_drawn") return "draw";
+  if (a.type === "knocked" || a.type === "knock") return "knock";
+  if (a.type === "muggins" || a.type === "points_scored") return "call muggins";
+  return a.type;
+}
+
+/** The events a bot's action opens with in the log: its tile_played (then the points the rules
+ *  add, checked as consequences), its draws (one, or until a tile fits: as many as the engine's
+ *  draw loop takes), its knock or its muggins call. */
+function ownEvents(m, seat, action) {
+  if (action.type === "play") {
+    return [{ type: "tile_played", seat, tile: norm(action.tile), end: action.end ?? "left", auto: false,
+              claim: action.claim ?? null }];
+  }
+  if (action.type === "knock") return [{ type: "knocked", seat, auto: false }];
+  if (action.type === "muggins") return [{ type: "points_scored", seat, how: "muggins" }];
+  let draws = 1;
+  if (action.until) {  // engine.py _decide_draw: draw again while nothing fits and the boneyard gives
+    const hand = [...m.hands[seat]];
+    hand.push(m.boneyard[0]);
+    while (!hand.some((t) => m.layout.accepts(t)) && m.drawable() - draws > 0) {
+      hand.push(m.boneyard[draws]);
+      draws += 1;
+    }
+  }
+  return Array.from({ length: draws }, () => ({ type: "tile_drawn", seat, auto: false }));
+}
+
+/** Every computer player's decision made again and compared with the log, as api/bots/audit.py
+ *  recheck_bot_moves asks them: at each event outside a bot's own block, the bot seat the engine
+ *  would ask next; its view and this hand's events redacted for it; bot_seed(seed, seq of the last
+ *  event, seat). A block is the decision's own events and the server's consequences after them. */
+class BotRecheck {
+  constructor(serverSeed) {
+    this.serverSeed = serverSeed;
+    this.hand = [];         // the events since the hand began (raw; redacted per seat when asked)
+    this.ownLeft = 0;       // events of the current decision still to come (a draw until a tile fits)
+    this.inBlock = false;   // within a bot decision's block: its consequences are no decision
+    this.checked = Object.fromEntries(LEVELS.map((level) => [level, 0]));
+    this.notChecked = Object.fromEntries(LEVELS.map((level) => [level, 0]));
+  }
+
+  static levels(m) {
+    const levels = new Map();
+    m.seats.forEach((s, seat) => { if (s.type === "bot") levels.set(seat, s.level || DEFAULT_LEVEL); });
+    return levels;
+  }
+
+  /** Before event `i` (0-based; seq i + 1) is folded (and once the rules found it sound). `due`: the
+   *  event is one the server emits on its own; `ownMove`: it is a seat's own move. Throws a LogError
+   *  on a move that is not the bot's. */
+  before(m, events, i, due, ownMove) {
+    const e = events[i];
+    if (this.ownLeft > 0) {
+      this.ownLeft -= 1;
+      return;
+    }
+    if (this.inBlock && due) return;
+    this.inBlock = false;
+    const levels = BotRecheck.levels(m);
+    const seat = m.status === "playing" ? nextBotToAct(m, levels) : null;
+    if (seat === null || e.seat !== seat || !opensADecision(e)) {
+      if (ownMove && levels.has(e.seat)) this.count(this.notChecked, levels.get(e.seat)); // a bot seat's move no bot was asked for
+      return;
+    }
+    const level = levels.get(seat);
+    if (!LEVELS.includes(level)) {
+      this.count(this.notChecked, level);  // a level this replayer does not know: said so, not passed off as checked
+      return;
+    }
+    const shown = this.hand.map((event) => redactEvent(event, seat));
+    const action = chooseAction(level, botView(m, seat), shown, botSeed(this.serverSeed, i, seat));
+    const own = ownEvents(m, seat, action);
+    for (let k = 0; k < own.length; k++) {
+      const logged = events[i + k];
+      const same = logged !== undefined && Object.entries(own[k]).every(([f, v]) => JSON.stringify(logged[f]) === JSON.stringify(v));
+      if (!same) {
+        const played = logged === undefined ? "nothing more" : describe(logged);
+        const bot = k === 0 ? `its bot plays ${describe(action)}`
+          : `its bot draws again (draw ${k + 1} of the ${own.length} its draw until a tile fits takes)`;
+        throw new LogError(i + k + 1, `seat ${seat} (${level}) played ${played}, ${bot}`);
+      }
+    }
+    this.count(this.checked, level);
+    this.ownLeft = own.length - 1;
+    this.inBlock = true;
+  }
+
+  count(counts, level) {
+    counts[level] = (counts[level] ?? 0) + 1;
+  }
+
+  /** After event `e` is folded: keep this hand's events. */
+  after(e) {
+    if (e.type === "hand_started") this.hand = [];
+    this.hand.push(e);
+  }
+}
+
+/** The pinned chain heads, each checked against the log: [{seq, hash}]. */
+function checkPins(rows, pins) {
+  for (const pin of pins) {
+    if (!Number.isInteger(pin.seq) || pin.seq < 0 || typeof pin.hash !== "string") {
+      throw new LogError(0, `a pin is {"seq": n >= 0, "hash": "hex"}, not ${JSON.stringify(pin)}`);
+    }
+    if (pin.seq === 0) {  // the head shown before the first event: the genesis hash, nothing else
+      if (pin.hash.toLowerCase() !== GENESIS) throw new LogError(0, `pinned hash ${pin.hash} at seq 0, which only the genesis hash can be`);
+      continue;
+    }
+    if (pin.seq > rows.length) throw new LogError(0, `the log ends at seq ${rows.length} before pinned seq ${pin.seq}`);
+    const row = rows[pin.seq - 1];
+    if (row.seq !== pin.seq) throw new LogError(pin.seq, `row ${pin.seq} of the log carries seq ${row.seq}`);
+    if (row.hash !== pin.hash.toLowerCase()) throw new LogError(pin.seq, `pinned hash ${pin.hash} but the log has ${row.hash}`);
+  }
+}
+
+/** Verify an audit document; the final state's summary, or a LogError. `pins`: chain heads seen
+ *  earlier ({seq, hash}), each of which the log must hold. */
+export function replayAudit(audit, { pins = [] } = {}) {
   const rows = audit.events;
   if (audit.next_after !== null && audit.next_after !== undefined) {
     throw new LogError(0, `this is one page of the audit (rows after ${audit.next_after} are on the next pages): ` +
@@ -203,6 +352,7 @@ export function replayAudit(audit) {
   const chain = verifyChain(rows);
   if (chain.length) throw new LogError(0, `hash chain broken: ${chain.join("; ")}`);
   if (audit.seq !== rows.length) throw new LogError(0, `audit seq ${audit.seq} but ${rows.length} events`);
+  checkPins(rows, pins);
   const events = rows.map((row) => ({ type: row.type, ...rowData(row) }));
   const created = events[0];
   if (created.type !== "match_created") throw new LogError(1, "a log starts with match_created");
@@ -217,7 +367,8 @@ export function replayAudit(audit) {
   const m = new Match(created.rules, created.seats);
   const hands = [];
   const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,
-                   timeouts_checked: 0 };
+                   timeouts_checked: 0, pins_checked: pins.length };
+  const bots = new BotRecheck(serverSeed);
   let expected = [];          // events the server must emit next, on its own
   let forced = null;          // a timed-out turn the server is playing: {seat, consecutive, phase}
   for (let i = 1; i < events.length; i++) {
@@ -229,6 +380,8 @@ export function replayAudit(audit) {
       if (forced.phase === "done") forced = null;
     }
     if (expected.length === 0) expected = consequences(m, serverSeed, null);
+    const due = expected.length > 0;  // the event must be one the server emits on its own
+    const ownMove = !due && !["seat_claimed", "turn_timed_out", "seat_replaced"].includes(e.type);
     let follow = null;
     if (expected.length) {
       let want = expected.shift();
@@ -254,7 +407,9 @@ export function replayAudit(audit) {
       follow = checkMove(m, e, seq);
       checks.moves_checked += 1;
     }
+    bots.before(m, events, i, due, ownMove);  // legal, so now: the bot's own choice?
     m.apply(e);
+    bots.after(e);
     if (follow) expected.unshift(follow);
     if (e.type === "hand_started") {
       hands.push({ hand_number: e.hand_number, leader: e.leader, reason: null, winner: null, side: null, points: 0,
@@ -272,6 +427,8 @@ export function replayAudit(audit) {
     }
   }
   if (m.status !== "ended") throw new LogError(events.length, "the log ends before match_ended");
+  checks.bot_moves_checked = bots.checked;
+  checks.bot_moves_not_checked = bots.notChecked;
   return {
     match_id: audit.match_id, preset: m.rules.preset, players: m.players, partners: m.rules.partners,
     target: m.rules.target, status: m.status, winner: m.winner, scores: m.scores, hand_number: m.handNumber,
@@ -309,12 +466,48 @@ export async function fetchAudit(url, { fetchImpl = globalThis.fetch, retries = 
   return audit;
 }
 
+const USAGE = "usage: node replay.mjs [--pin SEQ:HASH]... [--pins PINS.json] AUDIT.json | AUDIT-URL   (\"-\" reads standard input)\n";
+
+/** The command line: the source, and the pins from every --pin SEQ:HASH and --pins FILE. */
+function parseArgs(argv) {
+  const pins = [];
+  const sources = [];
+  for (let k = 0; k < argv.length; k++) {
+    const arg = argv[k];
+    if (arg === "--pin" || arg === "--pins") {
+      const value = argv[++k];
+      if (value === undefined) throw new Error(`${arg} needs a value`);
+      if (arg === "--pin") {
+        const match = /^(\d+):([0-9a-fA-F]{64})$/.exec(value);
+        if (!match) throw new Error(`--pin takes SEQ:HASH (a seq and 64 hex digits), not ${JSON.stringify(value)}`);
+        pins.push({ seq: Number(match[1]), hash: match[2] });
+      } else {
+        const listed = JSON.parse(readFileSync(value, "utf8"));
+        if (!Array.isArray(listed)) throw new Error(`${value}: --pins takes a JSON array of {"seq": n, "hash": "hex"}`);
+        pins.push(...listed);
+      }
+    } else if (arg === "-h" || arg === "--help") {
+      return null;
+    } else {
+      sources.push(arg);
+    }
+  }
+  return sources.length === 1 ? { source: sources[0], pins } : null;
+}
+
 async function main(argv) {
-  if (argv.length !== 1 || argv[0] === "-h" || argv[0] === "--help") {
-    process.stderr.write("usage: node replay.mjs AUDIT.json | AUDIT-URL   (\"-\" reads standard input)\n");
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`replay.mjs: ${err.message}\n${USAGE}`);
     return 2;
   }
-  const source = argv[0];
+  if (args === null) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  const { source, pins } = args;
   let audit;
   try {
     audit = /^https?:\/\//.test(source) ? await fetchAudit(source)
@@ -324,7 +517,7 @@ async function main(argv) {
     return 2;
   }
   try {
-    process.stdout.write(`${JSON.stringify(replayAudit(audit), null, 1)}\n`);
+    process.stdout.write(`${JSON.stringify(replayAudit(audit, { pins }), null, 1)}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof LogError)) throw err;

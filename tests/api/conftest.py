@@ -7,7 +7,7 @@ import pytest
 from api import create_app
 from tests.problem_guard import answered_problems_are_declared  # noqa: F401  (autouse: every answer declared)
 
-from .helpers import TWO_REMOTE, create, tokens_of, view
+from .helpers import TWO_REMOTE, create, new_portal, portal_client, tokens_of, view
 
 
 @pytest.fixture
@@ -31,3 +31,9 @@ def live(client):
     created = create(client, TWO_REMOTE)
     match_id, tokens = created["id"], tokens_of(created)
     return match_id, tokens, view(client, match_id)["turn"]
+
+
+@pytest.fixture
+def portal(app):
+    """A client of the portal "arcade": every request carries its key."""
+    return portal_client(app, new_portal(app, "arcade"))

@@ -122,3 +122,20 @@ def create_played(client, seats, **kwargs):
     created = create(client, seats, **kwargs)
     play_bots(client)
     return created
+
+
+def new_portal(app, name="arcade", create_limit=None) -> str:
+    """Make a portal as its operator would (the use case behind ``flask boneyard portal create``);
+    answers its key."""
+    from api.http.callers import BUS_KEY
+    from api.services.commands import CreatePortal
+
+    with app.app_context():
+        return app.extensions[BUS_KEY].handle(CreatePortal(name, create_limit))["key"]
+
+
+def portal_client(app, key):
+    """A test client that sends the portal's key with every request."""
+    client = app.test_client()
+    client.environ_base["HTTP_X_API_KEY"] = key
+    return client

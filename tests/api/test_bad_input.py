@@ -35,7 +35,7 @@ from api.http.input_guard import (
 )
 from tests.long_runs import long_run
 
-from .helpers import PROBLEM, assert_problem, auth, create, seq_of, tokens_of
+from .helpers import PROBLEM, assert_problem, auth, create, new_portal, portal_client, seq_of, tokens_of
 
 WIRE = "latin-1"  # how WSGI carries raw bytes in strings (PATH_INFO, header values)
 
@@ -224,7 +224,8 @@ BASE_BODIES = {
 
 @pytest.fixture
 def world(guard_app) -> World:
-    client = guard_app.test_client()
+    # a portal's client: every operation, those that need a portal's key among them, is reachable
+    client = portal_client(guard_app, new_portal(guard_app, "guarded"))
     created = create(
         client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}, {"name": "Open", "type": "open"}]
     )

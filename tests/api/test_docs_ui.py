@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from api.http import docs_ui
 from api.store import tables
 
-from .helpers import assert_problem
+from .helpers import assert_problem, new_portal
 
 VERSION = docs_ui.SWAGGER_UI_VERSION
 ASSET_PATHS = [f"/docs/assets/{VERSION}/{name}" for name in docs_ui.ASSETS]
@@ -115,7 +115,7 @@ def test_the_docs_cost_no_rate_limit_budget_and_need_no_key(make_client, store):
         RATE_LIMIT_CREATE="1 per minute",
         RATE_LIMIT_AUDIT="1 per minute",
         RATE_LIMIT_ACTIONS_PER_ADDRESS="1 per minute",
-        API_KEYS=["portal-key"],
+        PUBLIC_MATCHES=False,
     )
     for _ in range(3):  # a person reloading the page
         for path in ["/docs", "/docs/init.js", *ASSET_PATHS, "/v1/openapi.json"]:
@@ -124,5 +124,7 @@ def test_the_docs_cost_no_rate_limit_budget_and_need_no_key(make_client, store):
             assert not [name for name, _ in response.headers if name.lower().startswith(("x-ratelimit", "retry-after"))]
     with store.engine.connect() as conn:
         assert conn.execute(select(func.count()).select_from(tables.rate_limit_counters)).scalar_one() == 0
-    # the one creation the budget allows is still there
-    assert client.post("/v1/matches", json={"seats": SEATS}, headers={"X-API-Key": "portal-key"}).status_code == 201
+    # the one creation the budget allows is still there (this server creates for portals only)
+    assert client.post("/v1/matches", json={"seats": SEATS}).status_code == 401
+    key = new_portal(client.application, "docs-reader", create_limit="1 per minute")
+    assert client.post("/v1/matches", json={"seats": SEATS}, headers={"X-API-Key": key}).status_code == 201

@@ -1,4 +1,4 @@
-"""Rate limits, portal API keys and body size limits."""
+"""Rate limits and body size limits (a portal's own: tests/api/test_portals.py)."""
 
 from __future__ import annotations
 
@@ -39,17 +39,6 @@ def test_actions_are_rate_limited_per_token(make_client):
 def test_limits_can_be_switched_off(make_client):
     client = make_client(RATELIMIT_ENABLED=False, RATE_LIMIT_CREATE="1 per minute")
     assert [client.post("/v1/matches", json={"seats": SEATS}).status_code for _ in range(3)] == [201] * 3
-
-
-def test_with_api_keys_creating_and_listing_need_one_but_seat_tokens_still_act(make_client):
-    client = make_client(API_KEYS=["portal-key-1", "portal-key-2"], RATELIMIT_ENABLED=False)
-    assert_problem(client.post("/v1/matches", json={"seats": SEATS}), 401, "invalid_api_key")
-    assert_problem(client.get("/v1/matches", headers={"X-API-Key": "wrong"}), 401, "invalid_api_key")
-    created = client.post("/v1/matches", json={"seats": SEATS}, headers={"X-API-Key": "portal-key-2"})
-    assert created.status_code == 201
-    assert client.get("/v1/matches", headers={"X-API-Key": "portal-key-1"}).status_code == 200
-    match_id, token = created.get_json()["id"], tokens_of(created.get_json())[0]
-    assert client.get(f"/v1/matches/{match_id}/view", headers=auth(token)).status_code == 200
 
 
 def test_a_body_over_the_size_limit_is_413(make_client):
@@ -114,19 +103,6 @@ def _ended_match_with_a_player(client, headers=None) -> tuple[str, str]:
     match_id, token = created.get_json()["id"], tokens_of(created.get_json())[0]
     play_to_end(client, match_id, {0: token})
     return match_id, token
-
-
-def test_a_rematch_needs_the_portal_key_when_the_server_has_keys(make_client):
-    client = make_client(API_KEYS=["portal-key"], RATELIMIT_ENABLED=False)
-    match_id, token = _ended_match_with_a_player(client, {"X-API-Key": "portal-key"})
-    assert_problem(client.post(f"/v1/matches/{match_id}/rematch", headers=auth(token)), 401, "invalid_api_key")
-    assert_problem(
-        client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "nope"}),
-        401,
-        "invalid_api_key",
-    )
-    made = client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(token), "X-API-Key": "portal-key"})
-    assert made.status_code == 201, made.get_json()
 
 
 def test_a_rematch_spends_the_match_creation_budget(make_client):

@@ -16,10 +16,14 @@ def _seq(client, match_id):
 def test_every_read_of_a_match_carries_an_etag_naming_its_seq(client, live):
     match_id, tokens, _ = live
     seq = _seq(client, match_id)
+    head = client.get(f"/v1/matches/{match_id}/view").get_json()["chain_head"]
+    assert head["seq"] == seq
     assert client.get(f"/v1/matches/{match_id}").headers["ETag"] == f'"{seq}"'
-    assert client.get(f"/v1/matches/{match_id}/view").headers["ETag"] == f'"{seq}:s"'
-    assert client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[1])).headers["ETag"] == f'"{seq}:1"'
-    assert client.get(f"/v1/matches/{match_id}/events?after=0&limit=5").headers["ETag"] == f'"{seq}:s:0:5"'
+    assert client.get(f"/v1/matches/{match_id}/view").headers["ETag"] == f'"{seq}:s:{head["hash"]}"'
+    seat_view = client.get(f"/v1/matches/{match_id}/view", headers=auth(tokens[1]))
+    assert seat_view.headers["ETag"] == f'"{seq}:1:{head["hash"]}"'
+    events = client.get(f"/v1/matches/{match_id}/events?after=0&limit=5")
+    assert events.headers["ETag"] == f'"{seq}:s:0:5:{head["hash"]}"'
 
 
 def test_if_none_match_answers_304_until_the_match_moves(client, live):

@@ -32,10 +32,11 @@ from sqlalchemy.engine import make_url
 from api import create_app
 from api.http import problem_codes as codes
 from api.http import request_body
+from api.http.callers import BUS_KEY
 from api.http.health import READINESS_KEY
 from api.http.problem_codes import ANY_REQUEST, CATALOGUE
 from api.services.bus import HANDLERS
-from api.services.commands import GetSummary
+from api.services.commands import CreatePortal, GetSummary
 from api.services.errors import SeatReserved
 from api.services.health import Readiness
 from api.services.waiting import Client
@@ -135,14 +136,31 @@ def held_tile_matching_no_end(seat_view: dict) -> list[int] | None:
 
 
 # --- the requests that get each operation's own codes -----------------------------------------------
-def _list_invalid_api_key(w: World):
-    w.app.config["API_KEYS"] = ["portal-key"]
-    return w.client.get("/v1/matches", headers={"X-API-Key": "another"})
+#: A key of the right form that no portal has.
+UNKNOWN_KEY = {"X-API-Key": "bypk_000000000000_" + "A" * 43}
 
 
-def _create_invalid_api_key(w: World):
-    w.app.config["API_KEYS"] = ["portal-key"]
-    return w.client.post("/v1/matches", json={"seats": TWO})
+def _no_public_space(w: World) -> World:
+    w.app.config["PUBLIC_MATCHES"] = False
+    return w
+
+
+def _portal_key(w: World, name: str = "arcade") -> str:
+    with w.app.app_context():
+        return w.app.extensions[BUS_KEY].handle(CreatePortal(name))["key"]
+
+
+def _claim_named_seat(w: World):
+    key = _portal_key(w)
+    seats = [TWO[0], {"name": "Open", "type": "open", "player_ref": "pat"}]
+    created = w.client.post("/v1/matches", json={"seats": seats}, headers={"X-API-Key": key}).get_json()
+    return w.client.post(f"/v1/matches/{created['id']}/seats/1/claim", json={"name": "Eve"})
+
+
+def _revoke_last_key(w: World):
+    key = _portal_key(w)
+    key_id = w.client.get("/v1/portal", headers={"X-API-Key": key}).get_json()["keys"][0]["key_id"]
+    return w.client.delete(f"/v1/portal/keys/{key_id}", headers={"X-API-Key": key})
 
 
 def _create_client_seed_not_allowed(w: World):
@@ -313,8 +331,7 @@ def _rematch_match_not_over(w: World):
 
 def _rematch_invalid_api_key(w: World):
     match_id, tokens = w.ended()
-    w.app.config["API_KEYS"] = ["portal-key"]
-    return w.client.post(f"/v1/matches/{match_id}/rematch", headers=auth(tokens[0]))
+    return w.client.post(f"/v1/matches/{match_id}/rematch", headers={**auth(tokens[0]), **UNKNOWN_KEY})
 
 
 def _waiters_capped(w: World) -> None:
@@ -360,8 +377,7 @@ def _read_only_store(w: World) -> Store:
 
 
 def _stats_invalid_api_key(w: World):
-    w.app.config["API_KEYS"] = ["portal-key"]
-    return w.client.get("/v1/players/pat/stats")
+    return w.client.get("/v1/players/pat/stats", headers=UNKNOWN_KEY)
 
 
 def _unreachable_store(w: World, tmp_path) -> Store:
@@ -375,10 +391,20 @@ REMATCH = "POST /v1/matches/{match_id}/rematch"
 #: (operation, code) -> the request that gets it: ``provoke(world)``, or ``provoke(world, fixtures)``
 #: for the few that need pytest's ``monkeypatch`` or ``tmp_path``.
 ROWS: dict[tuple[str, str], Callable] = {
-    ("GET /v1/matches", "invalid_api_key"): _list_invalid_api_key,
+    ("GET /v1/matches", "invalid_api_key"): lambda w: w.client.get("/v1/matches", headers=UNKNOWN_KEY),
+    ("GET /v1/matches", "portal_key_required"): lambda w: _no_public_space(w).client.get("/v1/matches"),
+    ("GET /v1/matches", "player_ref_needs_portal"): lambda w: w.client.get("/v1/matches?player_ref=pat"),
     ("GET /v1/matches", "invalid_request"): lambda w: w.client.get("/v1/matches?limit=0"),
     ("GET /v1/matches", "invalid_cursor"): lambda w: w.client.get("/v1/matches?cursor=2024-01-01"),
-    ("POST /v1/matches", "invalid_api_key"): _create_invalid_api_key,
+    ("POST /v1/matches", "invalid_api_key"): lambda w: w.client.post(
+        "/v1/matches", json={"seats": TWO}, headers=UNKNOWN_KEY
+    ),
+    ("POST /v1/matches", "portal_key_required"): lambda w: _no_public_space(w).client.post(
+        "/v1/matches", json={"seats": TWO}
+    ),
+    ("POST /v1/matches", "player_ref_needs_portal"): lambda w: w.client.post(
+        "/v1/matches", json={"seats": [{**TWO[0], "player_ref": "pat"}, TWO[1]]}
+    ),
     ("POST /v1/matches", "client_seed_not_allowed"): _create_client_seed_not_allowed,
     ("POST /v1/matches", "too_many_bot_matches"): _create_too_many_bot_matches,
     ("POST /v1/matches", "event_limit_reached"): _create_event_limit_reached,
@@ -468,6 +494,7 @@ ROWS: dict[tuple[str, str], Callable] = {
         headers={"Authorization": "Basic Y3k6"},
     ),
     (CLAIM, "seat_reserved"): _seat_reserved,
+    (CLAIM, "player_ref_needs_portal"): _claim_named_seat,
     (CLAIM, "unknown_match"): lambda w: w.client.post(f"/v1/matches/{NO_MATCH}/seats/1/claim", json={"name": "Cy"}),
     (CLAIM, "unknown_seat"): lambda w: w.client.post(f"/v1/matches/{w.match()[0]}/seats/7/claim", json={"name": "Cy"}),
     (CLAIM, "seat_taken"): lambda w: w.client.post(f"/v1/matches/{w.match()[0]}/seats/1/claim", json={"name": "Cy"}),
@@ -499,6 +526,21 @@ ROWS: dict[tuple[str, str], Callable] = {
         w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/fairness")
     ),
     ("GET /v1/players/{player_ref}/stats", "invalid_api_key"): _stats_invalid_api_key,
+    ("GET /v1/players/{player_ref}/stats", "player_ref_needs_portal"): lambda w: w.client.get("/v1/players/pat/stats"),
+    ("GET /v1/portal", "invalid_api_key"): lambda w: w.client.get("/v1/portal", headers=UNKNOWN_KEY),
+    ("GET /v1/portal", "portal_key_required"): lambda w: w.client.get("/v1/portal"),
+    ("POST /v1/portal/keys", "invalid_api_key"): lambda w: w.client.post("/v1/portal/keys", headers=UNKNOWN_KEY),
+    ("POST /v1/portal/keys", "portal_key_required"): lambda w: w.client.post("/v1/portal/keys"),
+    ("DELETE /v1/portal/keys/{key_id}", "invalid_api_key"): lambda w: w.client.delete(
+        "/v1/portal/keys/000000000000", headers=UNKNOWN_KEY
+    ),
+    ("DELETE /v1/portal/keys/{key_id}", "portal_key_required"): lambda w: w.client.delete(
+        "/v1/portal/keys/000000000000"
+    ),
+    ("DELETE /v1/portal/keys/{key_id}", "unknown_portal_key"): lambda w: w.client.delete(
+        "/v1/portal/keys/000000000000", headers={"X-API-Key": _portal_key(w)}
+    ),
+    ("DELETE /v1/portal/keys/{key_id}", "last_portal_key"): _revoke_last_key,
     ("GET /v1/players/{player_ref}/stats", "invalid_request"): lambda w: w.client.get(
         "/v1/players/" + "x" * 129 + "/stats"
     ),
@@ -517,6 +559,81 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("GET /healthz", "database_read_only"): lambda w: _healthz(w, _read_only_store(w)),
     ("GET /healthz", "database_busy"): lambda w: _healthz(w, _BusyStore()),
 }
+
+
+# --- webhooks (api/http/webhooks.py) ---------------------------------------------------------------
+HOOKS = "/v1/portal/webhooks"
+NO_ID = "0" * 32  # an id of the right form that nothing has
+PUBLIC_URL = "https://93.184.216.34/hooks"
+
+
+def _hook(w: World) -> tuple[dict[str, str], str]:
+    """A portal's key header and one webhook of its."""
+    key = {"X-API-Key": _portal_key(w, "hooked")}
+    return key, w.client.post(HOOKS, json={"url": PUBLIC_URL}, headers=key).get_json()["id"]
+
+
+def _too_many_webhooks(w: World):
+    key = {"X-API-Key": _portal_key(w, "hooked")}
+    for _ in range(16):
+        w.client.post(HOOKS, json={"url": PUBLIC_URL}, headers=key)
+    return w.client.post(HOOKS, json={"url": PUBLIC_URL}, headers=key)
+
+
+def _webhook_rows() -> dict[tuple[str, str], Callable]:
+    one = f"{HOOKS}/{{webhook_id}}"
+    paths = {  # operation -> (method, its URL for the webhook id)
+        f"GET {one}": ("GET", lambda hook: f"{HOOKS}/{hook}"),
+        f"DELETE {one}": ("DELETE", lambda hook: f"{HOOKS}/{hook}"),
+        f"POST {one}/secret": ("POST", lambda hook: f"{HOOKS}/{hook}/secret"),
+        f"GET {one}/deliveries": ("GET", lambda hook: f"{HOOKS}/{hook}/deliveries"),
+        f"POST {one}/deliveries/{{delivery_id}}/replay": (
+            "POST",
+            lambda hook: f"{HOOKS}/{hook}/deliveries/{NO_ID}/replay",
+        ),
+    }
+    rows: dict[tuple[str, str], Callable] = {
+        (f"POST {HOOKS}", "invalid_api_key"): lambda w: w.client.post(
+            HOOKS, json={"url": PUBLIC_URL}, headers=UNKNOWN_KEY
+        ),
+        (f"POST {HOOKS}", "portal_key_required"): lambda w: w.client.post(HOOKS, json={"url": PUBLIC_URL}),
+        (f"POST {HOOKS}", "invalid_webhook_url"): lambda w: w.client.post(
+            HOOKS, json={"url": "http://127.0.0.1/x"}, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {HOOKS}", "invalid_webhook_events"): lambda w: w.client.post(
+            HOOKS, json={"url": PUBLIC_URL, "events": ["match.won"]}, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {HOOKS}", "too_many_webhooks"): _too_many_webhooks,
+        (f"POST {HOOKS}", "unsupported_media_type"): lambda w: w.client.post(
+            HOOKS, data="{}", headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {HOOKS}", "invalid_request"): lambda w: w.client.post(
+            HOOKS, json={"events": []}, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"GET {HOOKS}", "invalid_api_key"): lambda w: w.client.get(HOOKS, headers=UNKNOWN_KEY),
+        (f"GET {HOOKS}", "portal_key_required"): lambda w: w.client.get(HOOKS),
+        (f"GET {one}/deliveries", "invalid_cursor"): lambda w: (
+            lambda key, hook: w.client.get(f"{HOOKS}/{hook}/deliveries?cursor=later", headers=key)
+        )(*_hook(w)),
+        (f"POST {one}/deliveries/{{delivery_id}}/replay", "unknown_delivery"): lambda w: (
+            lambda key, hook: w.client.post(f"{HOOKS}/{hook}/deliveries/{NO_ID}/replay", headers=key)
+        )(*_hook(w)),
+    }
+    for label, (method, url) in paths.items():
+        rows[(label, "invalid_api_key")] = lambda w, m=method, u=url: w.client.open(
+            u(NO_ID), method=m, headers=UNKNOWN_KEY
+        )
+        rows[(label, "portal_key_required")] = lambda w, m=method, u=url: w.client.open(u(NO_ID), method=m)
+        rows[(label, "unknown_webhook")] = lambda w, m=method, u=url: w.client.open(
+            u(NO_ID), method=m, headers={"X-API-Key": _portal_key(w)}
+        )
+        rows[(label, "invalid_request")] = lambda w, m=method, u=url: w.client.open(
+            u("not-an-id"), method=m, headers={"X-API-Key": _portal_key(w)}
+        )
+    return rows
+
+
+ROWS.update(_webhook_rows())
 
 
 @dataclass
@@ -553,6 +670,8 @@ def _operations(document: dict) -> list[tuple[str, str]]:
 
 
 def _url(path: str, match_id: str) -> str:
+    for name, value in {"{webhook_id}": NO_ID, "{delivery_id}": NO_ID, "{key_id}": "0" * 12}.items():
+        path = path.replace(name, value)
     return path.replace("{match_id}", match_id).replace("{seat}", "1").replace("{player_ref}", "pat")
 
 
@@ -576,8 +695,15 @@ def _raises(error: BaseException):
     return unit_of_work
 
 
+#: The operations that need a portal key to get as far as the database (looking it up does).
+KEYED = re.compile(r" /v1/(portal|players)\b")
 #: A body each operation takes, so that a request gets as far as the database.
-BODIES = {"POST /v1/matches": {"seats": TWO}, ACTIONS: {"type": "knock"}, CLAIM: {"name": "Cy"}}
+BODIES = {
+    "POST /v1/matches": {"seats": TWO},
+    ACTIONS: {"type": "knock"},
+    CLAIM: {"name": "Cy"},
+    "POST /v1/portal/webhooks": {"url": "https://93.184.216.34/hooks"},
+}
 
 
 @dataclass
@@ -598,9 +724,11 @@ class Send:
         return self.world.client.open(self.url + url_suffix, method=kwargs.pop("method", self.method), **kwargs)
 
     def as_a_seat(self):
-        """The operation's own request, with a seat's token and a body it takes."""
+        """The operation's own request, with a seat's token (a portal's own resource: a key to look
+        up, which reaches the database) and a body it takes."""
         body = BODIES.get(self.label)
-        return self(headers=auth(self.token), **({"json": body} if body is not None else {}))
+        headers = {**auth(self.token), **(UNKNOWN_KEY if KEYED.search(self.label) else {})}
+        return self(headers=headers, **({"json": body} if body is not None else {}))
 
     def patched(self, target, name: str, value, send: Callable[[], object]):
         with self.monkeypatch.context() as patch:

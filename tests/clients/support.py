@@ -31,8 +31,11 @@ def node_binary() -> str:
     return node
 
 
-def run_replayer(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([node_binary(), str(REPLAYER), str(path)], capture_output=True, text=True, timeout=60)
+def run_replayer(path: Path, *options: str) -> subprocess.CompletedProcess:
+    """``node replay.mjs [options] path``: its exit code, stdout (the summary) and stderr."""
+    return subprocess.run(
+        [node_binary(), str(REPLAYER), *options, str(path)], capture_output=True, text=True, timeout=60
+    )
 
 
 def create(client, seats, preset, rules=None, seed=None) -> dict:

@@ -48,7 +48,7 @@ def statuses_by_operation(output: str) -> dict[str, dict[int, int]]:
     """The script's summary: ``  GET /v1/...   200x12 404x1`` per operation."""
     table = {}
     for line in output.splitlines():
-        found = re.match(r"^  ((?:GET|POST) \S+)\s+((?:\d{3}x\d+ ?)+)$", line)
+        found = re.match(r"^  ((?:GET|POST|DELETE) \S+)\s+((?:\d{3}x\d+ ?)+)$", line)
         if found:
             table[found[1]] = {int(s): int(n) for s, n in re.findall(r"(\d{3})x(\d+)", found[2])}
     return table

@@ -60,12 +60,26 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="e2e-server", daemon=True)
     thread.start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    LIVE_APPS[base] = app
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield base
     finally:
         server.shutdown()
         thread.join(timeout=5)
         app.extensions["boneyard.store"].dispose()
+
+
+#: The app behind each live server's URL (for what a test does as the operator).
+LIVE_APPS: dict[str, object] = {}
+
+
+@pytest.fixture(scope="session")
+def live_portal_key(live_server: str) -> str:
+    """The key of a portal on the live server, made as its operator would."""
+    from tests.api.helpers import new_portal
+
+    return new_portal(LIVE_APPS[live_server], "e2e-portal")
 
 
 @pytest.fixture(scope="session")

@@ -96,8 +96,10 @@ def api_client(server: str) -> Iterator[BoneyardClient]:
 
 
 def assert_verified_end(client: BoneyardClient, match_id: str, finals: list[dict]) -> None:
-    """Every final view shows the end that the audit log replays to, and the log verifies."""
+    """Every final view shows the end that the audit log replays to, and the log verifies: it
+    passes through every chain head the client pinned in play (``audit`` checks), the last one too."""
     audit = client.audit(match_id)
+    assert max(client.pinned_heads.heads(match_id)) == audit["seq"]
     events = [event_from_dict({k: v for k, v in e.items() if k != "seq"}) for e in audit["events"]]
     assert events[-1].type == "match_ended"
     state = replay(events)
@@ -228,6 +230,7 @@ def test_the_command_line_client_creates_a_match_against_a_bot_and_plays_it_out(
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "ended" and result["fairness_verified"] is True
+    assert result["heads_pinned"] > 1  # every one found in the revealed log, or it exits 1
     assert "--token" in done.stderr  # the resume hint names the token
 
 

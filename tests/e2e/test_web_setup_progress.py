@@ -54,7 +54,7 @@ def created_bodies(page) -> list[dict]:
     return bodies
 
 
-def create_match_by_api(base: str, target: int, player_ref: str) -> dict:
+def create_match_by_api(base: str, target: int, player_ref: str, portal_key: str) -> dict:
     body = {
         "preset": "standard-draw",
         "rules": {"target": target},
@@ -63,9 +63,14 @@ def create_match_by_api(base: str, target: int, player_ref: str) -> dict:
             {"name": "Rand", "type": "bot", "level": "random"},
         ],
     }
-    response = requests.post(f"{base}/v1/matches", json=body, timeout=10)
+    response = requests.post(f"{base}/v1/matches", json=body, headers={"X-API-Key": portal_key}, timeout=10)
     assert response.status_code == 201, response.text
     return response.json()
+
+
+def hold_portal_key(page, key: str) -> None:
+    """The page keeps the portal's key as the setup form would (player ids are a portal's)."""
+    page.evaluate(f"localStorage.setItem('boneyard.apiKey', {json.dumps(key)})")
 
 
 def shown_figures(page, which: str) -> dict[str, str]:
@@ -184,13 +189,16 @@ def test_you_takes_the_verb_that_agrees_with_it(page_at, live_server):
 
 
 # --- progress on this device -------------------------------------------------------------------
-def test_a_match_against_the_computer_counts_once_in_the_progress_and_reset_clears_it(page_at, live_server, artifacts):
+def test_a_match_against_the_computer_counts_once_in_the_progress_and_reset_clears_it(
+    page_at, live_server, live_portal_key, artifacts
+):
     # a match to 1 point ends with its first hand; saved in the first storage format, it still resumes
     ref = "progress-e2e"
-    created = create_match_by_api(live_server, target=1, player_ref=ref)
+    created = create_match_by_api(live_server, target=1, player_ref=ref, portal_key=live_portal_key)
     token = next(seat["token"] for seat in created["seats"] if seat["seat"] == 0)
     page = page_at(DESKTOP)
     open_form(page, f"/play?player_ref={ref}")
+    hold_portal_key(page, live_portal_key)  # the page of a portal's player holds the portal's key
     old = {"id": created["id"], "local": {"0": token}, "seen": 0, "humans": 1, "viewer": 0}
     page.evaluate(f"localStorage.setItem('{OLD_STORE_KEY}', {json.dumps(json.dumps(old))})")
     page.reload()
@@ -266,18 +274,23 @@ def test_a_match_against_the_computer_counts_once_in_the_progress_and_reset_clea
     assert real_errors(page) == []
 
 
-def test_a_portal_players_page_seats_them_by_player_ref_and_shows_the_servers_statistics(page_at, live_server):
+def test_a_portal_players_page_seats_them_by_player_ref_and_shows_the_servers_statistics(
+    page_at, live_server, live_portal_key
+):
     ref = "portal-player-e2e"
     page = page_at(DESKTOP)
+    open_form(page, "/play")
+    hold_portal_key(page, live_portal_key)
     open_form(page, f"/play?player_ref={ref}")
     page.select_option("[data-seat-kind='1']", "random")
     page.click("#start")
     page.wait_for_function("document.body.dataset.seq !== undefined")
     state = page.evaluate(f"JSON.parse(localStorage.getItem('{OLD_STORE_KEY}'))")
-    seats = requests.get(f"{live_server}/v1/matches/{state['id']}", timeout=10).json()["seats"]
+    keyed = {"X-API-Key": live_portal_key}
+    seats = requests.get(f"{live_server}/v1/matches/{state['id']}", headers=keyed, timeout=10).json()["seats"]
     assert [s["player_ref"] for s in seats] == [ref, None]
 
-    stats = requests.get(f"{live_server}/v1/players/{ref}/stats", timeout=10).json()
+    stats = requests.get(f"{live_server}/v1/players/{ref}/stats", headers=keyed, timeout=10).json()
     page.keyboard.press("n")
     page.click("#progress-open")
     page.wait_for_selector("[data-progress='server']")

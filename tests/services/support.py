@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from api.services.bus import MessageBus
-from api.services.commands import Act, CreateMatch, GetSummary, GetView, PlayBots, SeatSpec
+from api.services.commands import Act, Caller, CreateMatch, CreatePortal, GetSummary, GetView, PlayBots, SeatSpec
 
 ANA = SeatSpec("Ana", "remote", player_ref="ana")
 BO = SeatSpec("Bo", "remote")
@@ -15,8 +15,20 @@ OPEN = SeatSpec("Open", "open")
 SEED = "7" * 64
 
 
+def portal(bus: MessageBus) -> Caller:
+    """The tests' portal on this bus's store (made on first use): player ids are a portal's."""
+    made: Caller | None = getattr(bus, "tests_portal", None)
+    if made is None:
+        made = Caller(bus.handle(CreatePortal("tests"))["id"])
+        bus.tests_portal = made  # type: ignore[attr-defined]
+    return made
+
+
 def create(bus: MessageBus, *seats: SeatSpec, rules: dict[str, Any] | None = None, **options: Any) -> dict:
-    """A match of these seats (``standard-draw``, the server's seed fixed: the same deals each run)."""
+    """A match of these seats (``standard-draw``, the server's seed fixed: the same deals each run);
+    the tests' portal creates it when a seat names a player."""
+    if "caller" not in options and any(seat.player_ref for seat in seats):
+        options["caller"] = portal(bus)
     return bus.handle(CreateMatch("standard-draw", rules or {}, seats, options.pop("seed", SEED), **options))
 
 

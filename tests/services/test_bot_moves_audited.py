@@ -20,7 +20,7 @@ from api.services.flow import MatchFlow
 from api.services.waiting import Waiter
 from api.store.memory import MemoryStore
 
-from .support import ANA, SEED, tokens_of
+from .support import ANA, SEED, portal, tokens_of
 from .support import play_to_end as play_all
 
 EXPERT = SeatSpec("Ex", "bot", "expert")
@@ -55,7 +55,7 @@ def ended_match(store: MemoryStore, clock: Any, preset: str, rules: dict, seats:
         store, allow_client_seed=True, waiter=Waiter(store, clock=clock, now=clock), now=clock, offload=offload
     )
     bus = MessageBus(flow)
-    created = bus.handle(CreateMatch(preset, rules, seats, SEED))
+    created = bus.handle(CreateMatch(preset, rules, seats, SEED, caller=portal(bus)))
     assert play_all(bus, created["id"], tokens_of(created))["status"] == "ended"
     with store.unit_of_work(readonly=True) as uow:
         record = uow.matches.get(created["id"])

@@ -14,7 +14,7 @@ from api.services.waiting import Waiter
 from api.store import Store
 from api.store.memory import MemoryStore
 
-from .support import ANA, GREEDY, OPEN, create, play_to_end, tokens_of
+from .support import ANA, GREEDY, OPEN, create, play_to_end, portal, tokens_of
 
 VOLATILE = ("id", "created_at", "updated_at", "token")  # minted or stamped per run
 SEATING = ("status", "rules", "seats", "players", "open_seats", "scores", "preset")
@@ -43,8 +43,8 @@ def scenario(store) -> dict:
         "claimed_view": {k: scrub(claimed["view"][k]) for k in ("seat", "status", "rules", "seats", "scores")},
         "rematch": {k: scrub(v) for k, v in bus.handle(GetSummary(rematch["id"])).items() if k in SEATING},
         "waiting": scrub(waiting),
-        "open_list": [scrub(m) for m in bus.handle(ListMatches(has_open_seat=True))["items"]],
-        "ana_list": len(bus.handle(ListMatches(player_ref="ana"))["items"]),
+        "open_list": [scrub(m) for m in bus.handle(ListMatches(has_open_seat=True, caller=portal(bus)))["items"]],
+        "ana_list": len(bus.handle(ListMatches(player_ref="ana", caller=portal(bus)))["items"]),
     }
 
 

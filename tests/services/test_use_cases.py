@@ -16,6 +16,7 @@ from api.services import commands, errors, fairness
 from api.services.bus import HANDLERS, MessageBus
 from api.services.commands import (
     Act,
+    Caller,
     ClaimSeat,
     Command,
     CreateMatch,
@@ -35,7 +36,7 @@ from api.services.limits import WorkLimits
 from api.services.tokens import hash_token
 from api.store.memory import MemoryIdempotencyKeys
 
-from .support import ANA, BO, GREEDY, OPEN, RANDOM, create, play_to_end, tokens_of
+from .support import ANA, BO, GREEDY, OPEN, RANDOM, create, play_to_end, portal, tokens_of
 
 
 def test_every_command_has_one_handler_and_nothing_else_is_taken():
@@ -128,15 +129,15 @@ def test_the_list_pages_newest_first_and_filters(bus, clock):
         made.append(create(bus, ANA, GREEDY)["id"])
         clock.advance(1)
     waiting = create(bus, ANA, OPEN)["id"]
-    first = bus.handle(ListMatches(limit=2))
-    second = bus.handle(ListMatches(limit=2, cursor=first["next_cursor"]))
+    first = bus.handle(ListMatches(limit=2, caller=portal(bus)))
+    second = bus.handle(ListMatches(limit=2, cursor=first["next_cursor"], caller=portal(bus)))
     assert [m["id"] for m in first["items"] + second["items"]] == [waiting, *reversed(made)]
     assert second["next_cursor"] is None
-    assert [m["id"] for m in bus.handle(ListMatches(has_open_seat=True))["items"]] == [waiting]
-    assert [m["id"] for m in bus.handle(ListMatches(status="waiting"))["items"]] == [waiting]
-    assert len(bus.handle(ListMatches(player_ref="ana"))["items"]) == 4
+    assert [m["id"] for m in bus.handle(ListMatches(has_open_seat=True, caller=portal(bus)))["items"]] == [waiting]
+    assert [m["id"] for m in bus.handle(ListMatches(status="waiting", caller=portal(bus)))["items"]] == [waiting]
+    assert len(bus.handle(ListMatches(player_ref="ana", caller=portal(bus)))["items"]) == 4
     with pytest.raises(errors.InvalidCursor):
-        bus.handle(ListMatches(cursor="yesterday"))
+        bus.handle(ListMatches(cursor="yesterday", caller=portal(bus)))
 
 
 def test_events_page_by_after_and_limit_and_hide_other_hands(bus):
@@ -303,7 +304,8 @@ def test_a_rematch_keeps_the_players_seats_for_their_tokens(bus):
         bus.handle(ClaimSeat(again["id"], 0, "Stranger"))
     claimed = bus.handle(ClaimSeat(again["id"], 0, "Ana", token=tokens[0]))
     assert claimed["view"]["status"] == "playing"
-    assert bus.handle(GetSummary(again["id"]))["seats"][0]["player_ref"] == "ana"
+    assert bus.handle(GetSummary(again["id"]))["seats"][0]["player_ref"] is None  # ids: for the portal only
+    assert bus.handle(GetSummary(again["id"], portal(bus)))["seats"][0]["player_ref"] == "ana"
 
 
 def test_player_stats_count_the_ended_matches_of_a_player(bus):
@@ -311,8 +313,10 @@ def test_player_stats_count_the_ended_matches_of_a_player(bus):
     for _ in range(2):
         created = create(bus, ANA, GREEDY, rules={"target": 20})
         played.append(play_to_end(bus, created["id"], tokens_of(created)))
-    stats = bus.handle(GetPlayerStats("ana"))
+    stats = bus.handle(GetPlayerStats("ana", portal(bus)))
     won = sum(1 for s in played if s["winner"] == 0)
     assert stats["matches_played"] == 2 and stats["matches_won"] == won
-    assert bus.handle(GetPlayerStats("nobody"))["matches_played"] == 0
+    assert bus.handle(GetPlayerStats("nobody", portal(bus)))["matches_played"] == 0
+    with pytest.raises(errors.PlayerRefNeedsPortal):
+        bus.handle(GetPlayerStats("ana", Caller()))
     assert isinstance(CreateMatch, type)  # the commands are plain classes, built by any caller

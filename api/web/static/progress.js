@@ -29,10 +29,11 @@ export function resetProgress() {
   localStorage.setItem(PROGRESS_KEY, JSON.stringify({ ...fresh(), counted, handsCounted }));
 }
 
-/** The portal's player this page runs for (`/play?player_ref=REF`), or null. */
+/** The portal's player this page runs for (`/play?player_ref=REF`), or null. Player ids are a
+ *  portal's: only a page that holds the portal's key (saved from the setup form) may name one. */
 export function playerRef() {
   const ref = new URLSearchParams(window.location.search).get("player_ref");
-  return ref && ref.trim() ? ref.trim() : null;
+  return ref && ref.trim() && savedApiKey() ? ref.trim() : null;
 }
 
 /** The match on screen is one that counts: one person here, computers everywhere else. */

@@ -123,12 +123,15 @@ async function onSetupSubmit(ev) {
     await startMatch({ seats, preset: $("#preset").value, target: target ? Number(target) : null, partners: partnersOn() });
   } catch (err) {
     // a server that needs a portal key to create matches says so by code: ask for the key
-    if (err.code === "invalid_api_key") { $("#api-key-field").hidden = false; keyInput.focus(); }
+    if (KEY_CODES.includes(err.code)) { $("#api-key-field").hidden = false; keyInput.focus(); }
     toast(err.message);
   } finally {
     start.disabled = false;
   }
 }
+
+/** The refusals a portal key answers: a wrong one, none where the server wants one. */
+const KEY_CODES = ["invalid_api_key", "portal_key_required", "player_ref_needs_portal"];
 
 /** Fetch the presets and levels and fill the menus; without them, the form is replaced by the
  *  reason and a way to try again (a menu with nothing in it would only puzzle). */

@@ -15,6 +15,7 @@ from .errors import (
     BoneyardError,
     InvalidApiKey,
     InvalidToken,
+    PinnedHeadMismatch,
     ProblemError,
     SeatTaken,
     ServerUnavailable,
@@ -23,6 +24,7 @@ from .errors import (
     WrongMatch,
     problem_error,
 )
+from .pins import PinnedHeads, verify_pinned
 from .strategies import STRATEGIES, Strategy, first_legal, heaviest, random_legal, seeded_random
 
 __version__ = "0.1.0"
@@ -36,6 +38,8 @@ __all__ = [
     "Bot",
     "InvalidApiKey",
     "InvalidToken",
+    "PinnedHeadMismatch",
+    "PinnedHeads",
     "ProblemError",
     "SeatTaken",
     "ServerUnavailable",
@@ -48,4 +52,5 @@ __all__ = [
     "problem_error",
     "random_legal",
     "seeded_random",
+    "verify_pinned",
 ]

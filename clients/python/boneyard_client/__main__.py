@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             bot = Bot(client, args.match, args.token, strategy, **options)
         final = bot.play()
         fairness = bot.fairness()
+        bot.audit()  # the revealed log must pass through every chain head we were shown
     except BoneyardError as error:
         print(f"boneyard_client: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         "sides": final.get("sides"),
         "actions_sent": bot.actions_sent,
         "fairness_verified": fairness.get("verified"),
+        "heads_pinned": len(bot.pinned_heads),  # each checked against the audit log
     }
     print(json.dumps(result))
     return 0

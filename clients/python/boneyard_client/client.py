@@ -13,6 +13,11 @@ The loop inside :meth:`Bot.play` is the whole protocol: poll the view (``If-None
 makes an unchanged poll a bodiless 304), pick one of its ``legal_actions``, post it with
 ``If-Match`` (act only on what you saw) and an ``Idempotency-Key`` (a retried post is
 never applied twice), and stop when the status is ``ended``.
+
+Every view and events page the client is shown carries the hash chain's head; the client pins
+each one (``client.pinned_heads``, :mod:`.pins`) and :meth:`BoneyardClient.audit` checks the
+revealed log against them: a log rewritten after the server showed it raises
+:class:`~.errors.PinnedHeadMismatch`.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 import requests
 
 from .errors import ActionRefused, BoneyardError, ProblemError, ServerUnavailable, WaitTimeout, problem_error
+from .pins import PinnedHeads, verify_pinned
 from .strategies import Strategy, first_legal
 
 Action = dict[str, Any]
@@ -86,6 +92,8 @@ class BoneyardClient:
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        #: Every chain head this client was shown, per match: checked by :meth:`audit`.
+        self.pinned_heads = PinnedHeads()
 
     # --- the endpoints ------------------------------------------------------------------
     def create_match(
@@ -104,7 +112,9 @@ class BoneyardClient:
     def claim_seat(self, match_id: str, seat: int, name: str, client_seed: str | None = None) -> dict:
         """``POST /v1/matches/{id}/seats/{seat}/claim``: ``{match_id, seat, token, seq, view}``."""
         body = {"name": name, **({"client_seed": client_seed} if client_seed else {})}
-        return self.request("POST", f"/v1/matches/{match_id}/seats/{seat}/claim", json=body).json()
+        claimed = self.request("POST", f"/v1/matches/{match_id}/seats/{seat}/claim", json=body).json()
+        self.pinned_heads.pin(match_id, claimed["view"].get("chain_head"))
+        return claimed
 
     def summary(self, match_id: str) -> dict:
         """``GET /v1/matches/{id}``: the public summary."""
@@ -113,7 +123,10 @@ class BoneyardClient:
     def view(self, match_id: str, token: str | None = None, *, etag: str | None = None) -> requests.Response:
         """``GET /v1/matches/{id}/view``; with ``etag``, a 304 response means: unchanged."""
         headers = {"If-None-Match": etag} if etag else {}
-        return self.request("GET", f"/v1/matches/{match_id}/view", token=token, headers=headers)
+        response = self.request("GET", f"/v1/matches/{match_id}/view", token=token, headers=headers)
+        if response.status_code == 200:
+            self.pinned_heads.pin(match_id, response.json().get("chain_head"))
+        return response
 
     def act(
         self,
@@ -132,20 +145,26 @@ class BoneyardClient:
         headers = {"Idempotency-Key": idempotency_key or uuid.uuid4().hex}
         if if_match:
             headers["If-Match"] = if_match
-        return self.request("POST", f"/v1/matches/{match_id}/actions", token=token, json=action, headers=headers)
+        response = self.request("POST", f"/v1/matches/{match_id}/actions", token=token, json=action, headers=headers)
+        self.pinned_heads.pin(match_id, response.json()["view"].get("chain_head"))
+        return response
 
     def events(self, match_id: str, token: str | None = None, after: int = 0, limit: int = 100) -> dict:
         """``GET /v1/matches/{id}/events``: the log as this seat (or a spectator) may see it."""
-        return self.request(
+        page = self.request(
             "GET", f"/v1/matches/{match_id}/events", token=token, params={"after": after, "limit": limit}
         ).json()
+        self.pinned_heads.pin(match_id, page.get("chain_head"))
+        return page
 
-    def audit(self, match_id: str, *, page_size: int | None = None) -> dict:
+    def audit(self, match_id: str, *, page_size: int | None = None, verify_pins: bool = True) -> dict:
         """``GET /v1/matches/{id}/audit``: once ended, the whole log and the seed.
 
         The server answers in pages (``after``, ``limit`` up to 5,000 rows, ``next_after``
         until null); this follows them and answers one document, the header fields and
         every row (without ``next_after``): what ``replay.mjs`` and ``openapi/examples`` hold.
+        With ``verify_pins`` (the default) the log must pass through every chain head this
+        client was shown for the match, else :class:`~.errors.PinnedHeadMismatch`.
         """
         path = f"/v1/matches/{match_id}/audit"
         params = {"limit": page_size} if page_size else {}
@@ -155,6 +174,8 @@ class BoneyardClient:
             audit["events"] += page["events"]
             audit["next_after"] = page["next_after"]
         audit.pop("next_after", None)
+        if verify_pins:
+            verify_pinned(audit, self.pinned_heads.heads(match_id))
         return audit
 
     def fairness(self, match_id: str) -> dict:
@@ -356,7 +377,13 @@ class Bot:
         return result
 
     # --- after the end --------------------------------------------------------------------
+    @property
+    def pinned_heads(self) -> dict[int, str]:
+        """The chain heads this bot's client was shown for its match: seq -> hash."""
+        return self.client.pinned_heads.heads(self.match_id)
+
     def audit(self) -> dict:
+        """The whole audit log, checked against every pinned head (else ``PinnedHeadMismatch``)."""
         return self.client.audit(self.match_id)
 
     def fairness(self) -> dict:

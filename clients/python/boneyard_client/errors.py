@@ -60,6 +60,19 @@ class WaitTimeout(BoneyardError):
     """The match did not come back to this seat within ``max_wait`` seconds."""
 
 
+class PinnedHeadMismatch(BoneyardError):
+    """The revealed log is not the one whose chain heads this client pinned: at ``seq`` it
+    holds another hash (``found``; None when the log has no such row) than ``pinned``, or the
+    server showed two different hashes for the same seq during play. Either way the server
+    rewrote history (or served two of them): keep the pins and the log as evidence."""
+
+    def __init__(self, seq: int, message: str, pinned: str | None = None, found: str | None = None):
+        super().__init__(f"seq {seq}: {message}")
+        self.seq = seq
+        self.pinned = pinned
+        self.found = found
+
+
 _BY_CODE: dict[str, type[ProblemError]] = {
     "invalid_token": InvalidToken,
     "wrong_match": WrongMatch,

@@ -1,0 +1,180 @@
+"""The delivery worker against a real receiver on loopback, on the SQL store: signed as
+documented, retried with backoff on an injected clock (no sleeps), every attempt logged,
+replayed on demand, given up after the attempts allowed."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from api.services.bus import MessageBus
+from api.services.commands import AddWebhook, Caller, CreatePortal, ListDeliveries, ReplayDelivery
+from api.services.flow import MatchFlow
+from api.services.waiting import Waiter
+from api.services.webhook_delivery import WebhookSettings, WebhookWorker
+from api.store import Store
+from tests.webhook_receiver import HANG, SignatureError, running_receiver, verify
+
+from .support import ANA, GREEDY, create
+
+TIMEOUT = 0.3  # the worker's, in seconds: what a hanging receiver costs the test
+
+
+@pytest.fixture
+def sql_store(database_url):
+    store = Store.from_url(database_url)
+    yield store
+    store.dispose()
+
+
+@pytest.fixture
+def sql_bus(sql_store, clock) -> MessageBus:
+    return MessageBus(MatchFlow(sql_store, allow_client_seed=True, waiter=Waiter(sql_store), now=clock))
+
+
+def worker(store, clock, resolve=None, **settings) -> WebhookWorker:
+    options = {"timeout": TIMEOUT, "max_attempts": 5, "allow_private_addresses": True, **settings}
+    return WebhookWorker(store, WebhookSettings(**options), now=clock, **({"resolve": resolve} if resolve else {}))
+
+
+def one_delivery(bus: MessageBus, url: str, resolve=None) -> tuple[str, dict, dict]:
+    """A portal with one endpoint for match.created, and a match: (portal id, hook, created)."""
+    acme = bus.handle(CreatePortal("acme"))["id"]
+    hook = bus.handle(AddWebhook(acme, url, ("match.created",), allow_private_addresses=True, resolve=resolve))
+    return acme, hook, create(bus, ANA, GREEDY, caller=Caller(acme))
+
+
+def log_of(bus: MessageBus, portal_id: str, hook: dict) -> dict:
+    (delivery,) = bus.handle(ListDeliveries(portal_id, hook["id"]))["items"]
+    return delivery
+
+
+def test_fails_times_out_and_comes_back_retried_with_backoff(sql_bus, sql_store, clock):
+    with running_receiver(500, HANG, 200) as receiver:
+        acme, hook, created = one_delivery(sql_bus, receiver.url)
+        sender = worker(sql_store, clock)
+
+        assert sender.run_once() == 1  # 500
+        delivery = log_of(sql_bus, acme, hook)
+        assert delivery["status"] == "pending" and delivery["attempts"] == 1
+        assert delivery["log"][0]["status_code"] == 500 and delivery["log"][0]["error"] == "answered 500"
+        assert delivery["next_attempt_at"] == (clock() + timedelta(seconds=10)).isoformat()
+        clock.advance(9.9)
+        assert sender.run_once() == 0  # not due yet
+        clock.advance(0.1)
+
+        assert sender.run_once() == 1  # the receiver holds the request: the worker times out
+        receiver.release.set()
+        delivery = log_of(sql_bus, acme, hook)
+        assert delivery["log"][0]["status_code"] is None and delivery["log"][0]["error"].startswith("timed out")
+        assert delivery["log"][0]["duration_ms"] >= TIMEOUT * 1000 * 0.9
+        assert delivery["next_attempt_at"] == (clock() + timedelta(seconds=20)).isoformat()  # doubled
+        clock.advance(19.9)
+        assert sender.run_once() == 0
+        clock.advance(0.1)
+
+        assert sender.run_once() == 1  # back: 200
+        delivery = log_of(sql_bus, acme, hook)
+        assert delivery["status"] == "delivered" and delivery["next_attempt_at"] is None
+        assert delivery["delivered_at"] == clock().isoformat()
+        assert [(a["attempt"], a["status_code"]) for a in delivery["log"]] == [(3, 200), (2, None), (1, 500)]
+        assert [a["error"] is None for a in delivery["log"]] == [True, False, False]
+
+        # what arrived, three times the same delivery, each signed afresh and verifiable
+        assert len(receiver.received) == 3
+        for got in receiver.received:
+            assert got.headers["Content-Type"] == "application/json"
+            assert got.headers["Boneyard-Event"] == "match.created"
+            assert got.headers["Boneyard-Delivery"] == delivery["id"]
+            payload = verify(hook["secret"], got.headers["Boneyard-Signature"], got.body, clock().timestamp())
+            assert payload == delivery["payload"]
+            assert payload["id"] == delivery["id"] and payload["match_id"] == created["id"]
+        last = receiver.received[-1]
+        with pytest.raises(SignatureError, match="mismatch"):
+            verify(hook["secret"], last.headers["Boneyard-Signature"], last.body + b" ", clock().timestamp())
+        with pytest.raises(SignatureError, match="mismatch"):
+            verify("whsec_" + "x" * 43, last.headers["Boneyard-Signature"], last.body, clock().timestamp())
+        with pytest.raises(SignatureError, match="too old"):
+            verify(hook["secret"], last.headers["Boneyard-Signature"], last.body, clock().timestamp() + 301)
+
+        # a replay sends it again: same id and body, a new attempt in the log
+        assert sender.run_once() == 0
+        replayed = sql_bus.handle(ReplayDelivery(acme, hook["id"], delivery["id"]))
+        assert replayed["status"] == "pending" and replayed["next_attempt_at"] == clock().isoformat()
+        assert sender.run_once() == 1
+        assert len(receiver.received) == 4
+        assert receiver.received[3].headers["Boneyard-Delivery"] == delivery["id"]
+        assert receiver.received[3].body == receiver.received[0].body
+        again = log_of(sql_bus, acme, hook)
+        assert again["status"] == "delivered" and [a["attempt"] for a in again["log"]] == [4, 3, 2, 1]
+
+
+def test_given_up_after_the_attempts_allowed_then_replayed(sql_bus, sql_store, clock):
+    with running_receiver(500, 502, 503, 500, 200) as receiver:
+        acme, hook, _ = one_delivery(sql_bus, receiver.url)
+        sender = worker(sql_store, clock, max_attempts=3)
+        waits = []
+        for _ in range(3):
+            assert sender.run_once() == 1
+            delivery = log_of(sql_bus, acme, hook)
+            if delivery["next_attempt_at"] is not None:
+                waits.append(delivery["next_attempt_at"])
+                clock.advance(3600)
+        assert delivery["status"] == "failed" and delivery["next_attempt_at"] is None
+        assert [a["status_code"] for a in delivery["log"]] == [503, 502, 500]
+        clock.advance(7200)
+        assert sender.run_once() == 0  # failed stays failed ...
+        sql_bus.handle(ReplayDelivery(acme, hook["id"], delivery["id"]))
+        assert sender.run_once() == 1  # ... until replayed: a new round of attempts
+        assert log_of(sql_bus, acme, hook)["status"] == "pending"
+        clock.advance(10)
+        assert sender.run_once() == 1
+        delivery = log_of(sql_bus, acme, hook)
+        assert delivery["status"] == "delivered" and delivery["attempts"] == 5
+        assert len(receiver.received) == 5
+
+
+def test_a_private_destination_is_refused_at_delivery_time(sql_bus, sql_store, clock):
+    with running_receiver() as receiver:
+        acme, hook, _ = one_delivery(sql_bus, receiver.url)  # registered where private addresses were allowed
+        assert worker(sql_store, clock, allow_private_addresses=False).run_once() == 1
+        delivery = log_of(sql_bus, acme, hook)
+        assert delivery["log"][0]["error"].startswith("refused destination") and delivery["status"] == "pending"
+        assert receiver.received == []  # nothing was sent
+
+
+def test_a_closed_port_is_a_failed_attempt(sql_bus, sql_store, clock):
+    with running_receiver() as receiver:
+        closed = receiver.url
+    acme, hook, _ = one_delivery(sql_bus, closed)
+    assert worker(sql_store, clock).run_once() == 1
+    delivery = log_of(sql_bus, acme, hook)
+    assert delivery["log"][0]["status_code"] is None and "ConnectError" in delivery["log"][0]["error"]
+
+
+def test_the_connection_goes_to_the_address_checked_and_nowhere_else(sql_bus, sql_store, clock):
+    """The worker resolves a name once, checks the answer, and connects to it: here a name no
+    DNS knows reaches the receiver only through the worker's resolver, and is refused when that
+    resolver's answer is a loopback address and private addresses are not allowed."""
+    asked: list[tuple[str, int]] = []
+
+    def rebinding_dns(host: str, port: int) -> list[str]:
+        asked.append((host, port))
+        return ["127.0.0.1"]
+
+    with running_receiver() as receiver:
+        port = int(receiver.url.split(":")[2].split("/")[0])
+        acme, hook, _ = one_delivery(sql_bus, f"http://hooks.invalid:{port}/hooks/boneyard", rebinding_dns)
+        asked.clear()
+        strict = WebhookWorker(sql_store, WebhookSettings(timeout=TIMEOUT), now=clock, resolve=rebinding_dns)
+        assert strict.run_once() == 1
+        delivery = log_of(sql_bus, acme, hook)
+        assert delivery["log"][0]["error"].startswith("refused destination") and delivery["status"] == "pending"
+        assert receiver.received == [] and asked == [("hooks.invalid", port)]
+
+        clock.advance(10)
+        assert worker(sql_store, clock, resolve=rebinding_dns).run_once() == 1
+        assert log_of(sql_bus, acme, hook)["status"] == "delivered"
+        (got,) = receiver.received
+        assert got.headers["Host"] == f"hooks.invalid:{port}"
