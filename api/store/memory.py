@@ -95,7 +95,7 @@ class MemoryMatches:
         return self._uow.tables.matches
 
     def add(self, row: Mapping[str, Any]) -> MatchRecord:
-        allowed = MatchRepository.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id"}
+        allowed = MatchRepository.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id", "rated"}
         if unknown := set(row) - allowed:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
         self._uow.writing()
@@ -117,6 +117,7 @@ class MemoryMatches:
             deadline_at=row.get("deadline_at"),
             rematch_of=rematch_of,
             portal_id=row.get("portal_id"),
+            rated=bool(row.get("rated", False)),
         )
         self._rows[record.id] = MatchRow(record, row.get("creator_key"), bool(row.get("all_bots", False)))
         self._uow.tables.events[record.id] = []

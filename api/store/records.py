@@ -91,6 +91,7 @@ class MatchRecord:
     rematch_of: str | None = None
     last_hash: str = GENESIS_HASH  # the hash of event ``last_seq`` (api.store.chain)
     portal_id: str | None = None  # the portal that owns it (None: the public space)
+    rated: bool = False  # its end updates its players' ratings
 
     @property
     def head(self) -> ChainHead:

@@ -60,6 +60,7 @@ def _match_record(row: Row[Any]) -> MatchRecord:
         rematch_of=row.rematch_of,
         last_hash=row.last_hash,
         portal_id=row.portal_id,
+        rated=row.rated,
     )
 
 
@@ -148,7 +149,7 @@ class MatchRepository:
         ``"waiting"``) and ``summary`` (default ``{}``).  Timestamps are set
         here; ``last_seq`` starts at 0.
         """
-        allowed = self.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id"}
+        allowed = self.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id", "rated"}
         unknown = set(row) - allowed
         if unknown:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
@@ -173,6 +174,7 @@ class MatchRepository:
             "creator_key": row.get("creator_key"),
             "all_bots": bool(row.get("all_bots", False)),
             "portal_id": row.get("portal_id"),
+            "rated": bool(row.get("rated", False)),
         }
         try:
             self._conn.execute(insert(tables.matches).values(**values))

@@ -115,6 +115,8 @@ matches = Table(
     # The portal whose key created it (NULL: the public space of keyless clients). Lists,
     # player ids and statistics are scoped to it (api.services.portals).
     Column("portal_id", String(32), ForeignKey("portals.id"), nullable=True),
+    # A rated match updates its players' ratings when it ends (api.services.ratings).
+    Column("rated", Boolean, nullable=False, server_default=false()),
     CheckConstraint(_in("status", STATUSES), name="status"),  # the rules' statuses: a new one needs a migration
     CheckConstraint("players >= 1", name="players"),
     CheckConstraint("last_seq >= 0", name="last_seq"),
@@ -335,4 +337,57 @@ webhook_attempts = Table(
     Column("status_code", Integer, nullable=True),
     Column("error", String(512), nullable=True),
     PrimaryKeyConstraint("delivery_id", "number"),
+)
+
+#: What a portal gives one of its players (a person's bot, say) to act as that player on
+#: the player endpoints (seeks, challenges, its event stream) without the portal's key. Only
+#: the SHA-256 is kept, as for portal keys; ``id`` is the token's public part.
+player_tokens = Table(
+    "player_tokens",
+    metadata,
+    Column("id", String(16), nullable=False),
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("player_ref", String(128), nullable=False),
+    Column("token_hash", String(64), nullable=False),
+    Column("label", String(64), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("revoked_at", UTCDateTime(), nullable=True),
+    PrimaryKeyConstraint("id"),
+    Index(None, "token_hash", unique=True),
+    Index(None, "portal_id", "player_ref"),
+)
+
+#: A portal player's rating in one rules family (draw, block, fives): the rating model's
+#: ``mu`` and ``sigma`` and the conservative ``ordinal`` the leaderboard orders by.
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("player_ref", String(128), nullable=False),
+    Column("family", String(16), nullable=False),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("ordinal", Float, nullable=False),
+    Column("matches", Integer, nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("portal_id", "player_ref", "family"),
+    Index(None, "portal_id", "family", "ordinal", "player_ref"),
+)
+
+#: One row per rated match of a player: the rating before and after, and how it ended for them.
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("player_ref", String(128), nullable=False),
+    Column("family", String(16), nullable=False),
+    Column("match_id", String(32), nullable=False),
+    Column("at", UTCDateTime(), nullable=False),
+    Column("outcome", String(16), nullable=False),
+    Column("mu_before", Float, nullable=False),
+    Column("sigma_before", Float, nullable=False),
+    Column("mu_after", Float, nullable=False),
+    Column("sigma_after", Float, nullable=False),
+    PrimaryKeyConstraint("portal_id", "player_ref", "family", "match_id"),
+    Index(None, "portal_id", "player_ref", "family", "at"),
 )
