@@ -33,6 +33,7 @@ TABLE_CONTROLS = ", ".join(
         ".end-target.fits",
         "#end-choice:not([hidden]) button",
         "#opponents [data-score]",
+        "#opponents [data-hand-count]",
         "#boneyard-count",
         "#count-pill:not([hidden])",
         "#me-pips",
@@ -75,6 +76,39 @@ CHECK_JS = """([selector, skipUndrawn]) => {
   return { problems, count: els.length };
 }"""
 
+# each opponent's box holds all it shows: no text drawn past the box's edges (over a neighbour,
+# out of the window), and a name cut short by its ellipsis still shows its first letters
+OPPONENT_SPILLS_JS = """() => {
+  const problems = [];
+  const at = (r) => `${Math.round(r.left)},${Math.round(r.top)} to ${Math.round(r.right)},${Math.round(r.bottom)}`;
+  for (const opp of document.querySelectorAll('#opponents .opp')) {
+    const box = opp.getBoundingClientRect();
+    const who = `seat ${opp.dataset.seat}`;
+    const walker = document.createTreeWalker(opp, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim()) continue;
+      // text in a box that clips it (the name's ellipsis) is drawn only as far as that box
+      let clip = null;
+      for (let el = node.parentElement; el && el !== opp; el = el.parentElement) {
+        if (getComputedStyle(el).overflowX !== 'visible') { clip = el; break; }
+      }
+      let r;
+      if (clip) r = clip.getBoundingClientRect();
+      else { const range = document.createRange(); range.selectNodeContents(node); r = range.getBoundingClientRect(); }
+      if (r.width < 1 || r.height < 1) continue;
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5
+        || r.bottom > box.bottom + 0.5) {
+        problems.push(`${who}: "${node.textContent.trim()}" is drawn at ${at(r)}, outside its box at ${at(box)}`);
+      }
+    }
+    const name = opp.querySelector('.name');
+    if (name && name.clientWidth < Math.min(name.scrollWidth, 40)) {
+      problems.push(`${who}: the name shows ${name.clientWidth} px of ${name.scrollWidth}`);
+    }
+  }
+  return problems;
+}"""
+
 
 def start_short_match(page: Page, seats: list[tuple[str, str]], preset: str | None = None) -> None:
     """Fill the form without pointer or keys (the test's own input starts at the table):
@@ -114,6 +148,12 @@ def assert_fits(page: Page, selector: str, where: str, skip_undrawn: bool = Fals
     ``skip_undrawn``: elements the stylesheet does not draw at this size (display: none) are
     not asked for (a dialog's button meant for small screens only)."""
     found = problems(page, selector, skip_undrawn)
+    assert found == [], f"{where}: {found}"
+
+
+def assert_opponents_fit(page: Page, where: str) -> None:
+    """Each opponent's name, tile count and score drawn inside that opponent's own box."""
+    found: list[str] = page.evaluate(OPPONENT_SPILLS_JS)
     assert found == [], f"{where}: {found}"
 
 
@@ -212,6 +252,7 @@ def play_match(page: Page, how: How, shots: Path, label: str) -> dict[str, int]:
             page.wait_for_function("document.querySelector('#overlay').hidden || !!document.querySelector('#rematch')")
             continue
         assert_fits(page, TABLE_CONTROLS, where)
+        assert_opponents_fit(page, where)
         if counts["turns"] == 0:
             page.screenshot(path=shots / f"{label}-table.png")
         seq = page.evaluate("document.body.dataset.seq")

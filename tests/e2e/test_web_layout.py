@@ -15,9 +15,17 @@ import json
 import re
 
 import pytest
+from playwright.sync_api import Page, Route
 
 from .conftest import DESKTOP
-from .playing import TABLE_CONTROLS, assert_fits, play_match, start_short_match, wait_for_my_turn_or_dialog
+from .playing import (
+    TABLE_CONTROLS,
+    assert_fits,
+    assert_opponents_fit,
+    play_match,
+    start_short_match,
+    wait_for_my_turn_or_dialog,
+)
 
 # Reduced motion: the moves are put on screen at once rather than played back one by one, so a
 # whole match per size stays quick; the layout checked is the same.
@@ -78,15 +86,59 @@ def test_a_whole_match_fits_the_window_and_every_control_can_be_hit(
     assert real_errors(page) == []
 
 
-def test_four_players_fit_the_smallest_phone_with_the_log_open_and_sideways(page_at, artifacts):
-    """Three opponents side by side at 320 px; the open log takes part of the height (the play
-    area scrolls inside itself if it must) and the page stays one window; then landscape."""
-    page = page_at({"width": 320, "height": 568}, **TOUCH)
-    start_short_match(page, [("You", "you"), ("Ann", "random"), ("Bob", "random"), ("Cy", "random")])
+# The most an opponent's box ever has to show, on purpose rather than by the luck of a deal: names
+# as long as the API allows (40 characters, one with no space to break at), scores of four digits
+# (a match may be played to 1,000 and overshoot it), two-digit tile counts and draws.
+LONGEST_NAMES = ("W" * 40, "Maximiliane Wolfeschlegelsteinhausenberg", "M" * 40)
+BIGGEST_SCORES = (1168, 1095, 1088, 1099)
+MOST_TILES, MOST_DRAWN = 21, 14
+
+
+def fill_the_opponents_boxes(page: Page) -> None:
+    """Every view the page is sent gives each side the biggest score and each opponent the most
+    tiles held and drawn (the names come from the form, as a person would type them)."""
+
+    def widest(route: Route) -> None:
+        response = route.fetch()
+        body = response.json() if response.status == 200 else None
+        view = body.get("view", body) if body else None
+        if view and "scores" in view:
+            view["scores"] = list(BIGGEST_SCORES[: len(view["scores"])])
+            for seat in range(len(view["hand_counts"])):
+                if seat != view.get("seat"):
+                    view["hand_counts"][seat] = MOST_TILES
+                    view["drawn"][seat] = MOST_DRAWN
+            route.fulfill(response=response, body=json.dumps(body))
+        else:
+            route.fulfill(response=response)
+
+    page.route(re.compile(r".*/v1/matches/[^/]+/(view|actions)$"), widest)
+
+
+def start_the_widest_four_player_match(page: Page) -> None:
+    """Three computers with the longest names, their boxes filled, and my first turn on screen."""
+    fill_the_opponents_boxes(page)
+    bots = ("random", "greedy", "expert")
+    start_short_match(page, [("You", "you"), *zip(LONGEST_NAMES, bots, strict=True)])
     wait_for_my_turn_or_dialog(page)
     assert page.locator("#opponents .opp").count() == 3
-    assert_fits(page, TABLE_CONTROLS, "320x568, four players")
+    shown = page.eval_on_selector_all("#opponents [data-score]", "els => els.map((el) => el.textContent)")
+    assert shown == [str(score) for score in BIGGEST_SCORES[1:]]
+    assert (
+        page.eval_on_selector_all("#opponents [data-hand-count]", "els => els.map((el) => el.textContent)")
+        == [str(MOST_TILES)] * 3
+    )
+
+
+def test_four_players_fit_the_smallest_phone_with_the_log_open_and_sideways(page_at, artifacts):
+    """Three opponents with the longest names and biggest numbers side by side at 320 px; the open
+    log takes part of the height (the play area scrolls inside itself if it must) and the page stays
+    one window; then landscape."""
+    page = page_at({"width": 320, "height": 568}, **TOUCH)
+    start_the_widest_four_player_match(page)
     page.screenshot(path=artifacts / "layout-320x568-four-players.png")
+    assert_fits(page, TABLE_CONTROLS, "320x568, four players")
+    assert_opponents_fit(page, "320x568, four players")
 
     page.locator("#log-panel summary").tap()
     assert page.evaluate("document.querySelector('#log-panel').open")
@@ -100,7 +152,29 @@ def test_four_players_fit_the_smallest_phone_with_the_log_open_and_sideways(page
     page.set_viewport_size({"width": 844, "height": 390})
     page.wait_for_function("innerWidth === 844")
     assert_fits(page, TABLE_CONTROLS, "844x390, four players")
+    assert_opponents_fit(page, "844x390, four players")
     page.screenshot(path=artifacts / "layout-844x390-four-players.png")
+    assert real_errors(page) == []
+
+
+@pytest.mark.parametrize(
+    ("label", "size", "options"),
+    [
+        # the narrowest phone in use (a folding phone's cover screen): a score wraps under its word
+        pytest.param("280x653", {"width": 280, "height": 653}, TOUCH, id="phone-280x653"),
+        pytest.param("360x640", {"width": 360, "height": 640}, TOUCH, id="phone-360x640"),
+        pytest.param("390x844", {"width": 390, "height": 844}, TOUCH, id="phone-390x844"),
+        pytest.param("1280x800-zoom200", {"width": 640, "height": 400}, HIDPI, id="zoom200"),
+        pytest.param("1280x800", DESKTOP, QUICK, id="desktop-1280x800"),
+    ],
+)
+def test_three_opponents_with_the_longest_names_and_biggest_scores_fit(page_at, artifacts, label, size, options):
+    """The same widest opponents at the other sizes: each box holds its name, count and score."""
+    page = page_at(size, **options)
+    start_the_widest_four_player_match(page)
+    page.screenshot(path=artifacts / f"layout-{label}-widest-opponents.png")
+    assert_fits(page, TABLE_CONTROLS, f"{label}, four players")
+    assert_opponents_fit(page, f"{label}, four players")
     assert real_errors(page) == []
 
 
