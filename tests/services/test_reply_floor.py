@@ -118,20 +118,30 @@ def reply_times(floor: ReplyFloor, decisions: list[tuple]) -> list[float]:
 
 
 @pytest.mark.slow
+def best_split(quick: list[float], slow: list[float]) -> float:
+    """How well the best threshold on reply time tells the two kinds of decision apart: the share
+    it classifies right (0.5: a coin; 1.0: always), as an observer timing the replies would."""
+    times = sorted(set(quick + slow))
+    total = len(quick) + len(slow)
+    return max(
+        (sum(t < cut for t in quick) + sum(t >= cut for t in slow)) / total for cut in [*times, times[-1] + 1]
+    )
+
+
 def test_with_the_floor_a_reply_time_no_longer_tells_whether_the_expert_had_a_choice():
     one, several = expert_decisions(4)
     one, several = one[:25], several[:25]
     assert len(one) >= 10 and len(several) >= 10
 
-    # without a floor the difference is plain: a choice costs milliseconds of thinking
+    # without a floor the time tells: a choice costs milliseconds of thinking, one legal move none
     bare = ReplyFloor()
-    gap = statistics.median(reply_times(bare, several)) - statistics.median(reply_times(bare, one))
-    assert gap > 2.0
+    assert best_split(reply_times(bare, one), reply_times(bare, several)) >= 0.9
 
     floor_ms = 60.0
     with_floor = ReplyFloor({"expert": floor_ms / 1000})
     quick, slow = reply_times(with_floor, one), reply_times(with_floor, several)
     assert min(quick + slow) >= floor_ms
-    # both take the floor (plus the pause's own overshoot, the same for both)
-    assert abs(statistics.median(slow) - statistics.median(quick)) < 2.0
-    assert max(slow) < floor_ms + 15
+    # both take the floor plus the pause's own overshoot, alike: the best cut is little better than
+    # a coin (a noisy machine spreads both kinds the same way; it does not separate them)
+    assert best_split(quick, slow) <= 0.75
+    assert max(slow) < 2 * floor_ms  # the floor is above the expert's slowest decision here
