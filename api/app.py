@@ -147,6 +147,15 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         {"type": "http", "scheme": "bearer", "description": "The seat's secret token, from match creation or a claim"},
     )
     api.spec.components.security_scheme(
+        "playerToken",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A player token (bypl_…) a portal issued for one of its players: acts as that "
+            "player on seeks, challenges and /v1/me/events (docs/matchmaking.md)",
+        },
+    )
+    api.spec.components.security_scheme(
         "portalKey",
         {
             "type": "apiKey",
@@ -170,9 +179,11 @@ def register_blueprints(api: Api) -> None:
     """Every blueprint the service exposes."""
     from api.http.health import blp as health_blp
     from api.http.matches import blp as matches_blp
+    from api.http.matchmaking import BLUEPRINTS as matchmaking_blps
     from api.http.players import blp as players_blp
     from api.http.portals import blp as portal_blp
     from api.http.presets import blp as presets_blp
+    from api.http.ratings import blp as ratings_blp
     from api.http.stream import blp as stream_blp
     from api.http.webhooks import blp as webhooks_blp
 
@@ -182,7 +193,10 @@ def register_blueprints(api: Api) -> None:
     api.register_blueprint(webhooks_blp)
     api.register_blueprint(players_blp)
     api.register_blueprint(presets_blp)
+    api.register_blueprint(ratings_blp)
     api.register_blueprint(stream_blp)
+    for matchmaking_blp in matchmaking_blps:
+        api.register_blueprint(matchmaking_blp)
 
 
 def work_limits(config: Mapping[str, Any]) -> WorkLimits:
@@ -193,6 +207,8 @@ def work_limits(config: Mapping[str, Any]) -> WorkLimits:
         bot_matches_per_creator=config["BOT_MATCHES_PER_ADDRESS"],
         autoplay_pace=config["AUTOPLAY_PACE_SECONDS"],
         stats_abandoned_after_hours=config["STATS_ABANDONED_AFTER_HOURS"],
+        rated_turn_seconds=config["RATED_TURN_SECONDS"],
+        rated_timeout_limit=config["RATED_TIMEOUT_LIMIT"],
     )
 
 

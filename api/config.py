@@ -46,6 +46,9 @@ Environment variables (all optional):
 ``STATS_ABANDONED_AFTER_HOURS``
     A portal match with no move for this long counts, in its players' statistics, as played
     and lost for the player whose turn it is (default 24).
+``RATED_TURN_SECONDS`` / ``RATED_TIMEOUT_LIMIT``
+    The turn clock a rated match gets when its rules name none (defaults 300 and 3): a
+    player who walks away times out, a bot takes the seat, and the rating counts a loss.
 ``RATELIMIT_ENABLED`` / ``RATELIMIT_STORAGE_URI``
     Rate limits on (default ``true``) and where counters live (default ``database://``:
     the app's own database, one budget across every worker and server on it;
@@ -203,6 +206,8 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "PUBLIC_MATCHES": parse_bool(environ.get("PUBLIC_MATCHES", "true")),
         "RATE_LIMIT_PORTAL_CREATE": environ.get("RATE_LIMIT_PORTAL_CREATE", "600 per minute"),
         "STATS_ABANDONED_AFTER_HOURS": float(environ.get("STATS_ABANDONED_AFTER_HOURS", "24")),
+        "RATED_TURN_SECONDS": int(environ.get("RATED_TURN_SECONDS", "300")),
+        "RATED_TIMEOUT_LIMIT": int(environ.get("RATED_TIMEOUT_LIMIT", "3")),
         "RATELIMIT_ENABLED": parse_bool(environ.get("RATELIMIT_ENABLED", "true")),
         "RATELIMIT_STORAGE_URI": environ.get("RATELIMIT_STORAGE_URI", "database://"),
         "RATE_LIMIT_AUDIT": environ.get("RATE_LIMIT_AUDIT", "60 per minute"),

@@ -175,7 +175,7 @@ class Matches(MethodView):
                 caller=space_caller(),
             )
         )
-        return page, 200, _next_link(page["next_cursor"])
+        return page, 200, next_link(page["next_cursor"])
 
     @limit_creation
     @blp.doc(security=PORTAL_KEY)
@@ -185,12 +185,14 @@ class Matches(MethodView):
         codes.INVALID_API_KEY,
         codes.PORTAL_KEY_REQUIRED,
         codes.PLAYER_REF_NEEDS_PORTAL,
+        codes.RATED_NEEDS_PORTAL,
         codes.CLIENT_SEED_NOT_ALLOWED,
         codes.TOO_MANY_BOT_MATCHES,
         codes.EVENT_LIMIT_REACHED,
         codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_REQUEST,
         codes.INVALID_RULES,
+        codes.INVALID_RATED_SEATS,
         codes.TOO_MANY_REQUESTS,
     )
     def post(self, body: dict[str, Any]) -> Headed:
@@ -207,6 +209,7 @@ class Matches(MethodView):
                 body.get("seed"),
                 creator=request.remote_addr,
                 caller=space_caller(),
+                rated=body["rated"],
             )
         )
         return created, 201, {"ETag": etag(created["seq"]), "Location": f"/v1/matches/{created['id']}"}
@@ -401,7 +404,7 @@ class Rematch(MethodView):
         return summary, 201 if made else 200, {"Location": f"/v1/matches/{summary['id']}"}
 
 
-def _next_link(cursor: str | None) -> dict[str, str]:
+def next_link(cursor: str | None) -> dict[str, str]:
     """RFC 8288 ``Link: <...>; rel="next"``: this request's filters, the next cursor."""
     if cursor is None:
         return {}

@@ -142,7 +142,8 @@ INVALID_CURSOR = _entry(
     services.InvalidCursor,
     422,
     "Invalid cursor",
-    "`cursor` is not written as this server writes one (`<microseconds>-<match id>`).",
+    "`cursor` is not written as this server writes one (`<microseconds>-<match id>`; a leaderboard's: "
+    "its `next_cursor`, as given).",
 )
 INVALID_IDEMPOTENCY_KEY = _entry(
     idempotency.InvalidIdempotencyKey,
@@ -206,8 +207,22 @@ PLAYER_REF_NEEDS_PORTAL = _entry(
     services.PlayerRefNeedsPortal,
     403,
     "Player ids need the portal's key",
-    "A `player_ref`, or a player's statistics, without the `X-API-Key` of the portal the match "
-    "belongs to: player ids are the portal's, and only it may set or read them.",
+    "A `player_ref`, or a player's statistics, ratings or a leaderboard, without the `X-API-Key` of the "
+    "portal the match belongs to: player ids are the portal's, and only it may set or read them.",
+)
+RATED_NEEDS_PORTAL = _entry(
+    services.RatedNeedsPortal,
+    403,
+    "Rated matches need the portal's key",
+    "`rated: true` without a portal's `X-API-Key`: ratings are kept per portal, for the players it names.",
+)
+INVALID_RATED_SEATS = _entry(
+    services.InvalidRatedSeats,
+    422,
+    "Seats that cannot be rated",
+    "`rated: true` but the seats cannot be rated; `reason`: `missing_player_ref` (a remote or open seat "
+    "without a `player_ref`), `duplicate_player_ref` (one player at two seats), `no_players` (only "
+    "computer players).",
 )
 UNKNOWN_PORTAL_KEY = _entry(
     services.UnknownPortalKey, 404, "Unknown portal key", "The portal has no live key with this id."
@@ -334,6 +349,57 @@ PRECONDITION_FAILED = _entry(
     412,
     "Precondition failed",
     "`If-Match` names another seq than the match's (`current_seq`).",
+)
+
+# --- matchmaking (api.services.matchmaking) ---------------------------------------------------
+PLAYER_REQUIRED = _entry(
+    services.PlayerRequired,
+    401,
+    "Player required",
+    "The operation acts as a portal's player: send a player token (`Authorization: Bearer bypl_…`), "
+    "or the portal's key with `player_ref`.",
+)
+UNKNOWN_PLAYER_TOKEN = _entry(
+    services.UnknownPlayerToken, 404, "Unknown player token", "The player has no live token with this id."
+)
+UNKNOWN_SEEK = _entry(
+    services.UnknownSeek, 404, "Unknown seek", "No seek with this id is yours (another's is unknown too)."
+)
+UNKNOWN_CHALLENGE = _entry(services.UnknownChallenge, 404, "Unknown challenge", "No challenge with this id names you.")
+NOT_YOUR_CHALLENGE = _entry(
+    services.NotYourChallenge,
+    403,
+    "Not your challenge",
+    "Only the challenger cancels a challenge, and only the challenged players answer it.",
+)
+ALREADY_SEEKING = _entry(
+    services.AlreadySeeking,
+    409,
+    "Already seeking",
+    "The player already waits in this pool (`seek_id`): one seek per player and pool.",
+)
+SEEK_PAIRED = _entry(
+    services.SeekPaired, 409, "Seek paired", "The seek is paired already (`match_id`): it cannot be cancelled."
+)
+CHALLENGE_CLOSED = _entry(
+    services.ChallengeClosed,
+    409,
+    "Challenge closed",
+    "The challenge is no longer pending (`challenge_status`: started, declined, canceled or expired).",
+)
+INVALID_SEEK = _entry(
+    services.InvalidSeek,
+    422,
+    "Invalid seek",
+    "A seek that cannot be; `reason`: `rated` (a rated seek is a portal player's), `rating_range` "
+    "(min above max), `fill` (`fill_after_seconds` and `fill_level` go together).",
+)
+INVALID_CHALLENGE = _entry(
+    services.InvalidChallenge,
+    422,
+    "Invalid challenge",
+    "A challenge that cannot be; `reason`: `opponents` (1 to 3 distinct players, not the challenger), "
+    "`seats` (2 to 4 seats in all).",
 )
 
 # --- slow down ---------------------------------------------------------------------------

@@ -12,7 +12,9 @@ from api.bots import DEFAULT_LEVEL, LEVELS
 from api.http.input_guard import TEXT_PATTERN
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
 from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
+from api.rules.vocabulary import Family, values
 from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE
+from api.services.leaderboards import BOARD_CURSOR_PATTERN, MAX_RATING_PAGE
 from api.services.reading import CURSOR_PATTERN
 
 # Text without control characters: PostgreSQL text cannot hold NUL (a string with one used
@@ -136,6 +138,14 @@ class MatchCreateSchema(ma.Schema):
             "description": "Choose the server seed (reproducible tests, research): only where the server allows "
             "it (ALLOW_CLIENT_SEED), else 403 `client_seed_not_allowed`; such matches show "
             "seeded_by_client everywhere"
+        },
+    )
+    rated = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Its end updates its players' ratings (docs/ratings.md): only with a portal's key "
+            "(else 403 `rated_needs_portal`) and when every remote or open seat names a distinct `player_ref` "
+            "(else 422 `invalid_rated_seats`); its rematch is rated too"
         },
     )
 
@@ -263,7 +273,13 @@ class ListQuerySchema(ma.Schema):
             "false: only matches without"
         }
     )
-    player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "Only matches with a seat of this player"})
+    player_ref = fields.String(
+        validate=PLAYER_REF,
+        metadata={
+            "description": "Only matches with a seat of this player (with the portal's key): the player's recent "
+            "matches, newest first; its rated ones with their rating changes: GET /v1/players/{player_ref}/history"
+        },
+    )
     limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(
         metadata={
@@ -358,6 +374,7 @@ class _SummaryFields(ma.Schema):
     id = fields.String(**ALWAYS)
     seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
     preset = fields.String(validate=validate.OneOf(tuple(PRESETS)), **ALWAYS)
+    rated = fields.Boolean(**ALWAYS, metadata={"description": "Its end updates its players' ratings (docs/ratings.md)"})
     status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
     seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event"})
     hand_number = fields.Integer(
@@ -569,3 +586,121 @@ class PlayerStatsSchema(ma.Schema):
     )
     current_streak = fields.Integer(**ALWAYS, metadata={"description": "Matches won in a row, up to the latest"})
     longest_streak = fields.Integer(**ALWAYS, metadata={"description": "The most matches won in a row"})
+
+
+# --- ratings (api/http/ratings.py) ----------------------------------------------------------
+FAMILY = fields.String(
+    required=True,
+    validate=validate.OneOf(values(Family)),
+    metadata={
+        "description": "A rules family: `draw`, `block` or `fives` (the scoring games, All Fives and Muggins); "
+        "docs/rules.md, section 14"
+    },
+)
+
+
+class FamilyPathSchema(ma.Schema):
+    family = FAMILY
+
+
+class LeaderboardQuerySchema(ma.Schema):
+    limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=MAX_RATING_PAGE))
+    cursor = fields.String(
+        metadata={
+            "pattern": BOARD_CURSOR_PATTERN,
+            "description": "next_cursor of the previous page (also in its Link header), as given "
+            "(else 422 `invalid_cursor`)",
+        }
+    )
+
+
+class HistoryQuerySchema(ma.Schema):
+    family = FAMILY
+    limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=MAX_RATING_PAGE))
+    cursor = fields.String(
+        metadata={
+            "pattern": CURSOR_PATTERN,
+            "description": "next_cursor of the previous page (also in its Link header): "
+            "`<microseconds since 1970, UTC>-<match id>`, the page after that match (else 422 `invalid_cursor`)",
+        }
+    )
+
+
+_MU = {"description": "The rating model's mean skill (openskill Plackett-Luce; a newcomer has 25)"}
+_SIGMA = {"description": "The model's uncertainty about mu (a newcomer has 25/3); it shrinks as matches are rated"}
+_ORDINAL = {"description": "The conservative rating, mu - 3 sigma: what leaderboards order by"}
+
+
+class RatingSchema(ma.Schema):
+    player_ref = fields.String(**ALWAYS)
+    family = fields.String(validate=validate.OneOf(values(Family)), **ALWAYS)
+    mu = fields.Float(**ALWAYS, metadata=_MU)
+    sigma = fields.Float(**ALWAYS, metadata=_SIGMA)
+    ordinal = fields.Float(**ALWAYS, metadata=_ORDINAL)
+    matches = fields.Integer(**ALWAYS, metadata={"description": "Rated matches counted (forfeits included)"})
+
+
+class LeaderboardSchema(ma.Schema):
+    family = fields.String(validate=validate.OneOf(values(Family)), **ALWAYS)
+    items = fields.List(
+        fields.Nested(RatingSchema), **ALWAYS, metadata={"description": "Highest ordinal first, then by player_ref"}
+    )
+    next_cursor = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?cursor= for the next page; null on the last"}
+    )
+
+
+class PlayerRatingsSchema(ma.Schema):
+    player_ref = fields.String(**ALWAYS)
+    ratings = fields.List(
+        fields.Nested(RatingSchema),
+        **ALWAYS,
+        metadata={"description": "One per family the player has rated matches in (none yet: empty)"},
+    )
+
+
+class RatingChangeSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    at = fields.String(**ALWAYS, metadata={"description": "ISO 8601: when the match (or the forfeit) was rated"})
+    outcome = fields.String(
+        validate=validate.OneOf(("won", "lost", "forfeited")),
+        **ALWAYS,
+        metadata={
+            "description": "`won` (the player's side won), `lost`, `forfeited` (the seat was handed to a bot "
+            "after timing out: a loss at once)"
+        },
+    )
+    mu_before = fields.Float(**ALWAYS)
+    sigma_before = fields.Float(**ALWAYS)
+    ordinal_before = fields.Float(**ALWAYS)
+    mu_after = fields.Float(**ALWAYS)
+    sigma_after = fields.Float(**ALWAYS)
+    ordinal_after = fields.Float(**ALWAYS)
+
+
+class RatingHistorySchema(ma.Schema):
+    player_ref = fields.String(**ALWAYS)
+    family = fields.String(validate=validate.OneOf(values(Family)), **ALWAYS)
+    items = fields.List(fields.Nested(RatingChangeSchema), **ALWAYS, metadata={"description": "Newest first"})
+    next_cursor = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?cursor= for the next page; null on the last"}
+    )
+
+
+class BotRatingSchema(ma.Schema):
+    family = fields.String(validate=validate.OneOf(values(Family)), **ALWAYS)
+    level = fields.String(validate=validate.OneOf(LEVELS), **ALWAYS)
+    mu = fields.Float(**ALWAYS, metadata=_MU)
+    sigma = fields.Float(**ALWAYS, metadata=_SIGMA)
+    ordinal = fields.Float(**ALWAYS, metadata=_ORDINAL)
+
+
+class BotRatingsSchema(ma.Schema):
+    items = fields.List(
+        fields.Nested(BotRatingSchema),
+        **ALWAYS,
+        metadata={
+            "description": "Each level's fixed rating in each family: computer players in rated matches play at "
+            "these and are never updated (fitted by bench/calibrate_ratings.py)"
+        },
+    )

@@ -50,13 +50,13 @@ blp.before_request(check_match_scope)  # a portal key does not see another porta
 HEARTBEAT_SECONDS = 15
 
 
-def _message(data: dict, event: str, seq: int | None = None) -> str:
+def sse_message(data: dict, event: str, seq: int | None = None) -> str:
     lines = [f"id: {seq}"] if seq is not None else []
     lines += [f"event: {event}", f"data: {json.dumps(data, separators=(',', ':'))}"]
     return "\n".join(lines) + "\n\n"
 
 
-def _last_event_id() -> int | None:
+def last_event_id() -> int | None:
     """The seq to resume after (``Last-Event-ID``, or ``?last_event_id=``), None without one.
 
     Only what we send as ``id:`` is accepted: up to 10 ASCII digits (``str.isdigit`` also
@@ -126,7 +126,7 @@ class Stream(MethodView):
         sub = flow.waiter.subscribe(match_id, waiting_client())
         try:
             first = entry.handle(GetView(match_id, token))  # authenticates before streaming starts
-            resume = _last_event_id()
+            resume = last_event_id()
             sub.saw(first["seq"])
             sub.hold(max_seconds)
         except BaseException:
@@ -136,7 +136,7 @@ class Stream(MethodView):
         def generate() -> Iterator[str]:
             try:
                 yield "retry: 2000\n\n"
-                yield _message(first, "view")
+                yield sse_message(first, "view")
                 after = first["seq"] if resume is None else min(resume, first["seq"])
                 ended = first["status"] == ENDED and resume is None
                 started = time.monotonic()
@@ -144,7 +144,7 @@ class Stream(MethodView):
                     # The log is read only when there is something new (or a backlog to catch up).
                     page = entry.handle(GetEvents(match_id, token, after, 200))
                     for event in page["events"]:
-                        yield _message(event, event["type"], event["seq"])
+                        yield sse_message(event, event["type"], event["seq"])
                         after = event["seq"]
                         ended = ended or event["type"] == MatchEnded.type
                     if ended or page["next_after"] is not None:

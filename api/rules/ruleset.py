@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
-from .vocabulary import BlockedScoring, Game, Lead, Spinner
+from .vocabulary import BlockedScoring, Family, Game, Lead, Spinner
 
 MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 events
 TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
@@ -54,6 +54,14 @@ class RuleSet:
     @property
     def is_draw_game(self) -> bool:
         return self.game is _DRAW
+
+    @property
+    def family(self) -> Family:
+        """What ratings are kept per (docs/rules.md, section 14): the scoring games whatever
+        their ``game``, else the Draw or the Block game."""
+        if self.fives_scoring:
+            return Family.FIVES
+        return Family.DRAW if self.is_draw_game else Family.BLOCK
 
     @property
     def uses_spinner(self) -> bool:

@@ -68,6 +68,16 @@ class Spinner(StrEnum):
     FIRST_DOUBLE = "first_double"
 
 
+class Family(StrEnum):
+    """A rule set's family (``RuleSet.family``): ratings and leaderboards are kept per family,
+    since skill at one hardly carries to another. The scoring games (``fives_scoring``: All Fives,
+    Muggins) are one family whether they draw or block; the rest are the Draw or the Block game."""
+
+    DRAW = "draw"
+    BLOCK = "block"
+    FIVES = "fives"
+
+
 class HandEndReason(StrEnum):
     """Why a hand ended: a seat went out (``domino``), or nobody could move (``blocked``)."""
 
@@ -119,6 +129,7 @@ __all__ = [
     "BotLevel",
     "DrawUntil",
     "End",
+    "Family",
     "Game",
     "HandEndReason",
     "Lead",

@@ -12,7 +12,8 @@ one stopped, and several runners (one beside each app server) share the work: a 
 is a lease the others skip (``FOR UPDATE SKIP LOCKED`` on PostgreSQL), and a step that
 finds the match moved on appends nothing — the ``(match, seq)`` key makes a move
 appended twice impossible anyway. It also plays the turns whose clock ran out
-(``clocks.sweep_handler``), so no cron job is needed, and makes the fairness report of each match
+(``clocks.sweep_handler``) and expires or bot-fills due seeks and challenges
+(``matchmaking.sweep_handler``), so no cron job is needed, and makes the fairness report of each match
 it ends, so no reader waits for it.
 """
 
@@ -24,10 +25,10 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-from . import errors
+from . import errors, matchmaking
 from .acting import play_bots_handler
 from .clocks import sweep_handler
-from .commands import GetFairness, PlayBots, SweepClocks
+from .commands import GetFairness, PlayBots, SweepClocks, SweepMatchmaking
 from .fairness import fairness_handler
 from .flow import MatchFlow
 
@@ -87,6 +88,7 @@ class Autoplay:
                 appended = self.run_once()
                 if time.monotonic() >= next_sweep:
                     sweep_handler(SweepClocks(), self.flow)
+                    matchmaking.sweep_handler(SweepMatchmaking(), self.flow)  # seeks' expiry and bot fill
                     next_sweep = time.monotonic() + sweep_seconds
             except Exception:  # the database went away: keep trying, slowly
                 log.exception("autoplay round failed")

@@ -117,6 +117,7 @@ class CreateMatch(Command[Answer]):
     rematch_of: str | None = None
     creator: str | None = None
     caller: Caller = PUBLIC  # the portal that will own it (player_refs need one)
+    rated: bool = False  # its end updates its players' ratings (api.services.ratings)
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,39 @@ class GetPlayerStats(Command[Answer]):
     caller: Caller  # the portal whose player this is
 
 
+# --- ratings (api.services.leaderboards): each of the calling portal ---------------------------
+@dataclass(frozen=True)
+class GetLeaderboard(Command[Answer]):
+    """The family's rated players, highest ordinal first, in pages (``cursor``: ``next_cursor``)."""
+
+    family: str
+    caller: Caller
+    limit: int = 20
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class GetPlayerRatings(Command[Answer]):
+    player_ref: str
+    caller: Caller
+
+
+@dataclass(frozen=True)
+class GetRatingHistory(Command[Answer]):
+    """The player's rated matches in ``family``, newest first, in pages."""
+
+    player_ref: str
+    family: str
+    caller: Caller
+    limit: int = 20
+    cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class GetBotRatings(Command[Answer]):
+    """The computer players' fixed public ratings, per family and level."""
+
+
 @dataclass(frozen=True)
 class GetMatchPortal(Command[str | None]):
     """The portal that owns a match (None: the public space); UnknownMatch if there is none."""
@@ -287,3 +321,127 @@ class ReplayDelivery(Command[Answer]):
     portal_id: str
     webhook_id: str
     delivery_id: str
+
+
+# --- matchmaking (api.services.matchmaking): player tokens, seeks, challenges, player events ----
+@dataclass(frozen=True, slots=True)
+class Seeker:
+    """Who acts on the player endpoints: a portal's player (``player_ref``, by a player token or
+    the portal's key), the portal itself (key, no ``player_ref``), or a keyless client of the
+    public space (neither); ``secret``: an anonymous seek's own secret, where one is sent."""
+
+    portal_id: str | None = None
+    player_ref: str | None = None
+    secret: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class IdentifyPlayer(Command[Seeker]):
+    """The portal player a player token acts as (an unknown or revoked one is refused)."""
+
+    token: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class IssuePlayerToken(Command[Answer]):
+    portal_id: str
+    player_ref: str
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class ListPlayerTokens(Command[Answer]):
+    portal_id: str
+    player_ref: str
+
+
+@dataclass(frozen=True)
+class RevokePlayerToken(Command[None]):
+    portal_id: str
+    player_ref: str
+    token_id: str
+
+
+@dataclass(frozen=True)
+class CreateSeek(Command[Answer]):
+    """Join the queue; paired at once when enough compatible seeks wait."""
+
+    seeker: Seeker
+    preset: str
+    overrides: dict[str, Any] | None
+    players: int
+    ttl_seconds: int
+    rated: bool = False
+    rating_min: float | None = None
+    rating_max: float | None = None
+    fill_after_seconds: int | None = None
+    fill_level: str | None = None
+
+
+@dataclass(frozen=True)
+class GetSeek(Command[Answer]):
+    """A seek as its owner sees it (with its seat's token once paired); ``wait``: held until it
+    leaves ``waiting`` or that many seconds pass."""
+
+    seek_id: str
+    seeker: Seeker
+    wait: float = 0
+    client: Client | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class CancelSeek(Command[Answer]):
+    seek_id: str
+    seeker: Seeker
+
+
+@dataclass(frozen=True)
+class CreateChallenge(Command[Answer]):
+    """A portal player challenges others of its portal (``opponents``), with computer players
+    (``bots``: their levels) in the remaining seats."""
+
+    challenger: Seeker
+    preset: str
+    overrides: dict[str, Any] | None
+    opponents: tuple[str, ...]
+    ttl_seconds: int
+    bots: tuple[str, ...] = ()
+    rated: bool = False
+
+
+@dataclass(frozen=True)
+class GetChallenge(Command[Answer]):
+    challenge_id: str
+    player: Seeker
+
+
+@dataclass(frozen=True)
+class AnswerChallenge(Command[Answer]):
+    """Accept (``accept``) or decline a challenge one is named in."""
+
+    challenge_id: str
+    player: Seeker
+    accept: bool
+
+
+@dataclass(frozen=True)
+class CancelChallenge(Command[Answer]):
+    challenge_id: str
+    player: Seeker
+
+
+@dataclass(frozen=True)
+class GetPlayerEvents(Command[Answer]):
+    """A portal player's events after ``after``; with ``wait``, held up to that many seconds for one."""
+
+    player: Seeker
+    after: int = 0
+    limit: int = 100
+    wait: float = 0
+    client: Client | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class SweepMatchmaking(Command[int]):
+    """Expire seeks and challenges whose time is up and fill due seeks with computer players, once;
+    answers how many it changed."""

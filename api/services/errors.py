@@ -107,6 +107,21 @@ class PlayerRefNeedsPortal(ServiceError):
     code = "player_ref_needs_portal"
 
 
+class RatedNeedsPortal(ServiceError):
+    """A rated match asked for without a portal's key: ratings are a portal's, kept for the
+    players it names."""
+
+    code = "rated_needs_portal"
+
+
+class InvalidRatedSeats(ServiceError):
+    """A rated match whose seats cannot be rated (``reason``): a remote or open seat without a
+    ``player_ref`` (``missing_player_ref``), a player_ref at two seats (``duplicate_player_ref``),
+    or no seat for a player at all (``no_players``)."""
+
+    code = "invalid_rated_seats"
+
+
 class InvalidPortal(ServiceError):
     """A portal name or rate that cannot be used, or a name already taken."""
 
@@ -154,3 +169,64 @@ class UnknownDelivery(ServiceError):
     """The webhook has no delivery with this id."""
 
     code = "unknown_delivery"
+
+
+# --- matchmaking (api.services.matchmaking) --------------------------------------------------------
+class PlayerRequired(ServiceError):
+    """The operation acts as a portal's player: a player token, or the portal's key with ``player_ref``."""
+
+    code = "player_required"
+
+
+class UnknownPlayerToken(ServiceError):
+    """The player has no live player token with this id."""
+
+    code = "unknown_player_token"
+
+
+class UnknownSeek(ServiceError):
+    """No seek with this id that the caller owns (another's is unknown too)."""
+
+    code = "unknown_seek"
+
+
+class InvalidSeek(ServiceError):
+    """A seek that cannot be: ``reason`` (``rated_needs_player``, ``rating_range``, ``fill``)."""
+
+    code = "invalid_seek"
+
+
+class AlreadySeeking(ServiceError):
+    """The player already waits in this pool (``seek_id``): one seek per player and pool."""
+
+    code = "already_seeking"
+
+
+class SeekPaired(ServiceError):
+    """The seek is paired already (``match_id``): it cannot be cancelled."""
+
+    code = "seek_paired"
+
+
+class UnknownChallenge(ServiceError):
+    """No challenge with this id that names the caller."""
+
+    code = "unknown_challenge"
+
+
+class InvalidChallenge(ServiceError):
+    """A challenge that cannot be: ``reason`` (``opponents``, ``seats``, ``rated_bots``)."""
+
+    code = "invalid_challenge"
+
+
+class NotYourChallenge(ServiceError):
+    """Only the challenger cancels a challenge, and only the challenged answer it."""
+
+    code = "not_your_challenge"
+
+
+class ChallengeClosed(ServiceError):
+    """The challenge is no longer pending (``challenge_status``)."""
+
+    code = "challenge_closed"

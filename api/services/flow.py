@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from api import bots
 from api.rules import BOT_SEAT, ENDED, PLAYING, Event, MatchState, decide, parse_action, redact_event, view
@@ -42,6 +42,13 @@ T = TypeVar("T")
 
 #: Matches whose portal one process remembers (a few hundred kB at most).
 PORTALS_REMEMBERED = 8192
+
+
+class Ownership(NamedTuple):
+    """What never changes about a match and every append asks: its portal, and whether it is rated."""
+
+    portal_id: str | None
+    rated: bool
 
 
 def run_here(fn: Callable[..., T], *args: Any) -> T:
@@ -78,8 +85,8 @@ class MatchFlow:
         self.reply_floor = reply_floor or NO_FLOOR
         #: Idempotency keys stored by this process: every ``PURGE_EVERY``-th store purges old ones.
         self.keys_stored = 0
-        #: match id -> its portal (``portal_of``), oldest first.
-        self.portals: dict[str, str | None] = {}
+        #: match id -> its portal and rated flag (``portal_of``), oldest first.
+        self.portals: dict[str, Ownership] = {}
 
     # --- reading a match --------------------------------------------------------------------
     def record(self, uow: UnitOfWork, match_id: str) -> MatchRecord:
@@ -166,6 +173,7 @@ class MatchFlow:
             "preset": record.preset,
             "seq": snap.seq,
             "seed_commitment": record.seed_commitment,
+            "rated": record.rated,
             "rules": state.rules.to_dict(),
             "created_at": record.created_at.isoformat(),
             **show_deadline(public_summary(state), state, record.deadline_at),
@@ -233,20 +241,21 @@ class MatchFlow:
             )
         except StoreStaleSeq as exc:
             raise errors.StaleSeq(expected, exc.current_seq) from None
-        record_effects(uow, self.portal_of(uow, match_id), match_id, appended, snap, now)
+        owner = self.portal_of(uow, match_id)
+        record_effects(uow, owner.portal_id, match_id, appended, snap, now, rated=owner.rated)
         return deadline
 
-    def portal_of(self, uow: UnitOfWork, match_id: str) -> str | None:
-        """The portal that owns the match (None: the public space); it never changes, so it is
-        remembered per process and an append costs no extra read."""
+    def portal_of(self, uow: UnitOfWork, match_id: str) -> Ownership:
+        """The portal that owns the match (None: the public space) and whether it is rated; they
+        never change, so they are remembered per process and an append costs no extra read."""
         if match_id in self.portals:
             return self.portals[match_id]
         record = uow.matches.get(match_id)
-        portal_id = None if record is None else record.portal_id
+        owner = Ownership(None, False) if record is None else Ownership(record.portal_id, record.rated)
         if len(self.portals) >= PORTALS_REMEMBERED:
             self.portals.pop(next(iter(self.portals)))  # the oldest entry
-        self.portals[match_id] = portal_id
-        return portal_id
+        self.portals[match_id] = owner
+        return owner
 
     def committed(self, match_id: str, snap: Snapshot) -> None:
         """After a commit: remember the new state and wake whoever waits on this match."""

@@ -2,7 +2,8 @@
 
 Read from the configuration by ``create_app`` (``INLINE_BOT_MOVES``, ``MAX_EVENTS_PER_MATCH``,
 ``BOT_MATCHES_PER_ADDRESS``, ``AUTOPLAY_PACE_SECONDS``,
-``STATS_ABANDONED_AFTER_HOURS``) and handed to the services, so every
+``STATS_ABANDONED_AFTER_HOURS``,
+``RATED_TURN_SECONDS``, ``RATED_TIMEOUT_LIMIT``) and handed to the services, so every
 use case reads the same numbers. The largest ``target`` is a rule-set bound
 (``api.rules.ruleset.MAX_TARGET``), since it is validated with the rules.
 """
@@ -26,3 +27,7 @@ class WorkLimits:
     #: A portal match with no move for this long counts as lost for the player to move
     #: (``api.services.stats``): leaving a bad deal is not free.
     stats_abandoned_after_hours: float = 24.0
+    #: The turn clock a rated match gets when its rules name none: seconds per turn, and
+    #: timeouts in a row before a bot takes the seat (and the player's rating counts a loss).
+    rated_turn_seconds: int = 300
+    rated_timeout_limit: int = 3

@@ -40,7 +40,12 @@ def rematch_handler(command: Rematch, flow: MatchFlow) -> tuple[Answer, bool]:
             specs.append(SeatSpec(row.name, BOT_SEAT, row.level, player_ref=row.player_ref))
     # The rematch belongs to the match's portal, which vouched for its players' seats.
     again = CreateMatch(
-        record.preset, snap.state.rules.to_dict(), tuple(specs), rematch_of=match_id, caller=Caller(record.portal_id)
+        record.preset,
+        snap.state.rules.to_dict(),
+        tuple(specs),
+        rematch_of=match_id,
+        caller=Caller(record.portal_id),
+        rated=record.rated,  # a rated match's rematch is rated too
     )
     try:
         made = create_match_handler(again, flow)

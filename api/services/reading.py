@@ -77,6 +77,7 @@ def list_handler(command: ListMatches, flow: MatchFlow) -> Answer:
             id=r.id,
             status=r.status,
             preset=r.preset,
+            rated=r.rated,
             seq=r.last_seq,
             created_at=r.created_at.isoformat(),
             updated_at=r.updated_at.isoformat(),

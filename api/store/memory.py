@@ -25,6 +25,15 @@ from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
 from api.store.chain import row_hash
 from api.store.codec import encode_event
 from api.store.idempotency import IdempotencyRecord
+from api.store.ratings import (
+    MAX_RATING_PAGE,
+    HistoryPage,
+    RatingChange,
+    RatingPage,
+    RatingRecord,
+    decode_board_cursor,
+    encode_board_cursor,
+)
 from api.store.records import (
     EVERY_MATCH,
     ChainHead,
@@ -84,6 +93,8 @@ class Tables:
     waiter_slots: dict[str, tuple[str, datetime]] = field(default_factory=dict)  # id -> (address, expires)
     webhooks: dict[str, WebhookRecord] = field(default_factory=dict)
     webhook_deliveries: dict[str, tuple[DeliveryRecord, datetime | None]] = field(default_factory=dict)  # (it, lease)
+    ratings: dict[tuple[str, str, str], RatingRecord] = field(default_factory=dict)  # (portal, ref, family)
+    rating_history: dict[tuple[str, str, str, str], RatingChange] = field(default_factory=dict)  # (…, match id)
 
 
 class MemoryMatches:
@@ -383,6 +394,75 @@ class MemoryPlayerStats:
         self._uow.tables.player_stats[(portal_id, player_ref)] = figures
 
 
+class MemoryRatings:
+    """``api.store.ratings.RatingRepository`` in memory (the same order and cursors)."""
+
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def lock(
+        self, portal_id: str, family: str, player_refs: Iterable[str], newcomer: RatingRecord, now: datetime
+    ) -> dict[str, RatingRecord]:
+        self._uow.writing()
+        kept = self._uow.tables.ratings
+        return {
+            ref: kept.setdefault((portal_id, ref, family), replace(newcomer, player_ref=ref, family=family, matches=0))
+            for ref in sorted(set(player_refs))
+        }
+
+    def current(self, portal_id: str, family: str, player_refs: Iterable[str]) -> dict[str, RatingRecord]:
+        kept = self._uow.tables.ratings
+        return {ref: kept[(portal_id, ref, family)] for ref in set(player_refs) if (portal_id, ref, family) in kept}
+
+    def save(self, portal_id: str, rating: RatingRecord, now: datetime) -> None:
+        self._uow.writing()
+        self._uow.tables.ratings[(portal_id, rating.player_ref, rating.family)] = rating
+
+    def add_change(self, portal_id: str, change: RatingChange) -> None:
+        self._uow.writing()
+        key = (portal_id, change.player_ref, change.family, change.match_id)
+        if key in self._uow.tables.rating_history:
+            raise ValueError(f"rating history {key} exists")  # the SQL table's primary key
+        self._uow.tables.rating_history[key] = change
+
+    def of_player(self, portal_id: str, player_ref: str) -> builtins.list[RatingRecord]:
+        found = [r for (p, ref, _), r in self._uow.tables.ratings.items() if p == portal_id and ref == player_ref]
+        return sorted(found, key=lambda r: r.family)
+
+    def leaderboard(self, portal_id: str, family: str, limit: int, cursor: str | None = None) -> RatingPage:
+        limit = max(1, min(int(limit), MAX_RATING_PAGE))
+        rows = sorted(
+            (r for (p, _, f), r in self._uow.tables.ratings.items() if p == portal_id and f == family),
+            key=lambda r: (-r.ordinal, r.player_ref),
+        )
+        if cursor is not None:
+            ordinal, ref = decode_board_cursor(cursor)
+            rows = [r for r in rows if r.ordinal < ordinal or (r.ordinal == ordinal and r.player_ref > ref)]
+        items = rows[:limit]
+        last = items[-1] if len(rows) > limit else None
+        return RatingPage(items, None if last is None else encode_board_cursor(last.ordinal, last.player_ref))
+
+    def history(
+        self, portal_id: str, player_ref: str, family: str, limit: int, cursor: str | None = None
+    ) -> HistoryPage:
+        limit = max(1, min(int(limit), MAX_RATING_PAGE))
+        rows = sorted(
+            (
+                c
+                for (p, ref, f, _), c in self._uow.tables.rating_history.items()
+                if (p, ref, f) == (portal_id, player_ref, family)
+            ),
+            key=lambda c: (c.at, c.match_id),
+            reverse=True,
+        )
+        if cursor is not None:
+            at, match_id = decode_cursor(cursor)
+            rows = [c for c in rows if c.at < at or (c.at == at and c.match_id < match_id)]
+        items = rows[:limit]
+        last = items[-1] if len(rows) > limit else None
+        return HistoryPage(items, None if last is None else encode_cursor(last.at, last.match_id))
+
+
 class MemoryPortals:
     def __init__(self, uow: MemoryUnitOfWork):
         self._uow = uow
@@ -599,6 +679,7 @@ class MemoryUnitOfWork:
         self.idempotency = MemoryIdempotencyKeys(self)
         self.fairness = MemoryFairnessReports(self)
         self.player_stats = MemoryPlayerStats(self)
+        self.ratings = MemoryRatings(self)
         self.portals = MemoryPortals(self)
         self.waiters = MemoryWaiterSlots(self)
         self.webhooks = MemoryWebhooks(self)

@@ -58,6 +58,28 @@ def _chunks(ids: list[str]) -> Iterable[list[str]]:
         yield ids[start : start + CHUNK]
 
 
+#: Waiter keys that name no match but matchmaking's rows (api.store.matchmaking): the prefix, the
+#: query of their seqs (``{marks}``: one placeholder per id), and whether the id drops the prefix.
+KEYED_QUERIES = (
+    (
+        "seek-",
+        "SELECT 'seek-' || id, CASE status WHEN 'waiting' THEN 0 ELSE 1 END FROM seeks WHERE id IN ({marks})",
+        True,
+    ),
+    ("player-", "SELECT key, last_seq FROM player_event_heads WHERE key IN ({marks})", False),
+)
+
+
+def keyed_seqs(execute: Callable[[str, list[str]], Iterable[Any]], keys: list[str], mark: str) -> dict[str, int]:
+    """The seqs of the matchmaking keys among ``keys`` (``execute(sql, params)`` runs one query)."""
+    seqs: dict[str, int] = {}
+    for prefix, sql, strip in KEYED_QUERIES:
+        ids = [k.removeprefix(prefix) if strip else k for k in keys if k.startswith(prefix)]
+        for chunk in _chunks(ids):
+            seqs.update((key, int(seq)) for key, seq in execute(sql.format(marks=",".join([mark] * len(chunk))), chunk))
+    return seqs
+
+
 class SqliteChanges:
     """One SQLite connection of its own that tells whether anyone committed, and reads last seqs."""
 
@@ -81,6 +103,7 @@ class SqliteChanges:
             self.reads += 1
             marks = ",".join("?" * len(chunk))
             seqs.update(self._conn.execute(f"SELECT id, last_seq FROM matches WHERE id IN ({marks})", chunk))
+        seqs.update(keyed_seqs(self._conn.execute, match_ids, "?"))
         return seqs
 
     def close(self) -> None:
@@ -165,6 +188,7 @@ class PostgresListener(_Source):
         ids = self._ids()
         for chunk in _chunks(ids):
             self._seen(dict(conn.execute("SELECT id, last_seq FROM matches WHERE id = ANY(%s)", [chunk])))
+        self._seen(keyed_seqs(lambda sql, params: conn.execute(sql, params), ids, "%s"))  # type: ignore[arg-type,return-value]
 
     def run(self) -> None:  # pragma: no cover - exercised through the waiting tests on PostgreSQL
         import psycopg

@@ -391,3 +391,86 @@ rating_history = Table(
     PrimaryKeyConstraint("portal_id", "player_ref", "family", "match_id"),
     Index(None, "portal_id", "player_ref", "family", "at"),
 )
+
+#: A seek (api.services.matchmaking): one seeker waiting in a pool (``pool``: the hash of every
+#: thing two seeks must share to meet: space, preset, resolved rules, players, rated). Pairing
+#: writes ``match_id``, ``seat`` and the seat's token (kept in clear for the seek's owner, as a
+#: webhook's secret is, until the match ends: a lost answer must not leave a seeker without it).
+seeks = Table(
+    "seeks",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=True),
+    Column("player_ref", String(128), nullable=True),
+    Column("secret_hash", String(64), nullable=True),  # an anonymous seek's own secret (SHA-256)
+    Column("pool", String(64), nullable=False),
+    Column("preset", String(64), nullable=False),
+    Column("rules", JSONDocument, nullable=False),  # the overrides asked for
+    Column("players", Integer, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("rating_min", Float, nullable=True),
+    Column("rating_max", Float, nullable=True),
+    Column("fill_at", UTCDateTime(), nullable=True),
+    Column("fill_level", String(32), nullable=True),
+    Column("status", String(16), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+    Column("match_id", String(32), nullable=True),
+    Column("seat", Integer, nullable=True),
+    Column("seat_token", String(64), nullable=True),
+    PrimaryKeyConstraint("id"),
+    CheckConstraint(_in("status", ("waiting", "paired", "expired", "canceled")), name="status"),
+    Index(None, "pool", "status", "created_at"),
+    Index(None, "status", "expires_at"),
+    Index(None, "status", "fill_at"),
+    Index(None, "portal_id", "player_ref", "status"),
+)
+
+#: A challenge within a portal: its seats (a JSON list of ``{player_ref, type, level, answer,
+#: token}``, the challenger first), answered one by one; the match is made when all accepted.
+challenges = Table(
+    "challenges",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("challenger_ref", String(128), nullable=False),
+    Column("preset", String(64), nullable=False),
+    Column("rules", JSONDocument, nullable=False),
+    Column("rated", Boolean, nullable=False),
+    Column("seats", JSONDocument, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+    Column("match_id", String(32), nullable=True),
+    PrimaryKeyConstraint("id"),
+    CheckConstraint(_in("status", ("pending", "started", "declined", "canceled", "expired")), name="status"),
+    Index(None, "status", "expires_at"),
+    Index(None, "portal_id", "challenger_ref"),
+)
+
+#: A portal player's event stream (``GET /v1/me/events``): numbered per player, kept, so a bot
+#: that reconnects with ``after`` misses nothing. ``player_event_heads`` holds each player's last
+#: seq: the row a writer locks to number the next event, and what a waiter's wake-up reads.
+player_event_heads = Table(
+    "player_event_heads",
+    metadata,
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("player_ref", String(128), nullable=False),
+    Column("key", String(64), nullable=False),  # the waiters' name for this stream (a hash)
+    Column("last_seq", Integer, nullable=False),
+    PrimaryKeyConstraint("portal_id", "player_ref"),
+    Index(None, "key", unique=True),
+)
+
+player_events = Table(
+    "player_events",
+    metadata,
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("player_ref", String(128), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("type", String(32), nullable=False),
+    Column("data", JSONDocument, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("portal_id", "player_ref", "seq"),
+    Index(None, "created_at"),
+)

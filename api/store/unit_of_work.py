@@ -25,9 +25,11 @@ from api.store.event_store import EventRepository
 from api.store.fairness import FairnessReportRepository
 from api.store.health import HealthProbeRepository
 from api.store.idempotency import IdempotencyRepository
+from api.store.matchmaking import MatchmakingRepository
 from api.store.notify import PostgresListener, SqlitePoller
 from api.store.portals import PlayerStatsRepository, PortalRepository
 from api.store.rate_limits import RateLimitRepository
+from api.store.ratings import RatingRepository
 from api.store.repositories import MatchRepository, SeatRepository
 from api.store.waiters import WaiterSlotRepository
 from api.store.webhooks import WebhookRepository
@@ -46,12 +48,14 @@ class UnitOfWork:
     events: EventRepository
     idempotency: IdempotencyRepository
     player_stats: PlayerStatsRepository
+    ratings: RatingRepository
     portals: PortalRepository
     waiters: WaiterSlotRepository
     fairness: FairnessReportRepository
     rate_limits: RateLimitRepository
     health_probes: HealthProbeRepository
     webhooks: WebhookRepository
+    matchmaking: MatchmakingRepository
 
     def __init__(self, engine: Engine, *, readonly: bool = False):
         self._engine = engine
@@ -78,12 +82,14 @@ class UnitOfWork:
         self.events = EventRepository(conn, self._locked_hashes)
         self.idempotency = IdempotencyRepository(conn)
         self.player_stats = PlayerStatsRepository(conn)
+        self.ratings = RatingRepository(conn)
         self.portals = PortalRepository(conn)
         self.waiters = WaiterSlotRepository(conn)
         self.fairness = FairnessReportRepository(conn)
         self.rate_limits = RateLimitRepository(conn)
         self.health_probes = HealthProbeRepository(conn)
         self.webhooks = WebhookRepository(conn)
+        self.matchmaking = MatchmakingRepository(conn)
         return self
 
     def __exit__(

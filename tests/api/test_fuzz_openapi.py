@@ -78,6 +78,10 @@ SCHEMA_VALID_REFUSALS = {
     # (partners need 4 players, a hand size that fits the set, muggins calls need fives scoring,
     # a preset's player counts) is the rules engine's to say, named by `field`.
     "POST /v1/matches": {422: {"invalid_rules"}},
+    # The same for a seek's and a challenge's rules; and what only their combination rules out
+    # (rating_min above rating_max, a fill time without a level, an opponent named twice).
+    "POST /v1/seeks": {422: {"invalid_rules", "invalid_seek"}},
+    "POST /v1/challenges": {422: {"invalid_rules", "invalid_challenge"}},
 }
 # A schema-invalid request may also be refused for its size before its content is read: a
 # path and query longer than the server reads (414 URI Too Long), a header longer than it reads

@@ -415,6 +415,12 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("POST /v1/matches", "invalid_rules"): lambda w: w.client.post(
         "/v1/matches", json={"seats": TWO, "rules": {"partners": True}}
     ),
+    ("POST /v1/matches", "rated_needs_portal"): lambda w: w.client.post(
+        "/v1/matches", json={"seats": TWO, "rated": True}
+    ),
+    ("POST /v1/matches", "invalid_rated_seats"): lambda w: w.client.post(
+        "/v1/matches", json={"seats": TWO, "rated": True}, headers={"X-API-Key": _portal_key(w)}
+    ),
     ("POST /v1/matches", "too_many_requests"): lambda w: _rate_limited(
         w, "RATE_LIMIT_CREATE", lambda: w.client.post("/v1/matches", json={"seats": TWO})
     ),
@@ -544,6 +550,37 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("GET /v1/players/{player_ref}/stats", "invalid_request"): lambda w: w.client.get(
         "/v1/players/" + "x" * 129 + "/stats"
     ),
+    ("GET /v1/leaderboards/{family}", "invalid_api_key"): lambda w: w.client.get(
+        "/v1/leaderboards/draw", headers=UNKNOWN_KEY
+    ),
+    ("GET /v1/leaderboards/{family}", "player_ref_needs_portal"): lambda w: w.client.get("/v1/leaderboards/draw"),
+    ("GET /v1/leaderboards/{family}", "invalid_request"): lambda w: w.client.get(
+        "/v1/leaderboards/chess", headers={"X-API-Key": _portal_key(w)}
+    ),
+    ("GET /v1/leaderboards/{family}", "invalid_cursor"): lambda w: w.client.get(
+        "/v1/leaderboards/draw?cursor=x", headers={"X-API-Key": _portal_key(w)}
+    ),
+    ("GET /v1/players/{player_ref}/ratings", "invalid_api_key"): lambda w: w.client.get(
+        "/v1/players/pat/ratings", headers=UNKNOWN_KEY
+    ),
+    ("GET /v1/players/{player_ref}/ratings", "player_ref_needs_portal"): lambda w: w.client.get(
+        "/v1/players/pat/ratings"
+    ),
+    ("GET /v1/players/{player_ref}/ratings", "invalid_request"): lambda w: w.client.get(
+        "/v1/players/" + "x" * 129 + "/ratings", headers={"X-API-Key": _portal_key(w)}
+    ),
+    ("GET /v1/players/{player_ref}/history", "invalid_api_key"): lambda w: w.client.get(
+        "/v1/players/pat/history?family=draw", headers=UNKNOWN_KEY
+    ),
+    ("GET /v1/players/{player_ref}/history", "player_ref_needs_portal"): lambda w: w.client.get(
+        "/v1/players/pat/history?family=draw"
+    ),
+    ("GET /v1/players/{player_ref}/history", "invalid_request"): lambda w: w.client.get(
+        "/v1/players/pat/history", headers={"X-API-Key": _portal_key(w)}
+    ),
+    ("GET /v1/players/{player_ref}/history", "invalid_cursor"): lambda w: w.client.get(
+        "/v1/players/pat/history?family=draw&cursor=1-x", headers={"X-API-Key": _portal_key(w)}
+    ),
     ("GET /v1/matches/{match_id}/stream", "invalid_last_event_id"): lambda w: w.client.get(
         f"/v1/matches/{w.match()[0]}/stream", headers={"Last-Event-ID": "first"}
     ),
@@ -636,6 +673,157 @@ def _webhook_rows() -> dict[tuple[str, str], Callable]:
 ROWS.update(_webhook_rows())
 
 
+# --- matchmaking (api/http/matchmaking.py) ------------------------------------------------------------
+SEEKS, CHALLENGES, ME, STREAM = "/v1/seeks", "/v1/challenges", "/v1/me/events", "/v1/me/stream"
+
+
+def _player(w: World, ref: str = "ana", portal: str = "arcade") -> dict[str, str]:
+    """An Authorization header with a player token of ``ref`` (of a new portal ``portal``)."""
+    key = {"X-API-Key": _portal_key(w, portal)}
+    return auth(w.client.post(f"/v1/portal/players/{ref}/tokens", headers=key).get_json()["token"])
+
+
+def _seek_paired(w: World):
+    key = {"X-API-Key": _portal_key(w)}
+    first = w.client.post(SEEKS, json={"player_ref": "ana"}, headers=key).get_json()
+    w.client.post(SEEKS, json={"player_ref": "ben"}, headers=key)
+    return w.client.delete(f"{SEEKS}/{first['id']}?player_ref=ana", headers=key)
+
+
+def _already_seeking(w: World):
+    key = {"X-API-Key": _portal_key(w)}
+    w.client.post(SEEKS, json={"player_ref": "ana"}, headers=key)
+    return w.client.post(SEEKS, json={"player_ref": "ana"}, headers=key)
+
+
+def _challenge(w: World) -> tuple[dict[str, str], str]:
+    """A pending challenge of ana to ben (players of one portal): the portal's key header and its id."""
+    key = {"X-API-Key": _portal_key(w)}
+    made = w.client.post(CHALLENGES, json={"opponents": ["ben"], "player_ref": "ana"}, headers=key).get_json()
+    return key, made["id"]
+
+
+def _matchmaking_rows() -> dict[tuple[str, str], Callable]:
+    tokens, one_token = "/v1/portal/players/{player_ref}/tokens", "/v1/portal/players/{player_ref}/tokens/{token_id}"
+    one_seek, one_challenge = f"{SEEKS}/{{seek_id}}", f"{CHALLENGES}/{{challenge_id}}"
+    rows: dict[tuple[str, str], Callable] = {
+        (f"POST {tokens}", "portal_key_required"): lambda w: w.client.post("/v1/portal/players/ana/tokens"),
+        (f"POST {tokens}", "invalid_request"): lambda w: w.client.post(
+            "/v1/portal/players/" + "x" * 129 + "/tokens", headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"GET {tokens}", "portal_key_required"): lambda w: w.client.get("/v1/portal/players/ana/tokens"),
+        (f"GET {tokens}", "invalid_request"): lambda w: w.client.get(
+            "/v1/portal/players/" + "x" * 129 + "/tokens", headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"DELETE {one_token}", "portal_key_required"): lambda w: w.client.delete(
+            "/v1/portal/players/ana/tokens/000000000000"
+        ),
+        (f"DELETE {one_token}", "unknown_player_token"): lambda w: w.client.delete(
+            "/v1/portal/players/ana/tokens/000000000000", headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"DELETE {one_token}", "invalid_request"): lambda w: w.client.delete(
+            "/v1/portal/players/ana/tokens/nope", headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {SEEKS}", "portal_key_required"): lambda w: _no_public_space(w).client.post(SEEKS, json={}),
+        (f"POST {SEEKS}", "player_ref_needs_portal"): lambda w: w.client.post(SEEKS, json={"player_ref": "ana"}),
+        (f"POST {SEEKS}", "invalid_request"): lambda w: w.client.post(SEEKS, json={"players": 5}),
+        (f"POST {SEEKS}", "invalid_seek"): lambda w: w.client.post(SEEKS, json={"rated": True}),
+        (f"POST {SEEKS}", "already_seeking"): _already_seeking,
+        (f"POST {SEEKS}", "invalid_rules"): lambda w: w.client.post(SEEKS, json={"rules": {"target": 0}}),
+        (f"POST {SEEKS}", "unsupported_media_type"): lambda w: w.client.post(SEEKS, data="{}"),
+        (f"POST {SEEKS}", "too_many_requests"): lambda w: _rate_limited(
+            w, "RATE_LIMIT_CREATE", lambda: w.client.post(SEEKS, json={})
+        ),
+        (f"POST {CHALLENGES}", "too_many_requests"): lambda w: (
+            lambda player: _rate_limited(
+                w, "RATE_LIMIT_CREATE", lambda: w.client.post(CHALLENGES, json={"opponents": ["ben"]}, headers=player)
+            )
+        )(_player(w)),
+        (f"DELETE {one_seek}", "seek_paired"): _seek_paired,
+        (f"POST {CHALLENGES}", "portal_key_required"): lambda w: _no_public_space(w).client.post(
+            CHALLENGES, json={"opponents": ["ben"]}
+        ),
+        (f"POST {CHALLENGES}", "player_ref_needs_portal"): lambda w: w.client.post(
+            CHALLENGES, json={"opponents": ["ben"], "player_ref": "ana"}
+        ),
+        (f"POST {CHALLENGES}", "player_required"): lambda w: w.client.post(CHALLENGES, json={"opponents": ["ben"]}),
+        (f"POST {CHALLENGES}", "invalid_request"): lambda w: w.client.post(CHALLENGES, json={"opponents": []}),
+        (f"POST {CHALLENGES}", "invalid_challenge"): lambda w: w.client.post(
+            CHALLENGES, json={"opponents": ["ana"]}, headers=_player(w)
+        ),
+        (f"POST {CHALLENGES}", "invalid_rules"): lambda w: w.client.post(
+            CHALLENGES, json={"opponents": ["ben"], "rules": {"target": 0}}, headers=_player(w)
+        ),
+        (f"POST {CHALLENGES}", "unsupported_media_type"): lambda w: w.client.post(
+            CHALLENGES, data="{}", headers=_player(w)
+        ),
+        (f"GET {ME}", "portal_key_required"): lambda w: _no_public_space(w).client.get(ME),
+        (f"GET {ME}", "player_ref_needs_portal"): lambda w: w.client.get(f"{ME}?player_ref=ana"),
+        (f"GET {ME}", "player_required"): lambda w: w.client.get(ME),
+        (f"GET {ME}", "invalid_request"): lambda w: w.client.get(f"{ME}?after=-1", headers=_player(w)),
+        (f"GET {STREAM}", "portal_key_required"): lambda w: _no_public_space(w).client.get(STREAM),
+        (f"GET {STREAM}", "player_ref_needs_portal"): lambda w: w.client.get(f"{STREAM}?player_ref=ana"),
+        (f"GET {STREAM}", "player_required"): lambda w: w.client.get(STREAM),
+        (f"GET {STREAM}", "invalid_request"): lambda w: w.client.get(
+            f"{STREAM}?player_ref=" + "x" * 129, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"GET {STREAM}", "invalid_last_event_id"): lambda w: w.client.get(
+            STREAM, headers={**_player(w), "Last-Event-ID": "first"}
+        ),
+        (f"GET {STREAM}", "too_many_waiters"): lambda w: (
+            lambda player: (_waiters_capped(w), w.client.get(STREAM, headers=player))[1]
+        )(_player(w)),
+    }
+    for method, path in (("GET", one_seek), ("DELETE", one_seek)):
+        url = SEEKS + "/{}"
+        rows[(f"{method} {path}", "portal_key_required")] = lambda w, m=method, u=url: _no_public_space(w).client.open(
+            u.format(NO_ID), method=m
+        )
+        rows[(f"{method} {path}", "player_ref_needs_portal")] = lambda w, m=method, u=url: w.client.open(
+            u.format(NO_ID) + "?player_ref=ana", method=m
+        )
+        rows[(f"{method} {path}", "invalid_request")] = lambda w, m=method, u=url: w.client.open(
+            u.format("not-an-id"), method=m
+        )
+        rows[(f"{method} {path}", "unknown_seek")] = lambda w, m=method, u=url: w.client.open(u.format(NO_ID), method=m)
+    answers = [("GET", one_challenge, "")] + [
+        ("POST", f"{one_challenge}/{verb}", f"/{verb}") for verb in ("accept", "decline", "cancel")
+    ]
+    for method, path, tail in answers:
+        url = CHALLENGES + "/{}" + tail
+        label = f"{method} {path}"
+        rows[(label, "portal_key_required")] = lambda w, m=method, u=url: _no_public_space(w).client.open(
+            u.format(NO_ID), method=m
+        )
+        rows[(label, "player_ref_needs_portal")] = lambda w, m=method, u=url: w.client.open(
+            u.format(NO_ID) + "?player_ref=ana", method=m
+        )
+        rows[(label, "player_required")] = lambda w, m=method, u=url: w.client.open(u.format(NO_ID), method=m)
+        rows[(label, "invalid_request")] = lambda w, m=method, u=url: w.client.open(
+            u.format("not-an-id"), method=m, headers=_player(w)
+        )
+        rows[(label, "unknown_challenge")] = lambda w, m=method, u=url: w.client.open(
+            u.format(NO_ID), method=m, headers=_player(w)
+        )
+        if method == "POST":
+            # the challenger answering, or the challenged cancelling; then a closed one
+            who = "ben" if tail == "/cancel" else "ana"
+            rows[(label, "not_your_challenge")] = lambda w, u=url, who=who: (
+                lambda key, cid: w.client.post(u.format(cid) + f"?player_ref={who}", headers=key)
+            )(*_challenge(w))
+            closer = "ana" if tail == "/cancel" else "ben"
+            rows[(label, "challenge_closed")] = lambda w, u=url, closer=closer: (
+                lambda key, cid: (
+                    w.client.post(f"{CHALLENGES}/{cid}/decline?player_ref=ben", headers=key),
+                    w.client.post(u.format(cid) + f"?player_ref={closer}", headers=key),
+                )[1]
+            )(*_challenge(w))
+    return rows
+
+
+ROWS.update(_matchmaking_rows())
+
+
 @dataclass
 class Fixtures:
     monkeypatch: pytest.MonkeyPatch
@@ -670,9 +858,13 @@ def _operations(document: dict) -> list[tuple[str, str]]:
 
 
 def _url(path: str, match_id: str) -> str:
-    for name, value in {"{webhook_id}": NO_ID, "{delivery_id}": NO_ID, "{key_id}": "0" * 12}.items():
+    ids = {"{webhook_id}": NO_ID, "{delivery_id}": NO_ID, "{key_id}": "0" * 12, "{token_id}": "0" * 12}
+    ids.update({"{seek_id}": NO_ID, "{challenge_id}": NO_ID})
+    for name, value in ids.items():
         path = path.replace(name, value)
-    return path.replace("{match_id}", match_id).replace("{seat}", "1").replace("{player_ref}", "pat")
+    path = path.replace("{match_id}", match_id).replace("{seat}", "1").replace("{player_ref}", "pat")
+    path = path.replace("{family}", "draw")
+    return path + ("?family=draw" if path.endswith("/history") else "")  # its one required query
 
 
 class _TimedOut:
@@ -696,13 +888,14 @@ def _raises(error: BaseException):
 
 
 #: The operations that need a portal key to get as far as the database (looking it up does).
-KEYED = re.compile(r" /v1/(portal|players)\b")
+KEYED = re.compile(r" /v1/(portal|players|challenges|me|leaderboards)\b")
 #: A body each operation takes, so that a request gets as far as the database.
 BODIES = {
     "POST /v1/matches": {"seats": TWO},
     ACTIONS: {"type": "knock"},
     CLAIM: {"name": "Cy"},
     "POST /v1/portal/webhooks": {"url": "https://93.184.216.34/hooks"},
+    "POST /v1/challenges": {"opponents": ["ben"]},
 }
 
 
@@ -721,7 +914,8 @@ class Send:
         return self.label.split(" ", 1)[0]
 
     def __call__(self, url_suffix: str = "", **kwargs):
-        return self.world.client.open(self.url + url_suffix, method=kwargs.pop("method", self.method), **kwargs)
+        url = self.url + (url_suffix.replace("?", "&", 1) if "?" in self.url else url_suffix)
+        return self.world.client.open(url, method=kwargs.pop("method", self.method), **kwargs)
 
     def as_a_seat(self):
         """The operation's own request, with a seat's token (a portal's own resource: a key to look
@@ -801,6 +995,7 @@ ANY_OPERATION: dict[str, Callable[[Send], object]] = {
 WITHOUT_A_DATABASE = {
     "GET /livez": {"database_busy", "internal_error"},
     "GET /v1/presets": {"database_busy", "internal_error"},
+    "GET /v1/ratings/bots": {"database_busy", "internal_error"},
 }
 
 

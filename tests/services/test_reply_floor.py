@@ -7,7 +7,6 @@ one legal move and with several, with and without the floor.
 
 from __future__ import annotations
 
-import statistics
 import time
 
 import pytest
@@ -123,9 +122,7 @@ def best_split(quick: list[float], slow: list[float]) -> float:
     it classifies right (0.5: a coin; 1.0: always), as an observer timing the replies would."""
     times = sorted(set(quick + slow))
     total = len(quick) + len(slow)
-    return max(
-        (sum(t < cut for t in quick) + sum(t >= cut for t in slow)) / total for cut in [*times, times[-1] + 1]
-    )
+    return max((sum(t < cut for t in quick) + sum(t >= cut for t in slow)) / total for cut in [*times, times[-1] + 1])
 
 
 def test_with_the_floor_a_reply_time_no_longer_tells_whether_the_expert_had_a_choice():

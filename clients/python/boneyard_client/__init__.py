@@ -24,6 +24,7 @@ from .errors import (
     WrongMatch,
     problem_error,
 )
+from .lobby import ChallengeAcceptor, Seeker
 from .pins import PinnedHeads, verify_pinned
 from .strategies import STRATEGIES, Strategy, first_legal, heaviest, random_legal, seeded_random
 
@@ -36,12 +37,14 @@ __all__ = [
     "BoneyardClient",
     "BoneyardError",
     "Bot",
+    "ChallengeAcceptor",
     "InvalidApiKey",
     "InvalidToken",
     "PinnedHeadMismatch",
     "PinnedHeads",
     "ProblemError",
     "SeatTaken",
+    "Seeker",
     "ServerUnavailable",
     "Strategy",
     "UnknownMatch",

@@ -1,12 +1,14 @@
-"""Command line: play one seat of a Boneyard match to the end.
+"""Command line: play one seat of a Boneyard match to the end, or find opponents and play on.
 
     python -m boneyard_client --server http://127.0.0.1:8000 --create --vs expert
     python -m boneyard_client --create --vs open            # prints the claim command
     python -m boneyard_client --match ID --seat 1 --claim NAME
     python -m boneyard_client --match ID --token TOKEN
+    python -m boneyard_client --seek --player-token bypl_… --rated --games 0      # all comers, for ever
+    python -m boneyard_client --accept-challenges --player-token bypl_… --games 0
 
-Progress goes to stderr; the result, one JSON object, to stdout. Exit status 0 when the
-match ended, 1 on an error the server named (with its code), 2 on bad arguments.
+Progress goes to stderr; the result, one JSON object per match, to stdout. Exit status 0 when
+the matches ended, 1 on an error the server named (with its code), 2 on bad arguments.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from .client import BoneyardClient, Bot
 from .errors import BoneyardError
+from .lobby import ChallengeAcceptor, Seeker
 from .strategies import STRATEGIES, seeded_random
 
 BOT_LEVELS = ("random", "greedy", "expert")
@@ -43,6 +46,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--create", action="store_true", help="create a match and play its seat 0")
     mode.add_argument("--match", metavar="ID", help="play a seat of this existing match")
+    mode.add_argument("--seek", action="store_true", help="join the matchmaking queue, play, and seek again")
+    mode.add_argument(
+        "--accept-challenges", action="store_true", help="follow the player's event stream: accept and play"
+    )
 
     new = parser.add_argument_group("--create")
     new.add_argument(
@@ -56,6 +63,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     new.add_argument("--preset", help="rule preset, e.g. standard-draw, all-fives, muggins")
     new.add_argument("--target", type=int, help="points that win the match")
     new.add_argument("--partners", action="store_true", help="4 players in two sides")
+
+    lobby = parser.add_argument_group("--seek, --accept-challenges")
+    lobby.add_argument(
+        "--player-token",
+        default=os.environ.get("BONEYARD_PLAYER_TOKEN"),
+        help="the token a portal gave its player (bypl_…; $BONEYARD_PLAYER_TOKEN); --seek without one "
+        "seeks anonymously in the public space",
+    )
+    lobby.add_argument("--games", type=int, default=1, help="matches to play before stopping (0: for ever)")
+    lobby.add_argument("--rated", action="store_true", help="--seek: rated matches (a portal's player only)")
+    lobby.add_argument("--fill-after", type=int, help="--seek: after this many seconds, fill with computers")
+    lobby.add_argument("--fill-level", choices=BOT_LEVELS, help="--seek: the computers' level (with --fill-after)")
 
     join = parser.add_argument_group("--match")
     join.add_argument("--seat", type=int, help="with --claim: the open seat to take")
@@ -77,7 +96,37 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--token and --claim exclude each other")
     if args.partners and args.players != 4:
         parser.error("--partners needs --players 4")
+    if args.accept_challenges and not args.player_token:
+        parser.error("--accept-challenges needs --player-token (or $BONEYARD_PLAYER_TOKEN)")
+    if (args.fill_after is None) != (args.fill_level is None):
+        parser.error("--fill-after and --fill-level go together")
+    if args.games < 0:
+        parser.error("--games is 0 (for ever) or more")
     return args
+
+
+def find_opponents(args: argparse.Namespace, client: BoneyardClient, strategy: Any, options: dict) -> int:
+    """--seek / --accept-challenges: one JSON line per match played, until --games are played."""
+    rules = {k: v for k, v in (("target", args.target), ("partners", args.partners or None)) if v}
+    if args.seek:
+        finder: Any = Seeker(
+            client,
+            args.player_token,
+            strategy,
+            preset=args.preset,
+            rules=rules or None,
+            players=args.players,
+            rated=args.rated,
+            fill_after_seconds=args.fill_after,
+            fill_level=args.fill_level,
+            on_seek=lambda seek: options["on_view"].enabled and Progress.say(f"seek {seek['id']}: {seek['status']}"),
+            **options,
+        )
+    else:
+        finder = ChallengeAcceptor(client, args.player_token, strategy, **options)
+    for result in finder.run(args.games):
+        print(json.dumps(result), flush=True)
+    return 0
 
 
 def opponents(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -128,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(not args.quiet)
     options = {"max_wait": args.max_wait, "on_view": progress}
     try:
+        if args.seek or args.accept_challenges:
+            return find_opponents(args, client, strategy, options)
         if args.create:
             rules = {k: v for k, v in (("target", args.target), ("partners", args.partners or None)) if v}
             bot, created = Bot.create(client, opponents(args), strategy, preset=args.preset, rules=rules, **options)
