@@ -289,6 +289,10 @@ def test_reduced_motion_shows_the_final_table_at_once(page_at: OpenPage, live_se
         view = api_view(live_server, match_id, token)
         # no step between the table before the move and the one after all replies
         assert not page.evaluate("window.animatingSeen")
+        if overlay_open(page):
+            # a hand ended among the replies: its result is shown beside that hand's final board
+            # (seq at the hand's end), by design, and the next hand's table comes after it
+            break
         assert [s for s in page.evaluate("window.seqsSeen") if s != seq] == [str(view["seq"])]
         if not overlay_open(page):
             assert same_tile(marked(page)[0], last_tile_played(events(live_server, match_id, token)))
