@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import marshmallow as ma
-from flask import Response, current_app, g, stream_with_context
+from flask import Response, current_app, g
 from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
@@ -29,7 +29,7 @@ from api.http.matches import bearer_token
 from api.http.openapi_shapes import component
 from api.http.problem_codes import problem_responses
 from api.http.schemas import ALWAYS, MAX_SEQ, PLAYER_REF, AsciiFloat, AsciiInteger
-from api.http.stream import HEARTBEAT_SECONDS, last_event_id, sse_message
+from api.http.stream import HEARTBEAT_SECONDS, last_event_id, sse_message, sse_response
 from api.http.waiting import waiting_client
 from api.rules import DEFAULT_PRESET, PRESETS
 from api.services import commands
@@ -537,10 +537,4 @@ class PlayerStream(MethodView):
             finally:
                 sub.close()
 
-        response = Response(
-            stream_with_context(generate()),
-            mimetype="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-        response.call_on_close(sub.close)  # also when the body is never iterated
-        return response
+        return sse_response(generate(), sub.close)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
@@ -54,6 +54,18 @@ def sse_message(data: dict, event: str, seq: int | None = None) -> str:
     lines = [f"id: {seq}"] if seq is not None else []
     lines += [f"event: {event}", f"data: {json.dumps(data, separators=(',', ':'))}"]
     return "\n".join(lines) + "\n\n"
+
+
+def sse_response(body: Iterator[str], close: Callable[[], None]) -> Response:
+    """A server-sent-events answer of ``body``; ``close`` frees what the stream holds (its waiter
+    slot) when the connection ends, also when the body is never iterated."""
+    response = Response(
+        stream_with_context(body),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+    response.call_on_close(close)
+    return response
 
 
 def last_event_id() -> int | None:
@@ -163,10 +175,4 @@ class Stream(MethodView):
             finally:
                 sub.close()
 
-        response = Response(
-            stream_with_context(generate()),
-            mimetype="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
-        response.call_on_close(sub.close)  # also when the body is never iterated
-        return response
+        return sse_response(generate(), sub.close)
