@@ -75,7 +75,7 @@ Environment variables (all optional):
     Seconds between two moves of an all-bot match (default 0.1).
 ``BOT_REPLY_FLOOR_MS``
     The least time one computer decision takes, per level, as ``level=ms`` pairs (default
-    ``random=5,greedy=5,expert=60``; a level left out has none): a decision is padded up to
+    ``random=5,greedy=5,intermediate=30,expert=150``; a level left out has none): a decision is padded up to
     it, so how long a reply takes does not tell what the bot's hand allowed
     (``api.services.pacing``). Keep each above the level's slowest decision on the machine
     (``bench/bot_timing.py``).
@@ -112,8 +112,9 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
-#: The expert decides in up to about 30 ms here (bench/bot_timing.py): its floor leaves twice that.
-DEFAULT_BOT_REPLY_FLOOR_MS = "random=5,greedy=5,expert=60"
+#: The expert decides in up to about 85 ms here (p99 under 50 ms; figures from bench/bot_timing.py and
+#: bench/strength.py): its floor leaves room above that; the intermediate level decides in under 10 ms.
+DEFAULT_BOT_REPLY_FLOOR_MS = "random=5,greedy=5,intermediate=30,expert=150"
 
 
 def parse_bool(value: str | bool) -> bool:

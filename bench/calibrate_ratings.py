@@ -4,7 +4,7 @@
     python bench/calibrate_ratings.py --matches 40     # quicker look
 
 For each rules family (draw, block, fives; ``RuleSet.family``) it plays two-player matches
-between every pair of bot levels (random-greedy, random-expert, greedy-expert) on that
+between every pair of bot levels (``api.bots.LEVELS``: random-greedy, random-intermediate, …) on that
 family's standard preset, each seed twice with the seats swapped so both levels see the
 same deals, through ``api.bots.arena`` (every decision gets only the acting seat's view and
 redacted log, as the server gives them). Then it fits each level's (mu, sigma) with the
@@ -13,8 +13,8 @@ model's default and the recorded results are folded in with ``tau = 0`` (a bot's
 does not drift, so its sigma is the fit's remaining uncertainty, not a guess at change),
 averaged over many shuffles of the results (one pass depends on the order). ``--save`` keeps
 the results, ``--load`` fits them again without playing. It prints each pairing's wins, the
-table ``api.bots.ratings.FIXED_RATINGS`` holds, and whether random < greedy < expert in
-every family (exit 1 when not).
+table ``api.bots.ratings.FIXED_RATINGS`` holds, and whether the levels' ratings rise in
+``LEVELS`` order (random < greedy < intermediate < expert) in every family (exit 1 when not).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         ordered = ordered and mus == sorted(mus) and len(set(mus)) == len(mus)
     print("}")
     print()
-    print(f"random < greedy < expert in every family: {'yes' if ordered else 'NO'}")
+    print(f"{' < '.join(LEVELS)} in every family: {'yes' if ordered else 'NO'}")
     return 0 if ordered else 1
 
 

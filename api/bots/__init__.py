@@ -8,11 +8,16 @@ each; earlier hands are over and shown face up in their results). It never recei
 ``view["legal_actions"]`` verbatim (under
 ``muggins_calls`` a listed scoring play carries its ``claim``; only the random level sends
 it without, as a beginner who forgets to count), and it depends only on the inputs:
-randomness comes from a ``random.Random`` seeded by ``rng_seed``, and the expert thinks
-for a fixed number of playouts (``Budget``), not for a length of time.
+randomness comes from a ``random.Random`` seeded by ``rng_seed``, and the playout levels
+think for a counted amount of work (``Budget``), never for a length of time.
+
+``intermediate`` and ``expert`` are one algorithm (``expert.choose_expert``) at two
+budgets: ``intermediate`` plays a few dozen guesses of the hidden tiles out greedily;
+``expert`` deals more guesses and solves each hand's ending exactly (``endgame``).
+``bench/strength.py`` and ``bench/versus.py`` measure the ladder.
 
 >>> LEVELS
-('random', 'greedy', 'expert')
+('random', 'greedy', 'intermediate', 'expert')
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from api.rules.vocabulary import BotLevel
 
 from .actions import Action, Json, bot_seed, make_rng
-from .expert import DEFAULT_BUDGET, Budget, choose_expert
+from .expert import DEFAULT_BUDGET, INTERMEDIATE_BUDGET, Budget, choose_expert
 from .simple import choose_greedy, choose_random
 
 
@@ -46,9 +51,15 @@ BOT_LEVELS = (
     ),
     Level(BotLevel.GREEDY, "Greedy", "Plays the move that scores the most now, else its heaviest tile, doubles first."),
     Level(
+        BotLevel.INTERMEDIATE,
+        "Intermediate",
+        "Plays out a few dozen guesses of what the others may hold, quickly, and picks the move that does best.",
+    ),
+    Level(
         BotLevel.EXPERT,
         "Expert",
-        "Plays out many guesses of what the others may hold and picks the move that does best across them.",
+        "Reads what the others cannot hold, plays out many guesses of their tiles, solves each ending exactly "
+        "and picks the move that does best across them.",
     ),
 )  # weakest first
 LEVELS: tuple[str, ...] = tuple(level.name.value for level in BOT_LEVELS)  # as plain strings
@@ -59,10 +70,16 @@ class UnknownLevel(ValueError):
     """A bot level outside ``LEVELS``."""
 
 
+# The work each playout level does per decision (the expert's is ``DEFAULT_BUDGET``).
+LEVEL_BUDGETS: dict[str, Budget] = {BotLevel.INTERMEDIATE: INTERMEDIATE_BUDGET, BotLevel.EXPERT: DEFAULT_BUDGET}
+
+
 def choose_action(
-    level: str, view: Json, log: list[Json], rng_seed: str | bytes, budget: Budget = DEFAULT_BUDGET
+    level: str, view: Json, log: list[Json], rng_seed: str | bytes, budget: Budget | None = None
 ) -> Action:
     """The action the ``level`` bot takes for the seat of ``view``.
+
+    ``budget`` overrides the level's own (``LEVEL_BUDGETS``; benchmarks and tests only).
 
     ``rng_seed`` should differ per decision and be derivable from the log (the services
     pass ``bot_seed(match_seed, seq, seat)``), so replaying a match replays its bots.
@@ -78,14 +95,16 @@ def choose_action(
         return choose_random(view, log, rng)
     if level == BotLevel.GREEDY:
         return choose_greedy(view, log, rng)
-    return choose_expert(view, log, rng, budget)
+    return choose_expert(view, log, rng, budget or LEVEL_BUDGETS[level])
 
 
 __all__ = [
     "BOT_LEVELS",
     "DEFAULT_BUDGET",
     "DEFAULT_LEVEL",
+    "INTERMEDIATE_BUDGET",
     "LEVELS",
+    "LEVEL_BUDGETS",
     "Budget",
     "Level",
     "UnknownLevel",

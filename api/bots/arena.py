@@ -14,10 +14,10 @@ from api.rules.events import Event
 from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState
 
-from . import DEFAULT_BUDGET, Budget, choose_action
+from . import Budget, choose_action
 from .actions import Action, Json
 
-# (seat, level, seconds, view, log, action), after every decision
+# (seat, level, CPU seconds, view, log, action), after every decision
 Observer = Callable[[int, str, float, Json, list[Json], Action], None]
 
 
@@ -36,7 +36,7 @@ class BotMatch:
     ``events`` is the full log; ``logs[seat]`` is that seat's redacted copy, kept in step.
     """
 
-    def __init__(self, rules: RuleSet, seed: str, levels: list[str], budget: Budget = DEFAULT_BUDGET):
+    def __init__(self, rules: RuleSet, seed: str, levels: list[str], budget: Budget | None = None):
         self.rules = rules
         self.seed = seed
         self.levels = list(levels)
@@ -74,9 +74,9 @@ class BotMatch:
         """Ask the next seat's bot, apply its action through ``decide``; returns the action."""
         seat = next_actor(self.state)
         seat_view, log = self.inputs(seat)
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: what the decision costs, whatever else the machine runs
         action = choose_action(self.levels[seat], seat_view, log, self.rng_seed(), self.budget)
-        elapsed = time.perf_counter() - t0
+        elapsed = time.process_time() - t0
         if observe is not None:
             observe(seat, self.levels[seat], elapsed, seat_view, log, action)
         self._record_and_fold(decide(self.state, parse_action(seat, action), self.seed))
@@ -88,7 +88,7 @@ def play_match(
     rules: RuleSet,
     seed: str,
     levels: list[str],
-    budget: Budget = DEFAULT_BUDGET,
+    budget: Budget | None = None,
     observe: Observer | None = None,
     max_decisions: int = 100_000,
 ) -> MatchState:

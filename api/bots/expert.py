@@ -1,25 +1,31 @@
-"""The ``expert`` level: determinized Monte Carlo over the hidden tiles.
+"""The ``intermediate`` and ``expert`` levels: determinized Monte Carlo over the hidden tiles,
+with exact endings for the expert.
 
 For each decision the bot
 
 1. reads what its seat knows (``Knowledge``): its hand, the table, the unseen tiles, and
    the numbers each other seat is known to lack (from its knocks, and its draws when a
    seat draws only because it is stuck);
-2. deals the unseen tiles many times at random, respecting every constraint and every
-   count (the *determinizations*);
-3. for each deal and each candidate move, copies the engine state built from that deal,
-   pushes the move, and plays the hand out with a cheap greedy policy for every seat
-   (``rollout``), on the engine's fast path;
+2. deals the unseen tiles at random, respecting every constraint and every count (the
+   *determinizations*);
+3. on each deal, makes each candidate move and plays the hand out: every seat sheds its
+   best-scoring, then heaviest tile (``rollout``; ``epsilon`` of the moves random). The
+   expert stops guessing once nothing can be drawn and at most ``Budget.exact_tiles``
+   tiles are left: the rest of the hand is solved exactly, every seat playing perfectly for
+   its side (``endgame.ExactLine``, alpha-beta). In a line game with nothing to draw the
+   whole playout runs on bit masks (``ExactLine.playout``), without engine states;
 4. scores each playout by what the hand brings its side (points at the hand's end and,
    in fives games, points made during play) against the other sides, plus a bonus or a
-   penalty when the match ends, and plays the best average.
+   penalty when the match ends, and plays the best average. The expert stops dealing
+   early when the best move leads every other by ``Budget.sure`` standard errors, or when
+   its solving has done ``Budget.exact_work``.
 
 Every candidate is played out on the same deals with the same rollout randomness, so
-differences between candidates are not noise from different luck. The work is a fixed
-number of playouts (``Budget``), never a wall-clock limit, so the choice is a pure
-function of (view, log, seed, budget). Steering ends toward numbers an opponent lacks,
-counting the unseen tiles and playing for the block when lighter all come out of the
-constrained deals and the playouts rather than hand-written rules.
+differences between candidates are not noise from different luck. The work is counted
+(deals, playouts, positions searched), never timed, so the choice is a pure function of
+(view, log, seed, budget), and ``clients/js/bots.mjs`` re-makes it exactly. Steering ends
+toward numbers an opponent lacks, counting the unseen tiles, blocking and partnership
+play all come out of the constrained deals and the search rather than hand-written rules.
 """
 
 from __future__ import annotations
@@ -27,14 +33,16 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from api.rules.layout import UP, Layout
+from api.rules.layout import LEFT, RIGHT, UP, Layout
 from api.rules.ruleset import RuleSet
 from api.rules.scoring import fives_points
 from api.rules.simulate import push
 from api.rules.state import DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, MatchState, Move
 from api.rules.tiles import Tile
+from api.rules.vocabulary import BlockedScoring
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
+from .endgame import BIT, ExactLine, SearchTooBig, mask_of
 from .knowledge import Knowledge
 
 
@@ -45,21 +53,39 @@ class Budget:
     ``determinizations`` deals of the hidden tiles, each candidate played out ``rollouts``
     times on each deal, but never more than ``max_playouts`` playouts in all (with many
     candidates the number of deals shrinks, down to ``min_determinizations``).
-    ``epsilon`` is the share of random moves in the greedy playouts.
+    ``epsilon`` is the share of random moves in the greedy playouts. In a line game, once
+    nothing can be drawn and at most ``exact_tiles`` tiles are left in the hands, a playout
+    stops guessing: the rest of the hand is solved exactly (``endgame.ExactLine``), visiting
+    at most ``exact_limit`` positions per solve (beyond, the playout rolls on instead);
+    ``exact_tiles=0`` turns this off. With the solver on, dealing stops early once the
+    solves of the decision have visited ``exact_work`` positions (after at least
+    ``min_determinizations`` deals): cheap positions get many deals, dear ones fewer.
+    ``sure`` (0: off) stops dealing, checked every ``SURE_EVERY`` deals from
+    ``min_determinizations`` on, once the best move so far leads every other by more than
+    ``sure`` standard errors of their difference over the same deals: clear choices cost
+    little, and the close ones get the deals.
     """
 
-    determinizations: int = 40
+    determinizations: int = 64
     rollouts: int = 1
     max_playouts: int = 400
-    min_determinizations: int = 8
+    min_determinizations: int = 16
     epsilon: float = 0.1
+    exact_tiles: int = 16
+    exact_limit: int = 20_000
+    exact_work: int = 24_000
+    sure: float = 1.5
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
         return max(self.min_determinizations, min(self.determinizations, self.max_playouts // per_deal))
 
 
+# The expert: measured by bench/versus.py against the public AIs within its time budget.
 DEFAULT_BUDGET = Budget()
+# The intermediate level: the same playouts, a few of them, greedy to the end (no exact
+# endings), a fixed number of deals: between greedy and expert (bench/strength.py).
+INTERMEDIATE_BUDGET = Budget(determinizations=12, max_playouts=96, min_determinizations=4, exact_tiles=0, sure=0.0)
 
 
 def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
@@ -91,19 +117,149 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     bonus = _match_bonus(rules)
     totals = [0.0] * len(moves)
     deals = budget.deals_for(len(moves))
-    for _ in range(deals):
+    exact = _exact_line(rules, me, know.view["scores"], bonus, budget)
+    lines = exact is not None and _line_moves(know, moves)
+    rows: list[list[float]] = []  # each deal's values, for ``sure``
+    dealt = 0
+    while dealt < deals:
+        if dealt >= budget.min_determinizations:
+            if exact is not None and exact.visited >= budget.exact_work:
+                break  # enough solving for this decision
+            if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
+                break
+        dealt += 1
         hands, boneyard = know.sample(rng)
-        base = know.state(hands, boneyard)
-        before = base.scores[:]
-        for _r in range(budget.rollouts):
-            seed = rng.getrandbits(64)
-            for i, move in enumerate(moves):
-                st = base.copy()
-                push(st, move, seat=me)
-                rollout(st, random.Random(seed), budget.epsilon, fives)
-                totals[i] += _value(st, before, side, bonus)
-    n = deals * budget.rollouts
+        if lines:
+            assert exact is not None
+            values = _line_values(know, hands, moves, rng, budget, exact)
+        else:
+            values = [0.0] * len(moves)
+            base = know.state(hands, boneyard)
+            before = base.scores[:]
+            for _r in range(budget.rollouts):
+                seed = rng.getrandbits(64)
+                for i, move in enumerate(moves):
+                    st = base.copy()
+                    push(st, move, seat=me)
+                    if exact is None:
+                        rollout(st, random.Random(seed), budget.epsilon, fives)
+                        values[i] += _value(st, before, side, bonus)
+                    else:
+                        values[i] += _solved_playout(st, random.Random(seed), budget, exact, before, side, bonus)
+        for i, value in enumerate(values):
+            totals[i] += value
+        if budget.sure:
+            rows.append(values)
+    n = dealt * budget.rollouts
     return [t / n for t in totals]
+
+
+SURE_EVERY = 8  # deals between two looks at whether the choice is settled (``Budget.sure``)
+
+
+def _settled(rows: list[list[float]], totals: list[float], sure: float) -> bool:
+    """Whether the move leading so far beats every other by more than ``sure`` standard errors
+    of the mean difference over the same deals (moves that always tie are no contest)."""
+    lead = max(range(len(totals)), key=lambda i: (totals[i], -i))
+    n = len(rows)
+    for i in range(len(totals)):
+        if i == lead:
+            continue
+        diffs = [row[lead] - row[i] for row in rows]
+        total = 0.0
+        for d in diffs:  # not sum(): from Python 3.12 it rounds differently, and the replayer re-runs this
+            total += d
+        mean = total / n
+        spread = 0.0
+        for d in diffs:
+            spread += (d - mean) * (d - mean)
+        variance = spread / (n - 1)
+        if variance and mean * mean * n <= sure * sure * variance:
+            return False  # (no variance: the same margin on every deal, or a tie on every deal)
+    return True
+
+
+def _line_moves(know: Knowledge, moves: list[Move]) -> bool:
+    """Whether the rest of the hand is plays on a line, nothing left to draw: then the playouts
+    run on bit masks (``ExactLine.playout``) instead of engine states."""
+    rules = know.rules
+    drawable = rules.is_draw_game and know.boneyard > rules.boneyard_reserve
+    return not drawable and know.layout.tiles > 0 and all(m[0] == PLAY for m in moves)
+
+
+def _line_values(
+    know: Knowledge,
+    hands: dict[int, list[Tile]],
+    moves: list[Move],
+    rng: random.Random,
+    budget: Budget,
+    exact: ExactLine,
+) -> list[float]:
+    """Each move's value on one deal: played, then played out and solved on bit masks."""
+    me = know.seat
+    players = know.rules.players
+    masks = [mask_of(hands[s]) if s != me else mask_of(know.hand) for s in range(players)]
+    ends = know.layout.values
+    out = []
+    for _r in range(budget.rollouts):
+        seed = rng.getrandbits(64)
+        for move in moves:
+            tile, end = move[1], move[2]
+            on = ends[end]
+            far = tile.low if tile.high == on else tile.high
+            left, right = ends[LEFT], ends[RIGHT]
+            assert left is not None and right is not None  # a line with tiles on it: both ends open
+            a, b = (far, right) if end == LEFT else (left, far)
+            child = masks[:]
+            child[me] ^= BIT[tile]
+            if not child[me]:
+                out.append(exact.ended(child, exact.my_side))
+            else:
+                out.append(
+                    exact.playout(
+                        child, a, b, (me + 1) % players, random.Random(seed), budget.epsilon, budget.exact_tiles
+                    )
+                )
+    if budget.rollouts == 1:
+        return out
+    k = len(moves)
+    sums = [0.0] * k
+    for j, value in enumerate(out):  # a plain loop, not sum(): the same float on every Python
+        sums[j % k] += value
+    return sums
+
+
+def _exact_line(rules: RuleSet, me: int, scores: list[int], bonus: float, budget: Budget) -> ExactLine | None:
+    """The exact solver for this decision, when its hands can end in a line without scoring on the way."""
+    if budget.exact_tiles <= 0 or rules.uses_spinner or rules.fives_scoring:
+        return None
+    sides = [rules.side_of(s) for s in range(rules.players)]
+    minus_own = rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN
+    return ExactLine(sides, me, list(scores), rules.target, bonus, minus_own, rules.round_to_five, budget.exact_limit)
+
+
+def _solved_playout(
+    st: MatchState,
+    rng: random.Random,
+    budget: Budget,
+    exact: ExactLine,
+    before: list[int],
+    side: int,
+    bonus: float,
+) -> float:
+    """A playout that plays greedily until the rest of the hand can be solved exactly, then solves it."""
+    while st.hand_live and st.status == PLAYING:
+        if st.boneyard_drawable() == 0 and sum(map(len, st.hands)) <= budget.exact_tiles:
+            values = st.layout.values
+            hands = [mask_of(h) for h in st.hands]
+            try:
+                return exact.solve(hands, values[LEFT], values[RIGHT], st.turn)  # type: ignore[arg-type]
+            except SearchTooBig:
+                pass  # too big to solve within the budget: this playout rolls on to the end
+            rollout(st, rng, budget.epsilon, False)
+            break
+        push(st, policy_move(st, rng, budget.epsilon, False))
+    return _value(st, before, side, bonus)
 
 
 def rollout(st: MatchState, rng: random.Random, epsilon: float, fives: bool) -> MatchState:

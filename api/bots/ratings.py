@@ -21,26 +21,28 @@ class BotRating:
     sigma: float
 
 
-# Printed by `python bench/calibrate_ratings.py --matches 100` (900 matches, 503 s on the 2 shared
-# cores under a load of 5 to 8; the fit averaged over 64 orders): random < greedy < expert in every
-# family. Two-player matches of every pair of levels on standard-draw, standard-block and all-fives
-# (their default targets), 100 per pairing and family; the weaker level won: draw random-greedy
-# 39, random-expert 2, greedy-expert 6; block 16, 6, 17; fives 5, 1, 16 (of 100 each).
+# Printed by `python bench/calibrate_ratings.py --matches 40` (720 matches, 338 s on 2 shared cores,
+# the fit averaged over 64 orders): random < greedy < intermediate < expert in every family. Two-player
+# matches of every pair of levels on standard-draw, standard-block and all-fives (their default targets),
+# 40 per pairing and family.
 FIXED_RATINGS: dict[Family, dict[BotLevel, BotRating]] = {
     Family.DRAW: {
-        BotLevel.RANDOM: BotRating(14.76, 2.30),
-        BotLevel.GREEDY: BotRating(18.60, 2.26),
-        BotLevel.EXPERT: BotRating(41.46, 3.47),
+        BotLevel.RANDOM: BotRating(15.10, 2.85),
+        BotLevel.GREEDY: BotRating(17.71, 2.74),
+        BotLevel.INTERMEDIATE: BotRating(32.76, 2.74),
+        BotLevel.EXPERT: BotRating(34.37, 2.83),
     },
     Family.BLOCK: {
-        BotLevel.RANDOM: BotRating(13.88, 2.63),
-        BotLevel.GREEDY: BotRating(25.34, 2.29),
-        BotLevel.EXPERT: BotRating(35.86, 2.60),
+        BotLevel.RANDOM: BotRating(7.58, 3.57),
+        BotLevel.GREEDY: BotRating(22.45, 2.81),
+        BotLevel.INTERMEDIATE: BotRating(32.07, 2.73),
+        BotLevel.EXPERT: BotRating(37.53, 2.93),
     },
     Family.FIVES: {
-        BotLevel.RANDOM: BotRating(5.02, 3.69),
-        BotLevel.GREEDY: BotRating(28.29, 2.67),
-        BotLevel.EXPERT: BotRating(40.88, 2.86),
+        BotLevel.RANDOM: BotRating(8.53, 3.56),
+        BotLevel.GREEDY: BotRating(26.17, 2.60),
+        BotLevel.INTERMEDIATE: BotRating(29.31, 2.58),
+        BotLevel.EXPERT: BotRating(35.68, 2.77),
     },
 }
 

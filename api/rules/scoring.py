@@ -20,4 +20,26 @@ def round_to_five(points: int) -> int:
     return (points + 2) // 5 * 5
 
 
-__all__ = ["fives_points", "round_to_five"]
+def hand_award(side_pips: list[int], out_side: int | None, minus_own: bool, rounded: bool) -> tuple[int | None, int]:
+    """Which side a finished hand pays, and how much (docs/rules.md, sections 5 and 7).
+
+    ``side_pips`` are the pips left in each side's hands; ``out_side`` is the side of the
+    seat that went out (None: the hand blocked). Going out scores every other side's pips.
+    Blocked, the lightest side scores the others' pips (less its own when ``minus_own``,
+    ``blocked_scoring: others_minus_own``); a tie for lightest pays nobody: ``(None, 0)``.
+    ``rounded`` is ``round_to_five``. The engine and the bots' exact search both ask here.
+    """
+    total = sum(side_pips)
+    if out_side is not None:
+        side = out_side
+        points = total - side_pips[side]
+    else:
+        low = min(side_pips)
+        if side_pips.count(low) > 1:
+            return None, 0
+        side = side_pips.index(low)
+        points = total - low - low if minus_own else total - low
+    return side, round_to_five(points) if rounded else points
+
+
+__all__ = ["fives_points", "hand_award", "round_to_five"]

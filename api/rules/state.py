@@ -16,7 +16,7 @@ from typing import Any
 from .events import HandResult
 from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
-from .scoring import fives_points, round_to_five
+from .scoring import fives_points, hand_award
 from .tiles import ALL_TILES, DOUBLES, Tile, weight_key
 from .vocabulary import ActionType, BlockedScoring, BotLevel, Game, HandEndReason, Lead, SeatKind, Status, values
 
@@ -252,25 +252,16 @@ class MatchState:
             side_pips[side_of(seat)] += n
         pips = tuple(counts)
         hands = tuple(map(tuple, self.hands))
-        winner: int | None
-        if reason == DOMINO and went_out is not None:
-            side = side_of(went_out)
-            winner = went_out
-            points = sum(side_pips) - side_pips[side]  # every other side's pips
-        else:
-            low = min(side_pips)
-            if side_pips.count(low) > 1:
-                return HandResult(self.hand_number, BLOCKED, None, None, 0, pips, hands, tuple(self.scores))
-            side = side_pips.index(low)
-            points = sum(side_pips) - low
-            if rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN:
-                points -= low
-            winner = None  # the side's lightest hand; on equal pips the lower seat
+        out_side = side_of(went_out) if reason == DOMINO and went_out is not None else None
+        minus_own = rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN
+        side, points = hand_award(side_pips, out_side, minus_own, rules.round_to_five)
+        if side is None:
+            return HandResult(self.hand_number, BLOCKED, None, None, 0, pips, hands, tuple(self.scores))
+        winner: int | None = went_out if out_side is not None else None
+        if winner is None:  # blocked: the side's lightest hand; on equal pips the lower seat
             for seat, p in enumerate(pips):
                 if side_of(seat) == side and (winner is None or p < pips[winner]):
                     winner = seat
-        if rules.round_to_five:
-            points = round_to_five(points)
         scores = self.scores[:]
         scores[side] += points
         return HandResult(self.hand_number, reason, winner, side, points, pips, hands, tuple(scores))

@@ -36,6 +36,7 @@ class BotLevel(StrEnum):
 
     RANDOM = "random"
     GREEDY = "greedy"
+    INTERMEDIATE = "intermediate"
     EXPERT = "expert"
 
 

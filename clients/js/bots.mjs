@@ -7,19 +7,25 @@
 //   - the view's legal_actions (api/rules/engine.py legal_actions over MatchState.legal_moves),
 //     and the redaction of the hand's events (api/rules/views.py);
 //   - random and greedy (api/bots/simple.py);
-//   - expert (api/bots/expert.py + knowledge.py), with the engine's fast path it pushes its
-//     playouts through (api/rules/simulate.py push, engine.py perform_play/settle, the
-//     MatchState effects and hand_outcome): the same deals, the same rollout moves, the same
-//     float sums, so the same best average.
-// Exported: chooseAction(level, view, log, rngSeed), botSeed, makeRng, botView, redactEvent.
+//   - intermediate and expert, one algorithm at two budgets (api/bots/expert.py + knowledge.py),
+//     with the engine's fast path it pushes its playouts through (api/rules/simulate.py push,
+//     engine.py perform_play/settle, the MatchState effects and hand_outcome), and the expert's
+//     exact solver of line endings (api/bots/endgame.py ExactLine: the same alpha-beta, the same
+//     move order and table, the same count of visited positions, which decides how many deals
+//     are dealt): the same deals, the same rollout moves, the same float sums, so the same best
+//     average.
+// Exported: chooseAction(level, view, log, rngSeed), botSeed, makeRng, botView, redactEvent; and,
+// for tests/clients/test_js_bots.py to hold the port to Python's, expertValues, ExactLine,
+// SEARCH_TOO_BIG and SOLVER_TILES (the tiles as the solver numbers them).
 import { createHash } from "node:crypto";
 import { PyRandom } from "./pyrandom.mjs";
+import { handAward } from "./rules.mjs";
 
-export const LEVELS = ["random", "greedy", "expert"];
+export const LEVELS = ["random", "greedy", "intermediate", "expert"]; // weakest first, as api/bots LEVELS
 export const DEFAULT_LEVEL = "greedy"; // a bot seat stored without a level (api/bots DEFAULT_LEVEL)
 const END_NAMES = ["left", "right", "up", "down"];
 const END_INDEX = { left: 0, right: 1, up: 2, down: 3 };
-const LEFT = 0, UP = 2;
+const LEFT = 0, RIGHT = 1, UP = 2;
 const PLAY = "play", DRAW = "draw", KNOCK = "knock", MUGGINS = "muggins";
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest();
@@ -47,9 +53,18 @@ for (let high = 0; high <= 6; high++) {
     BY_PAIR[high][low] = tile;
   }
 }
+// The exact solver's numbering (api/bots/endgame.py BY_WEIGHT): heaviest first, doubles first on
+// equal pips, then the higher end; tile.bit is the tile's bit in a hand's mask (28 bits: int32 ops).
+const BY_WEIGHT = ALL_TILES.slice().sort((x, y) => y.pips - x.pips || y.isDouble - x.isDouble || y.high - x.high);
+BY_WEIGHT.forEach((t, i) => { t.bit = 1 << i; });
+const HIGH = BY_WEIGHT.map((t) => t.high);
+const LOW = BY_WEIGHT.map((t) => t.low);
+const SHOWS = Array.from({ length: 7 }, (_, n) => ALL_TILES.reduce((m, t) => (t.high === n || t.low === n ? m | t.bit : m), 0));
+const PIPS_BY_RANK = BY_WEIGHT.map((t) => t.pips);
 /** The interned tile of a JSON pair [a, b] (either order). */
 export const tileOf = (pair) => (pair[0] >= pair[1] ? BY_PAIR[pair[0]][pair[1]] : BY_PAIR[pair[1]][pair[0]]);
 const toJson = (t) => [t.high, t.low];
+export const SOLVER_TILES = BY_WEIGHT.map(toJson);
 const fivesPoints = (count) => (count > 0 && count % 5 === 0 ? count : 0);
 const popcount = (m) => { let n = 0; for (; m; m &= m - 1) n++; return n; };
 
@@ -330,20 +345,8 @@ class SimState {
     const rules = this.rules;
     const sidePips = new Array(this.scores.length).fill(0);
     this.hands.forEach((hand, seat) => { for (const t of hand) sidePips[this.sideOf(seat)] += t.pips; });
-    const total = sidePips.reduce((a, b) => a + b, 0);
-    let side, points;
-    if (wentOut !== null) {
-      side = this.sideOf(wentOut);
-      points = total - sidePips[side];
-    } else {
-      const low = Math.min(...sidePips);
-      if (sidePips.filter((p) => p === low).length > 1) return [null, 0];
-      side = sidePips.indexOf(low);
-      points = total - low;
-      if (rules.blocked_scoring === "others_minus_own") points -= low;
-    }
-    if (rules.round_to_five) points = Math.floor((points + 2) / 5) * 5;
-    return [side, points];
+    const outSide = wentOut === null ? null : this.sideOf(wentOut);
+    return handAward(sidePips, outSide, rules.blocked_scoring === "others_minus_own", rules.round_to_five);
   }
 }
 
@@ -547,17 +550,25 @@ class Knowledge {
   }
 }
 
-// --- the expert (api/bots/expert.py) -----------------------------------------------------------
+// --- the intermediate and the expert (api/bots/expert.py) ---------------------------------------
+// expert.py Budget, field for field (camelCase); tests/clients/test_js_bots.py holds both to Python's.
 export const DEFAULT_BUDGET = Object.freeze({
-  determinizations: 40, rollouts: 1, maxPlayouts: 400, minDeterminizations: 8, epsilon: 0.1,
+  determinizations: 64, rollouts: 1, maxPlayouts: 400, minDeterminizations: 16, epsilon: 0.1,
+  exactTiles: 16, exactLimit: 20_000, exactWork: 24_000, sure: 1.5,
+}); // the expert
+export const INTERMEDIATE_BUDGET = Object.freeze({
+  ...DEFAULT_BUDGET, determinizations: 12, maxPlayouts: 96, minDeterminizations: 4, exactTiles: 0, sure: 0.0,
 });
+/** api/bots LEVEL_BUDGETS: the work each playout level does per decision. */
+export const LEVEL_BUDGETS = Object.freeze({ intermediate: INTERMEDIATE_BUDGET, expert: DEFAULT_BUDGET });
 
 function dealsFor(budget, candidates) {
   const perDeal = Math.max(1, candidates * budget.rollouts);
   return Math.max(budget.minDeterminizations, Math.min(budget.determinizations, Math.floor(budget.maxPlayouts / perDeal)));
 }
 
-export function chooseExpert(view, log, rng, budget = DEFAULT_BUDGET) {
+/** expert.py choose_expert. `report` (tests only) receives the candidates' `values` when they are weighed. */
+export function chooseExpert(view, log, rng, budget = DEFAULT_BUDGET, report = null) {
   const actions = view.legal_actions;
   const muggins = find(actions, MUGGINS);
   if (muggins !== null) return muggins;
@@ -569,6 +580,7 @@ export function chooseExpert(view, log, rng, budget = DEFAULT_BUDGET) {
   if (draw !== null) candidates.push(draw);
   if (candidates.length === 1) return candidates[0];
   const values = evaluate(know, candidates.map(toMove), rng, budget);
+  if (report !== null) report.values = values;
   let best = 0;
   for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i; // ties: the first
   return candidates[best];
@@ -582,22 +594,315 @@ function evaluate(know, moves, rng, budget) {
   const bonus = rules.target / 2;
   const totals = new Array(moves.length).fill(0);
   const deals = dealsFor(budget, moves.length);
-  for (let d = 0; d < deals; d++) {
+  const exact = exactLineFor(rules, me, know.view.scores, bonus, budget);
+  const lines = exact !== null && lineMoves(know, moves);
+  const rows = []; // each deal's values, for `sure`
+  let dealt = 0;
+  while (dealt < deals) {
+    if (dealt >= budget.minDeterminizations) {
+      if (exact !== null && exact.visited >= budget.exactWork) break; // enough solving for this decision
+      if (budget.sure && dealt % SURE_EVERY === 0 && settled(rows, totals, budget.sure)) break;
+    }
+    dealt += 1;
     const [hands, boneyard] = know.sample(rng);
-    const base = know.state(hands, boneyard);
-    const before = base.scores.slice();
-    for (let r = 0; r < budget.rollouts; r++) {
-      const seed = rng.getrandbits(64);
-      moves.forEach((move, i) => {
-        const st = base.copy();
-        push(st, move, me);
-        rollout(st, new PyRandom(seed), budget.epsilon, fives);
-        totals[i] += value(st, before, side, bonus);
-      });
+    let values;
+    if (lines) {
+      values = lineValues(know, hands, moves, rng, budget, exact);
+    } else {
+      values = new Array(moves.length).fill(0);
+      const base = know.state(hands, boneyard);
+      const before = base.scores.slice();
+      for (let r = 0; r < budget.rollouts; r++) {
+        const seed = rng.getrandbits(64);
+        moves.forEach((move, i) => {
+          const st = base.copy();
+          push(st, move, me);
+          if (exact === null) {
+            rollout(st, new PyRandom(seed), budget.epsilon, fives);
+            values[i] += value(st, before, side, bonus);
+          } else {
+            values[i] += solvedPlayout(st, new PyRandom(seed), budget, exact, before, side, bonus);
+          }
+        });
+      }
+    }
+    for (let i = 0; i < values.length; i++) totals[i] += values[i];
+    if (budget.sure) rows.push(values);
+  }
+  const n = dealt * budget.rollouts;
+  return totals.map((t) => t / n);
+}
+
+const SURE_EVERY = 8; // deals between two looks at whether the choice is settled (Budget.sure)
+
+/** expert.py _settled: whether the move leading so far beats every other by more than `sure`
+ *  standard errors of the mean difference over the same deals (sums added one by one, in
+ *  Python's order: expert.py uses plain loops, not sum(), which rounds differently from 3.12). */
+function settled(rows, totals, sure) {
+  let lead = 0;
+  for (let i = 1; i < totals.length; i++) if (totals[i] > totals[lead]) lead = i; // ties: the first
+  const n = rows.length;
+  for (let i = 0; i < totals.length; i++) {
+    if (i === lead) continue;
+    const diffs = rows.map((row) => row[lead] - row[i]);
+    let sum = 0;
+    for (const d of diffs) sum += d;
+    const mean = sum / n;
+    let spread = 0;
+    for (const d of diffs) spread += (d - mean) * (d - mean);
+    const variance = spread / (n - 1);
+    if (variance && mean * mean * n <= sure * sure * variance) return false;
+  }
+  return true;
+}
+
+/** expert.py _line_moves: the rest of the hand is plays on a line, nothing left to draw. */
+function lineMoves(know, moves) {
+  const rules = know.rules;
+  const drawable = rules.game === "draw" && know.boneyard > rules.boneyard_reserve;
+  return !drawable && know.layout.tiles > 0 && moves.every((m) => m[0] === PLAY);
+}
+
+const maskOf = (tiles) => { let m = 0; for (const t of tiles) m |= t.bit; return m; };
+
+/** expert.py _line_values: each move's value on one deal, played out and solved on bit masks. */
+function lineValues(know, hands, moves, rng, budget, exact) {
+  const me = know.seat;
+  const players = know.rules.players;
+  const masks = [];
+  for (let s = 0; s < players; s++) masks.push(s !== me ? maskOf(hands.get(s)) : maskOf(know.hand));
+  const ends = know.layout.values;
+  const out = [];
+  for (let r = 0; r < budget.rollouts; r++) {
+    const seed = rng.getrandbits(64);
+    for (const move of moves) {
+      const tile = move[1], end = move[2];
+      const on = ends[end];
+      const far = tile.high === on ? tile.low : tile.high;
+      const [a, b] = end === LEFT ? [far, ends[RIGHT]] : [ends[LEFT], far];
+      const child = masks.slice();
+      child[me] ^= tile.bit;
+      if (!child[me]) out.push(exact.ended(child, exact.mySide));
+      else out.push(exact.playout(child, a, b, (me + 1) % players, new PyRandom(seed), budget.epsilon, budget.exactTiles));
     }
   }
-  const n = deals * budget.rollouts;
-  return totals.map((t) => t / n);
+  if (budget.rollouts === 1) return out;
+  const k = moves.length;
+  const sums = [];
+  for (let i = 0; i < k; i++) {
+    let sum = 0;
+    for (let j = i; j < out.length; j += k) sum += out[j];
+    sums.push(sum);
+  }
+  return sums;
+}
+
+/** expert.py _exact_line: the solver for this decision, when its hands end in a line without
+ *  scoring on the way; else null. */
+function exactLineFor(rules, me, scores, bonus, budget) {
+  if (budget.exactTiles <= 0 || rules.spinner === "first_double" || rules.fives_scoring) return null;
+  const sides = [];
+  for (let s = 0; s < rules.players; s++) sides.push(rules.partners ? s % 2 : s);
+  return new ExactLine(sides, me, [...scores], rules.target, bonus, rules.blocked_scoring === "others_minus_own",
+                       rules.round_to_five, budget.exactLimit);
+}
+
+/** expert.py _solved_playout: greedy until the rest of the hand can be solved exactly, then solved. */
+function solvedPlayout(st, rng, budget, exact, before, side, bonus) {
+  while (st.handLive && st.status === "playing") {
+    let left = 0;
+    for (const h of st.hands) left += h.length;
+    if (st.drawable() === 0 && left <= budget.exactTiles) {
+      const values = st.layout.values;
+      try {
+        return exact.solve(st.hands.map(maskOf), values[LEFT], values[RIGHT], st.turn);
+      } catch (e) {
+        if (e !== SEARCH_TOO_BIG) throw e; // too big to solve within the budget: this playout rolls on
+      }
+      rollout(st, rng, budget.epsilon, false);
+      break;
+    }
+    push(st, policyMove(st, rng, budget.epsilon, false));
+  }
+  return value(st, before, side, bonus);
+}
+
+// --- the exact solver of a line ending (api/bots/endgame.py) -------------------------------------
+// Thrown (a bare object: no stack to capture) when one solve visits more than `limit` positions.
+export const SEARCH_TOO_BIG = Object.freeze({ name: "SearchTooBig" });
+const bitIndex = (bit) => 31 - Math.clz32(bit); // int.bit_length() - 1
+
+function pipsOfMask(mask) {
+  let total = 0;
+  for (; mask; mask &= mask - 1) total += PIPS_BY_RANK[bitIndex(mask & -mask)];
+  return total;
+}
+
+/** endgame.py ExactLine: solves positions of one hand for the side of seat `me`; `visited` counts
+ *  the positions searched, exactly as Python counts them. */
+export class ExactLine {
+  constructor(sides, me, scores, target, bonus, minusOwn, rounded, limit) {
+    this.sides = sides;
+    this.mySide = sides[me];
+    this.players = sides.length;
+    this.sideCount = Math.max(...sides) + 1;
+    this.sideSeats = Array.from({ length: this.sideCount }, (_, i) => sides.flatMap((side, s) => (side === i ? [s] : [])));
+    this.scores = scores;
+    this.target = target;
+    this.bonus = bonus;
+    this.minusOwn = minusOwn;
+    this.rounded = rounded;
+    this.limit = limit;
+    this.visited = 0;
+    this.stop = limit;
+    this.table = new Map(); // position key -> [lower, upper] bound
+    this.awards = new Map();
+  }
+
+  valueOfEnd(sidePips, outSide) {
+    const key = `${sidePips.join(",")}|${outSide}`;
+    const known = this.awards.get(key);
+    if (known !== undefined) return known;
+    const [side, points] = handAward(sidePips, outSide, this.minusOwn, this.rounded);
+    let value = 0;
+    if (side !== null) {
+      const mine = side === this.mySide;
+      value = mine ? points : points === 0 ? 0 : -points / (this.sideCount - 1); // Python's -0 is 0
+      if (this.scores[side] + points >= this.target) value += mine ? this.bonus : -this.bonus;
+    }
+    this.awards.set(key, value);
+    return value;
+  }
+
+  ended(hands, outSide) {
+    const sidePips = [];
+    for (const seats of this.sideSeats) {
+      let mask = 0;
+      for (const seat of seats) mask |= hands[seat];
+      sidePips.push(pipsOfMask(mask));
+    }
+    return this.valueOfEnd(sidePips, outSide);
+  }
+
+  solve(hands, a, b, turn) {
+    this.stop = this.visited + this.limit;
+    return this.search(hands.slice(), a, b, turn, -1e9, 1e9);
+  }
+
+  playout(hands, a, b, turn, rng, epsilon, exactTiles) {
+    hands = hands.slice();
+    const players = this.players;
+    let left = 0;
+    for (const h of hands) left += popcount(h); // int.bit_count()
+    for (;;) {
+      const fit = SHOWS[a] | SHOWS[b];
+      let k = 0;
+      for (; k < players; k++) {
+        if (hands[turn] & fit) break;
+        turn = (turn + 1) % players;
+      }
+      if (k === players) return this.ended(hands, null);
+      if (left <= exactTiles) {
+        try {
+          return this.solve(hands, a, b, turn);
+        } catch (e) {
+          if (e !== SEARCH_TOO_BIG) throw e;
+          exactTiles = -1;
+        }
+      }
+      let playable = hands[turn] & fit;
+      let bit = playable & -playable; // the heaviest
+      if (epsilon && playable !== bit && rng.random() < epsilon) {
+        const bits = [];
+        while (playable) {
+          const lowBit = playable & -playable;
+          bits.push(lowBit);
+          playable ^= lowBit;
+        }
+        bit = rng.choice(bits);
+      }
+      const i = bitIndex(bit);
+      const high = HIGH[i], low = LOW[i];
+      if (high === a || low === a) a = high === a ? low : high;
+      else b = high === b ? low : high;
+      hands[turn] ^= bit;
+      left -= 1;
+      if (!hands[turn]) return this.ended(hands, this.sides[turn]);
+      turn = (turn + 1) % players;
+    }
+  }
+
+  search(hands, a, b, turn, alpha, beta) {
+    const fit = SHOWS[a] | SHOWS[b];
+    const players = this.players;
+    let k = 0;
+    for (; k < players; k++) {
+      if (hands[turn] & fit) break;
+      turn = (turn + 1) % players; // a seat with nothing that fits knocks
+    }
+    if (k === players) return this.ended(hands, null); // nobody can play: blocked
+    if (a > b) [a, b] = [b, a]; // the two ends of a line are interchangeable
+    const key = `${hands.join(",")}|${(a << 3) | b}|${turn}`;
+    const bounds = this.table.get(key);
+    let lower, upper;
+    if (bounds !== undefined) {
+      [lower, upper] = bounds;
+      if (lower >= beta) return lower;
+      if (upper <= alpha) return upper;
+      if (lower === upper) return lower;
+      if (lower > alpha) alpha = lower; // max(alpha, lower)
+      if (upper < beta) beta = upper; // min(beta, upper)
+    } else {
+      lower = -1e9;
+      upper = 1e9;
+    }
+    this.visited += 1;
+    if (this.visited > this.stop) throw SEARCH_TOO_BIG;
+    const alpha0 = alpha, beta0 = beta;
+    const maximize = this.sides[turn] === this.mySide;
+    let best = maximize ? -1e9 : 1e9;
+    const hand = hands[turn];
+    let playable = hand & fit;
+    const nxt = (turn + 1) % players;
+    const side = this.sides[turn];
+    const ons = a !== b ? [a, b] : [a];
+    while (playable) {
+      const bit = playable & -playable;
+      playable ^= bit;
+      const i = bitIndex(bit);
+      const high = HIGH[i], low = LOW[i];
+      hands[turn] = hand ^ bit;
+      // The tile's placements: on `a` (its far half becomes the end), and on `b` when that
+      // differs; a double leaves the ends as they were.
+      for (const on of ons) {
+        let far;
+        if (high === on) far = low;
+        else if (low === on) far = high;
+        else continue;
+        const na = on === a ? far : a;
+        const nb = on === a ? b : far;
+        const v = hand ^ bit ? this.search(hands, na, nb, nxt, alpha, beta) : this.ended(hands, side);
+        if (maximize) {
+          if (v > best) {
+            best = v;
+            if (v > alpha) alpha = v;
+          }
+        } else if (v < best) {
+          best = v;
+          if (v < beta) beta = v;
+        }
+        if (alpha >= beta) break;
+        if (high === low) break; // a double fits one way only
+      }
+      if (alpha >= beta) break;
+    }
+    hands[turn] = hand;
+    if (best <= alpha0) upper = best; // failed low: an upper bound
+    else if (best >= beta0) lower = best; // failed high: a lower bound
+    else lower = upper = best;
+    this.table.set(key, [lower, upper]);
+    return best;
+  }
 }
 
 function rollout(st, rng, epsilon, fives) {
@@ -687,12 +992,21 @@ function distinct(plays, know) {
   return out;
 }
 
+/** The values the `level` playout bot gives its candidates on this decision (expert.py evaluate's
+ *  answer), or null when it takes a shortcut: for tests/clients/test_js_bots.py, which compares
+ *  them with Python's to the last bit. */
+export function expertValues(level, view, log, rngSeed, budget = null) {
+  const report = {};
+  chooseExpert(view, log, makeRng(rngSeed, level), budget ?? LEVEL_BUDGETS[level], report);
+  return report.values ?? null;
+}
+
 /** api/bots choose_action: the action the `level` bot takes for the seat of `view`. */
-export function chooseAction(level, view, log, rngSeed, budget = DEFAULT_BUDGET) {
+export function chooseAction(level, view, log, rngSeed, budget = null) {
   if (!LEVELS.includes(level)) throw new Error(`unknown bot level ${JSON.stringify(level)}`);
   if (!view.legal_actions.length) throw new Error("the seat has no legal action now");
   const rng = makeRng(rngSeed, level);
   if (level === "random") return chooseRandom(view, log, rng);
   if (level === "greedy") return chooseGreedy(view, log, rng);
-  return chooseExpert(view, log, rng, budget);
+  return chooseExpert(view, log, rng, budget ?? LEVEL_BUDGETS[level]); // budget: benchmarks and tests only
 }

@@ -13,9 +13,9 @@
 // emits on its own (forced leads, automatic draws and knocks, points during play, hand ends, the
 // next deal, the match end) exactly as the rules give it; every timed-out turn (turn clocks)
 // played as the rules play it, and the seat handed to a bot when it should be; and every computer
-// player's move made again (bots.mjs: the random, greedy and expert levels, seeded from the
-// revealed seed as api/bots/audit.py does) and compared with the log. Exit 0 and a JSON summary on
-// stdout, or exit 1 and the first problem on stderr.
+// player's move made again (bots.mjs: the random, greedy, intermediate and expert levels, seeded
+// from the revealed seed as api/bots/audit.py does) and compared with the log. Exit 0 and a JSON
+// summary on stdout, or exit 1 and the first problem on stderr.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";

@@ -93,6 +93,26 @@ export class Layout {
   }
 }
 
+/** api/rules/scoring.py hand_award: which side a finished hand pays, and how much. `sidePips` are
+ *  the pips left in each side's hands; `outSide` the side of the seat that went out (null: the hand
+ *  blocked). Going out scores every other side's pips; blocked, the lightest side scores the others'
+ *  (less its own when `minusOwn`); a tie for lightest pays nobody: [null, 0]. The bots' exact
+ *  search (bots.mjs) asks here too. */
+export function handAward(sidePips, outSide, minusOwn, rounded) {
+  const total = sidePips.reduce((a, b) => a + b, 0);
+  let side, points;
+  if (outSide !== null) {
+    side = outSide;
+    points = total - sidePips[side];
+  } else {
+    const low = Math.min(...sidePips);
+    if (sidePips.filter((p) => p === low).length > 1) return [null, 0];
+    side = sidePips.indexOf(low);
+    points = minusOwn ? total - low - low : total - low;
+  }
+  return [side, rounded ? Math.floor((points + 2) / 5) * 5 : points];
+}
+
 export class Match {
   constructor(rules, seats) {
     this.rules = rules;
@@ -160,21 +180,15 @@ export class Match {
     const seatPips = this.hands.map(pipCount);
     const sidePips = new Array(this.sides).fill(0);
     seatPips.forEach((p, seat) => { sidePips[this.sideOf(seat)] += p; });
-    let side, winner, points;
-    if (reason === "domino") {
-      side = this.sideOf(wentOut);
-      winner = wentOut;
-      points = sidePips.reduce((sum, p, s) => sum + (s === side ? 0 : p), 0);
-    } else {
-      const low = Math.min(...sidePips);
-      if (sidePips.filter((p) => p === low).length > 1) return { reason, winner: null, side: null, points: 0, pips: seatPips };
-      side = sidePips.indexOf(low);
-      points = sidePips.reduce((a, b) => a + b, 0) - low;
-      if (this.rules.blocked_scoring === "others_minus_own") points -= low;
+    const outSide = reason === "domino" ? this.sideOf(wentOut) : null;
+    const [side, points] = handAward(sidePips, outSide, this.rules.blocked_scoring === "others_minus_own",
+                                     this.rules.round_to_five);
+    if (side === null) return { reason, winner: null, side: null, points: 0, pips: seatPips };
+    let winner = wentOut;
+    if (outSide === null) { // blocked: the side's lightest hand; on equal pips the lower seat
       const members = [...Array(this.players).keys()].filter((s) => this.sideOf(s) === side);
       winner = members.reduce((best, s) => (seatPips[s] < seatPips[best] ? s : best));
     }
-    if (this.rules.round_to_five) points = Math.floor((points + 2) / 5) * 5;
     return { reason, winner, side, points, pips: seatPips };
   }
 

@@ -180,3 +180,52 @@ def test_what_the_expert_infers_always_holds_for_the_real_hands(preset, players,
                     checked += any(slots)
             match.step()
     assert checked
+
+
+# --- how much it thinks -----------------------------------------------------------------------
+def test_a_choice_is_settled_when_the_leader_beats_every_other_by_enough_standard_errors():
+    from api.bots.expert import _settled
+
+    clear = [[10.0 + k % 3, 2.0 - k % 2] for k in range(8)]  # a margin of 6 to 9 on every deal
+    totals = [sum(row[i] for row in clear) for i in range(2)]
+    assert _settled(clear, totals, 1.5)
+    close = [[5.0, 0.0], [-5.0, 0.0]] * 4  # a mean lead of 0 over a spread of 5: nothing settled
+    close[0] = [5.5, 0.0]  # the first move leads by a hair
+    totals = [sum(row[i] for row in close) for i in range(2)]
+    assert not _settled(close, totals, 1.5)
+    assert _settled(close, totals, 0.0)
+    ties = [[3.0, 3.0, 1.0]] * 8  # two moves that always tie are no contest; the third always loses
+    assert _settled(ties, [24.0, 24.0, 8.0], 1.5)
+
+
+def test_the_expert_stops_dealing_on_a_clear_choice_and_keeps_dealing_on_a_close_one(monkeypatch):
+    import api.bots.expert as expert_module
+
+    dealt: list[int] = []
+    real = expert_module.Knowledge.sample
+
+    def counting(self, rng):
+        dealt[-1] += 1
+        return real(self, rng)
+
+    monkeypatch.setattr(expert_module.Knowledge, "sample", counting)
+    rules = resolve_rules("standard-block", {"partners": True, "hand_size": 7, "target": 100}, 4)
+    match = BotMatch(rules, "settle", ["expert"] * 4)
+    while match.live and match.state.hand_number == 1:
+        dealt.append(0)
+        match.step()
+    counts = [n for n in dealt if n]  # the decisions that dealt at all
+    budget = DEFAULT_BUDGET
+    assert all(budget.min_determinizations <= n <= budget.determinizations for n in counts)
+    assert min(counts) == budget.min_determinizations  # some choices were clear at once
+    assert max(counts) > budget.min_determinizations + 8  # some needed many more deals
+
+
+def test_each_playout_level_thinks_at_its_own_budget():
+    from api.bots import INTERMEDIATE_BUDGET, LEVEL_BUDGETS, LEVELS
+
+    assert LEVELS == ("random", "greedy", "intermediate", "expert")
+    assert LEVEL_BUDGETS == {"intermediate": INTERMEDIATE_BUDGET, "expert": DEFAULT_BUDGET}
+    # the intermediate level guesses less and never solves an ending exactly
+    assert INTERMEDIATE_BUDGET.exact_tiles == 0 and INTERMEDIATE_BUDGET.sure == 0
+    assert INTERMEDIATE_BUDGET.deals_for(3) < DEFAULT_BUDGET.deals_for(3)

@@ -59,6 +59,7 @@ def test_every_word_is_written_as_the_bare_string_it_always_was():
     assert [*ActionType, *ScoredBy, *BotLevel] == ["play", "draw", "knock", "muggins", "play", "muggins"] + [
         "random",
         "greedy",
+        "intermediate",
         "expert",
     ]
     # Rendered into SQL by repr (the check constraints): plain strings, not members.

@@ -24,7 +24,7 @@ from .errors import BoneyardError
 from .lobby import ChallengeAcceptor, Seeker
 from .strategies import STRATEGIES, seeded_random
 
-BOT_LEVELS = ("random", "greedy", "expert")
+BOT_LEVELS = ("random", "greedy", "intermediate", "expert")  # the server's levels, weakest first
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -1,0 +1,267 @@
+"""Exact play of a hand whose tiles are all placed: alpha-beta search on a two-ended line.
+
+Once nothing more can be drawn, a hand of a line game (no spinner) is a finite game of
+perfect information for any one guess of the hidden tiles. The expert guesses (deals the
+unseen tiles many times, ``Knowledge.sample``) and, on each guess, asks this module what
+every candidate move is worth when everybody plays on perfectly from there. The average
+over the guesses is the move's value. That is how the strongest public dominoes players
+win (exact search on sampled deals); here the search is small enough to run on every
+sampled deal within the time budget: hands are bit masks over the 28 tiles, a position is
+``(hands, the two open numbers, the seat to move)``, positions already solved are kept
+in a table, and heavier tiles are tried first, so cut-offs come early.
+
+Two sides (two players, or partners) make it a zero-sum game: one side maximises the
+value, the other minimises it. With three or four sides each on its own the search is
+*paranoid*: every other seat is assumed to play against the searching seat.
+
+The value of a finished hand is the expert's: what it brings the searching side against
+the others (``hand_award``, the engine's own scoring) plus a bonus when it ends the match
+(``ExactLine.bonus``). A knock is not a choice in a line game without a boneyard: a seat
+with no tile that fits knocks, and the hand blocks when no seat can play.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from api.rules.scoring import hand_award
+from api.rules.tiles import ALL_TILES, Tile
+
+# The search numbers the tiles by weight, heaviest first (doubles first on equal pips), so
+# walking a hand's bits from the lowest tries the heaviest tile first: shedding weight is
+# usually best, and good moves first make alpha-beta cut early.
+BY_WEIGHT: tuple[Tile, ...] = tuple(sorted(ALL_TILES, key=lambda t: (-t.pips, not t.is_double, -t.high)))
+BIT: dict[Tile, int] = {t: 1 << i for i, t in enumerate(BY_WEIGHT)}
+_HIGH = tuple(t.high for t in BY_WEIGHT)
+_LOW = tuple(t.low for t in BY_WEIGHT)
+SHOWS: tuple[int, ...] = tuple(sum(BIT[t] for t in ALL_TILES if n in (t.high, t.low)) for n in range(7))
+_HALF = 14  # pips of a mask, looked up in two halves of 14 tiles
+_PIPS_LO = tuple(sum(BY_WEIGHT[i].pips for i in range(_HALF) if m >> i & 1) for m in range(1 << _HALF))
+_PIPS_HI = tuple(sum(BY_WEIGHT[_HALF + i].pips for i in range(_HALF) if m >> i & 1) for m in range(1 << _HALF))
+_LOW_MASK = (1 << _HALF) - 1
+
+
+def mask_of(tiles: list[Tile]) -> int:
+    mask = 0
+    for t in tiles:
+        mask |= BIT[t]
+    return mask
+
+
+def pips_of(mask: int) -> int:
+    return _PIPS_LO[mask & _LOW_MASK] + _PIPS_HI[mask >> _HALF]
+
+
+class SearchTooBig(Exception):
+    """The search met more positions than it was allowed (``ExactLine.limit``)."""
+
+
+class ExactLine:
+    """Solves positions of one hand for the side of seat ``me``.
+
+    ``sides[s]`` is seat s's side; ``scores`` the sides' match scores before the hand ends;
+    ``target`` the match target and ``bonus`` what reaching it is worth beyond its points;
+    ``minus_own``/``rounded`` the blocked-scoring and rounding options. ``limit`` bounds
+    the positions one ``solve`` may visit (``SearchTooBig`` beyond): the work is counted,
+    never timed, so an answer depends only on the inputs.
+    """
+
+    def __init__(
+        self,
+        sides: list[int],
+        me: int,
+        scores: list[int],
+        target: int,
+        bonus: float,
+        minus_own: bool,
+        rounded: bool,
+        limit: int,
+    ) -> None:
+        self.sides = sides
+        self.my_side = sides[me]
+        self.players = len(sides)
+        self.side_count = max(sides) + 1
+        self.side_seats = [[s for s, side in enumerate(sides) if side == i] for i in range(self.side_count)]
+        self.scores = scores
+        self.target = target
+        self.bonus = bonus
+        self.minus_own = minus_own
+        self.rounded = rounded
+        self.limit = limit
+        self.visited = 0  # positions searched, over every solve
+        self.stop = limit  # the count at which the current solve gives up
+        self.table: dict[tuple[int, ...], tuple[float, float]] = {}  # position -> (lower, upper) bound
+        self._awards: dict[tuple[tuple[int, ...], int | None], float] = {}
+        self._search = self._make_search()
+
+    def value_of_end(self, side_pips: list[int], out_side: int | None) -> float:
+        """What a finished hand is worth to the searching side (``expert._value`` on an exact end)."""
+        key = (tuple(side_pips), out_side)
+        known = self._awards.get(key)
+        if known is not None:
+            return known
+        side, points = hand_award(side_pips, out_side, self.minus_own, self.rounded)
+        value = 0.0
+        if side is not None:
+            mine = side == self.my_side
+            value = points if mine else -points / (self.side_count - 1)
+            if self.scores[side] + points >= self.target:
+                value += self.bonus if mine else -self.bonus
+        self._awards[key] = value
+        return value
+
+    def ended(self, hands: list[int], out_side: int | None) -> float:
+        side_pips = []
+        for seats in self.side_seats:
+            mask = 0
+            for seat in seats:
+                mask |= hands[seat]
+            side_pips.append(_PIPS_LO[mask & _LOW_MASK] + _PIPS_HI[mask >> _HALF])
+        return self.value_of_end(side_pips, out_side)
+
+    def solve(self, hands: list[int], a: int, b: int, turn: int) -> float:
+        """The value of the position with ``turn`` to move (or to knock) on open numbers ``a``, ``b``.
+
+        Raises ``SearchTooBig`` after visiting ``limit`` new positions; what was solved
+        before that stays in the table, so the positions keep their true values."""
+        self.stop = self.visited + self.limit
+        return self._search(hands[:], a, b, turn, -1e9, 1e9)
+
+    def playout(
+        self, hands: list[int], a: int, b: int, turn: int, rng: random.Random, epsilon: float, exact_tiles: int
+    ) -> float:
+        """Play on greedily (heaviest tile first, a random one ``epsilon`` of the time) until at
+        most ``exact_tiles`` tiles are left in the hands, then solve the rest exactly.
+
+        The playouts of the expert's block games, without building a ``MatchState``; a
+        solve too big for ``limit`` plays on greedily to the end instead."""
+        hands = hands[:]
+        players = self.players
+        left = sum(h.bit_count() for h in hands)
+        while True:
+            fit = SHOWS[a] | SHOWS[b]
+            for _ in range(players):
+                if hands[turn] & fit:
+                    break
+                turn = (turn + 1) % players
+            else:
+                return self.ended(hands, None)
+            if left <= exact_tiles:
+                try:
+                    return self.solve(hands, a, b, turn)
+                except SearchTooBig:
+                    exact_tiles = -1
+            playable = hands[turn] & fit
+            bit = playable & -playable  # the heaviest
+            if epsilon and playable != bit and rng.random() < epsilon:
+                bits = []
+                while playable:
+                    low_bit = playable & -playable
+                    bits.append(low_bit)
+                    playable ^= low_bit
+                bit = rng.choice(bits)
+            i = bit.bit_length() - 1
+            high, low = _HIGH[i], _LOW[i]
+            if high == a or low == a:
+                a = low if high == a else high
+            else:
+                b = low if high == b else high
+            hands[turn] ^= bit
+            left -= 1
+            if not hands[turn]:
+                return self.ended(hands, self.sides[turn])
+            turn = (turn + 1) % players
+
+    def _make_search(self) -> Callable[[list[int], int, int, int, float, float], float]:
+        """The alpha-beta search as a closure: the hot loop reads its constants from local cells."""
+        table = self.table
+        sides = self.sides
+        my_side = self.my_side
+        players = self.players
+        ended = self.ended
+        shows, highs, lows = SHOWS, _HIGH, _LOW
+        line = self
+
+        def search(hands: list[int], a: int, b: int, turn: int, alpha: float, beta: float) -> float:
+            fit = shows[a] | shows[b]
+            for _ in range(players):
+                if hands[turn] & fit:
+                    break
+                turn = (turn + 1) % players  # a seat with nothing that fits knocks
+            else:
+                return ended(hands, None)  # nobody can play: blocked
+            if a > b:
+                a, b = b, a  # the two ends of a line are interchangeable
+            key = (*hands, a << 3 | b, turn)
+            bounds = table.get(key)
+            if bounds is not None:
+                lower, upper = bounds
+                if lower >= beta:
+                    return lower
+                if upper <= alpha:
+                    return upper
+                if lower == upper:
+                    return lower
+                if lower > alpha:
+                    alpha = lower
+                if upper < beta:
+                    beta = upper
+            else:
+                lower, upper = -1e9, 1e9
+            line.visited += 1
+            if line.visited > line.stop:
+                raise SearchTooBig
+            alpha0, beta0 = alpha, beta
+            side = sides[turn]
+            maximize = side == my_side
+            best = -1e9 if maximize else 1e9
+            hand = hands[turn]
+            playable = hand & fit
+            nxt = (turn + 1) % players
+            while playable:
+                bit = playable & -playable
+                playable ^= bit
+                i = bit.bit_length() - 1
+                high, low = highs[i], lows[i]
+                rest = hand ^ bit
+                hands[turn] = rest
+                # The tile's placements: on ``a`` (its far half becomes the end), and on ``b``
+                # when that differs; a double leaves the ends as they were.
+                for on in (a, b) if a != b else (a,):
+                    if high == on:
+                        far = low
+                    elif low == on:
+                        far = high
+                    else:
+                        continue
+                    if not rest:
+                        v = ended(hands, side)  # went out
+                    elif on == a:
+                        v = search(hands, far, b, nxt, alpha, beta)
+                    else:
+                        v = search(hands, a, far, nxt, alpha, beta)
+                    if maximize:
+                        if v > best:
+                            best = v
+                            if v > alpha:
+                                alpha = v
+                    elif v < best:
+                        best = v
+                        if v < beta:
+                            beta = v
+                    if alpha >= beta or high == low:
+                        break  # a cut-off; or a double, which fits one way only
+                if alpha >= beta:
+                    break
+            hands[turn] = hand
+            if best <= alpha0:
+                upper = best  # failed low: an upper bound
+            elif best >= beta0:
+                lower = best  # failed high: a lower bound
+            else:
+                lower = upper = best
+            table[key] = (lower, upper)
+            return best
+
+        return search
