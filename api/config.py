@@ -112,7 +112,7 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
-#: The expert decides in up to about 85 ms here (p99 under 50 ms; figures from bench/bot_timing.py and
+#: The expert decides in up to about 120 ms here (p99 about 100 ms; figures from bench/versus.py and
 #: bench/strength.py): its floor leaves room above that; the intermediate level decides in under 10 ms.
 DEFAULT_BOT_REPLY_FLOOR_MS = "random=5,greedy=5,intermediate=30,expert=150"
 
