@@ -117,7 +117,7 @@ class ExactLine:
             mask = 0
             for seat in seats:
                 mask |= hands[seat]
-            side_pips.append(_PIPS_LO[mask & _LOW_MASK] + _PIPS_HI[mask >> _HALF])
+            side_pips.append(pips_of(mask))
         return self.value_of_end(side_pips, out_side)
 
     def solve(self, hands: list[int], a: int, b: int, turn: int) -> float:
