@@ -8,9 +8,11 @@ wins >= 72% of the decided 4p partner-block hands against greedy sides.
 Nothing here calls the bots directly: each worker builds the real app in-process
 (``create_app`` on its own SQLite file, rate limits off, no bot reply floor, no autoplay pace,
 no cap on all-bot matches), creates every match with ``POST /v1/matches`` through Flask's test
-client (``standard-block``, ``partners``, four bot seats), lets the autoplay runner play it to
-its end (``Autoplay.drain``, as ``flask boneyard autoplay`` would), then reads its public log with
-``GET /v1/matches/{id}/events`` page by page and counts each ``hand_ended``: the side that won
+client (``standard-block``, ``partners``, four bot seats; 7 tiles each unless ``--hand-size``
+says otherwise: all 28 dealt, the 4p partner block of issue 20 and ``bench/versus.py``), lets
+the autoplay runner play it to its end (``Autoplay.drain``, as ``flask boneyard autoplay``
+would), then reads its public log with ``GET /v1/matches/{id}/events`` page by page and counts
+each ``hand_ended``: the side that won
 it (``side``; ``null`` on a tie) and its ``points``. So what is measured is what a person gets
 from the server: the levels as the API names them, the seat views and redacted logs the server
 hands its bots, the runner's steps.
@@ -261,7 +263,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=400, help="hands to play at least (default 400)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes, each with its own app (default 2)")
     parser.add_argument("--target", type=int, default=1000, help="match target (default 1000, the API's largest)")
-    parser.add_argument("--hand-size", type=int, default=None, help="tiles dealt per seat (default: the preset's 7)")
+    parser.add_argument(
+        "--hand-size",
+        type=int,
+        default=7,
+        help="tiles dealt per seat (default 7: all 28 dealt, issue 20's 4p partner block; 0: the preset's 5)",
+    )
     parser.add_argument("--seed", default="api-hands", help="prefix of the server seeds (default api-hands)")
     parser.add_argument("--quick", action="store_true", help="40 hands")
     args = parser.parse_args(argv)
@@ -270,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     levels = tuple(level.strip() for level in args.levels.split(","))
     if len(levels) != 2 or not all(levels):
         parser.error("--levels takes two levels, e.g. expert,greedy")
-    plan = Plan((levels[0], levels[1]), args.target, args.hand_size, args.seed)
+    plan = Plan((levels[0], levels[1]), args.target, args.hand_size or None, args.seed)
     print(
         f"# api_hands: {plan.levels[0]} vs {plan.levels[1]}, 4p partner block to {plan.target} through the HTTP API "
         f"(test client, autoplay runner), >= {args.hands} hands, {args.jobs} job(s), seeds {plan.seed}-*",

@@ -58,8 +58,8 @@ BOT_LEVELS = (
     Level(
         BotLevel.EXPERT,
         "Expert",
-        "Reads what the others cannot hold, plays out many guesses of their tiles, solves each ending exactly "
-        "and picks the move that does best across them.",
+        "Reads what the others' knocks and plays say about their tiles, plays out many guesses of them, solves "
+        "each ending exactly and picks the move that does best across them.",
     ),
 )  # weakest first
 LEVELS: tuple[str, ...] = tuple(level.name.value for level in BOT_LEVELS)  # as plain strings

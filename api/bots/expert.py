@@ -7,7 +7,10 @@ For each decision the bot
    the numbers each other seat is known to lack (from its knocks, and its draws when a
    seat draws only because it is stuck);
 2. deals the unseen tiles at random, respecting every constraint and every count (the
-   *determinizations*);
+   *determinizations*). The expert draws ``Budget.inference`` times as many deals as it
+   will play out and picks among them in proportion to how likely each makes what the
+   other seats chose to play (``Knowledge.likelihood``: players lean toward shedding
+   heavy tiles, so one that shed a light tile probably held no heavier one that fitted);
 3. on each deal, makes each candidate move and plays the hand out: every seat sheds its
    best-scoring, then heaviest tile (``rollout``; ``epsilon`` of the moves random). The
    expert stops guessing once nothing can be drawn and at most ``Budget.exact_tiles``
@@ -24,12 +27,14 @@ Every candidate is played out on the same deals with the same rollout randomness
 differences between candidates are not noise from different luck. The work is counted
 (deals, playouts, positions searched), never timed, so the choice is a pure function of
 (view, log, seed, budget), and ``clients/js/bots.mjs`` re-makes it exactly. Steering ends
-toward numbers an opponent lacks, counting the unseen tiles, blocking and partnership
-play all come out of the constrained deals and the search rather than hand-written rules.
+toward numbers an opponent lacks, counting the unseen tiles, reading a partner's plays,
+blocking and partnership play all come out of the weighed deals and the search rather than
+hand-written rules.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 
@@ -43,7 +48,7 @@ from api.rules.vocabulary import BlockedScoring
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import BIT, ExactLine, SearchTooBig, mask_of
-from .knowledge import Knowledge
+from .knowledge import Knowledge, lean_powers
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,10 @@ class Budget:
     ``sure`` (0: off) stops dealing, checked every ``SURE_EVERY`` deals from
     ``min_determinizations`` on, once the best move so far leads every other by more than
     ``sure`` standard errors of their difference over the same deals: clear choices cost
-    little, and the close ones get the deals.
+    little, and the close ones get the deals. ``inference`` (1: off) weighs the deals by what
+    the other seats chose to play (``Knowledge.likelihood``, players leaning ``lean`` toward
+    the heavier tile): ``inference`` times as many deals are drawn as may be played out, and
+    each deal played out is drawn from them in proportion to its likelihood.
     """
 
     determinizations: int = 64
@@ -75,6 +83,8 @@ class Budget:
     exact_limit: int = 20_000
     exact_work: int = 24_000
     sure: float = 1.5
+    inference: int = 4
+    lean: float = 2.5
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -85,7 +95,9 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # The intermediate level: the same playouts, a few of them, greedy to the end (no exact
 # endings), a fixed number of deals: between greedy and expert (bench/strength.py).
-INTERMEDIATE_BUDGET = Budget(determinizations=12, max_playouts=96, min_determinizations=4, exact_tiles=0, sure=0.0)
+INTERMEDIATE_BUDGET = Budget(
+    determinizations=12, max_playouts=96, min_determinizations=4, exact_tiles=0, sure=0.0, inference=1
+)
 
 
 def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
@@ -120,6 +132,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     exact = _exact_line(rules, me, know.view["scores"], bonus, budget)
     lines = exact is not None and _line_moves(know, moves)
     rows: list[list[float]] = []  # each deal's values, for ``sure``
+    weighed = _weighed_deals(know, rng, budget, deals)
     dealt = 0
     while dealt < deals:
         if dealt >= budget.min_determinizations:
@@ -128,7 +141,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
             if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
                 break
         dealt += 1
-        hands, boneyard = know.sample(rng)
+        hands, boneyard = _next_deal(know, weighed, rng)
         if lines:
             assert exact is not None
             values = _line_values(know, hands, moves, rng, budget, exact)
@@ -152,6 +165,49 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
             rows.append(values)
     n = dealt * budget.rollouts
     return [t / n for t in totals]
+
+
+Deal = tuple[dict[int, list[Tile]], list[Tile]]  # hidden hands by seat, and the boneyard
+
+
+def _weighed_deals(
+    know: Knowledge, rng: random.Random, budget: Budget, deals: int
+) -> tuple[list[Deal], list[float]] | None:
+    """``budget.inference`` deals for each one to be played out, with their cumulative likelihoods;
+    None when inference is off or no seat has made a choice to learn from."""
+    if budget.inference <= 1 or not know.choices:
+        return None
+    powers = _powers(budget.lean)
+    candidates = [know.sample(rng) for _ in range(budget.inference * deals)]
+    cumulative = []
+    total = 0.0
+    for hands, _boneyard in candidates:
+        total += know.likelihood(hands, powers)
+        cumulative.append(total)
+    if not total > 0.0:
+        return None  # every guess underflowed: no guidance
+    return candidates, cumulative
+
+
+def _next_deal(know: Knowledge, weighed: tuple[list[Deal], list[float]] | None, rng: random.Random) -> Deal:
+    """The next deal to play out: a fresh one, or one drawn from the weighed deals."""
+    return know.sample(rng) if weighed is None else _pick(weighed, rng)
+
+
+def _pick(weighed: tuple[list[Deal], list[float]], rng: random.Random) -> Deal:
+    """One of the deals, drawn in proportion to its likelihood (``random.choices``' rule, spelled out
+    for the replayer: the first whose cumulative likelihood exceeds a uniform point)."""
+    candidates, cumulative = weighed
+    point = rng.random() * cumulative[-1]
+    for deal, upto in zip(candidates, cumulative):
+        if point < upto:
+            return deal
+    return candidates[-1]
+
+
+@functools.cache
+def _powers(lean: float) -> tuple[float, ...]:
+    return lean_powers(lean)
 
 
 SURE_EVERY = 8  # deals between two looks at whether the choice is settled (``Budget.sure``)

@@ -12,6 +12,12 @@ a ``MatchState``. From them it derives:
   stuck player, shows that no tile it holds matches the open ends. Tiles drawn later
   may carry those numbers, so each slot remembers only what applied while it was held.
 
+It also keeps every *choice* another seat made since its last draw: the tile it played and
+the tiles that fitted the table then. ``Knowledge.likelihood(hands)`` reads them back: how
+likely a guess of the hidden hands makes those choices if players lean toward shedding
+their heavier tiles (a tile ``lean`` times likelier than one a step lighter on the
+heaviest-first key). A seat that played a light tile probably held no heavy one that fitted.
+
 ``Knowledge.sample(rng)`` deals the unseen tiles into the hidden slots and the boneyard,
 respecting every constraint, and ``Knowledge.state(deal)`` builds a ``MatchState`` of
 that imagined deal through the engine's own effects (``on_hand_started``,
@@ -20,6 +26,7 @@ that imagined deal through the engine's own effects (``on_hand_started``,
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,6 +42,33 @@ from .actions import Json
 
 NUMBERS = range(7)
 _RETRIES = 30
+# The heaviest-first key of each tile (by ``Tile.index``): the playouts' own order of preference
+# (``expert.policy_move``), heavier first, a double before a single of the same weight.
+WEIGHT_KEY: tuple[int, ...] = tuple(2 * t.pips + t.is_double for t in ALL_TILES)
+KEY_SPAN = max(WEIGHT_KEY)  # keys run 0..KEY_SPAN
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One play another seat chose: ``tile`` (an index) among the tiles of its hand that fitted
+    (``fits``, a mask over ``Tile.index``); ``kept`` is the mask of the tiles it played from
+    then on, this one included, so its hand then was its hidden hand now plus ``kept``."""
+
+    seat: int
+    tile: int
+    fits: int
+    kept: int
+
+
+def lean_powers(lean: float) -> tuple[float, ...]:
+    """``lean ** d`` for d in -KEY_SPAN..KEY_SPAN (index ``d + KEY_SPAN``), by repeated
+    multiplication and division: the same floats in every language."""
+    up = [1.0]
+    down = [1.0]
+    for _ in range(KEY_SPAN):
+        up.append(up[-1] * lean)
+        down.append(down[-1] / lean)
+    return tuple(down[::-1] + up[1:])
 
 
 def tile_mask(tile: Tile) -> int:
@@ -72,6 +106,7 @@ class Knowledge:
     unseen: list[Tile]  # canonical order
     boneyard: int  # tiles in the boneyard (drawable or not)
     layout: Layout  # the table now, rebuilt from the log
+    choices: list[Choice]  # the other seats' plays since their last draws, in order (not the lead)
 
     # --- reading -------------------------------------------------------------------
     @classmethod
@@ -90,11 +125,16 @@ class Knowledge:
         played: list[Tile] = []
         informative_draws = rules.is_draw_game and not rules.draw_at_will
         drew_last: dict[int, bool] = {s: False for s in slots}
+        # (seat, tile, fits) of each play chosen by another seat; a draw forgets the seat's
+        # earlier ones (which tile it drew is hidden, so its hand then is not known).
+        chosen: list[tuple[int, int, int]] = []
         for e in events:
             kind = e.get("type")
             who = e.get("seat")
             if kind == TilePlayed.type:
                 tile = _tile(e["tile"])
+                if who in slots and layout.tiles > 0:
+                    chosen.append((who, tile.index, _fitting(layout.values)))
                 if who in slots:
                     _remove_slot(slots[who], tile, newest=informative_draws and drew_last[who])
                     drew_last[who] = False
@@ -105,6 +145,7 @@ class Knowledge:
                     _lack(slots[who], ends_mask(layout.values))
                 slots[who].append(0)
                 drew_last[who] = True
+                chosen = [c for c in chosen if c[0] != who]
             elif kind == Knocked.type and who in slots:
                 _lack(slots[who], ends_mask(e.get("ends", {}).values()))
                 drew_last[who] = False
@@ -115,7 +156,15 @@ class Knowledge:
         hand = [_tile(t) for t in view.get("hand", [])]
         known = set(hand) | set(played)
         unseen = [t for t in ALL_TILES if t not in known]
-        return cls(rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout)
+        choices = []
+        if not rules.fives_scoring:  # in a fives game plays chase points, not weight
+            for i, (who, index, fits) in enumerate(chosen):
+                kept = 1 << index
+                for other, later, _fits in chosen[i + 1 :]:
+                    if other == who:
+                        kept |= 1 << later
+                choices.append(Choice(who, index, fits, kept))
+        return cls(rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices)
 
     # --- questions -------------------------------------------------------------------
     def lacks(self, seat: int) -> set[int]:
@@ -128,18 +177,44 @@ class Knowledge:
             common &= m
         return set(numbers_of(common))
 
+    def likelihood(self, hands: dict[int, list[Tile]], powers: tuple[float, ...]) -> float:
+        """How likely the other seats' choices are if they hold ``hands``, up to a constant
+        factor: each chose its tile with probability proportional to ``lean ** key`` among the
+        tiles that fitted (``powers`` from ``lean_powers``). Zero when a guess could not have
+        made a choice (never, for a guess from ``sample``)."""
+        masks = {s: _mask(h) for s, h in hands.items()}
+        product = 1.0
+        for c in self.choices:
+            options = (masks.get(c.seat, 0) | c.kept) & c.fits
+            base = KEY_SPAN - WEIGHT_KEY[c.tile]
+            total = 0.0
+            while options:
+                bit = options & -options
+                options ^= bit
+                total += powers[base + WEIGHT_KEY[bit.bit_length() - 1]]
+            product *= total  # the chosen tile's own term is lean ** 0 == 1
+        return 1.0 / product
+
     # --- imagining the hidden tiles ----------------------------------------------------
-    def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
-        """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
-        holders: list[tuple[int, int]] = []  # (seat or -1 for the boneyard, mask)
+    @functools.cached_property
+    def _holders(self) -> tuple[list[tuple[int, int]], list[int]]:
+        """The slots to deal to, (seat or -1 for the boneyard, lacks mask), and the order to fill
+        them in: most constrained first (a stable sort)."""
+        holders: list[tuple[int, int]] = []
         for s in sorted(self.slots):
             holders.extend((s, m) for m in self.slots[s])
         holders.extend((-1, 0) for _ in range(self.boneyard))
         pool = self.unseen
         if len(holders) != len(pool):  # inconsistent input: be lenient
             holders = holders[: len(pool)] + [(-1, 0)] * max(0, len(pool) - len(holders))
-        # Most constrained slots first; each takes a random tile it may hold.
         order = sorted(range(len(holders)), key=lambda i: -bin(holders[i][1]).count("1"))
+        return holders, order
+
+    def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
+        """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
+        holders, order = self._holders
+        pool = self.unseen
+        # Most constrained slots first; each takes a random tile it may hold.
         for attempt in range(_RETRIES + 1):
             remaining = pool[:]
             rng.shuffle(remaining)
@@ -147,8 +222,11 @@ class Knowledge:
             ok = True
             for i in order:
                 mask = holders[i][1] if attempt < _RETRIES else 0
+                if not mask:
+                    got[i] = remaining.pop(0)  # any tile will do: the first
+                    continue
                 for j, t in enumerate(remaining):
-                    if not tile_mask(t) & mask:
+                    if not _NUMBERS_ON[t.index] & mask:
                         got[i] = remaining.pop(j)
                         break
                 else:
@@ -187,6 +265,22 @@ class Knowledge:
         st.drawn = list(view["drawn"])
         st.turn = view["turn"]
         return st
+
+
+def _mask(tiles: list[Tile]) -> int:
+    mask = 0
+    for t in tiles:
+        mask |= 1 << t.index
+    return mask
+
+
+def _fitting(values: Iterable[int | None]) -> int:
+    """The tiles (a mask over ``Tile.index``) that fit one of the open ``values``."""
+    return _FITTING[ends_mask(values)]
+
+
+_NUMBERS_ON = tuple(tile_mask(t) for t in ALL_TILES)  # by ``Tile.index``
+_FITTING = tuple(_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
 
 
 def _lack(masks: list[int], mask: int) -> None:

@@ -442,6 +442,24 @@ function removeSlot(masks, tile, newest) {
   masks.splice(best !== null ? best : masks.length - 1, 1);
 }
 
+// knowledge.py WEIGHT_KEY, KEY_SPAN, _FITTING and lean_powers: the play model of the inference.
+const WEIGHT_KEY = ALL_TILES.map((t) => 2 * t.pips + (t.isDouble ? 1 : 0));
+const KEY_SPAN = Math.max(...WEIGHT_KEY);
+const FITTING = Array.from({ length: 128 }, (_, numbers) =>
+  ALL_TILES.reduce((m, t) => (t.mask & numbers ? m | (1 << t.index) : m), 0));
+const POWERS = new Map();
+function leanPowers(lean) {
+  if (!POWERS.has(lean)) {
+    const up = [1.0], down = [1.0];
+    for (let i = 0; i < KEY_SPAN; i++) {
+      up.push(up[up.length - 1] * lean);
+      down.push(down[down.length - 1] / lean);
+    }
+    POWERS.set(lean, [...down.reverse(), ...up.slice(1)]);
+  }
+  return POWERS.get(lean);
+}
+
 class Knowledge {
   static read(view, log) {
     const k = new Knowledge();
@@ -461,10 +479,12 @@ class Knowledge {
     const played = [];
     const informativeDraws = rules.game === "draw" && !rules.draw_at_will;
     const drewLast = new Map([...slots.keys()].map((s) => [s, false]));
+    let chosen = []; // [seat, tile index, fits] of each play another seat chose (knowledge.py)
     for (const e of events) {
       const who = e.seat;
       if (e.type === "tile_played") {
         const tile = tileOf(e.tile);
+        if (slots.has(who) && layout.tiles > 0) chosen.push([who, tile.index, FITTING[endsMask(layout.values)]]);
         if (slots.has(who)) {
           removeSlot(slots.get(who), tile, informativeDraws && drewLast.get(who));
           drewLast.set(who, false);
@@ -479,6 +499,7 @@ class Knowledge {
         }
         masks.push(0);
         drewLast.set(who, true);
+        chosen = chosen.filter((c) => c[0] !== who);
       } else if (e.type === "knocked" && slots.has(who)) {
         const masks = slots.get(who);
         const lack = endsMask(Object.values(e.ends ?? {}));
@@ -489,9 +510,36 @@ class Knowledge {
     for (const [s, masks] of slots) if (masks.length !== counts[s]) slots.set(s, new Array(counts[s]).fill(0));
     const hand = (view.hand ?? []).map(tileOf);
     const known = new Set([...hand, ...played]);
-    Object.assign(k, { rules, view, seat, hand, played, events, slots, layout,
+    const choices = [];
+    if (!rules.fives_scoring) {
+      chosen.forEach(([who, tile, fits], i) => {
+        let kept = 1 << tile;
+        for (const [other, later] of chosen.slice(i + 1)) if (other === who) kept |= 1 << later;
+        choices.push({ seat: who, tile, fits, kept });
+      });
+    }
+    Object.assign(k, { rules, view, seat, hand, played, events, slots, layout, choices,
                        unseen: ALL_TILES.filter((t) => !known.has(t)), boneyard: view.boneyard });
     return k;
+  }
+
+  /** Knowledge.likelihood: how likely the other seats' choices are with these hidden hands. */
+  likelihood(hands, powers) {
+    const masks = new Map();
+    for (const [s, tiles] of hands) { let m = 0; for (const t of tiles) m |= 1 << t.index; masks.set(s, m); }
+    let product = 1.0;
+    for (const c of this.choices) {
+      let options = ((masks.get(c.seat) ?? 0) | c.kept) & c.fits;
+      const base = KEY_SPAN - WEIGHT_KEY[c.tile];
+      let total = 0.0;
+      while (options) {
+        const bit = options & -options;
+        options ^= bit;
+        total += powers[base + WEIGHT_KEY[31 - Math.clz32(bit)]];
+      }
+      product *= total;
+    }
+    return 1.0 / product;
   }
 
   /** Knowledge.sample: a deal of the unseen tiles that respects every slot's lacks. */
@@ -554,10 +602,11 @@ class Knowledge {
 // expert.py Budget, field for field (camelCase); tests/clients/test_js_bots.py holds both to Python's.
 export const DEFAULT_BUDGET = Object.freeze({
   determinizations: 64, rollouts: 1, maxPlayouts: 400, minDeterminizations: 16, epsilon: 0.1,
-  exactTiles: 16, exactLimit: 20_000, exactWork: 24_000, sure: 1.5,
+  exactTiles: 16, exactLimit: 20_000, exactWork: 24_000, sure: 1.5, inference: 4, lean: 2.5,
 }); // the expert
 export const INTERMEDIATE_BUDGET = Object.freeze({
   ...DEFAULT_BUDGET, determinizations: 12, maxPlayouts: 96, minDeterminizations: 4, exactTiles: 0, sure: 0.0,
+  inference: 1,
 });
 /** api/bots LEVEL_BUDGETS: the work each playout level does per decision. */
 export const LEVEL_BUDGETS = Object.freeze({ intermediate: INTERMEDIATE_BUDGET, expert: DEFAULT_BUDGET });
@@ -597,6 +646,7 @@ function evaluate(know, moves, rng, budget) {
   const exact = exactLineFor(rules, me, know.view.scores, bonus, budget);
   const lines = exact !== null && lineMoves(know, moves);
   const rows = []; // each deal's values, for `sure`
+  const weighed = weighedDeals(know, rng, budget, deals);
   let dealt = 0;
   while (dealt < deals) {
     if (dealt >= budget.minDeterminizations) {
@@ -604,7 +654,7 @@ function evaluate(know, moves, rng, budget) {
       if (budget.sure && dealt % SURE_EVERY === 0 && settled(rows, totals, budget.sure)) break;
     }
     dealt += 1;
-    const [hands, boneyard] = know.sample(rng);
+    const [hands, boneyard] = weighed === null ? know.sample(rng) : pick(weighed, rng);
     let values;
     if (lines) {
       values = lineValues(know, hands, moves, rng, budget, exact);
@@ -631,6 +681,29 @@ function evaluate(know, moves, rng, budget) {
   }
   const n = dealt * budget.rollouts;
   return totals.map((t) => t / n);
+}
+
+/** expert.py _weighed_deals: `inference` deals for each one played out, with cumulative likelihoods. */
+function weighedDeals(know, rng, budget, deals) {
+  if (budget.inference <= 1 || !know.choices.length) return null;
+  const powers = leanPowers(budget.lean);
+  const candidates = [];
+  for (let i = 0; i < budget.inference * deals; i++) candidates.push(know.sample(rng));
+  const cumulative = [];
+  let total = 0.0;
+  for (const [hands] of candidates) {
+    total += know.likelihood(hands, powers);
+    cumulative.push(total);
+  }
+  if (!(total > 0.0)) return null;
+  return [candidates, cumulative];
+}
+
+/** expert.py _pick: the first deal whose cumulative likelihood exceeds a uniform point. */
+function pick([candidates, cumulative], rng) {
+  const point = rng.random() * cumulative[cumulative.length - 1];
+  for (let i = 0; i < candidates.length; i++) if (point < cumulative[i]) return candidates[i];
+  return candidates[candidates.length - 1];
 }
 
 const SURE_EVERY = 8; // deals between two looks at whether the choice is settled (Budget.sure)

@@ -10,7 +10,7 @@ import pytest
 from api.bots import DEFAULT_BUDGET, Budget, choose_action
 from api.bots.arena import BotMatch
 from api.bots.knowledge import Knowledge, tile_mask
-from api.rules import resolve_rules
+from api.rules import ALL_TILES, Tile, resolve_rules
 from tests.bots.support import Position
 
 
@@ -202,13 +202,13 @@ def test_the_expert_stops_dealing_on_a_clear_choice_and_keeps_dealing_on_a_close
     import api.bots.expert as expert_module
 
     dealt: list[int] = []
-    real = expert_module.Knowledge.sample
+    real = expert_module._next_deal
 
-    def counting(self, rng):
+    def counting(*args):
         dealt[-1] += 1
-        return real(self, rng)
+        return real(*args)
 
-    monkeypatch.setattr(expert_module.Knowledge, "sample", counting)
+    monkeypatch.setattr(expert_module, "_next_deal", counting)
     rules = resolve_rules("standard-block", {"partners": True, "hand_size": 7, "target": 100}, 4)
     match = BotMatch(rules, "settle", ["expert"] * 4)
     while match.live and match.state.hand_number == 1:
@@ -229,3 +229,54 @@ def test_each_playout_level_thinks_at_its_own_budget():
     # the intermediate level guesses less and never solves an ending exactly
     assert INTERMEDIATE_BUDGET.exact_tiles == 0 and INTERMEDIATE_BUDGET.sure == 0
     assert INTERMEDIATE_BUDGET.deals_for(3) < DEFAULT_BUDGET.deals_for(3)
+
+
+def test_a_seat_that_sheds_a_light_tile_probably_holds_no_heavier_one_that_fitted():
+    from api.bots.knowledge import KEY_SPAN, WEIGHT_KEY, lean_powers
+
+    # 6-6 leads; seat 1 answers with 6-1 (key 14) where 6-5 (key 22) would also have fitted.
+    p = Position(["6-6 1-1 2-2", "6-1 3-3 4-0"], preset="standard-block").play(0, "6-6").play(1, "6-1", "right")
+    know = Knowledge.read(*p.seen_by(0))
+    six_one, six_five = Tile.parse("6-1"), Tile.parse("6-5")
+    [choice] = know.choices  # the lead is forced, not a choice; seat 0's own plays are known
+    assert (choice.seat, choice.tile, choice.kept) == (1, six_one.index, 1 << six_one.index)
+    assert choice.fits == sum(1 << t.index for t in ALL_TILES if t.has(6))
+    lean = 2.5
+    powers = lean_powers(lean)
+    assert len(powers) == 2 * KEY_SPAN + 1 and powers[KEY_SPAN] == 1.0
+    assert powers[KEY_SPAN + 8] == pytest.approx(lean**8) and powers[KEY_SPAN - 8] == pytest.approx(lean**-8)
+    assert WEIGHT_KEY[six_five.index] - WEIGHT_KEY[six_one.index] == 8
+    no_six = {1: [Tile.parse("3-3"), Tile.parse("4-0")]}
+    with_six_five = {1: [six_five, Tile.parse("4-0")]}
+    with_six_zero = {1: [Tile.parse("6-0"), Tile.parse("4-0")]}  # lighter than 6-1: hardly a reason to doubt
+    assert know.likelihood(no_six, powers) == 1.0
+    assert know.likelihood(with_six_five, powers) == pytest.approx(1 / (1 + lean**8))
+    assert know.likelihood(with_six_zero, powers) == pytest.approx(1 / (1 + lean**-2))
+
+
+def test_what_a_seat_chose_before_it_drew_is_forgotten_and_fives_plays_are_not_read():
+    # Seat 1 plays 6-2 by choice, then draws (its hand then is hidden): the choice no longer counts.
+    p = Position(["6-6 2-0 0-0", "6-2 3-3 5-5"], boneyard="4-3 2-1")
+    p.play(0, "6-6").play(1, "6-2", "right").play(0, "2-0", "right")
+    assert [c.seat for c in Knowledge.read(*p.seen_by(0)).choices] == [1]
+    p.act(1, {"type": "draw", "until": "playable"})
+    assert Knowledge.read(*p.seen_by(0)).choices == []
+    fives = Position(["6-6 1-1 2-2", "6-1 3-3 4-0"], preset="muggins").play(0, "6-6").play(1, "6-1", "right")
+    assert Knowledge.read(*fives.seen_by(0)).choices == []  # in fives games plays chase points, not weight
+
+
+def test_the_expert_plays_out_the_deals_the_others_choices_make_likely():
+    import api.bots.expert as expert_module
+
+    p = Position(["6-6 1-1 2-2 0-0", "6-1 3-3 4-0 5-0"], preset="standard-block").play(0, "6-6")
+    p.play(1, "6-1", "right")
+    know = Knowledge.read(*p.seen_by(0))
+    six_five = Tile.parse("6-5")
+    rng = random.Random(5)
+    weighed = expert_module._weighed_deals(know, rng, DEFAULT_BUDGET, 64)
+    assert weighed is not None and len(weighed[0]) == DEFAULT_BUDGET.inference * 64
+    fresh = sum(six_five in know.sample(rng)[0][1] for _ in range(2000)) / 2000
+    drawn = sum(six_five in expert_module._pick(weighed, rng)[0][1] for _ in range(2000)) / 2000
+    assert fresh > 0.1 and drawn < fresh / 20  # 6-5 would have fitted, and weighs 8 keys more
+    off = expert_module._weighed_deals(know, rng, Budget(inference=1), 64)
+    assert off is None

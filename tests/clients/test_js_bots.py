@@ -254,7 +254,16 @@ def test_the_expert_stops_dealing_where_python_does_and_weighs_its_moves_to_the_
         weighed.append(evaluate(*args))
         return weighed[-1]
 
+    inferred = [0]  # decisions whose deals were weighed by likelihood
+    weighed_deals = expert._weighed_deals
+
+    def counted_weighing(*args: Any) -> Any:
+        out = weighed_deals(*args)
+        inferred[0] += out is not None
+        return out
+
     least = DEFAULT_BUDGET.min_determinizations
+    monkeypatch.setattr(expert, "_weighed_deals", counted_weighing)
     monkeypatch.setattr(expert, "ExactLine", LastSolver)
     monkeypatch.setattr(LastSolver, "last", None)
     monkeypatch.setattr(Knowledge, "sample", counted_sample)
@@ -270,18 +279,22 @@ def test_the_expert_stops_dealing_where_python_does_and_weighs_its_moves_to_the_
         cases.append({**d, "budget": as_js(budget) if budget else None, "values": weighed[0] if weighed else None})
         return cases[-1]["values"]
 
+    # Without inference one deal is one sample, so ``visits`` traces the deals.
+    plain = dataclasses.replace(DEFAULT_BUDGET, inference=1)
     for number, d in enumerate(asked):
-        weigh(d)
+        weigh(d)  # the expert's own budget, deals weighed by the inference
+        weigh(d, plain)
         trace = visits[:]
-        weigh(d, dataclasses.replace(DEFAULT_BUDGET, sure=(0.5, 1.0, 2.0, 3.0)[number % 4], exact_work=10**9))
+        weigh(d, dataclasses.replace(plain, sure=(0.5, 1.0, 2.0, 3.0)[number % 4], exact_work=10**9))
         sure_deals.append(len(visits))
         at = next((j for j in range(least, len(trace)) if trace[j] > trace[j - 1]), None)
         if at is not None:
-            weigh(d, dataclasses.replace(DEFAULT_BUDGET, exact_work=trace[at]))
+            weigh(d, dataclasses.replace(plain, exact_work=trace[at]))
             assert len(visits) == at  # dealing stopped with the count exactly at exact_work
             boundaries += 1
     assert sum(1 for c in cases if c["values"] is not None) > 16
     assert boundaries >= 4
+    assert inferred[0] >= 8, inferred  # the default budget weighed deals by the others' choices
     assert any(0 < n < DEFAULT_BUDGET.determinizations for n in sure_deals), sure_deals  # sure stopped some
     script = """
     import { expertValues } from "./bots.mjs";
