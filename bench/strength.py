@@ -57,6 +57,7 @@ ROWS = tuple(
         ("draw", "standard-draw", 2, (), "2p standard-draw "),
         ("block", "standard-block", 2, (), "2p standard-block"),
         ("partners", "standard-block", 4, PARTNERS, "4p partners block"),
+        ("partners7", "standard-block", 4, (*PARTNERS, ("hand_size", 7)), "4p partners block, 7 each"),
         ("fives", "all-fives", 2, (), "2p all-fives     "),
     )
     for first, second in (("expert", "greedy"), ("intermediate", "greedy"), ("expert", "intermediate"))

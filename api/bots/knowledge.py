@@ -12,6 +12,10 @@ a ``MatchState``. From them it derives:
   stuck player, shows that no tile it holds matches the open ends. Tiles drawn later
   may carry those numbers, so each slot remembers only what applied while it was held.
 
+A forced lead tells something too: the highest double dealt leads (with no double, the
+heaviest tile), so no other hand was dealt a higher double (or, after a single, any double or
+a heavier tile): ``barred``, the tiles no other seat can hold while none of them has drawn.
+
 It also keeps every *choice* another seat made since its last draw: the tile it played and
 the tiles that fitted the table then. ``Knowledge.likelihood(hands)`` reads them back: how
 likely a guess of the hidden hands makes those choices if players lean toward shedding
@@ -36,7 +40,8 @@ from api.rules.events import HandStarted, Knocked, PointsScored, TileDrawn, Tile
 from api.rules.layout import END_INDEX, Layout
 from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState
-from api.rules.tiles import ALL_TILES, Tile
+from api.rules.tiles import ALL_TILES, DOUBLES, Tile, weight_key
+from api.rules.vocabulary import Lead
 
 from .actions import Json
 
@@ -107,6 +112,7 @@ class Knowledge:
     boneyard: int  # tiles in the boneyard (drawable or not)
     layout: Layout  # the table now, rebuilt from the log
     choices: list[Choice]  # the other seats' plays since their last draws, in order (not the lead)
+    barred: int  # tiles (a mask over ``Tile.index``) no other seat holds: what a forced lead rules out
 
     # --- reading -------------------------------------------------------------------
     @classmethod
@@ -128,6 +134,7 @@ class Knowledge:
         # (seat, tile, fits) of each play chosen by another seat; a draw forgets the seat's
         # earlier ones (which tile it drew is hidden, so its hand then is not known).
         chosen: list[tuple[int, int, int]] = []
+        barred = 0
         for e in events:
             kind = e.get("type")
             who = e.get("seat")
@@ -135,6 +142,8 @@ class Knowledge:
                 tile = _tile(e["tile"])
                 if who in slots and layout.tiles > 0:
                     chosen.append((who, tile.index, _fitting(layout.values)))
+                if layout.tiles == 0 and _lead_is_forced(rules, view["hand_number"]):
+                    barred = _outranking(tile)
                 if who in slots:
                     _remove_slot(slots[who], tile, newest=informative_draws and drew_last[who])
                     drew_last[who] = False
@@ -146,6 +155,7 @@ class Knowledge:
                 slots[who].append(0)
                 drew_last[who] = True
                 chosen = [c for c in chosen if c[0] != who]
+                barred = 0  # a drawn tile may be any of them (kept simple: the whole bar goes)
             elif kind == Knocked.type and who in slots:
                 _lack(slots[who], ends_mask(e.get("ends", {}).values()))
                 drew_last[who] = False
@@ -164,7 +174,7 @@ class Knowledge:
                     if other == who:
                         kept |= 1 << later
                 choices.append(Choice(who, index, fits, kept))
-        return cls(rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices)
+        return cls(rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices, barred)
 
     # --- questions -------------------------------------------------------------------
     def lacks(self, seat: int) -> set[int]:
@@ -213,6 +223,7 @@ class Knowledge:
     def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
         """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
         holders, order = self._holders
+        barred = self.barred
         pool = self.unseen
         # Most constrained slots first; each takes a random tile it may hold.
         for attempt in range(_RETRIES + 1):
@@ -221,12 +232,15 @@ class Knowledge:
             got: list[Tile | None] = [None] * len(holders)
             ok = True
             for i in order:
-                mask = holders[i][1] if attempt < _RETRIES else 0
-                if not mask:
+                seat, mask = holders[i]
+                bar = barred if seat >= 0 and attempt < _RETRIES else 0
+                if attempt == _RETRIES:
+                    mask = 0
+                if not mask and not bar:
                     got[i] = remaining.pop(0)  # any tile will do: the first
                     continue
                 for j, t in enumerate(remaining):
-                    if not _NUMBERS_ON[t.index] & mask:
+                    if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1:
                         got[i] = remaining.pop(j)
                         break
                 else:
@@ -281,6 +295,19 @@ def _fitting(values: Iterable[int | None]) -> int:
 
 _NUMBERS_ON = tuple(tile_mask(t) for t in ALL_TILES)  # by ``Tile.index``
 _FITTING = tuple(_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
+
+
+def _lead_is_forced(rules: RuleSet, hand_number: int) -> bool:
+    """Whether this hand's lead was the forced one (``MatchState.next_lead``)."""
+    return rules.lead == Lead.HIGHEST_DOUBLE or (rules.lead == Lead.WINNER_ANY and hand_number == 1)
+
+
+def _outranking(lead: Tile) -> int:
+    """The tiles (a mask over ``Tile.index``) that would have led instead of ``lead``
+    (``state.forced_lead``): the higher doubles; after a single, every double and every heavier tile."""
+    if lead.is_double:
+        return _mask([t for t in DOUBLES if t.high > lead.high])
+    return _mask([t for t in ALL_TILES if t.is_double or weight_key(t) > weight_key(lead)])
 
 
 def _lack(masks: list[int], mask: int) -> None:

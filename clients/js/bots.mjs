@@ -460,6 +460,18 @@ function leanPowers(lean) {
   return POWERS.get(lean);
 }
 
+/** knowledge.py _lead_is_forced: whether this hand's lead was the forced one. */
+const leadIsForced = (rules, handNumber) =>
+  rules.lead === "highest_double" || (rules.lead === "winner_any" && handNumber === 1);
+/** knowledge.py _outranking: the tiles that would have led instead of `lead` (a mask by index). */
+function outranking(lead) {
+  const heavier = (t) => t.pips > lead.pips || (t.pips === lead.pips && t.high > lead.high);
+  return ALL_TILES.reduce((m, t) => {
+    const out = lead.isDouble ? t.isDouble && t.high > lead.high : t.isDouble || heavier(t);
+    return out ? m | (1 << t.index) : m;
+  }, 0);
+}
+
 class Knowledge {
   static read(view, log) {
     const k = new Knowledge();
@@ -480,11 +492,13 @@ class Knowledge {
     const informativeDraws = rules.game === "draw" && !rules.draw_at_will;
     const drewLast = new Map([...slots.keys()].map((s) => [s, false]));
     let chosen = []; // [seat, tile index, fits] of each play another seat chose (knowledge.py)
+    let barred = 0; // tiles no other seat holds (a forced lead's lesson)
     for (const e of events) {
       const who = e.seat;
       if (e.type === "tile_played") {
         const tile = tileOf(e.tile);
         if (slots.has(who) && layout.tiles > 0) chosen.push([who, tile.index, FITTING[endsMask(layout.values)]]);
+        if (layout.tiles === 0 && leadIsForced(rules, view.hand_number)) barred = outranking(tile);
         if (slots.has(who)) {
           removeSlot(slots.get(who), tile, informativeDraws && drewLast.get(who));
           drewLast.set(who, false);
@@ -500,6 +514,7 @@ class Knowledge {
         masks.push(0);
         drewLast.set(who, true);
         chosen = chosen.filter((c) => c[0] !== who);
+        barred = 0;
       } else if (e.type === "knocked" && slots.has(who)) {
         const masks = slots.get(who);
         const lack = endsMask(Object.values(e.ends ?? {}));
@@ -518,7 +533,7 @@ class Knowledge {
         choices.push({ seat: who, tile, fits, kept });
       });
     }
-    Object.assign(k, { rules, view, seat, hand, played, events, slots, layout, choices,
+    Object.assign(k, { rules, view, seat, hand, played, events, slots, layout, choices, barred,
                        unseen: ALL_TILES.filter((t) => !known.has(t)), boneyard: view.boneyard });
     return k;
   }
@@ -562,7 +577,8 @@ class Knowledge {
       let ok = true;
       for (const i of order) {
         const mask = attempt < RETRIES ? holders[i][1] : 0;
-        const j = remaining.findIndex((t) => !(t.mask & mask));
+        const bar = holders[i][0] >= 0 && attempt < RETRIES ? this.barred : 0;
+        const j = remaining.findIndex((t) => !(t.mask & mask) && !((bar >> t.index) & 1));
         if (j < 0) {
           ok = false;
           break;

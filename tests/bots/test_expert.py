@@ -280,3 +280,24 @@ def test_the_expert_plays_out_the_deals_the_others_choices_make_likely():
     assert fresh > 0.1 and drawn < fresh / 20  # 6-5 would have fitted, and weighs 8 keys more
     off = expert_module._weighed_deals(know, rng, Budget(inference=1), 64)
     assert off is None
+
+
+def test_a_forced_lead_shows_that_no_other_hand_was_dealt_what_would_have_led_instead():
+    # 5-5 led by force: nobody was dealt the 6-6, so it is in the boneyard.
+    p = Position(["5-5 4-1 3-2", "6-0 5-2 1-1"], preset="standard-block").play(0, "5-5")
+    know = Knowledge.read(*p.seen_by(1))
+    assert know.barred == 1 << Tile.parse("6-6").index
+    rng = random.Random(7)
+    deals = [know.sample(rng) for _ in range(300)]
+    assert all(Tile.parse("6-6") not in hands[0] and len(hands[0]) == 2 for hands, _ in deals)
+    assert all(Tile.parse("6-6") in boneyard for _, boneyard in deals)
+    # No double dealt: the heaviest tile leads, so no hand holds a double, nor a heavier tile.
+    q = Position(["6-4 1-0 2-1", "5-4 3-1 2-0"], preset="standard-block").play(0, "6-4")
+    seen = Knowledge.read(*q.seen_by(1))
+    assert seen.barred == sum(1 << t.index for t in ALL_TILES if t.is_double or (t.pips, t.high) > (10, 6))
+    assert {Tile.parse("6-5")} < {t for t in ALL_TILES if seen.barred >> t.index & 1}
+    for hands, _ in (seen.sample(rng) for _ in range(300)):
+        assert not any(t.is_double or t.pips > 10 for t in hands[0])
+    # A free lead shows nothing (dominorules-block: the lead rotates, any tile).
+    free = Position(["5-5 4-1 3-2", "6-0 5-2 1-1"], preset="dominorules-block").play(0, "5-5")
+    assert Knowledge.read(*free.seen_by(1)).barred == 0

@@ -177,6 +177,9 @@ def test_each_level_chooses_in_javascript_what_it_chooses_in_python():
     # and in the draw game once nothing is left to draw: its playouts on bit masks
     tails = [d for d in decisions if d["level"] == "expert" and d["view"]["rules"]["game"] == "draw"]
     assert sum(1 for d in tails if d["view"]["boneyard"] == 0 and len(d["view"]["legal_actions"]) > 1) > 3
+    # and with what a forced lead rules out (a bar on the tiles that would have led instead)
+    read = [Knowledge.read(d["view"], d["log"]) for d in solved]
+    assert sum(1 for know in read if know.barred and know.barred != 1 << 27) >= 5  # not only the 6-6 led
 
 
 class CountedSolves(ExactLine):
