@@ -26,8 +26,8 @@ deal the same hands with the sides swapped (as long as both last), and a run cou
 hands whatever ``--jobs`` is (as long as the bots themselves do not change).
 
 Whole pairs are played, in index order, until the first ones add up to at least ``--hands``
-hands (decided or tied). A match to 1000 lasts some 145 hands, so even ``--quick`` plays one
-pair: about 290 hands, all of them counted (more data for the work done). Reported: the
+hands (decided or tied). A match to 1000 lasts some 113 hands (7 each), so even ``--quick`` plays one
+pair: about 225 hands, all of them counted (more data for the work done). Reported: the
 first level's share of the decided hands with a 95% Wilson interval, its share of the points,
 and a PASS/FAIL line against >= 72% (meaningful over >= 400 hands only; fewer are said to be).
 """

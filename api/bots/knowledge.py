@@ -190,8 +190,9 @@ class Knowledge:
     def likelihood(self, hands: dict[int, list[Tile]], powers: tuple[float, ...]) -> float:
         """How likely the other seats' choices are if they hold ``hands``, up to a constant
         factor: each chose its tile with probability proportional to ``lean ** key`` among the
-        tiles that fitted (``powers`` from ``lean_powers``). Zero when a guess could not have
-        made a choice (never, for a guess from ``sample``)."""
+        tiles that fitted (``powers`` from ``lean_powers``). The tile chosen is always among
+        those that fitted, so each factor is at least 1; the answer is 0.0 only if their product
+        overflows a float (far beyond one hand's choices at the expert's ``lean``)."""
         masks = {s: _mask(h) for s, h in hands.items()}
         product = 1.0
         for c in self.choices:

@@ -21,28 +21,28 @@ class BotRating:
     sigma: float
 
 
-# Printed by `python bench/calibrate_ratings.py --matches 40` (720 matches, 338 s on 2 shared cores,
+# Printed by `python bench/calibrate_ratings.py --matches 40` (720 matches, 136 s on 2 idle cores,
 # the fit averaged over 64 orders): random < greedy < intermediate < expert in every family. Two-player
 # matches of every pair of levels on standard-draw, standard-block and all-fives (their default targets),
 # 40 per pairing and family.
 FIXED_RATINGS: dict[Family, dict[BotLevel, BotRating]] = {
     Family.DRAW: {
-        BotLevel.RANDOM: BotRating(15.10, 2.85),
-        BotLevel.GREEDY: BotRating(17.71, 2.74),
-        BotLevel.INTERMEDIATE: BotRating(32.76, 2.74),
-        BotLevel.EXPERT: BotRating(34.37, 2.83),
+        BotLevel.RANDOM: BotRating(12.95, 2.98),
+        BotLevel.GREEDY: BotRating(15.40, 2.90),
+        BotLevel.INTERMEDIATE: BotRating(33.74, 2.90),
+        BotLevel.EXPERT: BotRating(37.77, 3.03),
     },
     Family.BLOCK: {
-        BotLevel.RANDOM: BotRating(7.58, 3.57),
-        BotLevel.GREEDY: BotRating(22.45, 2.81),
-        BotLevel.INTERMEDIATE: BotRating(32.07, 2.73),
-        BotLevel.EXPERT: BotRating(37.53, 2.93),
+        BotLevel.RANDOM: BotRating(8.78, 3.40),
+        BotLevel.GREEDY: BotRating(22.24, 2.76),
+        BotLevel.INTERMEDIATE: BotRating(28.51, 2.75),
+        BotLevel.EXPERT: BotRating(40.09, 3.26),
     },
     Family.FIVES: {
-        BotLevel.RANDOM: BotRating(8.53, 3.56),
-        BotLevel.GREEDY: BotRating(26.17, 2.60),
-        BotLevel.INTERMEDIATE: BotRating(29.31, 2.58),
-        BotLevel.EXPERT: BotRating(35.68, 2.77),
+        BotLevel.RANDOM: BotRating(6.45, 3.77),
+        BotLevel.GREEDY: BotRating(26.18, 2.66),
+        BotLevel.INTERMEDIATE: BotRating(30.81, 2.62),
+        BotLevel.EXPERT: BotRating(35.92, 2.76),
     },
 }
 
