@@ -91,7 +91,9 @@ def test_every_bot_move_a_person_waits_for_is_padded_at_its_own_level(clock):
 
 
 def expert_decisions(matches: int) -> tuple[list[tuple], list[tuple]]:
-    """The expert's decisions in a few matches, as (view, log, seed): one legal move, several."""
+    """The expert's decisions in a few matches, as (view, log, seed): one legal move, and a choice
+    between plays of different tiles (which it always weighs; two ends for one tile may leave the
+    same table, which it sees at once)."""
     one, several = [], []
     for n in range(matches):
         match = BotMatch(resolve_rules("standard-draw", {"target": 60}, 2), f"floor-{n}", ["expert", "random"])
@@ -99,9 +101,12 @@ def expert_decisions(matches: int) -> tuple[list[tuple], list[tuple]]:
             seat = match.state.turn
             if match.levels[seat] == "expert" and match.state.status == "playing":
                 seat_view, log = match.inputs(seat)
-                choices = len(seat_view.get("legal_actions") or [])
-                if choices:
-                    (one if choices == 1 else several).append((seat_view, list(log), match.rng_seed()))
+                actions = seat_view.get("legal_actions") or []
+                tiles = {tuple(a["tile"]) for a in actions if a["type"] == "play"}
+                if len(actions) == 1:
+                    one.append((seat_view, list(log), match.rng_seed()))
+                elif len(tiles) > 1:
+                    several.append((seat_view, list(log), match.rng_seed()))
             match.step()
     return one, several
 
