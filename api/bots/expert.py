@@ -3,9 +3,9 @@ with exact endings for the expert.
 
 For each decision the bot
 
-1. reads what its seat knows (``Knowledge``): its hand, the table, the unseen tiles, and
-   the numbers each other seat is known to lack (from its knocks, and its draws when a
-   seat draws only because it is stuck);
+1. reads what its seat knows (``Knowledge``): its hand, the table, the unseen tiles, the
+   numbers each other seat is known to lack (from its knocks, and its draws when a seat
+   draws only because it is stuck) and the tiles a forced lead shows nobody else was dealt;
 2. deals the unseen tiles at random, respecting every constraint and every count (the
    *determinizations*). The expert draws ``Budget.inference`` times as many deals as it
    will play out and picks among them in proportion to how likely each makes what the
