@@ -34,7 +34,6 @@ hand-written rules.
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass
 
@@ -177,7 +176,7 @@ def _weighed_deals(
     None when inference is off or no seat has made a choice to learn from."""
     if budget.inference <= 1 or not know.choices:
         return None
-    powers = _powers(budget.lean)
+    powers = lean_powers(budget.lean)
     candidates = [know.sample(rng) for _ in range(budget.inference * deals)]
     cumulative = []
     total = 0.0
@@ -203,11 +202,6 @@ def _pick(weighed: tuple[list[Deal], list[float]], rng: random.Random) -> Deal:
         if point < upto:
             return deal
     return candidates[-1]
-
-
-@functools.cache
-def _powers(lean: float) -> tuple[float, ...]:
-    return lean_powers(lean)
 
 
 SURE_EVERY = 8  # deals between two looks at whether the choice is settled (``Budget.sure``)

@@ -39,8 +39,8 @@ from typing import Any
 from api.rules.events import HandStarted, Knocked, PointsScored, TileDrawn, TilePlayed
 from api.rules.layout import END_INDEX, Layout
 from api.rules.ruleset import RuleSet
-from api.rules.state import PLAYING, MatchState
-from api.rules.tiles import ALL_TILES, DOUBLES, Tile, weight_key
+from api.rules.state import PLAYING, MatchState, forced_lead
+from api.rules.tiles import ALL_TILES, Tile
 from api.rules.vocabulary import Lead
 
 from .actions import Json
@@ -65,6 +65,7 @@ class Choice:
     kept: int
 
 
+@functools.cache
 def lean_powers(lean: float) -> tuple[float, ...]:
     """``lean ** d`` for d in -KEY_SPAN..KEY_SPAN (index ``d + KEY_SPAN``), by repeated
     multiplication and division: the same floats in every language."""
@@ -303,12 +304,12 @@ def _lead_is_forced(rules: RuleSet, hand_number: int) -> bool:
     return rules.lead == Lead.HIGHEST_DOUBLE or (rules.lead == Lead.WINNER_ANY and hand_number == 1)
 
 
+@functools.cache
 def _outranking(lead: Tile) -> int:
-    """The tiles (a mask over ``Tile.index``) that would have led instead of ``lead``
-    (``state.forced_lead``): the higher doubles; after a single, every double and every heavier tile."""
-    if lead.is_double:
-        return _mask([t for t in DOUBLES if t.high > lead.high])
-    return _mask([t for t in ALL_TILES if t.is_double or weight_key(t) > weight_key(lead)])
+    """The tiles (a mask over ``Tile.index``) that would have led instead of ``lead``, by the
+    engine's own rule (``state.forced_lead``, asked of each tile dealt beside it): the higher
+    doubles; after a single, every double and every heavier tile."""
+    return _mask([t for t in ALL_TILES if t is not lead and forced_lead([[lead], [t]])[0] == 1])
 
 
 def _lack(masks: list[int], mask: int) -> None:

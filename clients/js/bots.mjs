@@ -19,7 +19,7 @@
 // SEARCH_TOO_BIG and SOLVER_TILES (the tiles as the solver numbers them).
 import { createHash } from "node:crypto";
 import { PyRandom } from "./pyrandom.mjs";
-import { handAward } from "./rules.mjs";
+import { forcedLead, handAward } from "./rules.mjs";
 
 export const LEVELS = ["random", "greedy", "intermediate", "expert"]; // weakest first, as api/bots LEVELS
 export const DEFAULT_LEVEL = "greedy"; // a bot seat stored without a level (api/bots DEFAULT_LEVEL)
@@ -463,14 +463,13 @@ function leanPowers(lean) {
 /** knowledge.py _lead_is_forced: whether this hand's lead was the forced one. */
 const leadIsForced = (rules, handNumber) =>
   rules.lead === "highest_double" || (rules.lead === "winner_any" && handNumber === 1);
-/** knowledge.py _outranking: the tiles that would have led instead of `lead` (a mask by index). */
-function outranking(lead) {
-  const heavier = (t) => t.pips > lead.pips || (t.pips === lead.pips && t.high > lead.high);
-  return ALL_TILES.reduce((m, t) => {
-    const out = lead.isDouble ? t.isDouble && t.high > lead.high : t.isDouble || heavier(t);
-    return out ? m | (1 << t.index) : m;
-  }, 0);
-}
+/** knowledge.py _outranking: the tiles that would have led instead of `lead` (a mask by index),
+ *  by the replayer's own forcedLead (rules.mjs). */
+const outranking = (lead) =>
+  ALL_TILES.reduce(
+    (m, t) => (t !== lead && forcedLead([[toJson(lead)], [toJson(t)]])[0] === 1 ? m | (1 << t.index) : m),
+    0,
+  );
 
 class Knowledge {
   static read(view, log) {
