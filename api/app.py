@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
+from api.commit_notice import commit_notice
 from api.http import domain_errors, errors, input_guard, problem_codes
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.docs_ui import blp as docs_ui_blp
@@ -98,7 +99,10 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(overrides)
     _configure_logging(app)
 
-    store = Store(make_engine(app.config["DATABASE_URL"], pool_size=app.config["DB_POOL_SIZE"]))
+    store = Store(
+        make_engine(app.config["DATABASE_URL"], pool_size=app.config["DB_POOL_SIZE"]),
+        on_commit=commit_notice(app.config["COMMIT_NOTICE_FD"]),
+    )
     app.extensions[STORE_KEY] = store
     if app.config["AUTO_MIGRATE"]:
         upgrade(store.engine, script_location=app.config["MIGRATIONS_DIR"])

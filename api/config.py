@@ -147,6 +147,17 @@ def parse_level_millis(value: str) -> dict[str, float]:
     return out
 
 
+def parse_fd(value: str) -> int | None:
+    """An inherited file descriptor's number (empty: none)."""
+    value = value.strip()
+    if not value:
+        return None
+    fd = int(value)
+    if fd < 0:
+        raise ValueError(f"not a file descriptor: {value}")
+    return fd
+
+
 def parse_origins(value: str) -> str | list[str]:
     """``"*"`` stays ``"*"``; ``"a, b"`` becomes ``["a", "b"]``."""
     value = value.strip()
@@ -231,6 +242,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "WEBHOOK_MAX_ATTEMPTS": int(environ.get("WEBHOOK_MAX_ATTEMPTS", "12")),
         "WEBHOOK_RETRY_SECONDS": float(environ.get("WEBHOOK_RETRY_SECONDS", "10")),
         "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": parse_bool(environ.get("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", "false")),
+        "COMMIT_NOTICE_FD": parse_fd(environ.get("BONEYARD_COMMIT_FD", "")),
         # Keep key order as declared in schemas; JSON bodies are small.
         "JSON_SORT_KEYS": False,
         # flask-smorest / OpenAPI: the document is served at /v1/openapi.json

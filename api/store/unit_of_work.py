@@ -57,9 +57,10 @@ class UnitOfWork:
     webhooks: WebhookRepository
     matchmaking: MatchmakingRepository
 
-    def __init__(self, engine: Engine, *, readonly: bool = False):
+    def __init__(self, engine: Engine, *, readonly: bool = False, on_commit: Callable[[], None] | None = None):
         self._engine = engine
         self._readonly = readonly
+        self._on_commit = on_commit
         self._conn: Connection | None = None
 
     def __enter__(self) -> UnitOfWork:
@@ -117,6 +118,8 @@ class UnitOfWork:
         """Make everything done so far durable."""
         self.connection.commit()
         self._locked_hashes.clear()  # the row locks end with the transaction
+        if self._on_commit is not None and not self._readonly:
+            self._on_commit()  # after the commit: whoever it wakes can read what was written
 
     def rollback(self) -> None:
         """Discard everything since the last commit."""
@@ -127,11 +130,13 @@ class UnitOfWork:
 class Store:
     """The store for one database: its engine and a unit-of-work factory.
 
-    Created by ``create_app`` and kept in ``app.extensions["boneyard.store"]``.
+    Created by ``create_app`` and kept in ``app.extensions["boneyard.store"]``. ``on_commit``
+    runs after every commit of a writing unit of work (``api.commit_notice``).
     """
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, *, on_commit: Callable[[], None] | None = None):
         self.engine = engine
+        self.on_commit = on_commit
 
     @classmethod
     def from_url(cls, url: str, **engine_options: Any) -> Store:
@@ -140,7 +145,7 @@ class Store:
 
     def unit_of_work(self, *, readonly: bool = False) -> UnitOfWork:
         """A new (not yet entered) :class:`UnitOfWork`."""
-        return UnitOfWork(self.engine, readonly=readonly)
+        return UnitOfWork(self.engine, readonly=readonly, on_commit=self.on_commit)
 
     def ping(self) -> None:
         """Run ``SELECT 1``; raises if the database is unreachable."""

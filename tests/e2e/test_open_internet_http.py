@@ -2,7 +2,8 @@
 
 Clients that go away, clients that hold too many waits, bodies that never come, requests
 gunicorn cannot parse, tokens in URLs, and a few hundred idle waiters beside /healthz.
-Every wait is observed, not slept on: ``waiter_slots`` rows are polled with a deadline.
+Every wait is observed, not slept on: ``waiter_slots`` rows and the access log are looked at
+each time the server commits or writes its log (``tests.servers.Changes``), with a deadline.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import requests
 from sqlalchemy import text
 
 from api.store import make_engine
-from tests.servers import eventually, running_gunicorn
+from tests.servers import running_gunicorn, watching_changes
 
 PROBLEM = "application/problem+json"
 TWO_REMOTE = {"seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
@@ -35,9 +36,10 @@ def slots(database_url):
     engine.dispose()
 
 
-def _until(predicate, seconds: float, step: float = 0.02) -> float:
-    """The seconds until ``predicate`` holds (fails after ``seconds``)."""
-    return eventually(predicate, seconds, step=step)[1]
+@pytest.fixture
+def changes():
+    with watching_changes() as watched:
+        yield watched
 
 
 def _match(base: str) -> dict:
@@ -79,7 +81,7 @@ def _problem(head: bytes, body: bytes, status: int, code: str) -> dict:
 
 
 @pytest.fixture
-def server(database_url, tmp_path):
+def server(database_url, tmp_path, changes):
     settings = {
         "AUTO_MIGRATE": "0",
         "RATELIMIT_ENABLED": "false",
@@ -87,28 +89,28 @@ def server(database_url, tmp_path):
         "REQUEST_BODY_TIMEOUT_SECONDS": "1",
         "LOG_LEVEL": "info",
     }
-    with running_gunicorn(database_url, tmp_path / "server.log", **settings) as (base, log):
+    with running_gunicorn(database_url, tmp_path / "server.log", changes=changes, **settings) as (base, log):
         yield base, log
 
 
-def test_a_waiter_ends_within_a_second_of_its_client_leaving(server, slots):
+def test_a_waiter_ends_within_a_second_of_its_client_leaving(server, slots, changes):
     base, _ = server
     created = _match(base)
     poll = _open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60")
     stream = _open(base, f"/v1/matches/{created['id']}/stream")
-    _until(lambda: slots() == 2, 10)
+    changes.until(lambda: slots() == 2, 10)
     poll.close()
-    assert _until(lambda: slots() == 1, 5) < 1.5
+    assert changes.until(lambda: slots() == 1, 5)[1] < 1.5
     stream.close()
-    assert _until(lambda: slots() == 0, 5) < 1.5
+    assert changes.until(lambda: slots() == 0, 5)[1] < 1.5
 
 
-def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slots):
+def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slots, changes):
     base, _ = server
     created = _match(base)
     path = f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60"
     held = [_open(base, path) for _ in range(2)] + [_open(base, f"/v1/matches/{created['id']}/stream")]
-    _until(lambda: slots() == 3, 10)
+    changes.until(lambda: slots() == 3, 10)
     refused = requests.get(base + path, timeout=10)
     assert refused.status_code == 429 and refused.headers["Content-Type"] == PROBLEM
     assert refused.json()["code"] == "too_many_waiters" and int(refused.headers["Retry-After"]) > 0
@@ -116,14 +118,14 @@ def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slot
     assert refused_stream.status_code == 429 and refused_stream.json()["code"] == "too_many_waiters"
     # Another address is not held back by this one's waits.
     other = _open(base, path, source="127.0.0.2")
-    _until(lambda: slots() == 4, 10)
+    changes.until(lambda: slots() == 4, 10)
     held.pop(0).close()
-    _until(lambda: slots() == 3, 5)
+    changes.until(lambda: slots() == 3, 5)
     answer = requests.get(base + path.replace("wait=60", "wait=0.2"), timeout=10)
     assert answer.status_code == 200 and answer.json()["events"] == []
     for sock in held + [other]:
         sock.close()
-    _until(lambda: slots() == 0, 5)
+    changes.until(lambda: slots() == 0, 5)
 
 
 def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
@@ -182,7 +184,7 @@ def test_gunicorns_own_refusals_are_problem_documents(server):
         assert document["type"].endswith(code) and document["title"] and document["detail"]
 
 
-def test_the_access_log_never_holds_a_seat_token(server):
+def test_the_access_log_never_holds_a_seat_token(server, changes):
     base, log = server
     created = _match(base)
     token = created["seats"][0]["token"]
@@ -203,14 +205,14 @@ def test_the_access_log_never_holds_a_seat_token(server):
     def logged() -> str:
         return log.read_text(errors="replace")
 
-    _until(lambda: logged().count("/stream?") >= 3, 5)
+    changes.until(lambda: logged().count("/stream?") >= 3, 5)
     assert token not in logged()
     assert "token=[redacted]" in logged() and "Bearer" not in logged()
 
 
-def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, slots):
+def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, slots, changes):
     settings = {"AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false"}
-    with running_gunicorn(database_url, tmp_path / "server.log", **settings) as (base, _):
+    with running_gunicorn(database_url, tmp_path / "server.log", changes=changes, **settings) as (base, _):
         created = _match(base)
         token = created["seats"][0]["token"]
         session = requests.Session()
@@ -246,7 +248,7 @@ def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, 
                 )
                 continue
             waits += 1
-        _until(lambda: slots() == waits, 30, step=0.1)
+        changes.until(lambda: slots() == waits, 30)
         loaded = healthz_median()
         for sock in idle:
             sock.close()

@@ -6,16 +6,13 @@ them, and the two runners share the all-bot matches without ever playing a move 
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
-from contextlib import ExitStack, contextmanager
-from pathlib import Path
+from contextlib import ExitStack
 
 import requests
 from sqlalchemy import text
 
 from api.store import make_engine
-from tests.servers import ROOT, eventually, running_gunicorn
+from tests.servers import running_autoplay, running_gunicorn, watching_changes
 
 SETTINGS = {
     "WEB_CONCURRENCY": "1",
@@ -28,23 +25,9 @@ BOTS = [{"name": f"R{i}", "type": "bot", "level": "random"} for i in range(3)]
 PEOPLE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
 
-@contextmanager
-def autoplay_runner(database_url: str, log_path: Path):
-    """``flask boneyard autoplay`` as scripts/run starts it, logging each step it plays."""
-    env = {"DATABASE_URL": database_url, "AUTO_MIGRATE": "0", "LOG_LEVEL": "DEBUG", **SETTINGS}
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "flask", "--app", "wsgi", "boneyard", "autoplay"],
-            cwd=ROOT,
-            env={**__import__("os").environ, **env},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        yield proc
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
+def runner(database_url: str, log_path, changes):
+    """The autoplay runner, logging each step it plays."""
+    return running_autoplay(database_url, log_path, changes=changes, LOG_LEVEL="DEBUG", **SETTINGS)
 
 
 def hold_long_poll(base: str, match_id: str, after: int) -> socket.socket:
@@ -53,10 +36,6 @@ def hold_long_poll(base: str, match_id: str, after: int) -> socket.socket:
     sock = socket.create_connection((host, int(port)), timeout=5)
     sock.sendall(f"GET /v1/matches/{match_id}/events?after={after}&wait=30 HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
     return sock
-
-
-def wait_until(predicate, seconds: float, what: str):
-    return eventually(predicate, seconds, what, step=0.1)[0]
 
 
 def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(database_url, tmp_path):
@@ -68,36 +47,29 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
 
     with ExitStack() as stack:
         stack.callback(engine.dispose)
-        base_a, _ = stack.enter_context(running_gunicorn(database_url, tmp_path / "a.log", **SETTINGS))
-        base_b, _ = stack.enter_context(running_gunicorn(database_url, tmp_path / "b.log", **SETTINGS))
+        changes = stack.enter_context(watching_changes())
+        base_a, _ = stack.enter_context(running_gunicorn(database_url, tmp_path / "a.log", changes=changes, **SETTINGS))
+        base_b, _ = stack.enter_context(running_gunicorn(database_url, tmp_path / "b.log", changes=changes, **SETTINGS))
 
         # Waiters: 4 per address in all, whichever server holds them.
         live = requests.post(f"{base_a}/v1/matches", json={"seats": PEOPLE}, timeout=10).json()
         held = [hold_long_poll(base, live["id"], live["seq"]) for base in (base_a, base_b, base_a, base_b)]
-        wait_until(lambda: slots() == 4, 10, "four waiters held, two on each server")
+        changes.until(lambda: slots() == 4, 10, "four waiters held, two on each server")
         url = f"/v1/matches/{live['id']}/events?after={live['seq']}&wait=5"
         for base in (base_a, base_b):
             refused = requests.get(base + url, timeout=10)
             assert refused.status_code == 429 and refused.headers["Content-Type"] == "application/problem+json"
             assert refused.json()["code"] == "too_many_waiters" and int(refused.headers["Retry-After"]) >= 1
         held.pop().close()  # one client leaves: its slot frees
-        wait_until(lambda: slots() == 3, 5, "the slot of a client that left freed")
-        wait_until(
-            lambda: (
-                requests.get(
-                    f"{base_a}/v1/matches/{live['id']}/events?after={live['seq']}&wait=0.2", timeout=10
-                ).status_code
-                == 200
-            ),
-            5,
-            "a slot freed by a disconnect",
-        )
+        changes.until(lambda: slots() == 3, 5, "the slot of a client that left freed")
+        freed = requests.get(f"{base_a}/v1/matches/{live['id']}/events?after={live['seq']}&wait=0.2", timeout=10)
+        assert freed.status_code == 200, freed.text  # the freed slot is there to take
         for sock in held:
             sock.close()
 
         # All-bot matches: 4 unfinished per address across both servers; two runners play them.
-        runner_a = stack.enter_context(autoplay_runner(database_url, tmp_path / "runner-a.log"))
-        runner_b = stack.enter_context(autoplay_runner(database_url, tmp_path / "runner-b.log"))
+        runner_a = stack.enter_context(runner(database_url, tmp_path / "runner-a.log", changes))
+        runner_b = stack.enter_context(runner(database_url, tmp_path / "runner-b.log", changes))
         made = []
         for base in (base_a, base_b, base_a, base_b):
             created = requests.post(f"{base}/v1/matches", timeout=10, json={"seats": BOTS, "rules": {"target": 60}})
@@ -110,7 +82,7 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
         def all_ended():
             return all(requests.get(f"{base_a}/v1/matches/{m}", timeout=10).json()["status"] == "ended" for m in made)
 
-        wait_until(all_ended, 120, "the runners end every all-bot match")
+        changes.until(all_ended, 120, "the runners end every all-bot match")
         assert runner_a.poll() is None and runner_b.poll() is None
         for match_id in made:
             report = requests.get(f"{base_b}/v1/matches/{match_id}/fairness", timeout=30).json()

@@ -3,7 +3,7 @@
 A client long-polls server A while another client acts through server B; A must answer
 within a fraction of a second (PostgreSQL: LISTEN/NOTIFY; SQLite: each process's one poller
 of ``PRAGMA data_version``, every 0.15 s). The action is sent once the long-poll is waiting: its
-waiter slot is in the database (a bounded poll of another process's state, not a sleep).
+waiter slot is in the database (looked at after each commit of the servers, not on a clock).
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ import pytest
 import requests
 
 from api.store import Store, make_engine
-from tests.servers import eventually, running_gunicorn
+from tests.servers import running_gunicorn, watching_changes
 
 
 @pytest.fixture
 def two_servers(database_url, tmp_path):
     settings = {"WEB_CONCURRENCY": "1", "AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false"}
     with (
-        running_gunicorn(database_url, tmp_path / "a.log", **settings) as (base_a, _),
-        running_gunicorn(database_url, tmp_path / "b.log", **settings) as (base_b, _),
+        watching_changes() as changes,
+        running_gunicorn(database_url, tmp_path / "a.log", changes=changes, **settings) as (base_a, _),
+        running_gunicorn(database_url, tmp_path / "b.log", changes=changes, **settings) as (base_b, _),
     ):
-        yield base_a, base_b
+        yield base_a, base_b, changes
 
 
 def waiting_long_polls(store: Store) -> int:
@@ -35,7 +36,7 @@ def waiting_long_polls(store: Store) -> int:
 
 
 def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, database_url, is_postgres):
-    base_a, base_b = two_servers
+    base_a, base_b, changes = two_servers
     created = requests.post(
         f"{base_a}/v1/matches",
         json={"seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]},
@@ -53,7 +54,7 @@ def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers,
     store = Store(make_engine(database_url, pool_size=1))
 
     def act():
-        eventually(lambda: waiting_long_polls(store) > 0, 10, "the long-poll on server A is waiting")
+        changes.until(lambda: waiting_long_polls(store) > 0, 10, "the long-poll on server A is waiting")
         acted_at["t"] = time.monotonic()
         response = requests.post(f"{base_b}/v1/matches/{match_id}/actions", json=action, headers=headers, timeout=10)
         acted_at["done"] = time.monotonic()

@@ -4,15 +4,12 @@ delivering signed events to a real receiver on loopback, retrying the one it ref
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 
 import requests
 
 from tests.e2e.test_portals_http import make_portal
-from tests.servers import ROOT, eventually, running_gunicorn
+from tests.servers import running_autoplay, running_gunicorn, watching_changes
 from tests.webhook_receiver import running_receiver, verify
 
 SEATS = [{"name": "Sam", "type": "remote", "player_ref": "sam"}, {"name": "Bo", "type": "bot"}]
@@ -21,62 +18,47 @@ SETTINGS = {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true", "WEBHOOK_RETRY_SECONDS": 
 
 def test_the_runner_delivers_signed_events_and_retries_a_refusal(database_url, tmp_path):
     key = make_portal(database_url, "hooked-http")
-    environ = {**os.environ, "DATABASE_URL": database_url, "AUTO_MIGRATE": "0", **SETTINGS}
-    environ.pop("API_KEYS", None)
     with (
         running_receiver(500) as receiver,
-        running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false", **SETTINGS) as (base, _),
-        open(tmp_path / "runner.log", "wb") as runner_log,
+        watching_changes() as changes,
+        running_gunicorn(
+            database_url, tmp_path / "gunicorn.log", changes=changes, RATELIMIT_ENABLED="false", **SETTINGS
+        ) as (base, _),
+        running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS),
     ):
-        runner = subprocess.Popen(
-            [sys.executable, "-m", "flask", "--app", "wsgi", "boneyard", "autoplay"],
-            cwd=ROOT,
-            env=environ,
-            stdout=runner_log,
-            stderr=subprocess.STDOUT,
+        headers = {"X-API-Key": key}
+        hook = requests.post(
+            f"{base}/v1/portal/webhooks",
+            json={"url": receiver.url, "events": ["match.created", "turn.started"]},
+            headers=headers,
+            timeout=10,
         )
-        try:
-            headers = {"X-API-Key": key}
-            hook = requests.post(
-                f"{base}/v1/portal/webhooks",
-                json={"url": receiver.url, "events": ["match.created", "turn.started"]},
-                headers=headers,
-                timeout=10,
-            )
-            assert hook.status_code == 201, hook.text
-            hook = hook.json()
-            made = requests.post(f"{base}/v1/matches", json={"seats": SEATS}, headers=headers, timeout=10)
-            assert made.status_code == 201, made.text
-            match_id = made.json()["id"]
+        assert hook.status_code == 201, hook.text
+        hook = hook.json()
+        made = requests.post(f"{base}/v1/matches", json={"seats": SEATS}, headers=headers, timeout=10)
+        assert made.status_code == 201, made.text
+        match_id = made.json()["id"]
 
-            def all_delivered() -> list[dict] | None:
-                page = requests.get(f"{base}/v1/portal/webhooks/{hook['id']}/deliveries", headers=headers, timeout=10)
-                items = page.json()["items"]
-                return items if len(items) == 2 and all(d["status"] == "delivered" for d in items) else None
+        def all_delivered() -> list[dict] | None:
+            page = requests.get(f"{base}/v1/portal/webhooks/{hook['id']}/deliveries", headers=headers, timeout=10)
+            items = page.json()["items"]
+            return items if len(items) == 2 and all(d["status"] == "delivered" for d in items) else None
 
-            deliveries, _seconds = eventually(all_delivered, within=30, what="both deliveries delivered")
-            assert sorted(d["type"] for d in deliveries) == ["match.created", "turn.started"]
-            assert sorted(len(d["log"]) for d in deliveries) == [1, 2]  # the refused one was retried
-            retried = next(d for d in deliveries if len(d["log"]) == 2)
-            assert [a["status_code"] for a in retried["log"]] == [200, 500]
+        deliveries, _seconds = changes.until(all_delivered, within=30, what="both deliveries delivered")
+        assert sorted(d["type"] for d in deliveries) == ["match.created", "turn.started"]
+        assert sorted(len(d["log"]) for d in deliveries) == [1, 2]  # the refused one was retried
+        retried = next(d for d in deliveries if len(d["log"]) == 2)
+        assert [a["status_code"] for a in retried["log"]] == [200, 500]
 
-            assert len(receiver.received) == 3
-            now = time.time()
-            for got in receiver.received:
-                payload = verify(hook["secret"], got.headers["Boneyard-Signature"], got.body, now)
-                assert payload["match_id"] == match_id and payload["id"] == got.headers["Boneyard-Delivery"]
-                assert payload["type"] == got.headers["Boneyard-Event"]
-            turn = next(
-                verify(hook["secret"], g.headers["Boneyard-Signature"], g.body, now)
-                for g in receiver.received
-                if g.headers["Boneyard-Event"] == "turn.started"
-            )
-            assert turn["data"]["seat"] == 0 and turn["data"]["player_ref"] == "sam"
-        finally:
-            runner.terminate()
-            try:
-                runner.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                runner.kill()
-                runner.wait()
-        assert runner.returncode == 0, (tmp_path / "runner.log").read_text()[-3000:]
+        assert len(receiver.received) == 3
+        now = time.time()
+        for got in receiver.received:
+            payload = verify(hook["secret"], got.headers["Boneyard-Signature"], got.body, now)
+            assert payload["match_id"] == match_id and payload["id"] == got.headers["Boneyard-Delivery"]
+            assert payload["type"] == got.headers["Boneyard-Event"]
+        turn = next(
+            verify(hook["secret"], g.headers["Boneyard-Signature"], g.body, now)
+            for g in receiver.received
+            if g.headers["Boneyard-Event"] == "turn.started"
+        )
+        assert turn["data"]["seat"] == 0 and turn["data"]["player_ref"] == "sam"
