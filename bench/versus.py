@@ -3,6 +3,7 @@
     pip install -e '.[bench]'
     python bench/versus.py --quick --jobs 2                  # 40 hands per row
     python bench/versus.py --rows alphabeta32 --hands 400 --level expert --jobs 2
+    python bench/versus.py --rows alphabeta32 --seed 777 --budget inference=8 --jobs 2   # a tuning run
 
 Every hand is played on Boneyard's own engine, the rules authority; the public AIs only
 choose moves. Each seat is a *player*: a Boneyard level (``api.bots.choose_action``, the
@@ -81,6 +82,7 @@ only. Deals run in parallel over ``--jobs`` processes; the outcomes do not depen
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import itertools
 import multiprocessing
@@ -99,7 +101,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from strength import wilson
 
-from api.bots import bot_seed, choose_action
+from api.bots import LEVEL_BUDGETS, Budget, bot_seed, choose_action
 from api.bots.arena import next_actor
 from api.rules import (
     ALL_TILES,
@@ -157,13 +159,32 @@ def play_action(seat_view: Json, tile: Tile, end: str) -> Json:
     raise ValueError(f"{tile} on {end} is not among the legal actions {seat_view['legal_actions']}")
 
 
-def boneyard_player(level: str) -> Player:
-    """A Boneyard level, asked exactly as the server asks it."""
+def boneyard_player(level: str, budget: Budget | None = None) -> Player:
+    """A Boneyard level, asked exactly as the server asks it (``budget``: another than the level's own)."""
 
     def play(seat_view: Json, log: list[Json], rng_seed: str) -> Json:
-        return choose_action(level, seat_view, log, rng_seed)
+        return choose_action(level, seat_view, log, rng_seed, budget)
 
     return play
+
+
+def parse_budget(text: str, level: str) -> Budget:
+    """``--budget inference=8,lean=4.0``: the level's own budget with those fields changed."""
+    if level not in LEVEL_BUDGETS:
+        raise ValueError(f"level {level!r} has no budget (one of {', '.join(LEVEL_BUDGETS)} has)")
+    base = LEVEL_BUDGETS[level]
+    changes: dict[str, Any] = {}  # each of its field's own type (int or float)
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        name = name.strip()
+        if not hasattr(base, name):
+            raise ValueError(f"no budget field {name!r}; the fields: {', '.join(base.__dataclass_fields__)}")
+        kind = type(getattr(base, name))
+        try:
+            changes[name] = kind(value.strip())
+        except ValueError:
+            raise ValueError(f"budget field {name} takes {kind.__name__} values, not {value.strip()!r}") from None
+    return dataclasses.replace(base, **changes)
 
 
 # --- anchor 1: dominoes' probabilistic_alphabeta (4p partner block) ---------------------------
@@ -531,6 +552,7 @@ class Settings:
     seed: int = 1
     ismcts_sims: int = 500
     ismcts_uct_c: float = 2.0
+    budget: Budget | None = None  # the level's own unless given (``--budget``)
 
 
 _ANCHORS: dict[tuple[str, Settings], Player] = {}  # per process: the anchors keep their tables
@@ -556,7 +578,7 @@ def play_pair(job: tuple[str, int, Settings]) -> tuple[str, int, list[HandOutcom
     row = ROW_BY_NAME[row_name]
     rules = four_player_rules() if row.players == 4 else two_player_rules()
     seed = f"versus:{settings.seed}:{row.players}p:{index}"  # the same deals for both alphabeta rows
-    ours, theirs = boneyard_player(settings.level), anchor_for(row_name, settings)
+    ours, theirs = boneyard_player(settings.level, settings.budget), anchor_for(row_name, settings)
     hands = []
     for side in (0, 1):
         players = [ours if rules.side_of(s) == side else theirs for s in range(rules.players)]
@@ -687,7 +709,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the deals: the same seed plays the same deals")
     parser.add_argument("--ismcts-sims", type=int, default=500)
     parser.add_argument("--ismcts-uct-c", type=float, default=2.0)
+    parser.add_argument(
+        "--budget",
+        default="",
+        help="the level's budget with some fields changed, e.g. inference=8,lean=4.0 (api/bots/expert.py Budget)",
+    )
     args = parser.parse_args(argv)
+    try:
+        budget = parse_budget(args.budget, args.level) if args.budget else None
+    except ValueError as error:
+        parser.error(str(error))
 
     wanted = [n.strip() for n in args.rows.split(",") if n.strip()]
     unknown = [n for n in wanted if n not in ROW_BY_NAME]
@@ -696,12 +727,14 @@ def main(argv: list[str] | None = None) -> int:
     rows = [ROW_BY_NAME[n] for n in wanted]
     size = 40 if args.quick else args.hands
     hands = {r.name: max(2, (size or r.default_hands) // 2 * 2) for r in rows}
-    settings = Settings(args.level, args.seed, args.ismcts_sims, args.ismcts_uct_c)
+    settings = Settings(args.level, args.seed, args.ismcts_sims, args.ismcts_uct_c, budget)
 
     print(f"Command: {' '.join([os.path.basename(sys.executable), *sys.argv])}")
     print(
         f"Boneyard level {settings.level}; ISMCTS {settings.ismcts_sims} simulations, uct_c {settings.ismcts_uct_c:g}"
     )
+    if budget is not None:
+        print(f"Budget: {budget}")
     print("Each deal twice, sides swapped; blocked_scoring 'others'; points are Boneyard's hand scores.\n")
     began = time.perf_counter()
     outcomes = run_rows(rows, hands, settings, args.jobs)

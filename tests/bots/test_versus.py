@@ -208,3 +208,19 @@ def test_a_seeded_pair_of_hands_replays_identically(row):
     assert [(h.actions, h.side, h.points) for h in first] == [(h.actions, h.side, h.points) for h in again]
     assert [h.boneyard_side for h in first] == [0, 1]
     assert all(h.anchor_cpu for h in first)  # the anchor was asked
+
+
+def test_a_tuning_run_changes_only_the_budget_fields_it_names_with_their_own_types():
+    from api.bots import DEFAULT_BUDGET, INTERMEDIATE_BUDGET
+
+    tuned = versus.parse_budget("inference=8, lean=4", "expert")
+    assert (tuned.inference, tuned.lean) == (8, 4.0) and isinstance(tuned.lean, float)
+    assert tuned.determinizations == DEFAULT_BUDGET.determinizations and tuned.exact_tiles == DEFAULT_BUDGET.exact_tiles
+    assert versus.parse_budget("sure=0", "intermediate").determinizations == INTERMEDIATE_BUDGET.determinizations
+    for text, level, message in [
+        ("nope=1", "expert", "no budget field 'nope'"),
+        ("inference=2.5", "expert", "takes int values"),
+        ("lean=2", "greedy", "has no budget"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            versus.parse_budget(text, level)
