@@ -135,12 +135,7 @@ def running_gunicorn(
         copier.start()
 
     def stop() -> None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
         if copier is not None:
             copier.join(timeout=15)  # the pipe ends when the last worker has gone
             assert proc.stdout is not None
@@ -191,9 +186,14 @@ def running_autoplay(
     try:
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate, and kill what has not gone within 15 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
