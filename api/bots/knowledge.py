@@ -39,9 +39,8 @@ from typing import Any
 from api.rules.events import HandStarted, Knocked, PointsScored, TileDrawn, TilePlayed
 from api.rules.layout import END_INDEX, Layout
 from api.rules.ruleset import RuleSet
-from api.rules.state import PLAYING, MatchState, forced_lead
+from api.rules.state import PLAYING, MatchState, forced_lead, lead_is_forced
 from api.rules.tiles import ALL_TILES, Tile
-from api.rules.vocabulary import Lead
 
 from .actions import Json
 
@@ -143,7 +142,7 @@ class Knowledge:
                 tile = _tile(e["tile"])
                 if who in slots and layout.tiles > 0:
                     chosen.append((who, tile.index, _fitting(layout.values)))
-                if layout.tiles == 0 and _lead_is_forced(rules, view["hand_number"]):
+                if layout.tiles == 0 and lead_is_forced(rules, view["hand_number"]):
                     barred = _outranking(tile)
                 if who in slots:
                     _remove_slot(slots[who], tile, newest=informative_draws and drew_last[who])
@@ -297,11 +296,6 @@ def _fitting(values: Iterable[int | None]) -> int:
 
 _NUMBERS_ON = tuple(tile_mask(t) for t in ALL_TILES)  # by ``Tile.index``
 _FITTING = tuple(_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
-
-
-def _lead_is_forced(rules: RuleSet, hand_number: int) -> bool:
-    """Whether this hand's lead was the forced one (``MatchState.next_lead``)."""
-    return rules.lead == Lead.HIGHEST_DOUBLE or (rules.lead == Lead.WINNER_ANY and hand_number == 1)
 
 
 @functools.cache

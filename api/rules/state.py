@@ -27,6 +27,7 @@ WAITING, PLAYING, ENDED = Status.WAITING, Status.PLAYING, Status.ENDED
 REMOTE_SEAT, BOT_SEAT, OPEN_SEAT = SeatKind.REMOTE, SeatKind.BOT, SeatKind.OPEN
 DOMINO, BLOCKED = HandEndReason.DOMINO, HandEndReason.BLOCKED
 _DRAW_GAME, _ROTATE_ANY, _WINNER_ANY = Game.DRAW, Lead.ROTATE_ANY, Lead.WINNER_ANY
+_HIGHEST_DOUBLE = Lead.HIGHEST_DOUBLE
 # As stored: plain strings, for what writes them out itself (the database's check constraints).
 STATUSES = values(Status)
 SEAT_TYPES = values(SeatKind)
@@ -283,21 +284,22 @@ class MatchState:
         """Who leads the hand about to be dealt, and the tile if the lead is forced."""
         rules = self.rules
         first_hand = self.hand_number == 0
+        if lead_is_forced(rules, self.hand_number + 1):
+            return forced_lead(hands)
         if rules.lead == _ROTATE_ANY:
             if first_hand:
                 assert self.turn_up_leader is not None  # tiles_turned_up comes before the first deal
                 return self.turn_up_leader, None
             assert self.leader is not None  # a hand was dealt
             return (self.leader + 1) % rules.players, None
-        if rules.lead == _WINNER_ANY and not first_hand:
-            last = self.last_result
-            assert last is not None and self.leader is not None  # a hand was played
-            if last.winner is not None:
-                return last.winner, None
-            sizes = [len(h) for h in last.hands]
-            fewest = [s for s, n in enumerate(sizes) if n == min(sizes)]
-            return (fewest[0] if len(fewest) == 1 else self.leader), None
-        return forced_lead(hands)
+        # winner_any after the first hand: the last hand's winner, or who was left with fewest tiles
+        last = self.last_result
+        assert last is not None and self.leader is not None  # a hand was played
+        if last.winner is not None:
+            return last.winner, None
+        sizes = [len(h) for h in last.hands]
+        fewest = [s for s, n in enumerate(sizes) if n == min(sizes)]
+        return (fewest[0] if len(fewest) == 1 else self.leader), None
 
     # --- effects, one per event type ---------------------------------------------
     @property
@@ -387,6 +389,12 @@ class MatchState:
         self.turn = None
         self.winner = winner
         self.pending_muggins = None
+
+
+def lead_is_forced(rules: RuleSet, hand_number: int) -> bool:
+    """Whether hand ``hand_number`` (from 1) opens with the forced lead (``forced_lead``): always
+    under ``highest_double``, the first hand under ``winner_any``, never under ``rotate_any``."""
+    return rules.lead == _HIGHEST_DOUBLE or (rules.lead == _WINNER_ANY and hand_number == 1)
 
 
 def forced_lead(hands: Sequence[Sequence[Tile]]) -> tuple[int, Tile]:

@@ -19,7 +19,7 @@
 // SEARCH_TOO_BIG and SOLVER_TILES (the tiles as the solver numbers them).
 import { createHash } from "node:crypto";
 import { PyRandom } from "./pyrandom.mjs";
-import { forcedLead, handAward } from "./rules.mjs";
+import { forcedLead, handAward, leadIsForced } from "./rules.mjs";
 
 export const LEVELS = ["random", "greedy", "intermediate", "expert"]; // weakest first, as api/bots LEVELS
 export const DEFAULT_LEVEL = "greedy"; // a bot seat stored without a level (api/bots DEFAULT_LEVEL)
@@ -460,16 +460,21 @@ function leanPowers(lean) {
   return POWERS.get(lean);
 }
 
-/** knowledge.py _lead_is_forced: whether this hand's lead was the forced one. */
-const leadIsForced = (rules, handNumber) =>
-  rules.lead === "highest_double" || (rules.lead === "winner_any" && handNumber === 1);
 /** knowledge.py _outranking: the tiles that would have led instead of `lead` (a mask by index),
- *  by the replayer's own forcedLead (rules.mjs). */
-const outranking = (lead) =>
-  ALL_TILES.reduce(
-    (m, t) => (t !== lead && forcedLead([[toJson(lead)], [toJson(t)]])[0] === 1 ? m | (1 << t.index) : m),
-    0,
-  );
+ *  by the replayer's own forcedLead (rules.mjs); worked out once per tile. */
+const OUTRANKING = new Map();
+function outranking(lead) {
+  if (!OUTRANKING.has(lead)) {
+    OUTRANKING.set(
+      lead,
+      ALL_TILES.reduce(
+        (m, t) => (t !== lead && forcedLead([[toJson(lead)], [toJson(t)]])[0] === 1 ? m | (1 << t.index) : m),
+        0,
+      ),
+    );
+  }
+  return OUTRANKING.get(lead);
+}
 
 class Knowledge {
   static read(view, log) {

@@ -196,15 +196,14 @@ export class Match {
   nextLead(hands) {
     const rules = this.rules;
     const firstHand = this.handNumber === 0;
+    if (leadIsForced(rules, this.handNumber + 1)) return forcedLead(hands);
     if (rules.lead === "rotate_any") return [firstHand ? this.turnUpLeader : this.next(this.leader), null];
-    if (rules.lead === "winner_any" && !firstHand) {
-      const last = this.lastResult;
-      if (last.winner !== null) return [last.winner, null];
-      const sizes = last.hands.map((h) => h.length);
-      const fewest = sizes.map((n, s) => [n, s]).filter(([n]) => n === Math.min(...sizes));
-      return [fewest.length === 1 ? fewest[0][1] : this.leader, null];
-    }
-    return forcedLead(hands);
+    // winner_any after the first hand: the last hand's winner, or who was left with fewest tiles
+    const last = this.lastResult;
+    if (last.winner !== null) return [last.winner, null];
+    const sizes = last.hands.map((h) => h.length);
+    const fewest = sizes.map((n, s) => [n, s]).filter(([n]) => n === Math.min(...sizes));
+    return [fewest.length === 1 ? fewest[0][1] : this.leader, null];
   }
 
   sideAtTarget() {
@@ -271,6 +270,11 @@ export class Match {
 }
 
 /** Highest double sets; with no double dealt, the heaviest tile (higher end on ties). */
+/** state.py lead_is_forced: whether hand `handNumber` (from 1) opens with the forced lead. */
+export function leadIsForced(rules, handNumber) {
+  return rules.lead === "highest_double" || (rules.lead === "winner_any" && handNumber === 1);
+}
+
 export function forcedLead(hands) {
   for (let n = 6; n >= 0; n--) {
     for (let seat = 0; seat < hands.length; seat++) {
