@@ -173,12 +173,13 @@ def parse_budget(text: str, level: str) -> Budget:
     if level not in LEVEL_BUDGETS:
         raise ValueError(f"level {level!r} has no budget (one of {', '.join(LEVEL_BUDGETS)} has)")
     base = LEVEL_BUDGETS[level]
+    fields = [f.name for f in dataclasses.fields(base)]
     changes: dict[str, Any] = {}  # each of its field's own type (int or float)
     for item in filter(None, (part.strip() for part in text.split(","))):
         name, _, value = item.partition("=")
         name = name.strip()
-        if not hasattr(base, name):
-            raise ValueError(f"no budget field {name!r}; the fields: {', '.join(base.__dataclass_fields__)}")
+        if name not in fields:  # (a method such as deals_for is no field)
+            raise ValueError(f"no budget field {name!r}; the fields: {', '.join(fields)}")
         kind = type(getattr(base, name))
         try:
             changes[name] = kind(value.strip())

@@ -219,6 +219,7 @@ def test_a_tuning_run_changes_only_the_budget_fields_it_names_with_their_own_typ
     assert versus.parse_budget("sure=0", "intermediate").determinizations == INTERMEDIATE_BUDGET.determinizations
     for text, level, message in [
         ("nope=1", "expert", "no budget field 'nope'"),
+        ("deals_for=3", "expert", "no budget field 'deals_for'"),
         ("inference=2.5", "expert", "takes int values"),
         ("lean=2", "greedy", "has no budget"),
     ]:
