@@ -118,10 +118,12 @@ from api.rules import (
     view,
 )
 from api.rules.events import HandEnded
+from api.rules.state import MatchState
 from api.rules.tiles import weight_key
 
 Json = dict[str, Any]
 Player = Callable[[Json, list[Json], str], Json]  # (view, redacted log, rng seed) -> one of the legal actions
+Watcher = Callable[[MatchState, int, list[Json]], None]  # (the whole state, the seat to be asked, its log)
 
 TARGET = 1_000  # the largest target: no single hand reaches it (a hand is worth at most 168 pips)
 BOOTSTRAP = 2_000
@@ -491,8 +493,11 @@ class HandOutcome:
         return self.points if self.side is not None and self.side != self.boneyard_side else 0
 
 
-def play_hand(rules: RuleSet, seed: str, players: list[Player], boneyard_side: int) -> HandOutcome:
-    """Deal the hand of ``seed`` and play it to its end, each seat's player choosing its moves."""
+def play_hand(
+    rules: RuleSet, seed: str, players: list[Player], boneyard_side: int, watch: Watcher | None = None
+) -> HandOutcome:
+    """Deal the hand of ``seed`` and play it to its end, each seat's player choosing its moves
+    (``watch``, for diagnostics: shown the whole state before each decision a player is asked for)."""
     seats = [{"name": f"seat-{i}", "type": "remote"} for i in range(rules.players)]
     created = create_match(rules, seats, seed)
     state = replay(created)
@@ -521,6 +526,8 @@ def play_hand(rules: RuleSet, seed: str, players: list[Player], boneyard_side: i
         if len(legal) == 1:
             action = legal[0]  # nothing to decide: a knock, or the one tile that fits
         else:
+            if watch is not None:
+                watch(state, seat, logs[seat])
             t0 = time.process_time()
             action = players[seat](seat_view, logs[seat], bot_seed(seed, count, seat))
             spent = time.process_time() - t0

@@ -9,8 +9,9 @@ For each decision the bot
 2. deals the unseen tiles at random, respecting every constraint and every count (the
    *determinizations*). The expert draws ``Budget.inference`` times as many deals as it
    will play out and picks among them in proportion to how likely each makes what the
-   other seats chose to play (``Knowledge.likelihood``: players lean toward shedding
-   heavy tiles, so one that shed a light tile probably held no heavier one that fitted);
+   other seats chose to play (``Knowledge.likelihood``: a seat whose plays lean toward
+   shedding heavy tiles, that shed a light tile, probably held no heavier one that fitted;
+   a seat whose plays show no such lean is not read that way);
 3. on each deal, makes each candidate move and plays the hand out: every seat sheds its
    best-scoring, then heaviest tile (``rollout``; ``epsilon`` of the moves random). The
    expert stops guessing once nothing can be drawn and at most ``Budget.exact_tiles``
@@ -68,9 +69,10 @@ class Budget:
     ``min_determinizations`` on, once the best move so far leads every other by more than
     ``sure`` standard errors of their difference over the same deals: clear choices cost
     little, and the close ones get the deals. ``inference`` (1: off) weighs the deals by what
-    the other seats chose to play (``Knowledge.likelihood``, players leaning ``lean`` toward
-    the heavier tile): ``inference`` times as many deals are drawn as may be played out, and
-    each deal played out is drawn from them in proportion to its likelihood.
+    the other seats chose to play (``Knowledge.likelihood``: a seat either leans ``lean`` toward
+    the heavier tile, but for a ``stray`` share of its choices, or takes any fitting tile alike;
+    its plays tell which): ``inference`` times as many deals are drawn as may be played out,
+    and each deal played out is drawn from them in proportion to its likelihood.
     """
 
     determinizations: int = 64
@@ -84,6 +86,7 @@ class Budget:
     sure: float = 1.5
     inference: int = 4
     lean: float = 2.5
+    stray: float = 0.2
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -181,7 +184,7 @@ def _weighed_deals(
     cumulative = []
     total = 0.0
     for hands, _boneyard in candidates:
-        total += know.likelihood(hands, powers)
+        total += know.likelihood(hands, powers, budget.stray)
         cumulative.append(total)
     if not total > 0.0:
         return None  # every guess underflowed: no guidance

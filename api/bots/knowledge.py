@@ -18,9 +18,11 @@ a heavier tile): ``barred``, the tiles no other seat can hold while none of them
 
 It also keeps every *choice* another seat made since its last draw: the tile it played and
 the tiles that fitted the table then. ``Knowledge.likelihood(hands)`` reads them back: how
-likely a guess of the hidden hands makes those choices if players lean toward shedding
+likely a guess of the hidden hands makes those choices. Some players lean toward shedding
 their heavier tiles (a tile ``lean`` times likelier than one a step lighter on the
-heaviest-first key). A seat that played a light tile probably held no heavy one that fitted.
+heaviest-first key): one of those that played a light tile probably held no heavy one that
+fitted. Others do not (a searching player, a partner playing for its side); which kind each
+seat is, is read from its own plays along with the hands.
 
 ``Knowledge.sample(rng)`` deals the unseen tiles into the hidden slots and the boneyard,
 respecting every constraint, and ``Knowledge.state(deal)`` builds a ``MatchState`` of
@@ -50,6 +52,8 @@ _RETRIES = 30
 # (``expert.policy_move``), heavier first, a double before a single of the same weight.
 WEIGHT_KEY: tuple[int, ...] = tuple(2 * t.pips + t.is_double for t in ALL_TILES)
 KEY_SPAN = max(WEIGHT_KEY)  # keys run 0..KEY_SPAN
+# Before a seat has played, the odds that it leans toward shedding weight (``Knowledge.likelihood``).
+LEANING_ODDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -187,24 +191,43 @@ class Knowledge:
             common &= m
         return set(numbers_of(common))
 
-    def likelihood(self, hands: dict[int, list[Tile]], powers: tuple[float, ...]) -> float:
-        """How likely the other seats' choices are if they hold ``hands``, up to a constant
-        factor: each chose its tile with probability proportional to ``lean ** key`` among the
-        tiles that fitted (``powers`` from ``lean_powers``). The tile chosen is always among
-        those that fitted, so each factor is at least 1; the answer is 0.0 only if their product
-        overflows a float (far beyond one hand's choices at the expert's ``lean``)."""
+    def likelihood(
+        self, hands: dict[int, list[Tile]], powers: tuple[float, ...], stray: float, odds: float = LEANING_ODDS
+    ) -> float:
+        """How likely the other seats' choices are if they hold ``hands``, up to a constant factor.
+
+        Each seat is one of two kinds of player, leaning at ``odds`` (``LEANING_ODDS``: even) before
+        its plays show which. A *leaning* player sheds weight: it picks among the tiles that
+        fitted in proportion to ``lean ** key`` (``powers`` from ``lean_powers``), except on a
+        ``stray`` share of its choices, made with no regard to weight. An *even* player takes
+        any tile that fitted alike: its choices say nothing of its hand, only that the tile
+        fitted. A seat's factor is the mix of the two over all its choices, so a seat whose
+        plays keep to the heavy end soon counts as leaning, and one that shed a light tile
+        while holding heavier ones (a searching player, a partner playing for the side) stops
+        being read as if it leaned. ``odds=1, stray=0`` reads every seat as leaning on every
+        choice: that made the guesses worse than reading nothing (``bench/reading.py``)."""
         masks = {s: _mask(h) for s, h in hands.items()}
-        product = 1.0
+        players = self.rules.players
+        leaning = [1.0] * players  # each seat's choices, if it leans
+        even = [1.0] * players  # if it takes any fitting tile alike
+        keep = 1.0 - stray
         for c in self.choices:
             options = (masks.get(c.seat, 0) | c.kept) & c.fits
             base = KEY_SPAN - WEIGHT_KEY[c.tile]
             total = 0.0
+            count = 0
             while options:
                 bit = options & -options
                 options ^= bit
                 total += powers[base + WEIGHT_KEY[bit.bit_length() - 1]]
-            product *= total  # the chosen tile's own term is lean ** 0 == 1
-        return 1.0 / product
+                count += 1
+            # the chosen tile's own term is lean ** 0 == 1, so total >= 1 and count >= 1
+            leaning[c.seat] *= keep / total + stray / count
+            even[c.seat] *= 1.0 / count
+        product = 1.0
+        for seat in range(players):
+            product *= odds * leaning[seat] + (1.0 - odds) * even[seat]
+        return product
 
     # --- imagining the hidden tiles ----------------------------------------------------
     @functools.cached_property

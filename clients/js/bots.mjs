@@ -442,7 +442,8 @@ function removeSlot(masks, tile, newest) {
   masks.splice(best !== null ? best : masks.length - 1, 1);
 }
 
-// knowledge.py WEIGHT_KEY, KEY_SPAN, _FITTING and lean_powers: the play model of the inference.
+// knowledge.py WEIGHT_KEY, KEY_SPAN, _FITTING, LEANING_ODDS and lean_powers: the play model of the inference.
+const LEANING_ODDS = 0.5;
 const WEIGHT_KEY = ALL_TILES.map((t) => 2 * t.pips + (t.isDouble ? 1 : 0));
 const KEY_SPAN = Math.max(...WEIGHT_KEY);
 const FITTING = Array.from({ length: 128 }, (_, numbers) =>
@@ -542,23 +543,33 @@ class Knowledge {
     return k;
   }
 
-  /** Knowledge.likelihood: how likely the other seats' choices are with these hidden hands. */
-  likelihood(hands, powers) {
+  /** Knowledge.likelihood: how likely the other seats' choices are with these hidden hands, each seat
+   *  at even odds (LEANING_ODDS) a leaning player (lean ** key, a `stray` share of any fitting tile
+   *  alike) or an even one (any fitting tile alike); the same operations in the same order. */
+  likelihood(hands, powers, stray) {
     const masks = new Map();
     for (const [s, tiles] of hands) { let m = 0; for (const t of tiles) m |= 1 << t.index; masks.set(s, m); }
-    let product = 1.0;
+    const players = this.rules.players;
+    const leaning = new Array(players).fill(1.0), even = new Array(players).fill(1.0);
+    const keep = 1.0 - stray;
     for (const c of this.choices) {
       let options = ((masks.get(c.seat) ?? 0) | c.kept) & c.fits;
       const base = KEY_SPAN - WEIGHT_KEY[c.tile];
-      let total = 0.0;
+      let total = 0.0, count = 0;
       while (options) {
         const bit = options & -options;
         options ^= bit;
         total += powers[base + WEIGHT_KEY[31 - Math.clz32(bit)]];
+        count += 1;
       }
-      product *= total;
+      leaning[c.seat] *= keep / total + stray / count;
+      even[c.seat] *= 1.0 / count;
     }
-    return 1.0 / product;
+    let product = 1.0;
+    for (let seat = 0; seat < players; seat++) {
+      product *= LEANING_ODDS * leaning[seat] + (1.0 - LEANING_ODDS) * even[seat];
+    }
+    return product;
   }
 
   /** Knowledge.sample: a deal of the unseen tiles that respects every slot's lacks. */
@@ -623,6 +634,7 @@ class Knowledge {
 export const DEFAULT_BUDGET = Object.freeze({
   determinizations: 64, rollouts: 1, maxPlayouts: 400, minDeterminizations: 16, epsilon: 0.1,
   exactTiles: 16, exactLimit: 20_000, exactWork: 24_000, sure: 1.5, inference: 4, lean: 2.5,
+  stray: 0.2,
 }); // the expert
 export const INTERMEDIATE_BUDGET = Object.freeze({
   ...DEFAULT_BUDGET, determinizations: 12, maxPlayouts: 96, minDeterminizations: 4, exactTiles: 0, sure: 0.0,
@@ -712,7 +724,7 @@ function weighedDeals(know, rng, budget, deals) {
   const cumulative = [];
   let total = 0.0;
   for (const [hands] of candidates) {
-    total += know.likelihood(hands, powers);
+    total += know.likelihood(hands, powers, budget.stray);
     cumulative.push(total);
   }
   if (!(total > 0.0)) return null;

@@ -243,7 +243,7 @@ def test_the_expert_stops_dealing_where_python_does_and_weighs_its_moves_to_the_
         d
         for d in recorded_decisions()
         if d["level"] == "expert" and not d["view"]["rules"]["fives_scoring"] and len(d["view"]["legal_actions"]) > 2
-    ][::6]
+    ][::3]
     visits: list[int] = []  # the solver's count of visited positions at each deal
     weighed: list[list[float]] = []  # evaluate's answer, when a decision is weighed
     sample, evaluate = Knowledge.sample, expert.evaluate
