@@ -9,9 +9,9 @@ For each decision the bot
 2. deals the unseen tiles at random, respecting every constraint and every count (the
    *determinizations*). The expert draws ``Budget.inference`` times as many deals as it
    will play out and picks among them in proportion to how likely each makes what the
-   other seats chose to play (``Knowledge.likelihood``: a seat whose plays lean toward
-   shedding heavy tiles, that shed a light tile, probably held no heavier one that fitted;
-   a seat whose plays show no such lean is not read that way);
+   other seats chose to play (``Knowledge.likelihood``: if a seat's plays lean toward heavy
+   tiles, a light tile it shed says it probably held no heavier one that fitted; a seat
+   whose plays show no such lean is not read that way);
 3. on each deal, makes each candidate move and plays the hand out: every seat sheds its
    best-scoring, then heaviest tile (``rollout``; ``epsilon`` of the moves random). The
    expert stops guessing once nothing can be drawn and at most ``Budget.exact_tiles``

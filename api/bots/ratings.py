@@ -21,22 +21,22 @@ class BotRating:
     sigma: float
 
 
-# Printed by `python bench/calibrate_ratings.py --matches 40` (720 matches, 136 s on 2 idle cores,
+# Printed by `python bench/calibrate_ratings.py --matches 40` (720 matches, 157 s on 2 idle cores,
 # the fit averaged over 64 orders): random < greedy < intermediate < expert in every family. Two-player
 # matches of every pair of levels on standard-draw, standard-block and all-fives (their default targets),
 # 40 per pairing and family.
 FIXED_RATINGS: dict[Family, dict[BotLevel, BotRating]] = {
     Family.DRAW: {
-        BotLevel.RANDOM: BotRating(12.95, 2.98),
-        BotLevel.GREEDY: BotRating(15.40, 2.90),
-        BotLevel.INTERMEDIATE: BotRating(33.74, 2.90),
-        BotLevel.EXPERT: BotRating(37.77, 3.03),
+        BotLevel.RANDOM: BotRating(14.13, 2.89),
+        BotLevel.GREEDY: BotRating(16.08, 2.82),
+        BotLevel.INTERMEDIATE: BotRating(31.39, 2.83),
+        BotLevel.EXPERT: BotRating(38.28, 3.09),
     },
     Family.BLOCK: {
-        BotLevel.RANDOM: BotRating(8.78, 3.40),
-        BotLevel.GREEDY: BotRating(22.24, 2.76),
-        BotLevel.INTERMEDIATE: BotRating(28.51, 2.75),
-        BotLevel.EXPERT: BotRating(40.09, 3.26),
+        BotLevel.RANDOM: BotRating(8.27, 3.38),
+        BotLevel.GREEDY: BotRating(21.79, 2.79),
+        BotLevel.INTERMEDIATE: BotRating(27.02, 2.80),
+        BotLevel.EXPERT: BotRating(42.91, 3.56),
     },
     Family.FIVES: {
         BotLevel.RANDOM: BotRating(6.45, 3.77),
