@@ -46,8 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import versus
 
-from api.bots import DEFAULT_BUDGET
-from api.bots.knowledge import Knowledge, lean_powers
+from api.bots import DEFAULT_BUDGET, LEVELS
+from api.bots.knowledge import LEANING_ODDS, Knowledge, lean_powers
 from api.rules.state import MatchState
 from api.rules.tiles import Tile
 
@@ -56,7 +56,7 @@ Json = versus.Json
 Reading = tuple[str, float, float]  # (name, stray, odds)
 READINGS: tuple[Reading, ...] = (
     ("every seat leaning", 0.0, 1.0),
-    ("leaning or even (the expert's)", DEFAULT_BUDGET.stray, 0.5),
+    ("leaning or even (the expert's)", DEFAULT_BUDGET.stray, LEANING_ODDS),
 )
 GROUPS = ("partner", "opponents", "all")
 GROUP_LABELS = {"partner": "the partner's choices", "opponents": "the opponents' choices", "all": "all choices"}
@@ -80,11 +80,11 @@ def score_decision(
     know: Knowledge, truth: dict[int, list[Tile]], guesses: list[dict[int, list[Tile]]]
 ) -> dict[tuple[str, str], float]:
     """Each reading's log score of the truth, for each group of seats that made a choice."""
-    partner = (know.seat + 2) % 4
+    side_of, mine = know.rules.side_of, know.rules.side_of(know.seat)
     powers = lean_powers(DEFAULT_BUDGET.lean)
     scores: dict[tuple[str, str], float] = {}
     for group in GROUPS:
-        chosen = [c for c in know.choices if group == "all" or (c.seat == partner) == (group == "partner")]
+        chosen = [c for c in know.choices if group == "all" or (side_of(c.seat) == mine) == (group == "partner")]
         if not chosen:
             continue
         seen = replace(know, choices=chosen)
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guesses", type=int, default=200, help="guesses drawn at each decision")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
-    if args.opponent != "alphabeta32" and args.opponent not in ("random", "greedy", "intermediate", "expert"):
+    if args.opponent != "alphabeta32" and args.opponent not in LEVELS:
         parser.error(f"unknown opponent {args.opponent!r}")
     jobs = [Job(i, args.seed, args.opponent, args.guesses) for i in range(args.pairs)]
     began = time.perf_counter()
