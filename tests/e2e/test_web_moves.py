@@ -173,14 +173,18 @@ def make_a_move(page: Page) -> str:
     return "knock"
 
 
-def move_with_replies(page: Page, base: str, match_id: str, token: str) -> tuple[int, int, int, list[dict[str, Any]]]:
+def move_with_replies(
+    page: Page, base: str, match_id: str, token: str
+) -> tuple[int, int, int, list[dict[str, Any]], dict[str, int]]:
     """Make moves until one is followed by computer replies shown one by one; returns the log
-    lines and line tiles before it, the seq it started from, and its new events."""
+    lines and line tiles before it, the seq it started from, its new events and the sound cues
+    counted before it (earlier moves of the loop, a draw say, make cues of their own)."""
     for _ in range(30):
         page.wait_for_function(READY)
         assert not overlay_open(page), "the hand ended before a move with replies"
         seq = int(page.evaluate("document.body.dataset.seq"))
         before = (page.evaluate(LOG_LINES), page.evaluate(LINE_TILES))
+        cues_before = sounds(page)
         page.evaluate(WATCH_JS)
         did = make_a_move(page)
         page.wait_for_function(
@@ -190,7 +194,7 @@ def move_with_replies(page: Page, base: str, match_id: str, token: str) -> tuple
         new = events(base, match_id, token, after=seq)
         replies = [e for e in new if e["type"] in ("tile_played", "knocked") and e["seat"] != 0]
         if did == "play" and len(replies) >= 2:
-            return before[0], before[1], seq, new
+            return before[0], before[1], seq, new, cues_before
         page.wait_for_function(f"!document.body.hasAttribute('data-animating') && ({READY})")
     raise AssertionError("no move was followed by two computer replies")
 
@@ -204,9 +208,8 @@ def test_your_move_and_each_reply_are_shown_one_by_one_with_the_last_tile_marked
     match_id, token = state["id"], state["local"]["0"]
     page.evaluate(WATCH_PICTURES_JS, PICTURE_JS)
     page.click("#board")  # a first gesture: the page may make sound from now on
-    start = sounds(page)
 
-    lines_before, tiles_before, seq, new = move_with_replies(page, live_server, match_id, token)
+    lines_before, tiles_before, seq, new, start = move_with_replies(page, live_server, match_id, token)
     # part-way: some of the new moves are on the table and in the log, not all of them
     page.wait_for_function("document.body.hasAttribute('data-animating')")
     mid_lines, mid_tiles = page.evaluate(LOG_LINES), page.evaluate(LINE_TILES)
