@@ -7,6 +7,7 @@ one legal move and with several, with and without the floor.
 
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
@@ -160,8 +161,8 @@ def held_out_split(quick: list[float], slow: list[float]) -> float:
 @pytest.mark.slow
 def test_with_the_floor_a_reply_time_no_longer_tells_whether_the_expert_had_a_choice():
     one, several = expert_decisions(4)
-    one, several = one[:25], several[:25]
-    assert len(one) >= 10 and len(several) >= 10
+    one, several = one[:50], several[:50]
+    assert len(one) == len(several) == 50
 
     # without a floor the time tells: a choice costs milliseconds of thinking, one legal move none
     bare = ReplyFloor()
@@ -171,7 +172,15 @@ def test_with_the_floor_a_reply_time_no_longer_tells_whether_the_expert_had_a_ch
     with_floor = ReplyFloor({"expert": floor_ms / 1000})
     quick, slow = reply_times(with_floor, one), reply_times(with_floor, several)
     assert min(quick + slow) >= floor_ms
-    # both take the floor plus the pause's own overshoot, alike: a cut is little better than a coin
-    # (a noisy machine spreads both kinds the same way; it does not separate them)
-    assert held_out_split(quick, slow) <= 0.75
+    # Both take the floor plus the pause's own overshoot (a few tenths of a millisecond): to the
+    # millisecond, the finest a client across a network could hope to resolve, a cut is little
+    # better than a coin. Finer than that, a loaded machine wakes a process that has just thought
+    # a little differently from one that has not (0.72 once at a 300 ms floor with a busy second
+    # core, no reply over the floor): tens of microseconds, not the hand. A reply pushed past the
+    # floor by a slow decision is a whole millisecond or more, and counts.
+    split = held_out_split([math.floor(t) for t in quick], [math.floor(t) for t in slow])
+    over = sorted(round(t - floor_ms, 1) for t in slow if t >= floor_ms + 1)
+    assert split <= 0.75, f"replies with a choice told apart ({split:.2f}); ms over the floor: {over}"
+    # and few are pushed past it at all (a floor of 20 ms lets 18 of these 50 through)
+    assert len(over) <= len(slow) // 10, f"ms over the floor: {over}"
     assert max(thinking_ms(several)) < floor_ms  # the floor is above the expert's slowest decision here
