@@ -160,11 +160,16 @@ def play_key(action: Action) -> PlayKey:
     return (high, low), action["end"]
 
 
-def oracle_values(decision: Decision) -> dict[PlayKey, float]:
-    """Each play's value with the true hands, the rest of the hand solved exactly."""
+def shown_values(decision: Decision, rng: random.Random, budget: Budget) -> tuple[list[Action], list[float]]:
+    """The decision's plays, and the expert's value of each at ``budget`` with the true hands shown."""
     plays = plays_of(decision.view["legal_actions"])
     shown = sighted(Knowledge.read(decision.view, decision.log), decision.truth)
-    values = evaluate(shown, [to_move(a) for a in plays], random.Random(0), ORACLE)
+    return plays, evaluate(shown, [to_move(a) for a in plays], rng, budget)
+
+
+def oracle_values(decision: Decision) -> dict[PlayKey, float]:
+    """Each play's value with the true hands, the rest of the hand solved exactly."""
+    plays, values = shown_values(decision, random.Random(0), ORACLE)
     return {play_key(a): v for a, v in zip(plays, values)}
 
 
@@ -173,10 +178,7 @@ def choose(variant: Variant, decision: Decision) -> Action:
     """The play the variant makes at the decision (the expert's own choice, or with the truth shown)."""
     if not variant.sighted:
         return choose_action(LEVEL, decision.view, decision.log, decision.rng_seed, variant.budget)
-    plays = plays_of(decision.view["legal_actions"])
-    shown = sighted(Knowledge.read(decision.view, decision.log), decision.truth)
-    rng = make_rng(decision.rng_seed, LEVEL)
-    values = evaluate(shown, [to_move(a) for a in plays], rng, variant.budget)
+    plays, values = shown_values(decision, make_rng(decision.rng_seed, LEVEL), variant.budget)
     return plays[max(range(len(plays)), key=lambda i: (values[i], -i))]
 
 
