@@ -29,12 +29,13 @@ cannot be told from luck there. This scores single decisions instead.
 The regret is split between the decisions taken before the expert's exact endings (more than
 ``Budget.exact_tiles`` tiles left in the hands once it has played: there its playouts play
 greedily before solving) and those in them (each play solved exactly on each guessed deal: what
-is left is what it does not know). CPU
-per decision (``time.process_time``) is reported too, so a variant's cost is on the same line.
-A perfect-information value is not the value of a play against opponents who cannot see the
-hands, so the regret is a proxy: it ranks changes to the expert's guessing and valuing, and a
-change it favours still has to show in ``bench/versus.py``. The same deals and seeds always
-give the same regrets.
+is left is what it does not know); a second table splits it finer, by stage of the hand (tiles
+left in the hands once the expert has played, four at a time), each stage with its share of
+the variant's whole regret. CPU per decision (``time.process_time``) is reported too, so a
+variant's cost is on the same line. A perfect-information value is not the value of a play
+against opponents who cannot see the hands, so the regret is a proxy: it ranks changes to the
+expert's guessing and valuing, and a change it favours still has to show in
+``bench/versus.py``. The same deals and seeds always give the same regrets.
 """
 
 from __future__ import annotations
@@ -236,6 +237,45 @@ def report(scored: list[Scored], decisions: list[Decision], exact_tiles: int) ->
     return lines
 
 
+def stages(exact_tiles: int, top: int = 27, width: int = 4) -> list[tuple[int, int]]:
+    """Ranges ``(most, fewest)`` of tiles left in the hands once the expert has played, ``width``
+    at a time down from ``top``: none straddles the exact endings' edge, the last reaches 0."""
+    out = []
+    most = top
+    while most >= 0:
+        fewest = most - width + 1
+        if most > exact_tiles >= fewest:
+            fewest = exact_tiles + 1
+        if fewest < width:
+            fewest = 0
+        out.append((most, fewest))
+        most = fewest - 1
+    return out
+
+
+def report_by_stage(scored: list[Scored], decisions: list[Decision], exact_tiles: int) -> list[str]:
+    """Each variant's mean regret by stage of the hand, with the stage's share of its total regret."""
+    ranges = stages(exact_tiles)
+    stage_of = [
+        next(i for i, (most, fewest) in enumerate(ranges) if fewest <= d.tiles_left - 1 <= most) for d in decisions
+    ]
+    counts = [stage_of.count(i) for i in range(len(ranges))]
+    lines = [
+        "| tiles left once it has played | " + " | ".join(f"{most}-{fewest}" for most, fewest in ranges) + " |",
+        "|---|" + "---:|" * len(ranges),
+        "| decisions | " + " | ".join(str(n) for n in counts) + " |",
+    ]
+    for s in scored:
+        total = math.fsum(s.regrets)
+        cells = []
+        for i, n in enumerate(counts):
+            part = math.fsum(r for r, at in zip(s.regrets, stage_of) if at == i)
+            share = f" ({part / total:.0%})" if total > 0 else ""
+            cells.append(f"{part / n:.2f}{share}" if n else "-")
+        lines.append(f"| {s.variant.name} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def variants_of(specs: list[str], with_sighted: bool) -> list[Variant]:
     own = LEVEL_BUDGETS[LEVEL]
     out = [Variant("its own budget", own)]
@@ -293,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hidden hands shown (mean ± standard error); 'before the exact endings': more than {exact_tiles} tiles")
     print("left in the hands once the expert has played\n")
     print("\n".join(report(scored, decisions, exact_tiles)))
+    print("\nBy stage of the hand: mean regret per decision (the stage's share of the variant's total regret)\n")
+    print("\n".join(report_by_stage(scored, decisions, exact_tiles)))
     print(f"\nwall time {time.perf_counter() - began:.0f} s ({args.jobs} jobs)")
     return 0
 

@@ -71,6 +71,29 @@ def test_a_run_against_greedy_sides_scores_every_variant_on_the_same_decisions()
     assert len(lines) == 2 + len(variants) and lines[2].startswith("| its own budget | ")
 
 
+def test_the_stages_of_a_hand_cover_every_count_of_tiles_once_and_never_straddle_the_exact_endings():
+    assert regret.stages(16) == [(27, 24), (23, 20), (19, 17), (16, 13), (12, 9), (8, 5), (4, 0)]
+    for exact in (0, 12, 16, 20):
+        ranges = regret.stages(exact)
+        covered = [n for most, fewest in ranges for n in range(most, fewest - 1, -1)]
+        assert covered == list(range(27, -1, -1))
+        assert not any(most > exact >= fewest for most, fewest in ranges if exact)
+
+
+def test_regret_by_stage_splits_each_variant_over_the_decisions_of_each_stage():
+    def decision(tiles_left: int) -> regret.Decision:
+        return regret.Decision({}, [], "", {}, tiles_left)
+
+    decisions = [decision(28), decision(25), decision(10)]  # 27, 24 and 9 tiles left once played
+    own = regret.Scored(regret.Variant("own", DEFAULT_BUDGET), [3.0, 1.0, 4.0], [0.0] * 3)
+    shown = regret.Scored(regret.Variant("shown", DEFAULT_BUDGET, sighted=True), [0.0] * 3, [0.0] * 3)
+    lines = regret.report_by_stage([own, shown], decisions, 16)
+    assert lines[0] == "| tiles left once it has played | 27-24 | 23-20 | 19-17 | 16-13 | 12-9 | 8-5 | 4-0 |"
+    assert lines[2] == "| decisions | 2 | 0 | 0 | 0 | 1 | 0 | 0 |"
+    assert lines[3] == "| own | 2.00 (50%) | - | - | - | 4.00 (50%) | - | - |"
+    assert lines[4] == "| shown | 0.00 | - | - | - | 0.00 | - | - |"
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
