@@ -40,6 +40,8 @@ _HALF = 14  # pips of a mask, looked up in two halves of 14 tiles
 _PIPS_LO = tuple(sum(BY_WEIGHT[i].pips for i in range(_HALF) if m >> i & 1) for m in range(1 << _HALF))
 _PIPS_HI = tuple(sum(BY_WEIGHT[_HALF + i].pips for i in range(_HALF) if m >> i & 1) for m in range(1 << _HALF))
 _LOW_MASK = (1 << _HALF) - 1
+_PIPS = tuple(t.pips for t in BY_WEIGHT)
+_ALL_MASK = (1 << len(BY_WEIGHT)) - 1
 
 
 def mask_of(tiles: list[Tile]) -> int:
@@ -126,7 +128,13 @@ class ExactLine:
         Raises ``SearchTooBig`` after visiting ``limit`` new positions; what was solved
         before that stays in the table, so the positions keep their true values."""
         self.stop = self.visited + self.limit
-        return self._search(hands[:], a, b, turn, -1e9, 1e9)
+        mine = theirs = 0
+        for seat, hand in enumerate(hands):
+            if self.sides[seat] == self.my_side:
+                mine |= hand
+            else:
+                theirs |= hand
+        return self._search(hands[:], a, b, turn, -1e9, 1e9, pips_of(mine), pips_of(theirs))
 
     def playout(
         self, hands: list[int], a: int, b: int, turn: int, rng: random.Random, epsilon: float, exact_tiles: int
@@ -173,24 +181,52 @@ class ExactLine:
                 return self.ended(hands, self.sides[turn])
             turn = (turn + 1) % players
 
-    def _make_search(self) -> Callable[[list[int], int, int, int, float, float], float]:
-        """The alpha-beta search as a closure: the hot loop reads its constants from local cells."""
+    def _going_out(self) -> tuple[list[float], list[float]]:
+        """With two sides, what a hand that goes out is worth, by the pips the paying side holds:
+        our side going out (the others pay theirs), and the others going out (we pay ours)."""
+        mine, theirs = self.my_side, 1 - self.my_side
+        ours_out, theirs_out = [], []
+        for pips in range(pips_of(_ALL_MASK) + 1):
+            side_pips = [0, 0]
+            side_pips[theirs] = pips
+            ours_out.append(self.value_of_end(side_pips, mine))
+            side_pips = [0, 0]
+            side_pips[mine] = pips
+            theirs_out.append(self.value_of_end(side_pips, theirs))
+        return ours_out, theirs_out
+
+    def _make_search(self) -> Callable[[list[int], int, int, int, float, float, int, int], float]:
+        """The alpha-beta search as a closure: the hot loop reads its constants from local cells.
+
+        It carries the pips of the searching side and of the others, played off tile by tile:
+        with two sides a hand that ends is then valued by a lookup (``_going_out``, or a table
+        of blocked ends by pips) instead of counting the hands again."""
         table = self.table
         sides = self.sides
         my_side = self.my_side
         players = self.players
         ended = self.ended
-        shows, highs, lows = SHOWS, _HIGH, _LOW
+        shows, highs, lows, tile_pips = SHOWS, _HIGH, _LOW, _PIPS
         line = self
+        two_sides = self.side_count == 2
+        ours_out, theirs_out = self._going_out() if two_sides else ([], [])
+        blocked: dict[int, float] = {}  # two sides: (our pips, theirs) -> a blocked hand's value
 
-        def search(hands: list[int], a: int, b: int, turn: int, alpha: float, beta: float) -> float:
+        def search(
+            hands: list[int], a: int, b: int, turn: int, alpha: float, beta: float, mine: int, theirs: int
+        ) -> float:
             fit = shows[a] | shows[b]
             for _ in range(players):
                 if hands[turn] & fit:
                     break
                 turn = (turn + 1) % players  # a seat with nothing that fits knocks
             else:
-                return ended(hands, None)  # nobody can play: blocked
+                if not two_sides:
+                    return ended(hands, None)  # nobody can play: blocked
+                value = blocked.get(mine << 8 | theirs)
+                if value is None:
+                    value = blocked[mine << 8 | theirs] = ended(hands, None)
+                return value
             if a > b:
                 a, b = b, a  # the two ends of a line are interchangeable
             key = (*hands, a << 3 | b, turn)
@@ -226,6 +262,10 @@ class ExactLine:
                 high, low = highs[i], lows[i]
                 rest = hand ^ bit
                 hands[turn] = rest
+                if maximize:
+                    left_mine, left_theirs = mine - tile_pips[i], theirs
+                else:
+                    left_mine, left_theirs = mine, theirs - tile_pips[i]
                 # The tile's placements: on ``a`` (its far half becomes the end), and on ``b``
                 # when that differs; a double leaves the ends as they were.
                 for on in (a, b) if a != b else (a,):
@@ -235,12 +275,14 @@ class ExactLine:
                         far = high
                     else:
                         continue
-                    if not rest:
-                        v = ended(hands, side)  # went out
+                    if not rest and two_sides:  # went out
+                        v = ours_out[theirs] if maximize else theirs_out[mine]
+                    elif not rest:
+                        v = ended(hands, side)
                     elif on == a:
-                        v = search(hands, far, b, nxt, alpha, beta)
+                        v = search(hands, far, b, nxt, alpha, beta, left_mine, left_theirs)
                     else:
-                        v = search(hands, a, far, nxt, alpha, beta)
+                        v = search(hands, a, far, nxt, alpha, beta, left_mine, left_theirs)
                     if maximize:
                         if v > best:
                             best = v
