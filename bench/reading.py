@@ -115,7 +115,7 @@ def play_pair(job: Job) -> list[dict[tuple[str, str], float]]:
             out.append(score_decision(know, truth, guesses))
 
         players = [expert if rules.side_of(s) == side else other for s in range(4)]
-        versus.play_hand(rules, seed, players, side, watch)
+        versus.play_hand(rules, seed, players, side, watch, boneyard_level="expert")
     return out
 
 

@@ -148,7 +148,7 @@ def collect(job: Job) -> list[Decision]:
 
     for side in (0, 1):
         players = [recording if rules.side_of(s) == side else other for s in range(rules.players)]
-        versus.play_hand(rules, seed, players, side, watch)
+        versus.play_hand(rules, seed, players, side, watch, boneyard_level=LEVEL)
     return decisions
 
 

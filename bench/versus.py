@@ -494,11 +494,25 @@ class HandOutcome:
 
 
 def play_hand(
-    rules: RuleSet, seed: str, players: list[Player], boneyard_side: int, watch: Watcher | None = None
+    rules: RuleSet,
+    seed: str,
+    players: list[Player],
+    boneyard_side: int,
+    watch: Watcher | None = None,
+    boneyard_level: str | None = None,
 ) -> HandOutcome:
     """Deal the hand of ``seed`` and play it to its end, each seat's player choosing its moves
-    (``watch``, for diagnostics: shown the whole state before each decision a player is asked for)."""
-    seats = [{"name": f"seat-{i}", "type": "remote"} for i in range(rules.players)]
+    (``watch``, for diagnostics: shown the whole state before each decision a player is asked for).
+
+    The match lists the Boneyard side's seats as bots of ``boneyard_level`` (as the server lists
+    its bot seats: every view shows them, and experts partnered with an expert play their
+    ``Budget.signal`` convention), the anchor's as remote seats; None lists every seat as remote."""
+    seats = [
+        {"name": f"seat-{i}", "type": "bot", "level": boneyard_level}
+        if boneyard_level is not None and rules.side_of(i) == boneyard_side
+        else {"name": f"seat-{i}", "type": "remote"}
+        for i in range(rules.players)
+    ]
     created = create_match(rules, seats, seed)
     state = replay(created)
     logs: list[list[Json]] = [[] for _ in range(rules.players)]
@@ -590,7 +604,7 @@ def play_pair(job: tuple[str, int, Settings]) -> tuple[str, int, list[HandOutcom
     hands = []
     for side in (0, 1):
         players = [ours if rules.side_of(s) == side else theirs for s in range(rules.players)]
-        hands.append(play_hand(rules, seed, players, side))
+        hands.append(play_hand(rules, seed, players, side, boneyard_level=settings.level))
     return row_name, index, hands
 
 

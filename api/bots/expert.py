@@ -24,6 +24,11 @@ For each decision the bot
    early when the best move leads every other by ``Budget.sure`` standard errors, or when
    its solving has done ``Budget.exact_work``.
 
+Experts partnered with each other may also play a convention (``Budget.signal``, off unless
+a budget sets it): each prefers plays that leave open a number it holds more of, and reads its
+partner's plays that way. Only between bots of one level (each view shows every seat's kind
+and level), so a person partnered with an expert is never misread.
+
 Every candidate is played out on the same deals with the same rollout randomness, so
 differences between candidates are not noise from different luck. The work is counted
 (deals, playouts, positions searched), never timed, so the choice is a pure function of
@@ -44,11 +49,11 @@ from api.rules.scoring import fives_points
 from api.rules.simulate import push
 from api.rules.state import DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, MatchState, Move
 from api.rules.tiles import Tile
-from api.rules.vocabulary import BlockedScoring
+from api.rules.vocabulary import BlockedScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import BIT, ExactLine, SearchTooBig, mask_of
-from .knowledge import Knowledge, lean_powers
+from .knowledge import Knowledge, index_mask, lean_powers, signal_powers, signal_strength
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,12 @@ class Budget:
     the heavier tile, but for a ``stray`` share of its choices, or takes any fitting tile alike;
     its plays tell which): ``inference`` times as many deals are drawn as may be played out,
     and each deal played out is drawn from them in proportion to its likelihood.
+    ``signal`` (0: off) is a partnership convention between experts of one level: when its
+    partner's seat is a bot of its own level (every view shows each seat's kind and level), a
+    play is worth ``signal`` points more per tile the seat keeps that carries the number the
+    play leaves open (``knowledge.signal_strength``), and the partner's plays are read that
+    way: a fitting tile that would have signalled ``k`` tiles more is ``signal_lean ** k``
+    times likelier (but for a ``stray`` share of its plays).
     """
 
     determinizations: int = 64
@@ -87,6 +98,8 @@ class Budget:
     inference: int = 4
     lean: float = 2.5
     stray: float = 0.2
+    signal: float = 0.0
+    signal_lean: float = 2.0
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -118,8 +131,31 @@ def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budge
     if len(candidates) == 1:
         return candidates[0]  # as listed: under muggins_calls a scoring play claims
     values = evaluate(know, [to_move(a) for a in candidates], rng, budget)
+    if budget.signal and signalling_partner(know) is not None and know.layout.tiles > 0:
+        hand = index_mask(know.hand)
+        for i, action in enumerate(candidates):
+            move = to_move(action)
+            if move[0] == PLAY:
+                tile, on = move[1], know.layout.values[move[2]]
+                far = tile.low if tile.high == on else tile.high
+                values[i] += budget.signal * signal_strength(hand, tile, far)
     best = max(range(len(candidates)), key=lambda i: (values[i], -i))
     return candidates[best]
+
+
+def signalling_partner(know: Knowledge) -> int | None:
+    """The partner that plays (and reads) the ``Budget.signal`` convention with this seat: the other
+    seat of its side, when both seats are bots of one level. None without a partner."""
+    rules = know.rules
+    seats = know.view["seats"]
+    me = know.seat
+    partners = [s for s in range(rules.players) if s != me and rules.side_of(s) == rules.side_of(me)]
+    if len(partners) != 1:
+        return None
+    mine, theirs = seats[me], seats[partners[0]]
+    if mine.get("type") == theirs.get("type") == SeatKind.BOT and mine.get("level") == theirs.get("level"):
+        return partners[0]
+    return None
 
 
 def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Budget) -> list[float]:
@@ -180,11 +216,13 @@ def _weighed_deals(
     if budget.inference <= 1 or not know.choices:
         return None
     powers = lean_powers(budget.lean)
+    signaller = signalling_partner(know) if budget.signal else None
+    signals = signal_powers(budget.signal_lean)
     candidates = [know.sample(rng) for _ in range(budget.inference * deals)]
     cumulative = []
     total = 0.0
     for hands, _boneyard in candidates:
-        total += know.likelihood(hands, powers, budget.stray)
+        total += know.likelihood(hands, powers, budget.stray, signaller=signaller, signal_powers=signals)
         cumulative.append(total)
     if not total > 0.0:
         return None  # every guess underflowed: no guidance

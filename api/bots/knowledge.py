@@ -66,6 +66,7 @@ class Choice:
     tile: int
     fits: int
     kept: int
+    ends: int = 0  # the numbers open when it chose, a mask over 0..6 (what each fitting tile would leave open)
 
 
 @functools.cache
@@ -135,9 +136,9 @@ class Knowledge:
         played: list[Tile] = []
         informative_draws = rules.is_draw_game and not rules.draw_at_will
         drew_last: dict[int, bool] = {s: False for s in slots}
-        # (seat, tile, fits) of each play chosen by another seat; a draw forgets the seat's
-        # earlier ones (which tile it drew is hidden, so its hand then is not known).
-        chosen: list[tuple[int, int, int]] = []
+        # (seat, tile, fits, open numbers) of each play chosen by another seat; a draw forgets the
+        # seat's earlier ones (which tile it drew is hidden, so its hand then is not known).
+        chosen: list[tuple[int, int, int, int]] = []
         barred = 0
         for e in events:
             kind = e.get("type")
@@ -145,7 +146,7 @@ class Knowledge:
             if kind == TilePlayed.type:
                 tile = _tile(e["tile"])
                 if who in slots and layout.tiles > 0:
-                    chosen.append((who, tile.index, _fitting(layout.values)))
+                    chosen.append((who, tile.index, _fitting(layout.values), ends_mask(layout.values)))
                 if layout.tiles == 0 and lead_is_forced(rules, view["hand_number"]):
                     barred = _outranking(tile)
                 if who in slots:
@@ -172,12 +173,12 @@ class Knowledge:
         unseen = [t for t in ALL_TILES if t not in known]
         choices = []
         if not rules.fives_scoring:  # in a fives game plays chase points, not weight
-            for i, (who, index, fits) in enumerate(chosen):
+            for i, (who, index, fits, ends) in enumerate(chosen):
                 kept = 1 << index
-                for other, later, _fits in chosen[i + 1 :]:
+                for other, later, _fits, _ends in chosen[i + 1 :]:
                     if other == who:
                         kept |= 1 << later
-                choices.append(Choice(who, index, fits, kept))
+                choices.append(Choice(who, index, fits, kept, ends))
         return cls(rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices, barred)
 
     # --- questions -------------------------------------------------------------------
@@ -192,7 +193,13 @@ class Knowledge:
         return set(numbers_of(common))
 
     def likelihood(
-        self, hands: dict[int, list[Tile]], powers: tuple[float, ...], stray: float, odds: float = LEANING_ODDS
+        self,
+        hands: dict[int, list[Tile]],
+        powers: tuple[float, ...],
+        stray: float,
+        odds: float = LEANING_ODDS,
+        signaller: int | None = None,
+        signal_powers: tuple[float, ...] = (),
     ) -> float:
         """How likely the other seats' choices are if they hold ``hands``, up to a constant factor.
 
@@ -205,13 +212,21 @@ class Knowledge:
         plays keep to the heavy end soon counts as leaning, and one that shed a light tile
         while holding heavier ones (a searching player, a partner playing for the side) stops
         being read as if it leaned. ``odds=1, stray=0`` reads every seat as leaning on every
-        choice: that made the guesses worse than reading nothing (``bench/reading.py``)."""
-        masks = {s: _mask(h) for s, h in hands.items()}
+        choice: that made the guesses worse than reading nothing (``bench/reading.py``).
+
+        A ``signaller`` (a partner known to play the convention of ``signal_strength``) is read
+        by it instead: a fitting tile that would leave open a number its hand carried on ``k``
+        more tiles is ``signal_powers[k]`` likelier, but for a ``stray`` share of its choices."""
+        masks = {s: index_mask(h) for s, h in hands.items()}
         players = self.rules.players
         leaning = [1.0] * players  # each seat's choices, if it leans
         even = [1.0] * players  # if it takes any fitting tile alike
+        signalled = 1.0  # the signaller's choices
         keep = 1.0 - stray
         for c in self.choices:
+            if c.seat == signaller:
+                signalled *= _signal_odds(masks.get(c.seat, 0) | c.kept, c, signal_powers, stray)
+                continue
             options = (masks.get(c.seat, 0) | c.kept) & c.fits
             base = KEY_SPAN - WEIGHT_KEY[c.tile]
             total = 0.0
@@ -224,9 +239,10 @@ class Knowledge:
             # the chosen tile's own term is lean ** 0 == 1, so total >= 1 and count >= 1
             leaning[c.seat] *= keep / total + stray / count
             even[c.seat] *= 1.0 / count
-        product = 1.0
+        product = signalled
         for seat in range(players):
-            product *= odds * leaning[seat] + (1.0 - odds) * even[seat]
+            if seat != signaller:
+                product *= odds * leaning[seat] + (1.0 - odds) * even[seat]
         return product
 
     # --- imagining the hidden tiles ----------------------------------------------------
@@ -305,7 +321,48 @@ class Knowledge:
         return st
 
 
-def _mask(tiles: list[Tile]) -> int:
+def signal_strength(hand: int, tile: Tile, number: int) -> int:
+    """The partnership convention's signal: how many tiles of ``hand`` (a mask over ``Tile.index``)
+    besides ``tile`` carry ``number``, the number a play of ``tile`` leaves open. An expert whose
+    partner is an expert too plays toward numbers it holds (``Budget.signal``) and reads its
+    partner's plays that way (``Knowledge.likelihood``)."""
+    return (hand & ~(1 << tile.index) & _CARRYING[number]).bit_count()
+
+
+def _signal_odds(hand: int, choice: Choice, signal_powers: tuple[float, ...], stray: float) -> float:
+    """How likely the signaller's choice was with ``hand`` then: each fitting tile weighs
+    ``signal_powers`` of its strongest signal (over the open numbers it fits)."""
+    total = 0.0
+    chosen = 0.0
+    count = 0
+    options = hand & choice.fits
+    while options:
+        bit = options & -options
+        options ^= bit
+        tile = ALL_TILES[bit.bit_length() - 1]
+        strongest = 0
+        for number in numbers_of(choice.ends & tile_mask(tile)):
+            far = tile.low if tile.high == number else tile.high
+            strongest = max(strongest, signal_strength(hand, tile, far))
+        weight = signal_powers[strongest]
+        total += weight
+        count += 1
+        if tile.index == choice.tile:
+            chosen = weight
+    return (1.0 - stray) * chosen / total + stray / count
+
+
+@functools.cache
+def signal_powers(lean: float) -> tuple[float, ...]:
+    """``lean ** k`` for k in 0..6, by repeated multiplication: the same floats in every language."""
+    out = [1.0]
+    for _ in range(6):
+        out.append(out[-1] * lean)
+    return tuple(out)
+
+
+def index_mask(tiles: list[Tile]) -> int:
+    """The tiles as a bit mask over ``Tile.index``."""
     mask = 0
     for t in tiles:
         mask |= 1 << t.index
@@ -318,7 +375,8 @@ def _fitting(values: Iterable[int | None]) -> int:
 
 
 _NUMBERS_ON = tuple(tile_mask(t) for t in ALL_TILES)  # by ``Tile.index``
-_FITTING = tuple(_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
+_CARRYING = tuple(index_mask([t for t in ALL_TILES if n in (t.high, t.low)]) for n in NUMBERS)  # by number
+_FITTING = tuple(index_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
 
 
 @functools.cache
@@ -326,7 +384,7 @@ def _outranking(lead: Tile) -> int:
     """The tiles (a mask over ``Tile.index``) that would have led instead of ``lead``, by the
     engine's own rule (``state.forced_lead``, asked of each tile dealt beside it): the higher
     doubles; after a single, every double and every heavier tile."""
-    return _mask([t for t in ALL_TILES if t is not lead and forced_lead([[lead], [t]])[0] == 1])
+    return index_mask([t for t in ALL_TILES if t is not lead and forced_lead([[lead], [t]])[0] == 1])
 
 
 def _lack(masks: list[int], mask: int) -> None:

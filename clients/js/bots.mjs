@@ -461,6 +461,42 @@ function leanPowers(lean) {
   return POWERS.get(lean);
 }
 
+// knowledge.py signal_strength, _signal_odds and signal_powers: the experts' partnership convention.
+const CARRYING = Array.from({ length: 7 }, (_, n) =>
+  ALL_TILES.reduce((m, t) => (t.high === n || t.low === n ? m | (1 << t.index) : m), 0));
+function signalStrength(hand, tile, number) {
+  return popcount(hand & ~(1 << tile.index) & CARRYING[number]);
+}
+function signalOdds(hand, choice, signals, stray) {
+  let total = 0.0, chosen = 0.0, count = 0;
+  let options = hand & choice.fits;
+  while (options) {
+    const bit = options & -options;
+    options ^= bit;
+    const tile = ALL_TILES[31 - Math.clz32(bit)];
+    let strongest = 0;
+    for (let number = 0; number < 7; number++) {
+      if (!((choice.ends & tile.mask) >> number & 1)) continue;
+      const far = tile.high === number ? tile.low : tile.high;
+      strongest = Math.max(strongest, signalStrength(hand, tile, far));
+    }
+    const weight = signals[strongest];
+    total += weight;
+    count += 1;
+    if (tile.index === choice.tile) chosen = weight;
+  }
+  return (1.0 - stray) * chosen / total + stray / count;
+}
+const SIGNAL_POWERS = new Map();
+function signalPowers(lean) {
+  if (!SIGNAL_POWERS.has(lean)) {
+    const out = [1.0];
+    for (let i = 0; i < 6; i++) out.push(out[out.length - 1] * lean);
+    SIGNAL_POWERS.set(lean, out);
+  }
+  return SIGNAL_POWERS.get(lean);
+}
+
 /** knowledge.py _outranking: the tiles that would have led instead of `lead` (a mask by index),
  *  by the replayer's own forcedLead (rules.mjs); worked out once per tile. */
 const OUTRANKING = new Map();
@@ -496,13 +532,15 @@ class Knowledge {
     const played = [];
     const informativeDraws = rules.game === "draw" && !rules.draw_at_will;
     const drewLast = new Map([...slots.keys()].map((s) => [s, false]));
-    let chosen = []; // [seat, tile index, fits] of each play another seat chose (knowledge.py)
+    let chosen = []; // [seat, tile index, fits, open numbers] of each play another seat chose (knowledge.py)
     let barred = 0; // tiles no other seat holds (a forced lead's lesson)
     for (const e of events) {
       const who = e.seat;
       if (e.type === "tile_played") {
         const tile = tileOf(e.tile);
-        if (slots.has(who) && layout.tiles > 0) chosen.push([who, tile.index, FITTING[endsMask(layout.values)]]);
+        if (slots.has(who) && layout.tiles > 0) {
+          chosen.push([who, tile.index, FITTING[endsMask(layout.values)], endsMask(layout.values)]);
+        }
         if (layout.tiles === 0 && leadIsForced(rules, view.hand_number)) barred = outranking(tile);
         if (slots.has(who)) {
           removeSlot(slots.get(who), tile, informativeDraws && drewLast.get(who));
@@ -532,10 +570,10 @@ class Knowledge {
     const known = new Set([...hand, ...played]);
     const choices = [];
     if (!rules.fives_scoring) {
-      chosen.forEach(([who, tile, fits], i) => {
+      chosen.forEach(([who, tile, fits, ends], i) => {
         let kept = 1 << tile;
         for (const [other, later] of chosen.slice(i + 1)) if (other === who) kept |= 1 << later;
-        choices.push({ seat: who, tile, fits, kept });
+        choices.push({ seat: who, tile, fits, kept, ends });
       });
     }
     Object.assign(k, { rules, view, seat, hand, played, events, slots, layout, choices, barred,
@@ -545,14 +583,20 @@ class Knowledge {
 
   /** Knowledge.likelihood: how likely the other seats' choices are with these hidden hands, each seat
    *  at even odds (LEANING_ODDS) a leaning player (lean ** key, a `stray` share of any fitting tile
-   *  alike) or an even one (any fitting tile alike); the same operations in the same order. */
-  likelihood(hands, powers, stray) {
+   *  alike) or an even one (any fitting tile alike); a `signaller` (an expert partner) by the
+   *  convention instead (signalOdds); the same operations in the same order. */
+  likelihood(hands, powers, stray, signaller = null, signals = []) {
     const masks = new Map();
     for (const [s, tiles] of hands) { let m = 0; for (const t of tiles) m |= 1 << t.index; masks.set(s, m); }
     const players = this.rules.players;
     const leaning = new Array(players).fill(1.0), even = new Array(players).fill(1.0);
     const keep = 1.0 - stray;
+    let signalled = 1.0;
     for (const c of this.choices) {
+      if (c.seat === signaller) {
+        signalled *= signalOdds((masks.get(c.seat) ?? 0) | c.kept, c, signals, stray);
+        continue;
+      }
       let options = ((masks.get(c.seat) ?? 0) | c.kept) & c.fits;
       const base = KEY_SPAN - WEIGHT_KEY[c.tile];
       let total = 0.0, count = 0;
@@ -565,9 +609,9 @@ class Knowledge {
       leaning[c.seat] *= keep / total + stray / count;
       even[c.seat] *= 1.0 / count;
     }
-    let product = 1.0;
+    let product = signalled;
     for (let seat = 0; seat < players; seat++) {
-      product *= LEANING_ODDS * leaning[seat] + (1.0 - LEANING_ODDS) * even[seat];
+      if (seat !== signaller) product *= LEANING_ODDS * leaning[seat] + (1.0 - LEANING_ODDS) * even[seat];
     }
     return product;
   }
@@ -634,7 +678,7 @@ class Knowledge {
 export const DEFAULT_BUDGET = Object.freeze({
   determinizations: 64, rollouts: 1, maxPlayouts: 400, minDeterminizations: 16, epsilon: 0.1,
   exactTiles: 16, exactLimit: 20_000, exactWork: 24_000, sure: 1.5, inference: 4, lean: 2.5,
-  stray: 0.2,
+  stray: 0.2, signal: 0.0, signalLean: 2.0,
 }); // the expert
 export const INTERMEDIATE_BUDGET = Object.freeze({
   ...DEFAULT_BUDGET, determinizations: 12, maxPlayouts: 96, minDeterminizations: 4, exactTiles: 0, sure: 0.0,
@@ -661,10 +705,33 @@ export function chooseExpert(view, log, rng, budget = DEFAULT_BUDGET, report = n
   if (draw !== null) candidates.push(draw);
   if (candidates.length === 1) return candidates[0];
   const values = evaluate(know, candidates.map(toMove), rng, budget);
-  if (report !== null) report.values = values;
+  if (report !== null) report.values = values.slice();
+  if (budget.signal && signallingPartner(know) !== null && know.layout.tiles > 0) {
+    let hand = 0;
+    for (const t of know.hand) hand |= 1 << t.index;
+    candidates.forEach((action, i) => {
+      const move = toMove(action);
+      if (move[0] !== PLAY) return;
+      const [, tile, end] = move;
+      const on = know.layout.values[end];
+      const far = tile.high === on ? tile.low : tile.high;
+      values[i] += budget.signal * signalStrength(hand, tile, far);
+    });
+  }
   let best = 0;
   for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i; // ties: the first
   return candidates[best];
+}
+
+/** expert.py signalling_partner: the other seat of this seat's side, when both are bots of one level. */
+function signallingPartner(know) {
+  const rules = know.rules, me = know.seat, seats = know.view.seats;
+  const sideOf = (s) => (rules.partners ? s % 2 : s);
+  const partners = [];
+  for (let s = 0; s < rules.players; s++) if (s !== me && sideOf(s) === sideOf(me)) partners.push(s);
+  if (partners.length !== 1) return null;
+  const mine = seats[me], theirs = seats[partners[0]];
+  return mine.type === "bot" && theirs.type === "bot" && mine.level === theirs.level ? partners[0] : null;
 }
 
 function evaluate(know, moves, rng, budget) {
@@ -719,12 +786,14 @@ function evaluate(know, moves, rng, budget) {
 function weighedDeals(know, rng, budget, deals) {
   if (budget.inference <= 1 || !know.choices.length) return null;
   const powers = leanPowers(budget.lean);
+  const signaller = budget.signal ? signallingPartner(know) : null;
+  const signals = signalPowers(budget.signalLean);
   const candidates = [];
   for (let i = 0; i < budget.inference * deals; i++) candidates.push(know.sample(rng));
   const cumulative = [];
   let total = 0.0;
   for (const [hands] of candidates) {
-    total += know.likelihood(hands, powers, budget.stray);
+    total += know.likelihood(hands, powers, budget.stray, signaller, signals);
     cumulative.push(total);
   }
   if (!(total > 0.0)) return null;

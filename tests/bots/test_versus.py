@@ -225,3 +225,22 @@ def test_a_tuning_run_changes_only_the_budget_fields_it_names_with_their_own_typ
     ]:
         with pytest.raises(ValueError, match=message):
             versus.parse_budget(text, level)
+
+
+def test_the_boneyard_sides_seats_are_listed_as_bots_of_its_level_so_expert_partners_know_each_other():
+    from api.bots.expert import signalling_partner
+    from api.bots.knowledge import Knowledge
+
+    rules = versus.four_player_rules()
+    partners: dict[int, int | None] = {}
+
+    def watch(state, seat, log):
+        partners[seat] = signalling_partner(Knowledge.read(view(state, seat), log))
+
+    greedy = versus.boneyard_player("greedy")
+    versus.play_hand(rules, "versus:seats", [greedy] * 4, 0, watch, boneyard_level="greedy")
+    assert partners[0] == 2 and partners[2] == 0  # side 0: bots of one level, partnered
+    assert partners[1] is None and partners[3] is None  # side 1 plays for the anchor: remote seats
+    partners.clear()
+    versus.play_hand(rules, "versus:seats", [greedy] * 4, 0, watch)  # no level: every seat remote
+    assert set(partners.values()) == {None}

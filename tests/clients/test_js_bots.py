@@ -24,6 +24,7 @@ from api.bots import DEFAULT_BUDGET, LEVEL_BUDGETS, LEVELS, Budget, choose_actio
 from api.bots.arena import BotMatch
 from api.bots.audit import recheck_bot_moves
 from api.bots.endgame import BY_WEIGHT, ExactLine, SearchTooBig, mask_of
+from api.bots.expert import signalling_partner
 from api.bots.knowledge import Knowledge
 from api.rules import resolve_rules
 from api.rules.tiles import ALL_TILES
@@ -133,6 +134,8 @@ MATCHES: list[tuple[str, dict[str, Any], list[str]]] = [
         ["expert", "intermediate", "greedy", "random"],
     ),
     ("standard-block", {"target": 30, "partners": True}, ["expert", "expert", "intermediate", "random"]),
+    # two experts partnered: the seats of the partnership convention (Budget.signal)
+    ("standard-block", {"target": 50, "partners": True, "hand_size": 7}, ["expert", "greedy", "expert", "random"]),
     ("standard-block", {"target": 30, "blocked_scoring": "others", "round_to_five": True}, ["intermediate", "expert"]),
 ]
 
@@ -212,6 +215,30 @@ def test_a_solve_too_big_for_its_limit_rolls_on_in_javascript_as_in_python(monke
     monkeypatch.setattr(CountedSolves, "too_big", 0)
     expected = [choose_action(d["level"], d["view"], d["log"], d["seed"], budget) for d in asked]
     assert CountedSolves.too_big > 10 and CountedSolves.solves > CountedSolves.too_big, vars(CountedSolves)
+    script = """
+    import { chooseAction } from "./bots.mjs";
+    import { readFileSync } from "node:fs";
+    const { decisions, budget } = JSON.parse(readFileSync(0, "utf8"));
+    process.stdout.write(JSON.stringify(decisions.map((d) => chooseAction(d.level, d.view, d.log, d.seed, budget))));
+    """
+    assert node_eval(script, {"decisions": asked, "budget": as_js(budget)}) == expected
+
+
+def test_the_partnership_convention_is_played_and_read_in_javascript_as_in_python():
+    """With ``signal`` on, an expert partnered with an expert weighs its plays by the convention and
+    reads its partner's by it (``Knowledge.likelihood``'s signaller): both in the same floats."""
+    budget = dataclasses.replace(DEFAULT_BUDGET, signal=1.5)
+    asked = [
+        d
+        for d in recorded_decisions()
+        if d["level"] == "expert"
+        and len(d["view"]["legal_actions"]) > 2
+        and signalling_partner(Knowledge.read(d["view"], d["log"])) is not None
+    ]
+    read = [Knowledge.read(d["view"], d["log"]) for d in asked]
+    assert sum(1 for know in read if any(c.seat == signalling_partner(know) for c in know.choices)) > 10
+    expected = [choose_action(d["level"], d["view"], d["log"], d["seed"], budget) for d in asked]
+    assert sum(1 for e, d in zip(expected, asked) if e != d["action"]) >= 3  # the convention changed choices
     script = """
     import { chooseAction } from "./bots.mjs";
     import { readFileSync } from "node:fs";
