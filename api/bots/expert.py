@@ -24,10 +24,10 @@ For each decision the bot
    early when the best move leads every other by ``Budget.sure`` standard errors, or when
    its solving has done ``Budget.exact_work``.
 
-Experts partnered with each other may also play a convention (``Budget.signal``, off unless
-a budget sets it): each prefers plays that leave open a number it holds more of, and reads its
-partner's plays that way. Only between bots of one level (each view shows every seat's kind
-and level), so a person partnered with an expert is never misread.
+Experts partnered with each other also play a convention (``Budget.signal``): each prefers
+plays that leave open a number it holds more of, and reads its partner's plays that way. Only
+between bots of one level (each view shows every seat's kind and level), so a person
+partnered with an expert is never misread.
 
 Every candidate is played out on the same deals with the same rollout randomness, so
 differences between candidates are not noise from different luck. The work is counted
@@ -78,7 +78,7 @@ class Budget:
     the heavier tile, but for a ``stray`` share of its choices, or takes any fitting tile alike;
     its plays tell which): ``inference`` times as many deals are drawn as may be played out,
     and each deal played out is drawn from them in proportion to its likelihood.
-    ``signal`` (0: off) is a partnership convention between experts of one level: when its
+    ``signal`` (0: off) is a partnership convention between bots of one level: when its
     partner's seat is a bot of its own level (every view shows each seat's kind and level), a
     play is worth ``signal`` points more per tile the seat keeps that carries the number the
     play leaves open (``knowledge.signal_strength``), and the partner's plays are read that
@@ -98,7 +98,7 @@ class Budget:
     inference: int = 4
     lean: float = 2.5
     stray: float = 0.2
-    signal: float = 0.0
+    signal: float = 1.5
     signal_lean: float = 2.0
 
     def deals_for(self, candidates: int) -> int:
@@ -109,9 +109,10 @@ class Budget:
 # The expert: measured by bench/versus.py against the public AIs within its time budget.
 DEFAULT_BUDGET = Budget()
 # The intermediate level: the same playouts, a few of them, greedy to the end (no exact
-# endings), a fixed number of deals: between greedy and expert (bench/strength.py).
+# endings), a fixed number of deals, no reading and no convention: between greedy and expert
+# (bench/strength.py).
 INTERMEDIATE_BUDGET = Budget(
-    determinizations=12, max_playouts=96, min_determinizations=4, exact_tiles=0, sure=0.0, inference=1
+    determinizations=12, max_playouts=96, min_determinizations=4, exact_tiles=0, sure=0.0, inference=1, signal=0.0
 )
 
 
@@ -131,16 +132,26 @@ def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budge
     if len(candidates) == 1:
         return candidates[0]  # as listed: under muggins_calls a scoring play claims
     values = evaluate(know, [to_move(a) for a in candidates], rng, budget)
-    if budget.signal and signalling_partner(know) is not None and know.layout.tiles > 0:
-        hand = index_mask(know.hand)
-        for i, action in enumerate(candidates):
-            move = to_move(action)
-            if move[0] == PLAY:
-                tile, on = move[1], know.layout.values[move[2]]
-                far = tile.low if tile.high == on else tile.high
-                values[i] += budget.signal * signal_strength(hand, tile, far)
-    best = max(range(len(candidates)), key=lambda i: (values[i], -i))
+    scores = _with_signals(know, candidates, values, budget)
+    best = max(range(len(candidates)), key=lambda i: (scores[i], -i))
     return candidates[best]
+
+
+def _with_signals(know: Knowledge, candidates: list[Action], values: list[float], budget: Budget) -> list[float]:
+    """The candidates' values, each play raised by ``budget.signal`` per tile kept that carries the
+    number it leaves open, when the partner plays the convention too (a new list)."""
+    if not budget.signal or signalling_partner(know) is None or know.layout.tiles == 0:
+        return values
+    hand = index_mask(know.hand)
+    scores = []
+    for action, value in zip(candidates, values):
+        move = to_move(action)
+        if move[0] == PLAY:
+            tile, on = move[1], know.layout.values[move[2]]
+            far = tile.low if tile.high == on else tile.high
+            value += budget.signal * signal_strength(hand, tile, far)
+        scores.append(value)
+    return scores
 
 
 def signalling_partner(know: Knowledge) -> int | None:

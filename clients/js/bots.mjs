@@ -678,11 +678,11 @@ class Knowledge {
 export const DEFAULT_BUDGET = Object.freeze({
   determinizations: 64, rollouts: 1, maxPlayouts: 400, minDeterminizations: 16, epsilon: 0.1,
   exactTiles: 16, exactLimit: 20_000, exactWork: 24_000, sure: 1.5, inference: 4, lean: 2.5,
-  stray: 0.2, signal: 0.0, signalLean: 2.0,
+  stray: 0.2, signal: 1.5, signalLean: 2.0,
 }); // the expert
 export const INTERMEDIATE_BUDGET = Object.freeze({
   ...DEFAULT_BUDGET, determinizations: 12, maxPlayouts: 96, minDeterminizations: 4, exactTiles: 0, sure: 0.0,
-  inference: 1,
+  inference: 1, signal: 0.0,
 });
 /** api/bots LEVEL_BUDGETS: the work each playout level does per decision. */
 export const LEVEL_BUDGETS = Object.freeze({ intermediate: INTERMEDIATE_BUDGET, expert: DEFAULT_BUDGET });
@@ -705,22 +705,27 @@ export function chooseExpert(view, log, rng, budget = DEFAULT_BUDGET, report = n
   if (draw !== null) candidates.push(draw);
   if (candidates.length === 1) return candidates[0];
   const values = evaluate(know, candidates.map(toMove), rng, budget);
-  if (report !== null) report.values = values.slice();
-  if (budget.signal && signallingPartner(know) !== null && know.layout.tiles > 0) {
-    let hand = 0;
-    for (const t of know.hand) hand |= 1 << t.index;
-    candidates.forEach((action, i) => {
-      const move = toMove(action);
-      if (move[0] !== PLAY) return;
-      const [, tile, end] = move;
-      const on = know.layout.values[end];
-      const far = tile.high === on ? tile.low : tile.high;
-      values[i] += budget.signal * signalStrength(hand, tile, far);
-    });
-  }
+  if (report !== null) report.values = values;
+  const scores = withSignals(know, candidates, values, budget);
   let best = 0;
-  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i; // ties: the first
+  for (let i = 1; i < scores.length; i++) if (scores[i] > scores[best]) best = i; // ties: the first
   return candidates[best];
+}
+
+/** expert.py _with_signals: each play raised by `signal` per tile kept that carries the number it
+ *  leaves open, when the partner plays the convention too (a new array). */
+function withSignals(know, candidates, values, budget) {
+  if (!budget.signal || signallingPartner(know) === null || know.layout.tiles === 0) return values;
+  let hand = 0;
+  for (const t of know.hand) hand |= 1 << t.index;
+  return candidates.map((action, i) => {
+    const move = toMove(action);
+    if (move[0] !== PLAY) return values[i];
+    const [, tile, end] = move;
+    const on = know.layout.values[end];
+    const far = tile.high === on ? tile.low : tile.high;
+    return values[i] + budget.signal * signalStrength(hand, tile, far);
+  });
 }
 
 /** expert.py signalling_partner: the other seat of this seat's side, when both are bots of one level. */
