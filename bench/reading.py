@@ -23,8 +23,11 @@ Readings compared (``lean`` 2.5, the expert's):
 
 * ``every seat leaning``: each choice in proportion to ``lean ** key``, every seat (the
   expert's reading before the leaning-or-even one: ``odds=1, stray=0``);
-* ``leaning or even``: the expert's (``Budget.stray``, ``knowledge.LEANING_ODDS``), each seat
-  at even odds a leaning player (straying on ``stray`` of its choices) or an even one.
+* ``leaning or even``: each seat at even odds a leaning player (straying on ``Budget.stray`` of
+  its choices) or an even one (``knowledge.LEANING_ODDS``): the expert's reading of the
+  opponents, and of its partner before the partnership convention;
+* ``the convention for the partner``: the expert's: the opponents leaning or even, the partner
+  (an expert too, playing ``Budget.signal``) read by the convention (``signal_lean``).
 
 Reported separately for the partner's choices, the opponents', and all of them. The same
 deals and seeds always give the same figures.
@@ -47,16 +50,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import versus
 
 from api.bots import DEFAULT_BUDGET, LEVELS
-from api.bots.knowledge import LEANING_ODDS, Knowledge, lean_powers
+from api.bots.expert import signalling_partner
+from api.bots.knowledge import LEANING_ODDS, Knowledge, lean_powers, signal_powers
 from api.rules.state import MatchState
 from api.rules.tiles import Tile
 
 Json = versus.Json
 
-Reading = tuple[str, float, float]  # (name, stray, odds)
+Reading = tuple[str, float, float, bool]  # (name, stray, odds, the partner read by the convention)
 READINGS: tuple[Reading, ...] = (
-    ("every seat leaning", 0.0, 1.0),
-    ("leaning or even (the expert's)", DEFAULT_BUDGET.stray, LEANING_ODDS),
+    ("every seat leaning", 0.0, 1.0, False),
+    ("leaning or even", DEFAULT_BUDGET.stray, LEANING_ODDS, False),
+    ("the convention for the partner (the expert's)", DEFAULT_BUDGET.stray, LEANING_ODDS, True),
 )
 GROUPS = ("partner", "opponents", "all")
 GROUP_LABELS = {"partner": "the partner's choices", "opponents": "the opponents' choices", "all": "all choices"}
@@ -82,16 +87,19 @@ def score_decision(
     """Each reading's log score of the truth, for each group of seats that made a choice."""
     side_of, mine = know.rules.side_of, know.rules.side_of(know.seat)
     powers = lean_powers(DEFAULT_BUDGET.lean)
+    signals = signal_powers(DEFAULT_BUDGET.signal_lean)
+    partner = signalling_partner(know)
     scores: dict[tuple[str, str], float] = {}
     for group in GROUPS:
         chosen = [c for c in know.choices if group == "all" or (side_of(c.seat) == mine) == (group == "partner")]
         if not chosen:
             continue
         seen = replace(know, choices=chosen)
-        for name, stray, odds in READINGS:
-            true = seen.likelihood(truth, powers, stray, odds)
-            mean = math.fsum(seen.likelihood(g, powers, stray, odds) for g in guesses) / len(guesses)
-            scores[(name, group)] = math.log(true / mean)
+        for name, stray, odds, convention in READINGS:
+            signaller = partner if convention else None
+            true = seen.likelihood(truth, powers, stray, odds, signaller, signals)
+            guessed = (seen.likelihood(g, powers, stray, odds, signaller, signals) for g in guesses)
+            scores[(name, group)] = math.log(true / (math.fsum(guessed) / len(guesses)))
     return scores
 
 
@@ -142,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"log predictive score of the true hidden hands (nats; {args.guesses} guesses per decision)\n")
     print("| reading | " + " | ".join(GROUP_LABELS[g] for g in GROUPS) + " |")
     print("|---|" + "---:|" * len(GROUPS))
-    for name, _stray, _odds in READINGS:
+    for name, _stray, _odds, _convention in READINGS:
         cells = []
         for group in GROUPS:
             values = [r[(name, group)] for r in rows if (name, group) in r]

@@ -12,7 +12,7 @@ from api.rules import Tile
 from bench import reading
 from tests.bots.support import Position
 
-EVERY, EXPERTS = (name for name, _stray, _odds in reading.READINGS)
+EVERY, EVEN, CONVENTION = (name for name, *_ in reading.READINGS)
 
 
 def test_the_score_is_how_much_likelier_the_reading_makes_the_truth_than_the_guesses():
@@ -23,7 +23,7 @@ def test_the_score_is_how_much_likelier_the_reading_makes_the_truth_than_the_gue
     # Guesses that, like the truth, hold no other six explain the choice alike: score 0.
     guesses = [truth, {1: [Tile.parse("2-2"), Tile.parse("4-0")]}]
     scores = reading.score_decision(know, truth, guesses)
-    assert set(scores) == {(name, group) for name in (EVERY, EXPERTS) for group in ("opponents", "all")}
+    assert set(scores) == {(name, group) for name in (EVERY, EVEN, CONVENTION) for group in ("opponents", "all")}
     assert all(abs(v) < 1e-12 for v in scores.values())  # no partner here: 2 players
 
     # Seat 1 answers with 6-1 instead: a guess holding 6-5 makes that choice unlikely.
@@ -36,11 +36,12 @@ def test_the_score_is_how_much_likelier_the_reading_makes_the_truth_than_the_gue
     from api.bots.knowledge import lean_powers
 
     powers = lean_powers(DEFAULT_BUDGET.lean)
-    for name, stray, odds in reading.READINGS:
+    for name, stray, odds, _convention in reading.READINGS:
         dear = know.likelihood(with_six_five, powers, stray, odds)  # the truth's own likelihood is 1
         assert scores[(name, "all")] == math.log(1.0 / ((1.0 + dear) / 2))
     # Reading every seat as leaning trusts the choice more: it scores higher when it was right.
-    assert scores[(EVERY, "all")] > scores[(EXPERTS, "all")] > 0
+    assert scores[(EVERY, "all")] > scores[(EVEN, "all")] > 0
+    assert scores[(CONVENTION, "all")] == scores[(EVEN, "all")]  # no partner to read by the convention
 
 
 def test_a_run_against_greedy_sides_scores_every_expert_decision_with_a_choice_to_read():
