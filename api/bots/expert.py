@@ -157,10 +157,9 @@ def _with_signals(know: Knowledge, candidates: list[Action], values: list[float]
 def signalling_partner(know: Knowledge) -> int | None:
     """The partner that plays (and reads) the ``Budget.signal`` convention with this seat: the other
     seat of its side, when both seats are bots of one level. None without a partner."""
-    rules = know.rules
-    seats = know.view["seats"]
     me = know.seat
-    partners = [s for s in range(rules.players) if s != me and rules.side_of(s) == rules.side_of(me)]
+    seats = know.view["seats"]
+    partners = [s for s in know.rules.seats_of_side(know.rules.side_of(me)) if s != me]
     if len(partners) != 1:
         return None
     mine, theirs = seats[me], seats[partners[0]]

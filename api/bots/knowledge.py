@@ -146,7 +146,8 @@ class Knowledge:
             if kind == TilePlayed.type:
                 tile = _tile(e["tile"])
                 if who in slots and layout.tiles > 0:
-                    chosen.append((who, tile.index, _fitting(layout.values), ends_mask(layout.values)))
+                    ends = ends_mask(layout.values)
+                    chosen.append((who, tile.index, _FITTING[ends], ends))
                 if layout.tiles == 0 and lead_is_forced(rules, view["hand_number"]):
                     barred = _outranking(tile)
                 if who in slots:
@@ -369,13 +370,9 @@ def index_mask(tiles: list[Tile]) -> int:
     return mask
 
 
-def _fitting(values: Iterable[int | None]) -> int:
-    """The tiles (a mask over ``Tile.index``) that fit one of the open ``values``."""
-    return _FITTING[ends_mask(values)]
-
-
 _NUMBERS_ON = tuple(tile_mask(t) for t in ALL_TILES)  # by ``Tile.index``
 _CARRYING = tuple(index_mask([t for t in ALL_TILES if n in (t.high, t.low)]) for n in NUMBERS)  # by number
+# The tiles (a mask over ``Tile.index``) that fit one of the open numbers, by their mask (``ends_mask``).
 _FITTING = tuple(index_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
 
 

@@ -539,7 +539,8 @@ class Knowledge {
       if (e.type === "tile_played") {
         const tile = tileOf(e.tile);
         if (slots.has(who) && layout.tiles > 0) {
-          chosen.push([who, tile.index, FITTING[endsMask(layout.values)], endsMask(layout.values)]);
+          const ends = endsMask(layout.values);
+          chosen.push([who, tile.index, FITTING[ends], ends]);
         }
         if (layout.tiles === 0 && leadIsForced(rules, view.hand_number)) barred = outranking(tile);
         if (slots.has(who)) {
