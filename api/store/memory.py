@@ -1,12 +1,19 @@
 """A store in this process's memory: the same unit of work and repositories, no SQL.
 
 For the service-level tests (every use case run without an app or a database) and for
-embedding the engine in one process. It keeps the SQL store's semantics where the use cases
-rely on them: ``(match, seq)`` compare-and-set appends with the same hash chain, a unique
-rematch per match, first-answer-wins idempotency keys and fairness reports, unique portal
-names, transactions that commit or roll back whole. One lock stands for SQLite's
-write lock: a writing unit of work holds it from ``__enter__`` to its end, so writers queue
-and readers never see half a transaction. Nothing survives the process.
+embedding the engine in one process. Every port of ``api.services.ports`` is here, matchmaking
+included, and behaves as the SQL store's does: ``tests/store/contract/`` runs one suite on this
+store, on SQLite and on PostgreSQL. That covers what the schema refuses (``api.store.tables``):
+its CHECKs, NOT NULLs, primary, unique and foreign keys are enforced here too, with the SQL
+store's exceptions (``StaleSeq`` for a ``(match, seq)`` taken, ``RematchExists``,
+``PortalNameTaken``, otherwise SQLAlchemy's ``IntegrityError``), as are ``(match, seq)``
+compare-and-set appends with the same hash chain, first-answer-wins idempotency keys and
+fairness reports, and transactions that commit or roll back whole. One lock stands for
+SQLite's write lock: a writing unit of work holds it from ``__enter__`` to its end, so writers
+queue and readers never see half a transaction. Nothing survives the process.
+
+Not here: the SQL store's extras outside the ports (``uow.rate_limits``, ``uow.health_probes``,
+``uow.connection``), and PostgreSQL's limits on string lengths (SQLite has none either).
 """
 
 from __future__ import annotations
@@ -21,10 +28,21 @@ from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import Any
 
-from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
+from sqlalchemy import JSON, Table
+from sqlalchemy.exc import CompileError, IntegrityError
+
+from api.rules import ENDED, OPEN_SEAT, PLAYING, SEAT_TYPES, STATUSES, WAITING
+from api.store import tables as schema
 from api.store.chain import row_hash
 from api.store.codec import encode_event
 from api.store.idempotency import IdempotencyRecord
+from api.store.matchmaking import (
+    ChallengeRecord,
+    PlayerEventRecord,
+    PlayerTokenRecord,
+    SeekRecord,
+    player_key,
+)
 from api.store.ratings import (
     MAX_RATING_PAGE,
     HistoryPage,
@@ -67,6 +85,37 @@ def wall_clock() -> datetime:
     return datetime.now(UTC)
 
 
+class Refused(Exception):
+    """What the schema forbids, as the ``orig`` of the ``IntegrityError`` raised for it."""
+
+
+def refused(constraint: str) -> IntegrityError:
+    """The error a SQL database raises for a row its schema refuses (``constraint``: which rule)."""
+    return IntegrityError(f"memory store: {constraint}", None, Refused(constraint))
+
+
+def not_null(table: Table, values: Mapping[str, Any]) -> None:
+    """Refuse a row that leaves out (or sets to None) a NOT NULL column with no default (but a
+    JSON column's: None is stored as the JSON ``null`` there)."""
+    for column in table.columns:
+        if column.nullable or column.server_default is not None or isinstance(column.type, JSON):
+            continue
+        if values.get(column.name) is None:
+            raise refused(f"NOT NULL {table.name}.{column.name}")
+
+
+def one_of(table: Table, column: str, value: Any, allowed: Iterable[Any]) -> None:
+    """The CHECK ``column IN (...)`` of ``table``."""
+    if value not in tuple(allowed):
+        raise refused(f"CHECK {table.name}.{column} IN {tuple(allowed)!r} (got {value!r})")
+
+
+def columns_of(table: Table, fields: Iterable[str]) -> None:
+    """An INSERT or UPDATE naming a column ``table`` lacks fails to compile (as SQLAlchemy's does)."""
+    if unknown := set(fields) - set(table.columns.keys()):
+        raise CompileError(f"Unconsumed column names: {', '.join(sorted(unknown))}")
+
+
 @dataclass
 class MatchRow:
     """A ``matches`` row: the record the services see, and the columns only the store reads."""
@@ -95,6 +144,20 @@ class Tables:
     webhook_deliveries: dict[str, tuple[DeliveryRecord, datetime | None]] = field(default_factory=dict)  # (it, lease)
     ratings: dict[tuple[str, str, str], RatingRecord] = field(default_factory=dict)  # (portal, ref, family)
     rating_history: dict[tuple[str, str, str, str], RatingChange] = field(default_factory=dict)  # (…, match id)
+    player_tokens: dict[str, tuple[PlayerTokenRecord, str]] = field(default_factory=dict)  # id -> (it, its hash)
+    seeks: dict[str, SeekRecord] = field(default_factory=dict)
+    challenges: dict[str, ChallengeRecord] = field(default_factory=dict)
+    player_events: dict[tuple[str, str], list[PlayerEventRecord]] = field(default_factory=dict)  # (portal, ref)
+
+    def portal(self, portal_id: str | None, table: Table) -> None:
+        """The foreign key of ``table`` to ``portals`` (None: no portal, where the column allows it)."""
+        if portal_id is not None and portal_id not in self.portals:
+            raise refused(f"FOREIGN KEY {table.name}.portal_id -> portals.id ({portal_id!r})")
+
+    def match(self, match_id: str, table: Table) -> None:
+        """The foreign key of ``table`` to ``matches``."""
+        if match_id not in self.matches:
+            raise refused(f"FOREIGN KEY {table.name}.match_id -> matches.id ({match_id!r})")
 
 
 class MemoryMatches:
@@ -109,6 +172,8 @@ class MemoryMatches:
         allowed = MatchRepository.UPDATABLE | {"id", "rematch_of", "creator_key", "all_bots", "portal_id", "rated"}
         if unknown := set(row) - allowed:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
+        if missing := [name for name in MatchRepository.REQUIRED if name not in row]:
+            raise TypeError(f"missing match fields: {missing}")
         self._uow.writing()
         rematch_of = row.get("rematch_of")
         if rematch_of is not None and any(r.record.rematch_of == rematch_of for r in self._rows.values()):
@@ -130,9 +195,21 @@ class MemoryMatches:
             portal_id=row.get("portal_id"),
             rated=bool(row.get("rated", False)),
         )
+        self.check(record)
+        self._uow.tables.portal(record.portal_id, schema.matches)
+        if record.id in self._rows:
+            raise refused(f"PRIMARY KEY matches.id ({record.id!r})")
         self._rows[record.id] = MatchRow(record, row.get("creator_key"), bool(row.get("all_bots", False)))
         self._uow.tables.events[record.id] = []
         return record
+
+    @staticmethod
+    def check(record: MatchRecord) -> None:
+        """The CHECKs and NOT NULLs of ``matches`` a caller can reach."""
+        not_null(schema.matches, {name: getattr(record, name) for name in MatchRecord.__dataclass_fields__})
+        one_of(schema.matches, "status", record.status, STATUSES)
+        if record.players < 1:
+            raise refused(f"CHECK matches.players >= 1 (got {record.players})")
 
     def get(self, match_id: str) -> MatchRecord | None:
         row = self._rows.get(match_id)
@@ -149,7 +226,9 @@ class MemoryMatches:
         row = self._rows.get(match_id)
         if row is None:
             raise MatchNotFound(match_id)
-        row.record = replace(row.record, **fields, updated_at=self._uow.now())
+        record = replace(row.record, **fields, updated_at=self._uow.now())
+        self.check(record)
+        row.record = record
 
     def list(self, where: MatchFilter = EVERY_MATCH, limit: int = 20, cursor: str | None = None) -> MatchPage:
         limit = max(1, min(int(limit), MAX_PAGE_SIZE))
@@ -255,8 +334,20 @@ class MemorySeats:
             raise TypeError(f"unknown seat fields: {sorted(unknown)}")
         self._uow.writing()
         record = SeatRecord(**row)
+        self.check(record)
+        self._uow.tables.match(record.match_id, schema.seats)
+        if (record.match_id, record.seat) in self._uow.tables.seats:
+            raise refused(f"PRIMARY KEY seats (match_id, seat) ({record.match_id!r}, {record.seat})")
         self._uow.tables.seats[(record.match_id, record.seat)] = record
         return record
+
+    @staticmethod
+    def check(record: SeatRecord) -> None:
+        """The CHECKs and NOT NULLs of ``seats``."""
+        not_null(schema.seats, {name: getattr(record, name) for name in SeatRecord.__dataclass_fields__})
+        one_of(schema.seats, "type", record.type, SEAT_TYPES)
+        if record.seat < 0:
+            raise refused(f"CHECK seats.seat >= 0 (got {record.seat})")
 
     def list_for_match(self, match_id: str) -> list[SeatRecord]:
         return sorted((s for s in self._uow.tables.seats.values() if s.match_id == match_id), key=lambda s: s.seat)
@@ -283,7 +374,9 @@ class MemorySeats:
         key = (match_id, seat)
         if key not in self._uow.tables.seats:
             raise SeatNotFound(match_id, seat)
-        self._uow.tables.seats[key] = replace(self._uow.tables.seats[key], **fields)
+        record = replace(self._uow.tables.seats[key], **fields)
+        self.check(record)
+        self._uow.tables.seats[key] = record
 
 
 class MemoryEvents:
@@ -310,19 +403,28 @@ class MemoryEvents:
             raise MatchNotFound(match_id)
         if row.record.last_seq != expected_seq:
             raise StaleSeq(expected_seq, row.record.last_seq)
-        if not events:
+        encoded = [encode_event(e) for e in events]
+        if not encoded:
             return expected_seq
-        now = self._uow.now()
         stored = self._uow.tables.events[match_id]
+        if stored and stored[-1].seq > expected_seq:
+            # The (match_id, seq) primary key: rows stored without moving last_seq.
+            raise StaleSeq(expected_seq, stored[-1].seq)
+        now = self._uow.now()
         prev = row.record.last_hash
-        for seq, event in enumerate((encode_event(e) for e in events), start=expected_seq + 1):
+        added = []
+        for seq, event in enumerate(encoded, start=expected_seq + 1):
             digest = row_hash(prev, seq, event.type, event.schema_version, event.data)
-            stored.append(StoredEvent(seq, event.type, event.schema_version, event.data, now, prev, digest))
+            added.append(StoredEvent(seq, event.type, event.schema_version, event.data, now, prev, digest))
             prev = digest
         fields = dict(match_fields or {})
-        row.bots_due_at = fields.pop("bots_due_at", row.bots_due_at)
-        row.lease_until = None
-        row.record = replace(row.record, **fields, last_seq=stored[-1].seq, last_hash=prev, updated_at=now)
+        bots_due_at = fields.pop("bots_due_at", row.bots_due_at)
+        record = replace(row.record, **fields, last_seq=added[-1].seq, last_hash=prev, updated_at=now)
+        MemoryMatches.check(record)
+        stored.extend(added)
+        row.record = record
+        if match_fields is not None:  # the statement that writes them also ends any autoplay claim
+            row.bots_due_at, row.lease_until = bots_due_at, None
         return row.record.last_seq
 
     def head(self, match_id: str) -> ChainHead:
@@ -353,6 +455,10 @@ class MemoryIdempotencyKeys:
         )
         return True
 
+    def forget(self, token_hash: str, key: str) -> None:
+        self._uow.writing()
+        self._uow.tables.idempotency.pop((token_hash, key), None)
+
     def purge(self, older_than: timedelta) -> int:
         self._uow.writing()
         keys = self._uow.tables.idempotency
@@ -367,10 +473,11 @@ class MemoryFairnessReports:
         self._uow = uow
 
     def get(self, match_id: str) -> dict[str, Any] | None:
-        return self._uow.tables.fairness.get(match_id)
+        return copy.deepcopy(self._uow.tables.fairness.get(match_id))
 
     def add_if_absent(self, match_id: str, report: dict[str, Any], computed_at: datetime) -> bool:
         self._uow.writing()
+        self._uow.tables.match(match_id, schema.fairness_reports)
         if match_id in self._uow.tables.fairness:
             return False
         self._uow.tables.fairness[match_id] = copy.deepcopy(report)
@@ -385,13 +492,19 @@ class MemoryPlayerStats:
         return self._uow.tables.player_stats.get((portal_id, player_ref))
 
     def lock(self, portal_id: str, player_refs: Iterable[str], now: datetime) -> dict[str, PlayerFigures]:
+        refs = sorted(set(player_refs))
+        if not refs:
+            return {}
         self._uow.writing()
+        self._uow.tables.portal(portal_id, schema.player_stats)
         kept = self._uow.tables.player_stats
-        return {ref: kept.setdefault((portal_id, ref), PlayerFigures()) for ref in sorted(set(player_refs))}
+        return {ref: kept.setdefault((portal_id, ref), PlayerFigures()) for ref in refs}
 
     def save(self, portal_id: str, player_ref: str, figures: PlayerFigures, now: datetime) -> None:
+        """An UPDATE of the player's row: nothing without one (``lock`` makes it)."""
         self._uow.writing()
-        self._uow.tables.player_stats[(portal_id, player_ref)] = figures
+        if (portal_id, player_ref) in self._uow.tables.player_stats:
+            self._uow.tables.player_stats[(portal_id, player_ref)] = figures
 
 
 class MemoryRatings:
@@ -403,11 +516,15 @@ class MemoryRatings:
     def lock(
         self, portal_id: str, family: str, player_refs: Iterable[str], newcomer: RatingRecord, now: datetime
     ) -> dict[str, RatingRecord]:
+        refs = sorted(set(player_refs))
+        if not refs:
+            return {}
         self._uow.writing()
+        self._uow.tables.portal(portal_id, schema.ratings)
         kept = self._uow.tables.ratings
         return {
             ref: kept.setdefault((portal_id, ref, family), replace(newcomer, player_ref=ref, family=family, matches=0))
-            for ref in sorted(set(player_refs))
+            for ref in refs
         }
 
     def current(self, portal_id: str, family: str, player_refs: Iterable[str]) -> dict[str, RatingRecord]:
@@ -415,14 +532,18 @@ class MemoryRatings:
         return {ref: kept[(portal_id, ref, family)] for ref in set(player_refs) if (portal_id, ref, family) in kept}
 
     def save(self, portal_id: str, rating: RatingRecord, now: datetime) -> None:
+        """An UPDATE of the player's row in the family: nothing without one (``lock`` makes it)."""
         self._uow.writing()
-        self._uow.tables.ratings[(portal_id, rating.player_ref, rating.family)] = rating
+        key = (portal_id, rating.player_ref, rating.family)
+        if key in self._uow.tables.ratings:
+            self._uow.tables.ratings[key] = rating
 
     def add_change(self, portal_id: str, change: RatingChange) -> None:
         self._uow.writing()
+        self._uow.tables.portal(portal_id, schema.rating_history)
         key = (portal_id, change.player_ref, change.family, change.match_id)
         if key in self._uow.tables.rating_history:
-            raise ValueError(f"rating history {key} exists")  # the SQL table's primary key
+            raise refused(f"PRIMARY KEY rating_history {key!r}")
         self._uow.tables.rating_history[key] = change
 
     def of_player(self, portal_id: str, player_ref: str) -> builtins.list[RatingRecord]:
@@ -469,7 +590,8 @@ class MemoryPortals:
 
     def add(self, portal_id: str, name: str, now: datetime, create_limit: str | None = None) -> PortalRecord:
         self._uow.writing()
-        if any(p.name == name for p in self._uow.tables.portals.values()):
+        # As the SQL store's: any key the new row collides with (the unique name, or the id) is told so.
+        if portal_id in self._uow.tables.portals or any(p.name == name for p in self._uow.tables.portals.values()):
             raise PortalNameTaken(name)
         record = PortalRecord(portal_id, name, now, create_limit)
         self._uow.tables.portals[portal_id] = record
@@ -492,6 +614,12 @@ class MemoryPortals:
 
     def add_key(self, key_id: str, portal_id: str, key_hash: str, now: datetime) -> PortalKeyRecord:
         self._uow.writing()
+        tables = self._uow.tables
+        tables.portal(portal_id, schema.portal_keys)
+        if key_id in tables.portal_keys:
+            raise refused(f"PRIMARY KEY portal_keys.id ({key_id!r})")
+        if any(kept == key_hash for _, kept in tables.portal_keys.values()):
+            raise refused("UNIQUE portal_keys.key_hash")
         record = PortalKeyRecord(key_id, portal_id, now)
         self._uow.tables.portal_keys[key_id] = (record, key_hash)
         return record
@@ -521,9 +649,14 @@ class MemoryWaiterSlots:
 
     def take(self, slot_id: str, address_key: str, cap: int, now: datetime, expires_at: datetime) -> bool:
         self._uow.writing()
+        slots = self._uow.tables.waiter_slots
+        for gone in [slot for slot, (address, expires) in slots.items() if address == address_key and expires <= now]:
+            del slots[gone]
         if self.count(address_key, now) >= cap:
             return False
-        self._uow.tables.waiter_slots[slot_id] = (address_key, expires_at)
+        if slot_id in slots:
+            raise refused(f"PRIMARY KEY waiter_slots.id ({slot_id!r})")
+        slots[slot_id] = (address_key, expires_at)
         return True
 
     def count(self, address_key: str, now: datetime) -> int:
@@ -550,7 +683,10 @@ class MemoryWebhooks:
 
     def add(self, webhook: WebhookRecord) -> None:
         self._uow.writing()
-        self._uow.tables.webhooks[webhook.id] = webhook
+        self._uow.tables.portal(webhook.portal_id, schema.webhooks)
+        if webhook.id in self._uow.tables.webhooks:
+            raise refused(f"PRIMARY KEY webhooks.id ({webhook.id!r})")
+        self._uow.tables.webhooks[webhook.id] = replace(webhook, events=tuple(webhook.events))
 
     def for_portal(self, portal_id: str) -> builtins.list[WebhookRecord]:
         found = [w for w in self._uow.tables.webhooks.values() if w.portal_id == portal_id]
@@ -582,11 +718,16 @@ class MemoryWebhooks:
         if not rows:
             return
         self._uow.writing()
+        tables = self._uow.tables
         for r in rows:
+            if r.webhook_id not in tables.webhooks:
+                raise refused(f"FOREIGN KEY webhook_deliveries.webhook_id -> webhooks.id ({r.webhook_id!r})")
+            if r.id in tables.webhook_deliveries:
+                raise refused(f"PRIMARY KEY webhook_deliveries.id ({r.id!r})")
             record = DeliveryRecord(
                 r.id, r.webhook_id, r.event_type, r.match_id, r.seq, r.body, PENDING, 0, 0, now, now, None
             )
-            self._uow.tables.webhook_deliveries[r.id] = (record, None)
+            tables.webhook_deliveries[r.id] = (record, None)
 
     def deliveries(
         self, webhook_id: str, limit: int, before: tuple[datetime, str] | None = None
@@ -635,6 +776,7 @@ class MemoryWebhooks:
         return claimed
 
     def lock_delivery(self, delivery_id: str) -> tuple[int, int] | None:
+        self._uow.writing()  # SELECT ... FOR UPDATE
         found = self._uow.tables.webhook_deliveries.get(delivery_id)
         return None if found is None else (found[0].attempts, found[0].round_attempts)
 
@@ -648,7 +790,13 @@ class MemoryWebhooks:
         next_attempt_at: datetime | None,
     ) -> None:
         self._uow.writing()
-        found, _ = self._uow.tables.webhook_deliveries[delivery_id]
+        kept = self._uow.tables.webhook_deliveries.get(delivery_id)
+        if kept is None:
+            raise refused(f"FOREIGN KEY webhook_attempts.delivery_id -> webhook_deliveries.id ({delivery_id!r})")
+        found = kept[0]
+        if any(a.number == attempt.number for a in found.log):
+            raise refused(f"PRIMARY KEY webhook_attempts (delivery_id, number) ({delivery_id!r}, {attempt.number})")
+        one_of(schema.webhook_deliveries, "status", status, schema.DELIVERY_STATUSES)
         self._uow.tables.webhook_deliveries[delivery_id] = (
             replace(
                 found,
@@ -661,6 +809,166 @@ class MemoryWebhooks:
             ),
             None,
         )
+
+
+class MemoryMatchmaking:
+    """``api.store.matchmaking.MatchmakingRepository`` in memory. The one write lock serialises a
+    pool's pairing and numbers a player's events; no other process waits on a notice."""
+
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def notify(self, key: str, seq: int) -> None:
+        """Nothing to send: this process's own announcement after the commit wakes every waiter."""
+
+    # --- player tokens ------------------------------------------------------------------------
+    def add_player_token(
+        self, token_id: str, portal_id: str, player_ref: str, token_hash: str, label: str | None, now: datetime
+    ) -> PlayerTokenRecord:
+        self._uow.writing()
+        tables = self._uow.tables
+        tables.portal(portal_id, schema.player_tokens)
+        if token_id in tables.player_tokens:
+            raise refused(f"PRIMARY KEY player_tokens.id ({token_id!r})")
+        if any(kept == token_hash for _, kept in tables.player_tokens.values()):
+            raise refused("UNIQUE player_tokens.token_hash")
+        record = PlayerTokenRecord(token_id, portal_id, player_ref, label, now)
+        tables.player_tokens[token_id] = (record, token_hash)
+        return record
+
+    def player_tokens(self, portal_id: str, player_ref: str) -> builtins.list[PlayerTokenRecord]:
+        owner = (portal_id, player_ref)
+        found = [t for t, _ in self._uow.tables.player_tokens.values() if (t.portal_id, t.player_ref) == owner]
+        return sorted(found, key=lambda t: (t.created_at, t.id))
+
+    def revoke_player_token(self, portal_id: str, player_ref: str, token_id: str, now: datetime) -> bool:
+        self._uow.writing()
+        kept = self._uow.tables.player_tokens.get(token_id)
+        if kept is None or (kept[0].portal_id, kept[0].player_ref) != (portal_id, player_ref) or kept[0].revoked_at:
+            return False
+        self._uow.tables.player_tokens[token_id] = (replace(kept[0], revoked_at=now), kept[1])
+        return True
+
+    def player_by_token_hash(self, token_hash: str) -> tuple[str, str] | None:
+        for token, kept in self._uow.tables.player_tokens.values():
+            if kept == token_hash and token.revoked_at is None:
+                return token.portal_id, token.player_ref
+        return None
+
+    # --- seeks --------------------------------------------------------------------------------
+    def lock_pool(self, pool: str) -> None:
+        self._uow.writing()  # the one write lock serialises every pool's pairing
+
+    def add_seek(self, row: Mapping[str, Any]) -> SeekRecord:
+        self._uow.writing()
+        columns_of(schema.seeks, row)
+        values: dict[str, Any] = {name: copy.deepcopy(row.get(name)) for name in SeekRecord.__dataclass_fields__}
+        record = SeekRecord(**values)
+        self._check_seek(record)
+        self._uow.tables.portal(record.portal_id, schema.seeks)
+        if record.id in self._uow.tables.seeks:
+            raise refused(f"PRIMARY KEY seeks.id ({record.id!r})")
+        self._uow.tables.seeks[record.id] = record
+        return copy.deepcopy(record)
+
+    @staticmethod
+    def _check_seek(record: SeekRecord) -> None:
+        not_null(schema.seeks, {name: getattr(record, name) for name in SeekRecord.__dataclass_fields__})
+        one_of(schema.seeks, "status", record.status, schema.SEEK_STATUSES)
+
+    def get_seek(self, seek_id: str, *, for_update: bool = False) -> SeekRecord | None:
+        if for_update:
+            self._uow.writing()
+        return copy.deepcopy(self._uow.tables.seeks.get(seek_id))
+
+    def waiting_in_pool(self, pool: str, now: datetime, limit: int) -> builtins.list[SeekRecord]:
+        self._uow.writing()  # the candidates are locked (SELECT ... FOR UPDATE on PostgreSQL)
+        seeks = self._uow.tables.seeks.values()
+        found = [s for s in seeks if s.pool == pool and s.status == "waiting" and s.expires_at > now]
+        return copy.deepcopy(sorted(found, key=lambda s: (s.created_at, s.id))[:limit])
+
+    def finish_seek(self, seek_id: str, status: str, **fields: Any) -> bool:
+        self._uow.writing()
+        columns_of(schema.seeks, fields)
+        found = self._uow.tables.seeks.get(seek_id)
+        if found is None or found.status != "waiting":
+            return False
+        record = replace(found, status=status, **copy.deepcopy(fields))
+        self._check_seek(record)
+        self._uow.tables.seeks[seek_id] = record
+        return True
+
+    def due_seeks(self, now: datetime, limit: int) -> builtins.list[SeekRecord]:
+        found = [
+            s
+            for s in self._uow.tables.seeks.values()
+            if s.status == "waiting" and (s.expires_at <= now or (s.fill_at is not None and s.fill_at <= now))
+        ]
+        return copy.deepcopy(sorted(found, key=lambda s: (s.created_at, s.id))[:limit])
+
+    def forget_seat_tokens(self, match_id: str) -> None:
+        self._uow.writing()
+        seeks = self._uow.tables.seeks
+        for seek in [s for s in seeks.values() if s.match_id == match_id]:
+            seeks[seek.id] = replace(seek, seat_token=None)
+
+    # --- challenges -----------------------------------------------------------------------------
+    def add_challenge(self, row: Mapping[str, Any]) -> ChallengeRecord:
+        self._uow.writing()
+        columns_of(schema.challenges, row)
+        values: dict[str, Any] = {name: copy.deepcopy(row.get(name)) for name in ChallengeRecord.__dataclass_fields__}
+        record = ChallengeRecord(**values)
+        self._check_challenge(record)
+        self._uow.tables.portal(record.portal_id, schema.challenges)
+        if record.id in self._uow.tables.challenges:
+            raise refused(f"PRIMARY KEY challenges.id ({record.id!r})")
+        self._uow.tables.challenges[record.id] = record
+        return copy.deepcopy(record)
+
+    @staticmethod
+    def _check_challenge(record: ChallengeRecord) -> None:
+        not_null(schema.challenges, {name: getattr(record, name) for name in ChallengeRecord.__dataclass_fields__})
+        one_of(schema.challenges, "status", record.status, schema.CHALLENGE_STATUSES)
+
+    def get_challenge(self, challenge_id: str, *, for_update: bool = False) -> ChallengeRecord | None:
+        if for_update:
+            self._uow.writing()
+        return copy.deepcopy(self._uow.tables.challenges.get(challenge_id))
+
+    def update_challenge(self, challenge_id: str, expected_status: str, **fields: Any) -> bool:
+        self._uow.writing()
+        columns_of(schema.challenges, fields)
+        found = self._uow.tables.challenges.get(challenge_id)
+        if found is None or found.status != expected_status:
+            return False
+        record = replace(found, **copy.deepcopy(fields))
+        self._check_challenge(record)
+        self._uow.tables.challenges[challenge_id] = record
+        return True
+
+    def expired_challenges(self, now: datetime, limit: int) -> builtins.list[ChallengeRecord]:
+        found = [c for c in self._uow.tables.challenges.values() if c.status == "pending" and c.expires_at <= now]
+        return copy.deepcopy(sorted(found, key=lambda c: (c.expires_at, c.id))[:limit])
+
+    # --- the players' event streams ---------------------------------------------------------------
+    def add_player_event(
+        self, portal_id: str, player_ref: str, event_type: str, data: dict[str, Any], now: datetime
+    ) -> tuple[str, int]:
+        self._uow.writing()
+        self._uow.tables.portal(portal_id, schema.player_events)
+        stream = self._uow.tables.player_events.setdefault((portal_id, player_ref), [])
+        seq = len(stream) + 1
+        stream.append(PlayerEventRecord(seq, event_type, copy.deepcopy(data), now))
+        return player_key(portal_id, player_ref), seq
+
+    def player_last_seq(self, portal_id: str, player_ref: str) -> int:
+        return len(self._uow.tables.player_events.get((portal_id, player_ref), []))
+
+    def player_events(
+        self, portal_id: str, player_ref: str, after: int, limit: int
+    ) -> builtins.list[PlayerEventRecord]:
+        stream = self._uow.tables.player_events.get((portal_id, player_ref), [])
+        return copy.deepcopy([e for e in stream if e.seq > after][:limit])
 
 
 class MemoryUnitOfWork:
@@ -683,6 +991,7 @@ class MemoryUnitOfWork:
         self.portals = MemoryPortals(self)
         self.waiters = MemoryWaiterSlots(self)
         self.webhooks = MemoryWebhooks(self)
+        self.matchmaking = MemoryMatchmaking(self)
 
     @property
     def tables(self) -> Tables:

@@ -134,7 +134,7 @@ class MatchRepository:
 
     #: Columns :meth:`update` may change (``last_seq`` moves only with events).
     UPDATABLE = frozenset({"status", "preset", "players", "seed", "seed_commitment", "summary", "deadline_at"})
-    _REQUIRED = ("preset", "players", "seed", "seed_commitment")
+    REQUIRED = ("preset", "players", "seed", "seed_commitment")  # what add needs
 
     def __init__(self, connection: Connection, locked_hashes: dict[str, str] | None = None):
         self._conn = connection
@@ -153,7 +153,7 @@ class MatchRepository:
         unknown = set(row) - allowed
         if unknown:
             raise TypeError(f"unknown match fields: {sorted(unknown)}")
-        missing = [name for name in self._REQUIRED if name not in row]
+        missing = [name for name in self.REQUIRED if name not in row]
         if missing:
             raise TypeError(f"missing match fields: {missing}")
         now = utcnow()

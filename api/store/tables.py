@@ -49,6 +49,12 @@ JSONDocument = JSON().with_variant(JSONB(), "postgresql")
 
 GENESIS_HASH = "0" * 64
 
+# What the CHECK constraints below allow (``api.store.memory`` enforces the same).
+IDEMPOTENCY_STATES = ("in_flight", "done")
+DELIVERY_STATUSES = ("pending", "delivered", "failed")
+SEEK_STATUSES = ("waiting", "paired", "expired", "canceled")
+CHALLENGE_STATUSES = ("pending", "started", "declined", "canceled", "expired")
+
 
 class UTCDateTime(TypeDecorator[datetime]):
     """An aware UTC ``datetime`` in, an aware UTC ``datetime`` out.
@@ -190,7 +196,7 @@ idempotency_keys = Table(
     Column("response_body", JSONDocument, nullable=True),
     Column("created_at", UTCDateTime(), nullable=False),
     PrimaryKeyConstraint("token_hash", "key"),
-    CheckConstraint(_in("state", ("in_flight", "done")), name="state"),
+    CheckConstraint(_in("state", IDEMPOTENCY_STATES), name="state"),
     Index(None, "created_at"),
 )
 
@@ -321,7 +327,7 @@ webhook_deliveries = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("delivered_at", UTCDateTime(), nullable=True),
     PrimaryKeyConstraint("id"),
-    CheckConstraint(_in("status", ("pending", "delivered", "failed")), name="status"),
+    CheckConstraint(_in("status", DELIVERY_STATUSES), name="status"),
     Index(None, "status", "next_attempt_at"),
     Index(None, "webhook_id", "created_at", "id"),
 )
@@ -419,7 +425,7 @@ seeks = Table(
     Column("seat", Integer, nullable=True),
     Column("seat_token", String(64), nullable=True),
     PrimaryKeyConstraint("id"),
-    CheckConstraint(_in("status", ("waiting", "paired", "expired", "canceled")), name="status"),
+    CheckConstraint(_in("status", SEEK_STATUSES), name="status"),
     Index(None, "pool", "status", "created_at"),
     Index(None, "status", "expires_at"),
     Index(None, "status", "fill_at"),
@@ -443,7 +449,7 @@ challenges = Table(
     Column("expires_at", UTCDateTime(), nullable=False),
     Column("match_id", String(32), nullable=True),
     PrimaryKeyConstraint("id"),
-    CheckConstraint(_in("status", ("pending", "started", "declined", "canceled", "expired")), name="status"),
+    CheckConstraint(_in("status", CHALLENGE_STATUSES), name="status"),
     Index(None, "status", "expires_at"),
     Index(None, "portal_id", "challenger_ref"),
 )

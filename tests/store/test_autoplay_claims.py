@@ -1,4 +1,5 @@
-"""Claims of the autoplay queue: a match is never claimed by two runners at once."""
+"""Claims of the autoplay queue with two real connections: a match is never claimed by two
+runners at once (the queue's behaviour on every store is in tests/store/contract/test_matches.py)."""
 
 from __future__ import annotations
 
@@ -17,25 +18,6 @@ def due_matches(make_match, uow_factory, count: int) -> list[str]:
             uow.matches.set_bots_due(match_id, NOW - timedelta(seconds=count - n))
         uow.commit()
     return ids
-
-
-def test_a_claim_takes_due_matches_oldest_first_and_holds_them_for_its_lease(make_match, uow_factory):
-    ids = due_matches(make_match, uow_factory, 3)
-    with uow_factory() as uow:
-        uow.matches.set_bots_due(ids[2], NOW + timedelta(seconds=5))  # not due yet
-        assert uow.matches.claim_due_bots(NOW, LEASE, 10) == ids[:2]
-        uow.commit()
-    with uow_factory() as uow:
-        assert uow.matches.claim_due_bots(NOW + timedelta(seconds=10), LEASE, 10) == [ids[2]]
-        uow.commit()
-    with uow_factory() as uow:  # the leases lapse: claimable again
-        assert uow.matches.claim_due_bots(LEASE + timedelta(seconds=1), LEASE + timedelta(minutes=1), 10) == ids
-        uow.commit()
-    with uow_factory() as uow:  # an append (or a drop) ends the claim
-        uow.matches.set_bots_due(ids[0], None)
-        uow.commit()
-    with uow_factory() as uow:
-        assert ids[0] not in uow.matches.claim_due_bots(NOW + timedelta(days=1), LEASE, 10)
 
 
 @pytest.mark.postgres

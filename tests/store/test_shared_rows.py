@@ -1,4 +1,5 @@
-"""Rows every app server shares: rate-limit counters, stored fairness reports, health probes."""
+"""Rows every app server shares that only the SQL store keeps (no port of api.services.ports):
+rate-limit counters and health probes. The ports' rows are in tests/store/contract/."""
 
 from __future__ import annotations
 
@@ -74,18 +75,6 @@ def test_the_counters_service_purges_now_and_then_on_its_clock(store):
     counters.hit("long", 600)  # the purge is due: ended rows go
     with store.engine.connect() as conn:
         assert conn.execute(select(tables.rate_limit_counters.c.key)).scalars().all() == ["long"]
-
-
-def test_a_fairness_report_is_stored_once(store, make_match):
-    match = make_match()
-    now = datetime.now(UTC)
-    with store.unit_of_work() as uow:
-        assert uow.fairness.get(match.id) is None
-        assert uow.fairness.add_if_absent(match.id, {"verified": True, "problems": []}, now) is True
-        assert uow.fairness.add_if_absent(match.id, {"verified": False}, now) is False
-        uow.commit()
-    with store.unit_of_work(readonly=True) as uow:
-        assert uow.fairness.get(match.id) == {"verified": True, "problems": []}
 
 
 def test_a_health_probe_rewrites_its_own_row_and_old_rows_are_purged(store):

@@ -1,13 +1,19 @@
-"""The event log, on whichever database DATABASE_URL names (SQLite by default)."""
+"""``uow.events``: a match's stream, appended by compare-and-set on its last seq, hash-chained."""
 
 from __future__ import annotations
 
 import threading
-from datetime import UTC
+from datetime import UTC, datetime
 
 import pytest
+from sqlalchemy.exc import IntegrityError
 
 from api.store import EventCodecError, MatchNotFound, StaleSeq
+from api.store.chain import row_hash
+from api.store.codec import encode_event
+from api.store.tables import GENESIS_HASH
+
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 def ev(kind: str = "tile_played", **fields):
@@ -29,6 +35,30 @@ def test_appended_events_load_back_as_the_same_dicts(store, make_match):
     assert loaded[1].schema_version == 1
     assert loaded[1].data == {"seat": 0, "tile": [6, 6], "end": "left"}
     assert loaded[0].recorded_at.tzinfo is UTC
+
+
+def test_the_stream_is_hash_chained_from_the_genesis_hash_and_the_head_follows(store, make_match):
+    match = make_match()
+    events = [ev("hand_started", hand=1), ev(seat=0, tile=[6, 6]), ev(seat=1, tile=[6, 3])]
+    expected, prev = [], GENESIS_HASH
+    for seq, event in enumerate((encode_event(e) for e in events), start=1):
+        prev = row_hash(prev, seq, event.type, event.schema_version, event.data)
+        expected.append(prev)
+    with store.unit_of_work() as uow:
+        assert uow.events.head(match.id).to_dict() == {"seq": 0, "hash": GENESIS_HASH}
+        uow.events.append(match.id, 0, events[:1])
+        assert uow.events.head(match.id).to_dict() == {"seq": 1, "hash": expected[0]}  # its own append
+        uow.events.append(match.id, 1, events[1:])
+        uow.commit()
+    with store.unit_of_work(readonly=True) as uow:
+        loaded = uow.events.load(match.id)
+        assert [(e.prev_hash, e.hash) for e in loaded] == list(
+            zip([GENESIS_HASH, *expected[:2]], expected, strict=True)
+        )
+        assert uow.events.head(match.id).to_dict() == {"seq": 3, "hash": expected[2]}
+        assert uow.matches.get(match.id).head == uow.events.head(match.id)
+        with pytest.raises(MatchNotFound):
+            uow.events.head("0" * 32)
 
 
 def test_seqs_are_gapless_across_appends_and_last_seq_follows(store, make_match):
@@ -86,27 +116,36 @@ def test_appending_to_an_unknown_match_raises_match_not_found(store):
             uow.events.last_seq("0" * 32)
 
 
-def test_a_duplicate_seq_in_the_table_is_reported_as_stale_seq(store, make_match):
-    """The primary key is the last line of defence, e.g. against a writer that
-    inserted events without moving matches.last_seq."""
-    from sqlalchemy import insert, update
-
-    from api.store import tables
-    from api.store.repositories import utcnow
-
+def test_a_seq_already_stored_is_reported_as_stale_seq(store, make_match, rows):
+    """The ``(match_id, seq)`` key is the last line of defence, e.g. against a writer that
+    stored events without moving the match's last_seq."""
     match = make_match()
+    rows.insert_stray_event(match.id, 1, NOW)
     with store.unit_of_work() as uow:
-        uow.connection.execute(
-            insert(tables.events).values(
-                match_id=match.id, seq=1, type="x", schema_version=1, data={}, recorded_at=utcnow()
-            )
-        )
-        uow.connection.execute(update(tables.matches).values(last_seq=0))
-        uow.commit()
-    with store.unit_of_work() as uow:
+        assert uow.events.last_seq(match.id) == 0
         with pytest.raises(StaleSeq) as caught:
             uow.events.append(match.id, 0, [ev()])
-        assert caught.value.current_seq == 1
+        assert (caught.value.expected_seq, caught.value.current_seq) == (0, 1)
+
+
+def test_match_fields_are_written_with_the_append(store, make_match):
+    match = make_match(status="playing")
+    fields = {"status": "ended", "summary": {"scores": [3, 1]}, "deadline_at": NOW, "bots_due_at": None}
+    with store.unit_of_work() as uow:
+        uow.events.append(match.id, 0, [ev("match_ended")], match_fields=fields)
+        uow.commit()
+    with store.unit_of_work(readonly=True) as uow:
+        found = uow.matches.get(match.id)
+    assert (found.status, found.summary, found.deadline_at, found.last_seq) == ("ended", {"scores": [3, 1]}, NOW, 1)
+
+
+def test_match_fields_the_schema_refuses_refuse_the_append(store, make_match):
+    match = make_match(status="playing")
+    fields = {"status": "paused", "summary": {}, "deadline_at": None, "bots_due_at": None}
+    with store.unit_of_work() as uow, pytest.raises(IntegrityError):
+        uow.events.append(match.id, 0, [ev()], match_fields=fields)
+    with store.unit_of_work(readonly=True) as uow:
+        assert uow.events.last_seq(match.id) == 0 and uow.events.load(match.id) == []
 
 
 def test_events_are_not_stored_unless_committed(store, make_match):
@@ -115,15 +154,6 @@ def test_events_are_not_stored_unless_committed(store, make_match):
         uow.events.append(match.id, 0, [ev()])
     with store.unit_of_work() as uow:
         assert uow.events.load(match.id) == []
-        assert uow.events.last_seq(match.id) == 0
-
-
-def test_an_exception_inside_the_unit_of_work_rolls_back(store, make_match):
-    match = make_match()
-    with pytest.raises(RuntimeError), store.unit_of_work() as uow:
-        uow.events.append(match.id, 0, [ev()])
-        raise RuntimeError("boom")
-    with store.unit_of_work() as uow:
         assert uow.events.last_seq(match.id) == 0
 
 
@@ -215,7 +245,6 @@ def test_writers_that_lock_the_match_first_never_conflict(store, make_match):
 def test_optimistic_writers_retrying_on_stale_seq_produce_a_gapless_stream(store, make_match):
     match = make_match()
     writers, rounds = 4, 5
-    conflicts = []
 
     def writer(index):
         for round_ in range(rounds):
@@ -225,7 +254,6 @@ def test_optimistic_writers_retrying_on_stale_seq_produce_a_gapless_stream(store
                     try:
                         uow.events.append(match.id, last, [ev("note", w=index, r=round_)])
                     except StaleSeq:
-                        conflicts.append(index)
                         continue
                     uow.commit()
                     break
