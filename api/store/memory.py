@@ -1,19 +1,20 @@
-"""A store in this process's memory: the same unit of work and repositories, no SQL.
+"""A store in this process's memory: every port of ``api.services.ports``, no SQL.
 
 For the service-level tests (every use case run without an app or a database) and for
-embedding the engine in one process. Every port of ``api.services.ports`` is here, matchmaking
-included, and behaves as the SQL store's does: ``tests/store/contract/`` runs one suite on this
-store, on SQLite and on PostgreSQL. That covers what the schema refuses (``api.store.tables``):
-its CHECKs, NOT NULLs, primary, unique and foreign keys are enforced here too, with the SQL
-store's exceptions (``StaleSeq`` for a ``(match, seq)`` taken, ``RematchExists``,
-``PortalNameTaken``, otherwise SQLAlchemy's ``IntegrityError``), as are ``(match, seq)``
-compare-and-set appends with the same hash chain, first-answer-wins idempotency keys and
-fairness reports, and transactions that commit or roll back whole. One lock stands for
-SQLite's write lock: a writing unit of work holds it from ``__enter__`` to its end, so writers
-queue and readers never see half a transaction. Nothing survives the process.
+embedding the engine in one process. Its repositories, matchmaking included, behave as the SQL
+store's do: ``tests/store/contract/`` runs one suite on this store, on SQLite and on PostgreSQL.
+So what the schema refuses (``api.store.tables``: its CHECKs, NOT NULLs, primary, unique and
+foreign keys) is refused here too, with the SQL store's exceptions: ``StaleSeq`` for a
+``(match, seq)`` taken, ``RematchExists``, ``PortalNameTaken``, otherwise SQLAlchemy's
+``IntegrityError``. Appends are compare-and-set on ``(match, seq)`` with the same hash chain;
+idempotency keys and fairness reports keep the first answer; a transaction commits or rolls
+back whole. One lock stands for SQLite's write lock: a writing unit of work holds it from
+``__enter__`` to its end, so writers queue and readers never see half a transaction. Nothing
+survives the process.
 
-Not here: the SQL store's extras outside the ports (``uow.rate_limits``, ``uow.health_probes``,
-``uow.connection``), and PostgreSQL's limits on string lengths (SQLite has none either).
+Not here: what the SQL store has beyond the ports (``uow.rate_limits``, ``uow.health_probes``,
+``uow.connection``); PostgreSQL's limits on string lengths (SQLite has none either). A read-only
+unit of work refuses every write (PostgreSQL's does too; SQLite's lets it through).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ from openskill.models import PlackettLuce
 from api.bots.ratings import bot_rating
 from api.rules.vocabulary import Family
 from api.services.ratings import NEWCOMER, Skill
-from api.store.memory import MemoryStore
 from api.store.ratings import RatingChange, RatingRecord
 
 from .fake_clock import FakeClock, use_clock
@@ -289,31 +288,6 @@ def test_a_leaderboard_and_a_history_are_paged_with_link_headers(app, portal):
     assert follow(portal, "/v1/players/a/history?family=block") == [[]]
     for path in ("/v1/leaderboards/draw?cursor=bm90LWpzb24", "/v1/players/a/history?family=draw&cursor=x"):
         assert_problem(portal.get(path), 422, "invalid_cursor")
-
-
-def test_the_memory_store_pages_ratings_as_the_database_does(app, portal):
-    portal_id = portal.get("/v1/portal").get_json()["id"]
-    memory = MemoryStore()
-    stores = [app.extensions["boneyard.store"], memory]
-    for store in stores:
-        with store.unit_of_work() as uow:
-            seed(uow, portal_id)
-    pages = []
-    for store in stores:
-        with store.unit_of_work(readonly=True) as uow:
-            board, cursor = [], None
-            while True:
-                page = uow.ratings.leaderboard(portal_id, "draw", 2, cursor)
-                board.append([r.player_ref for r in page.items])
-                if (cursor := page.next_cursor) is None:
-                    break
-            history = uow.ratings.history(portal_id, "a", "draw", 3)
-            rest = uow.ratings.history(portal_id, "a", "draw", 3, history.next_cursor)
-            pages.append(
-                (board, [c.match_id for c in history.items + rest.items], uow.ratings.of_player(portal_id, "z"))
-            )
-    assert pages[0] == pages[1]
-    assert pages[0][0] == [["e", "a"], ["b", "c"], ["d"]]
 
 
 def test_a_rated_match_always_has_a_turn_clock_so_walking_away_is_a_forfeit(portal):

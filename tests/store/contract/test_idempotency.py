@@ -35,8 +35,13 @@ def test_a_key_lost_to_a_race_leaves_the_transaction_usable(store):
         assert not uow.idempotency.remember("t" * 64, "k", "m" * 32, "r" * 64, 200, {})
         assert uow.idempotency.remember("t" * 64, "k2", "m" * 32, "r" * 64, 200, {})
         uow.commit()
-    with store.unit_of_work(readonly=True) as uow:
+    with store.unit_of_work() as uow:
         assert uow.idempotency.get("t" * 64, "k2") is not None
+        uow.idempotency.forget("t" * 64, "k2")
+        uow.idempotency.forget("t" * 64, "never")
+        uow.commit()
+    with store.unit_of_work(readonly=True) as uow:
+        assert uow.idempotency.get("t" * 64, "k2") is None and uow.idempotency.get("t" * 64, "k") is not None
 
 
 def test_purge_drops_the_keys_older_than_asked(store):
