@@ -49,6 +49,8 @@ FIXTURE = HERE / "fixture"
 DATABASE_FILE = FIXTURE / "database.json"
 READS_FILE = FIXTURE / "reads.json"
 
+#: Tables the fixture may leave empty: their rows live only while something is under way.
+TRANSIENT_TABLES = frozenset({"waiter_slots"})  # an open long-poll's or stream's slot
 #: Where the fixture's earliest stored time is put: after any day the test will run on.
 EPOCH = datetime(2100, 1, 1, tzinfo=UTC)
 #: Short matches: a hand or so each (the fixture stays small; every state is there all the same).
@@ -305,7 +307,13 @@ def populate(url: str) -> Writer:
         writer.public_extras()
         writer.matchmaking()
         writer.deliveries()
+    writer.call("GET", "/healthz")  # the readiness probe's row
     app.extensions["boneyard.store"].dispose()
+    # Rate-limit counters: one request counted by an app with the limits on (the default storage,
+    # the database). ``waiter_slots`` stays empty: a row lives only while a wait is open.
+    limited = create_app({**CONFIG, "DATABASE_URL": url, "RATELIMIT_ENABLED": True})
+    assert limited.test_client().get(f"/v1/matches/{writer.handles['playing']['id']}/audit").status_code == 409
+    limited.extensions["boneyard.store"].dispose()
     return writer
 
 
@@ -373,9 +381,14 @@ def send(client: Any, request: dict[str, Any]) -> Any:
 
 
 def commit() -> str:
+    """The commit the fixture was written on (``-dirty``: with changes not committed)."""
     try:
         return subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=HERE, capture_output=True, text=True, check=True
+            ["git", "describe", "--always", "--dirty", "--abbrev=40"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
