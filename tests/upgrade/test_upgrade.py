@@ -67,6 +67,10 @@ def test_the_fixture_fills_every_table_but_the_transient_ones():
     assert empty == set(TRANSIENT_TABLES)
 
 
+def test_the_fixture_stays_small():
+    assert DATABASE_FILE.stat().st_size + READS_FILE.stat().st_size < 1_000_000
+
+
 def test_a_database_of_the_release_before_upgrades_to_head_and_reads_and_plays_as_before(empty_database_url):
     database = json.loads(DATABASE_FILE.read_text(encoding="utf-8"))
     fixture = json.loads(READS_FILE.read_text(encoding="utf-8"))

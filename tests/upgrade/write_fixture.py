@@ -20,8 +20,10 @@
    keys, player tokens, seek secrets) are kept in the fixture; so are the handles the test
    plays on with.
 
-The one internal this script touches is the match flow's clock (``boneyard.matches``'s
-``now``), moved a few seconds on so that turn clocks run out without waiting.
+It runs on the release itself, so it may reach past the API where the API tests do: the match
+flow's clock (``boneyard.matches``'s ``now``) is moved a few seconds on so that turn clocks run
+out without waiting, and the autoplay runner's work is drained at once (``tests.api.helpers.play_bots``).
+The upgrade test itself uses only the API.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ READS_FILE = FIXTURE / "reads.json"
 TRANSIENT_TABLES = frozenset({"waiter_slots"})  # an open long-poll's or stream's slot
 #: Where the fixture's earliest stored time is put: after any day the test will run on.
 EPOCH = datetime(2100, 1, 1, tzinfo=UTC)
-#: Short matches: a hand or so each (the fixture stays small; every state is there all the same).
+#: Short matches, one hand each: the fixture stays small, and every state is there all the same.
 SHORT = {"target": 1}
 #: What the webhook is sent: every kind but ``turn.started`` (one a turn would be most of the fixture).
 EVENTS = ["match.created", "match.started", "hand.ended", "match.ended", "seat.timed_out"]
@@ -77,7 +79,7 @@ class Writer:
         self.app = app
         self.client = app.test_client()
         self.runner = app.test_cli_runner()
-        self.matches: list[dict[str, Any]] = []  # {id, label, tokens: {seat: token}, api_key}
+        self.matches: list[dict[str, Any]] = []  # {id, label, tokens: {seat: token}}
         self.keys: dict[str, str] = {}  # portal name -> a live key
         self.players: dict[str, str] = {}  # player ref (of arcade) -> a live player token
         self.seeks: list[dict[str, Any]] = []  # {id, token}
@@ -108,7 +110,6 @@ class Writer:
             "id": created["id"],
             "label": label,
             "tokens": {str(s["seat"]): s["token"] for s in created["seats"] if "token" in s},
-            "api_key": key,
         }
         self.matches.append(match)
         return match
@@ -116,22 +117,24 @@ class Writer:
     def spectate(self, match: dict) -> dict:
         return self.call("GET", f"/v1/matches/{match['id']}/view")
 
-    def move(self, match: dict, times: int = 1, *, idempotency_key: str | None = None) -> None:
+    def move(self, match: dict, times: int = 1) -> None:
         """The seat to move plays its first legal action, ``times`` times (bots reply inline)."""
         for _ in range(times):
-            spectator = self.spectate(match)
-            if spectator["status"] != "playing":
+            if self.spectate(match)["status"] != "playing":
                 return
-            token = match["tokens"][str(spectator["turn"])]
-            action = self.call("GET", f"/v1/matches/{match['id']}/view", token=token)["legal_actions"][0]
-            headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
-            self.call("POST", f"/v1/matches/{match['id']}/actions", token=token, body=action, headers=headers)
-            if idempotency_key:
-                self.idempotent.append(
-                    {"method": "POST", "path": f"/v1/matches/{match['id']}/actions", "token": token, "body": action}
-                    | {"headers": headers}
-                )
-                idempotency_key = None
+            self.call("POST", **self.next_action(match))
+
+    def next_action(self, match: dict, **headers: str) -> dict[str, Any]:
+        """The request of the seat to move's first legal action."""
+        token = match["tokens"][str(self.spectate(match)["turn"])]
+        action = self.call("GET", f"/v1/matches/{match['id']}/view", token=token)["legal_actions"][0]
+        return {"path": f"/v1/matches/{match['id']}/actions", "token": token, "body": action, "headers": headers}
+
+    def move_idempotently(self, match: dict, key: str) -> None:
+        """One move sent with an ``Idempotency-Key``: its stored answer is a read to replay."""
+        request = self.next_action(match, **{"Idempotency-Key": key})
+        self.call("POST", **request)
+        self.idempotent.append({"method": "POST", **request})
 
     def play_out(self, match: dict) -> None:
         for _ in range(2000):
@@ -172,7 +175,7 @@ class Writer:
         pair = self.create("rematched", [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}])
         self.play_out(pair)
         rematch = self.call("POST", f"/v1/matches/{pair['id']}/rematch", token=pair["tokens"]["0"])
-        self.matches.append({"id": rematch["id"], "label": "rematch waiting", "tokens": {}, "api_key": None})
+        self.matches.append({"id": rematch["id"], "label": "rematch waiting", "tokens": {}})
         smart = self.create(
             "smarter bots playing",
             [
@@ -183,7 +186,7 @@ class Writer:
             preset="standard-block",
         )
         self.move(smart, 2)
-        self.move(self.by_label("standard-draw playing"), idempotency_key="upgrade-fixture-1")
+        self.move_idempotently(self.by_label("standard-draw playing"), "upgrade-fixture-1")
         for match in self.matches[::4]:
             if self.spectate(match)["status"] == "ended":
                 self.call("GET", f"/v1/matches/{match['id']}/fairness")  # stored once computed
@@ -252,7 +255,8 @@ class Writer:
         first = self.call("POST", "/v1/seeks", token=players["ana"], body=block)
         paired = self.call("POST", "/v1/seeks", token=players["ben"], body=block)
         assert paired["status"] == "paired", paired
-        self.matches.append({"id": paired["match_id"], "label": "seek paired", "tokens": {}, "api_key": None})
+        seekers = [(f"/v1/seeks/{first['id']}", players["ana"]), (f"/v1/seeks/{paired['id']}", players["ben"])]
+        self.matches.append({"id": paired["match_id"], "label": "seek paired", "tokens": self.seated(seekers)})
         canceled = self.call("POST", "/v1/seeks", token=players["fay"], body={"preset": "pagat-draw"})
         self.call("DELETE", f"/v1/seeks/{canceled['id']}", token=players["fay"])
         wanted = {"preset": "standard-draw", "players": 2, "ttl_seconds": 3600}
@@ -279,22 +283,31 @@ class Writer:
 
         started = challenge("ana", ["ben"])
         done = self.call("POST", f"/v1/challenges/{started['id']}/accept", token=players["ben"])
-        self.matches.append({"id": done["match_id"], "label": "challenge started", "tokens": {}, "api_key": None})
+        both = [(f"/v1/challenges/{started['id']}", players[ref]) for ref in ("ana", "ben")]
+        self.matches.append({"id": done["match_id"], "label": "challenge started", "tokens": self.seated(both)})
         declined = challenge("ana", ["cy"])
         self.call("POST", f"/v1/challenges/{declined['id']}/decline", token=players["cy"])
         canceled_challenge = challenge("ben", ["ana"])
         self.call("POST", f"/v1/challenges/{canceled_challenge['id']}/cancel", token=players["ben"])
         challenge("cy", ["dee", "eve"])
 
+    def seated(self, reads: list[tuple[str, str]]) -> dict[str, str]:
+        """Each player's seat token, from its paired seek or started challenge (``(path, token)``)."""
+        answers = [self.call("GET", path, token=token) for path, token in reads]
+        return {str(answer["seat"]): answer["token"] for answer in answers}
+
     def deliveries(self) -> None:
         """Send what the webhook has so far: the first is refused (503, given up: `failed`), the
-        rest delivered; the failed one is replayed (pending again); later events stay pending."""
+        rest delivered; the failed one is replayed (pending again); a match made afterwards has
+        its `match.created` pending, never attempted."""
         assert "attempted" in self.command("webhooks", "deliver", "--once")
         base = f"/v1/portal/webhooks/{self.webhook['id']}"
         page = self.call("GET", f"{base}/deliveries?limit=100", key=self.keys["arcade"])
         (failed,) = [d for d in page["items"] if d["status"] == "failed"]
         self.call("POST", f"{base}/deliveries/{failed['id']}/replay", key=self.keys["arcade"])
         self.handles["webhook"] = {"id": self.webhook["id"], "delivery": failed["id"], "key": self.keys["arcade"]}
+        ana = {"name": "Ana", "type": "remote", "player_ref": "ana"}
+        self.create("portal waiting", [ana, {"name": "Seat", "type": "open"}], key=self.keys["arcade"])
 
 
 def populate(url: str) -> Writer:
