@@ -1,5 +1,7 @@
 """Initial schema: matches, seats, events.
 
+Live: yes — creates the first tables (no earlier server exists to keep serving).
+
 Revision ID: 0001
 Revises:
 Create Date: 2025-01-01

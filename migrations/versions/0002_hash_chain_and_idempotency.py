@@ -1,5 +1,8 @@
 """Hash-chained events and idempotency keys.
 
+Live: no — servers of 0001 would go on appending events without their hashes (the columns'
+default, 64 zeros), breaking the chain of every match they write: stop them first.
+
 Revision ID: 0002
 Revises: 0001
 """

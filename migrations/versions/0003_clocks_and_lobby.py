@@ -1,5 +1,8 @@
 """Turn clocks (deadline_at), rematches (rematch_of, reserved seats), seats by player_ref.
 
+Live: yes — adds nullable columns that older servers never read or write, and indexes; on
+PostgreSQL writes to matches and seats wait while those indexes build (seconds for a large table).
+
 Revision ID: 0003
 Revises: 0002
 """

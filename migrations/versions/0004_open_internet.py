@@ -1,6 +1,9 @@
 """Safe on the open internet: the autoplay queue, creator caps, stored fairness reports,
 shared waiter slots and rate-limit counters, and the readiness write probe.
 
+Live: yes — adds columns (nullable, or NOT NULL with a constant default: no table rewrite on
+PostgreSQL 11 or later nor on SQLite) and new tables; writes to matches wait while its two indexes build.
+
 Revision ID: 0004
 Revises: 0003
 """

@@ -1,5 +1,7 @@
 """Player statistics folded once per ended match: a cursor and the figures so far.
 
+Live: yes — a new table and an index; writes to matches wait while the index builds.
+
 Revision ID: 0005
 Revises: 0004
 """

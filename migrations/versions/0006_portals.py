@@ -4,6 +4,9 @@ The old ``player_stats`` (a fold of every ended match whose seats named a player
 is dropped, not converted: its figures counted matches no portal vouched for. The new table
 is written by the transaction that ends a match, for matches of a portal only.
 
+Live: no — drops and remakes player_stats with other columns (servers of 0005 would write the
+old shape), and on SQLite rebuilds matches to add its foreign key: stop the servers first.
+
 Revision ID: 0006
 Revises: 0005
 """

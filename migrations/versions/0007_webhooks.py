@@ -1,5 +1,7 @@
 """Webhooks: a portal's endpoints, the outbox of deliveries, and the log of their attempts.
 
+Live: yes — new tables only.
+
 Revision ID: 0007
 Revises: 0006
 """

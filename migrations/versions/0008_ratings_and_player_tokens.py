@@ -1,6 +1,9 @@
 """Rated play: the rated flag of a match, each portal player's rating per rules family and its
 history, and the credentials a portal gives its players (their bots) to act as them.
 
+Live: yes — adds matches.rated, NOT NULL with a constant default (no table rewrite on
+PostgreSQL 11 or later nor on SQLite; older servers never make rated matches), and new tables.
+
 Revision ID: 0008
 Revises: 0007
 """

@@ -1,5 +1,7 @@
 """Matchmaking: seeks, challenges, and each portal player's event stream.
 
+Live: yes — new tables only.
+
 Revision ID: 0009
 Revises: 0008
 """
