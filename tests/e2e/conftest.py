@@ -8,8 +8,8 @@
   Playwright's own browser downloads are not available here). Missing browser or
   ``playwright`` package: skipped locally, a failure under CI (``CI=true``), so a broken
   install step cannot pass green.
-* ``artifacts``: screenshots go to ``tests/e2e/artifacts/`` (ignored by git via a
-  ``.gitignore`` written there), to look at after a run.
+* ``artifacts``: screenshots go to ``tests/e2e/artifacts/`` (committed empty but for the
+  ``.gitignore`` that keeps every screenshot out of git), to look at after a run.
 """
 
 from __future__ import annotations
@@ -125,7 +125,5 @@ def page_at(browser, live_server):
 
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    # a .gitignore of "*" ignores the folder and itself: screenshots are never committed
-    (ARTIFACTS / ".gitignore").write_text("*\n")
+    ARTIFACTS.mkdir(exist_ok=True)  # committed, with its .gitignore: made only if deleted by hand
     return ARTIFACTS
