@@ -2,14 +2,15 @@
 
 Why: a bot that thinks longer when it has a choice tells anyone who times the server's answer
 something about its hidden hand. The expert decides in about 0.1 ms when one move is legal
-and 5 to 50 ms (at worst some 170 ms of CPU on a busy machine) when it must weigh several, so
+and 5 to 50 ms (at worst some 185 ms of CPU on a busy machine) when it must weigh several, so
 an opponent timing ``POST .../actions`` could tell the two apart most of the time. Every
 decision made for a table is therefore padded up to the level's floor (``BOT_REPLY_FLOOR_MS``),
 and a timed reply says only that the bot moved.
 
 A decision slower than its floor cannot be padded and still stands out, so it is never
 silent: it is logged (a warning with the level, the decision's milliseconds and the floor) and
-counted in :attr:`ReplyFloor.overruns`, which operators can read. The floors must be above
+counted per level in :attr:`ReplyFloor.overruns` (the app's floor is ``MatchFlow.reply_floor``;
+no endpoint exports the count yet, the log line is what operators see). The floors must be above
 each level's slowest decision on the machine (``bench/bot_timing.py`` prints them;
 ``bench/reply_floor.py`` times replies through the shipped floor and counts the overruns).
 
