@@ -1,11 +1,12 @@
 """Rate limits (flask-limiter).
 
-Match creation (a rematch counts against the same budget) is limited per portal for a
-request with a portal key (its own ``create_limit``, else ``RATE_LIMIT_PORTAL_CREATE``: a
-portal's many players reach the server from its few addresses) and per client address for a
-keyless one (``RATE_LIMIT_CREATE``). Other limits apply per seat token and per address to
-actions, and per address to the two expensive reads, ``/audit`` and ``/fairness``. Counters
-live in the limiter's storage
+Match creation (a rematch, a seek and a challenge count against the same budget) is limited
+per portal for a request with a portal key or one of its players' tokens (its own
+``create_limit``, else ``RATE_LIMIT_PORTAL_CREATE``: a portal's many players reach the server
+from its few addresses) and per client address for a keyless one (``RATE_LIMIT_CREATE``). A
+key or player token that does not verify spends the address's budget, never a portal's.
+Other limits apply per seat token and per address to actions, and per address to the two
+expensive reads, ``/audit`` and ``/fairness``. Counters live in the limiter's storage
 (``RATELIMIT_STORAGE_URI``): ``database://`` by default, the app's own database, so every
 worker of every server on it shares one budget (``api.http.rate_limit_storage``);
 ``memory://`` counts per process; ``redis://…`` (with the ``redis`` package) in one Redis.
@@ -23,8 +24,11 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
-from api.http.callers import caller_portal
+from api.http.callers import caller_player, caller_portal
 from api.http.problem_codes import WAIT_STATUSES
+from api.http.problem_document import ProblemError
+from api.services.errors import InvalidPortalKey, InvalidToken
+from api.store.records import PortalRecord
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -40,14 +44,26 @@ def token_key() -> str:
     return "address:" + get_remote_address()
 
 
+def budget_portal() -> PortalRecord | None:
+    """The portal whose creation budget this request spends: its player token's (the token
+    acts for the portal's player), else its key's; None, the client address's budget, without
+    either. A token or key that does not verify spends the address's too (the view then
+    refuses it): a forged credential neither picks a portal's bucket nor escapes its own."""
+    try:
+        player = caller_player()
+        return caller_portal() if player is None else player.portal
+    except (ProblemError, InvalidToken, InvalidPortalKey):
+        return None
+
+
 def creator_key() -> str:
     """The creation budget's bucket: the portal's, or the client address's."""
-    portal = caller_portal()
+    portal = budget_portal()
     return "address:" + get_remote_address() if portal is None else "portal:" + portal.id
 
 
 def create_limit() -> str:
-    portal = caller_portal()
+    portal = budget_portal()
     if portal is None:
         return str(current_app.config["RATE_LIMIT_CREATE"])
     return portal.create_limit or str(current_app.config["RATE_LIMIT_PORTAL_CREATE"])

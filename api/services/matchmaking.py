@@ -78,6 +78,7 @@ from .commands import (
     SeatSpec,
     Seeker,
     SweepMatchmaking,
+    TokenPlayer,
 )
 from .creating import NewMatch, insert_match, prepare_match, shown
 from .flow import MatchFlow
@@ -105,16 +106,18 @@ EVENT_MEMBERS: dict[str, Any] = dict.fromkeys(
 
 
 # --- player tokens ------------------------------------------------------------------------------------
-def identify_player_handler(command: IdentifyPlayer, flow: MatchFlow) -> Seeker:
-    """The portal player of a live player token (else ``InvalidToken``: malformed, unknown or revoked)."""
+def identify_player_handler(command: IdentifyPlayer, flow: MatchFlow) -> TokenPlayer:
+    """The portal player of a live player token, with its portal (else ``InvalidToken``:
+    malformed, unknown or revoked)."""
     parts = command.token.split("_")
     if len(parts) < 3 or not command.token.startswith(PLAYER_TOKEN_PREFIX) or len(command.token) > 128:
         raise errors.InvalidToken("this is not a player token: a player token looks like bypl_<12 hex>_<43 chars>")
     with flow.store.unit_of_work(readonly=True) as uow:
         found = uow.matchmaking.player_by_token_hash(hash_key(command.token))
-    if found is None:
+        portal = None if found is None else uow.portals.get(found[0])
+    if found is None or portal is None:
         raise errors.InvalidToken("no player has this token (it may have been revoked)")
-    return Seeker(found[0], found[1])
+    return TokenPlayer(portal, found[1])
 
 
 def issue_token_handler(command: IssuePlayerToken, flow: MatchFlow) -> Answer:
