@@ -92,6 +92,11 @@ class ListPortals(Command[list[Answer]]):
     """Every portal with its keys' ids and dates (never a key)."""
 
 
+#: A seat's name at most, in characters (a name the API is sent, or one matchmaking makes of a
+#: ``player_ref``).
+SEAT_NAME_MAX = 40
+
+
 @dataclass(frozen=True)
 class SeatSpec:
     """One seat of a match to create: ``type`` is a seat kind (``api.rules.SEAT_TYPES``)."""
