@@ -42,23 +42,29 @@ def caller_portal() -> PortalRecord | None:
 
 def bearer_token() -> str | None:
     """The token from ``Authorization: Bearer <token>`` (a seat's, a player's or a seek's
-    secret), or None when absent."""
+    secret), or None when absent; any other ``Authorization`` is refused (401)."""
     header = request.headers.get("Authorization")
     if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_in(header)
+    if token is None:
         raise codes.INVALID_TOKEN.error(
             "Send the seat token as 'Authorization: Bearer <token>'.", headers=codes.BEARER_CHALLENGE
         )
-    return token.strip()
+    return token
+
+
+def bearer_in(header: str) -> str | None:
+    """The token of an ``Authorization`` value ``Bearer <token>``; None for any other value."""
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
 def caller_player() -> TokenPlayer | None:
-    """The portal player whose player token this request carries (None: no player token; a
-    ``bypl_`` token of no live player is refused, 401 ``invalid_token``)."""
+    """The portal player whose player token this request carries as ``Authorization: Bearer``
+    (None: it carries none; a ``bypl_`` token of no live player is refused, 401 ``invalid_token``)."""
     if "boneyard_player" not in g:
-        token = bearer_token()
+        token = bearer_in(request.headers.get("Authorization", ""))
         is_player_token = token is not None and token.startswith(PLAYER_TOKEN_PREFIX)
         g.boneyard_player = bus().handle(IdentifyPlayer(token)) if token and is_player_token else None
     player: TokenPlayer | None = g.boneyard_player

@@ -24,7 +24,7 @@ from api.bots import LEVELS
 from api.http import problem_codes as codes
 from api.http.arguments import JSON_BODY_PARSER
 from api.http.callers import bearer_token, bus, caller_player, caller_portal
-from api.http.limits import limit_creation
+from api.http.limits import limit_player_creation
 from api.http.openapi_shapes import component
 from api.http.problem_codes import problem_responses
 from api.http.schemas import ALWAYS, MAX_SEQ, PLAYER_REF, AsciiFloat, AsciiInteger
@@ -223,7 +223,7 @@ SEEKER_CODES = (codes.PORTAL_KEY_REQUIRED, codes.PLAYER_REF_NEEDS_PORTAL, codes.
 
 @seeks_blp.route("")
 class Seeks(MethodView):
-    @limit_creation  # a seek may make a match: it spends the creation budget as POST /v1/matches does
+    @limit_player_creation  # a seek may make a match: the creation budget, as POST /v1/matches
     @seeks_blp.doc(security=SEEKER)
     @seeks_blp.arguments(SeekCreateSchema, required=False)  # every member has a default: {} or no body
     @seeks_blp.response(201, NewSeekSchema)
@@ -332,7 +332,7 @@ PLAYER_CODES = (codes.PORTAL_KEY_REQUIRED, codes.PLAYER_REF_NEEDS_PORTAL, codes.
 
 @challenges_blp.route("")
 class Challenges(MethodView):
-    @limit_creation  # a challenge makes a match once accepted: the creation budget, as POST /v1/matches
+    @limit_player_creation  # a challenge makes a match once accepted: the creation budget, as POST /v1/matches
     @challenges_blp.doc(security=PLAYER)
     @challenges_blp.arguments(ChallengeCreateSchema)
     @challenges_blp.response(201, ChallengeSchema)

@@ -283,6 +283,22 @@ def test_a_portals_budget_is_shared_by_its_key_and_its_players_tokens(make_clien
     assert client.post("/v1/matches", json={"seats": TWO_REMOTE}).status_code == 201
 
 
+def test_a_player_token_spends_its_portals_budget_only_where_it_acts_for_the_player(make_client):
+    """POST /v1/matches reads no player token (keyless, the match is the public space's): it
+    spends the address's budget, and a key there spends the portal's whatever else is sent."""
+    client = make_client(RATE_LIMIT_CREATE="1 per minute", RATE_LIMIT_PORTAL_CREATE="5 per minute")
+    app = client.application
+    key = new_portal(app, "arcade")
+    token = _player_token(portal_client(app, key), "ana")
+    public = [client.post("/v1/matches", json={"seats": TWO_REMOTE}, headers=auth(token)) for _ in range(2)]
+    assert [p.status_code for p in public] == [201, 429] and public[0].headers["X-RateLimit-Limit"] == "1"
+    keyed = client.post(
+        "/v1/matches", json={"seats": TWO_REMOTE}, headers={"X-API-Key": key, "Authorization": "Basic YW5hOg=="}
+    )
+    assert keyed.status_code == 201 and keyed.headers["X-RateLimit-Remaining"] == "4"
+    assert _seek_and_cancel(client, token).headers["X-RateLimit-Remaining"] == "3"
+
+
 def test_a_player_token_that_does_not_verify_spends_the_address_budget_not_a_portals(make_client):
     client = make_client(RATE_LIMIT_CREATE="2 per minute", RATE_LIMIT_PORTAL_CREATE="5 per minute")
     app = client.application
