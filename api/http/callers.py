@@ -66,7 +66,8 @@ def caller_player() -> TokenPlayer | None:
     if "boneyard_player" not in g:
         token = bearer_in(request.headers.get("Authorization", ""))
         is_player_token = token is not None and token.startswith(PLAYER_TOKEN_PREFIX)
-        g.boneyard_player = bus().handle(IdentifyPlayer(token)) if token and is_player_token else None
+        # kept only once verified: a refused token is refused again at every ask, never taken for none
+        g.boneyard_player = bus().handle(IdentifyPlayer(token)) if token is not None and is_player_token else None
     player: TokenPlayer | None = g.boneyard_player
     return player
 
