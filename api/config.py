@@ -41,8 +41,9 @@ Environment variables (all optional):
     need a portal key (``X-API-Key``); portals are made with ``flask boneyard portal create``
     (``api.services.portals``). ``API_KEYS``, the flat key list of old, is refused at start.
 ``RATE_LIMIT_PORTAL_CREATE``
-    A portal's budget for creating matches, whatever addresses its requests come from
-    (default ``600 per minute``; ``flask boneyard portal limit`` sets one portal's own).
+    A portal's budget for creating matches (seeks and challenges included), spent by its key
+    and its players' tokens alike, whatever addresses its requests come from (default
+    ``600 per minute``; ``flask boneyard portal limit`` sets one portal's own).
 ``STATS_ABANDONED_AFTER_HOURS``
     A portal match with no move for this long counts, in its players' statistics, as played
     and lost for the player whose turn it is (default 24).
@@ -55,7 +56,7 @@ Environment variables (all optional):
     ``memory://`` counts per process; ``redis://…`` needs ``pip install redis``).
 ``RATE_LIMIT_CREATE`` / ``RATE_LIMIT_ACTIONS_PER_TOKEN`` / ``RATE_LIMIT_ACTIONS_PER_ADDRESS``
     Limits in flask-limiter notation (defaults ``30 per minute``, ``600 per minute``,
-    ``3000 per minute``); a rematch counts against ``RATE_LIMIT_CREATE``.
+    ``3000 per minute``); a rematch, a seek and a challenge count against the creation budget.
 ``RATE_LIMIT_AUDIT``
     Per client address, for each of ``/audit`` (per page) and ``/fairness`` (default
     ``60 per minute``).
