@@ -20,7 +20,6 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from api.bots import LEVELS
 from api.http import problem_codes as codes
 from api.http.arguments import JSON_BODY_PARSER
 from api.http.callers import bus, caller_portal
@@ -28,10 +27,12 @@ from api.http.limits import limit_creation
 from api.http.matches import bearer_token
 from api.http.openapi_shapes import component
 from api.http.problem_codes import problem_responses
-from api.http.schemas import ALWAYS, MAX_SEQ, PLAYER_REF, AsciiFloat, AsciiInteger
+from api.http.schema_fields import ALWAYS, MAX_SEQ, MAX_WAIT_SECONDS, PLAYER_REF, AsciiFloat, AsciiInteger
 from api.http.stream import HEARTBEAT_SECONDS, last_event_id, sse_message, sse_response
 from api.http.waiting import waiting_client
-from api.rules import DEFAULT_PRESET, PRESETS
+from api.rules import BOT_SEAT, DEFAULT_PRESET, PRESETS, REMOTE_SEAT
+from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
+from api.rules.vocabulary import BotLevel, values
 from api.services import commands
 from api.services.errors import PlayerRefNeedsPortal, PortalKeyRequired
 from api.services.matchmaking import PLAYER_TOKEN_PREFIX, sleep_for, stream_key
@@ -159,7 +160,7 @@ class PlayerToken(MethodView):
 class SeekCreateSchema(ma.Schema):
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)))
     rules = rules_field()
-    players = AsciiInteger(load_default=2, validate=validate.Range(min=2, max=4))
+    players = AsciiInteger(load_default=MIN_PLAYERS, validate=validate.Range(min=MIN_PLAYERS, max=MAX_PLAYERS))
     rated = fields.Boolean(load_default=False, metadata={"description": "Rated: a portal player's seeks only"})
     rating_min = AsciiFloat(validate=validate.Range(min=-100000, max=100000))
     rating_max = AsciiFloat(validate=validate.Range(min=-100000, max=100000))
@@ -167,7 +168,7 @@ class SeekCreateSchema(ma.Schema):
         validate=validate.Range(min=1, max=3600),
         metadata={"description": "Not paired after this long: completed with computer players of fill_level"},
     )
-    fill_level = fields.String(validate=validate.OneOf(LEVELS))
+    fill_level = fields.String(validate=validate.OneOf(values(BotLevel)))
     ttl_seconds = AsciiInteger(load_default=300, validate=TTL, metadata={"description": "Expires after this long"})
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "With the portal's key: its player"})
 
@@ -209,7 +210,7 @@ class SeekPathSchema(ma.Schema):
 
 class SeekQuerySchema(ma.Schema):
     wait = AsciiFloat(
-        load_default=0, validate=validate.Range(min=0, max=60), metadata={"description": WAIT_DESCRIPTION}
+        load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS), metadata={"description": WAIT_DESCRIPTION}
     )
     player_ref = fields.String(validate=PLAYER_REF)
 
@@ -287,13 +288,13 @@ class ChallengeCreateSchema(ma.Schema):
     opponents = fields.List(
         fields.String(validate=PLAYER_REF),
         required=True,
-        validate=validate.Length(min=1, max=3),
+        validate=validate.Length(min=1, max=MAX_PLAYERS - 1),  # the challenger's seat is the first
         metadata={"description": "The challenged players of the portal (player_refs)"},
     )
     bots = fields.List(
-        fields.String(validate=validate.OneOf(LEVELS)),
+        fields.String(validate=validate.OneOf(values(BotLevel))),
         load_default=list,
-        validate=validate.Length(max=2),
+        validate=validate.Length(max=MAX_PLAYERS - MIN_PLAYERS),  # one opponent at least
         metadata={"description": "Computer players' levels for the remaining seats"},
     )
     ttl_seconds = AsciiInteger(load_default=300, validate=TTL, metadata={"description": "Expires unanswered after"})
@@ -303,7 +304,7 @@ class ChallengeCreateSchema(ma.Schema):
 class ChallengeSeatSchema(ma.Schema):
     seat = fields.Integer(**ALWAYS)
     player_ref = fields.String(allow_none=True, **ALWAYS)
-    type = fields.String(validate=validate.OneOf(("remote", "bot")), **ALWAYS)
+    type = fields.String(validate=validate.OneOf((REMOTE_SEAT, BOT_SEAT)), **ALWAYS)
     level = fields.String(allow_none=True, **ALWAYS)
     answer = fields.String(allow_none=True, validate=validate.OneOf(("pending", "accepted", "declined")), **ALWAYS)
 
@@ -403,7 +404,7 @@ class PlayerEventsQuerySchema(ma.Schema):
     after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=100))
     wait = AsciiFloat(
-        load_default=0, validate=validate.Range(min=0, max=60), metadata={"description": WAIT_DESCRIPTION}
+        load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS), metadata={"description": WAIT_DESCRIPTION}
     )
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "With the portal's key: its player"})
 

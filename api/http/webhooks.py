@@ -33,7 +33,7 @@ from api.http.problem_codes import (
     UNSUPPORTED_MEDIA_TYPE,
 )
 from api.http.problem_codes import problem_responses as problems
-from api.http.schemas import ALWAYS, AsciiInteger
+from api.http.schema_fields import ALWAYS, AsciiInteger
 from api.services.commands import (
     AddWebhook,
     GetWebhook,

@@ -18,6 +18,8 @@ MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 eve
 TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
+MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: a double-six set deals two to four hands
+PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +172,7 @@ class Preset:
     options: Mapping[str, Any]
     hand_size: Rule
     target: Rule = lambda players, opts: 100
-    players: tuple[int, ...] = (2, 3, 4)
+    players: tuple[int, ...] = PLAYER_COUNTS
 
 
 def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
@@ -273,8 +275,8 @@ def resolve_rules(
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidRules("preset", f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
     spec = PRESETS[preset]
-    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-        raise InvalidRules("players", f"2 to 4 players, not {players!r}")
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
+        raise InvalidRules("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
     if players not in spec.players:
         raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
     if overrides is None:
