@@ -93,6 +93,11 @@ class RuleSet:
             cached = _DICT_FORMS[self] = asdict(self)  # asdict is slow, and views ask every time
         return dict(cached)
 
+    def options(self) -> dict[str, Any]:
+        """Every option, without the echo fields (``preset``, ``players``): overrides that,
+        with this preset and player count, resolve to this rule set again."""
+        return {name: getattr(self, name) for name in OPTION_NAMES}
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
         """Rebuild a stored, resolved rule set (validated again)."""
@@ -283,11 +288,8 @@ def resolve_rules(
         overrides = {}
     if not isinstance(overrides, Mapping):
         raise InvalidRules("rules", "must be an object of options")
-    overrides = dict(overrides)
-    # A resolved record may be sent back as overrides: its echo fields must agree.
-    for echo, expected in (("preset", preset), ("players", players)):
-        if echo in overrides and overrides.pop(echo) != expected:
-            raise InvalidRules(echo, f"does not match the match ({expected!r})")
+    # Options only: ``preset`` and ``players`` are the record's echo of what was asked, not
+    # options (they are asked for beside the overrides), so here they are unknown options.
     for name in overrides:
         if name not in OPTION_NAMES:
             raise InvalidRules(name, "unknown option")

@@ -13,7 +13,7 @@ import pytest
 from api.bots import LEVELS
 from api.http.matches import ActionSchema, SeatSpecSchema
 from api.rules import ACTION_FIELDS, RuleSet
-from api.rules.ruleset import BOOLEAN_OPTIONS, MAX_TARGET, OPTION_CHOICES
+from api.rules.ruleset import BOOLEAN_OPTIONS, MAX_TARGET, OPTION_CHOICES, OPTION_NAMES
 from api.rules.vocabulary import BotLevel, End, HandEndReason, ScoredBy, SeatKind, Status, values
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
@@ -70,7 +70,8 @@ def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
         assert rule_set[name]["type"] == "boolean", name
     overrides = SCHEMAS["RuleOverrides"]
     assert overrides["additionalProperties"] is False and "required" not in overrides
-    assert set(overrides["properties"]) == set(rule_set)
+    # The options alone: the echo fields (preset, players) are the answer's RuleSet's, not input.
+    assert set(overrides["properties"]) == set(OPTION_NAMES) == set(rule_set) - {"preset", "players"}
     assert overrides["properties"]["target"]["maximum"] == MAX_TARGET
 
 
