@@ -161,7 +161,10 @@ class SeekCreateSchema(ma.Schema):
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)))
     rules = rules_field()
     players = AsciiInteger(load_default=MIN_PLAYERS, validate=validate.Range(min=MIN_PLAYERS, max=MAX_PLAYERS))
-    rated = fields.Boolean(load_default=False, metadata={"description": "Rated: a portal player's seeks only"})
+    rated = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Rated: a portal player's seeks only (else 403 `rated_needs_player`)"},
+    )
     rating_min = AsciiFloat(validate=validate.Range(min=-100000, max=100000))
     rating_max = AsciiFloat(validate=validate.Range(min=-100000, max=100000))
     fill_after_seconds = AsciiInteger(
@@ -231,6 +234,7 @@ class Seeks(MethodView):
     @problem_responses(
         seeks_blp,
         *SEEKER_CODES,
+        codes.RATED_NEEDS_PLAYER,
         codes.INVALID_SEEK,
         codes.ALREADY_SEEKING,
         codes.INVALID_RULES,

@@ -210,6 +210,14 @@ PLAYER_REF_NEEDS_PORTAL = _entry(
     "A `player_ref`, or a player's statistics, ratings or a leaderboard, without the `X-API-Key` of the "
     "portal the match belongs to: player ids are the portal's, and only it may set or read them.",
 )
+RATED_NEEDS_PLAYER = _entry(
+    services.RatedNeedsPlayer,
+    403,
+    "Rated seeks need a portal player",
+    "`rated: true` on a seek from a caller who is no portal player (anonymous, or the portal's `X-API-Key` "
+    "without `player_ref`): ratings are kept for the players a portal names; seek as one (a player token, "
+    "or the key with `player_ref`) or unrated.",
+)
 RATED_NEEDS_PORTAL = _entry(
     services.RatedNeedsPortal,
     403,
@@ -391,8 +399,8 @@ INVALID_SEEK = _entry(
     services.InvalidSeek,
     422,
     "Invalid seek",
-    "A seek that cannot be; `reason`: `rated` (a rated seek is a portal player's), `rating_range` "
-    "(min above max), `fill` (`fill_after_seconds` and `fill_level` go together).",
+    "A seek that cannot be; `reason`: `rating_range` (min above max), `fill` (`fill_after_seconds` and "
+    "`fill_level` go together).",
 )
 INVALID_CHALLENGE = _entry(
     services.InvalidChallenge,
