@@ -689,7 +689,6 @@ class Matches(MethodView):
         codes.CLIENT_SEED_NOT_ALLOWED,
         codes.TOO_MANY_BOT_MATCHES,
         codes.EVENT_LIMIT_REACHED,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_REQUEST,
         codes.INVALID_RULES,
         codes.INVALID_RATED_SEATS,
@@ -777,7 +776,6 @@ class Actions(MethodView):
         codes.STALE_SEQ,
         codes.EVENT_LIMIT_REACHED,
         codes.PRECONDITION_FAILED,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_ACTION,
         codes.INVALID_TILE,
         codes.INVALID_IDEMPOTENCY_KEY,
@@ -853,7 +851,6 @@ class Claim(MethodView):
         codes.SEAT_TAKEN,
         codes.STALE_SEQ,
         codes.EVENT_LIMIT_REACHED,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_REQUEST,
     )
     def post(self, body: dict[str, Any], match_id: str, seat: int) -> commands.Answer:

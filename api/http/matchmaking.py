@@ -238,7 +238,6 @@ class Seeks(MethodView):
         codes.INVALID_SEEK,
         codes.ALREADY_SEEKING,
         codes.INVALID_RULES,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.TOO_MANY_REQUESTS,
     )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -346,7 +345,6 @@ class Challenges(MethodView):
         *PLAYER_CODES,
         codes.INVALID_CHALLENGE,
         codes.INVALID_RULES,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.TOO_MANY_REQUESTS,
     )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:

@@ -570,8 +570,12 @@ stable `code`; its `type` is `https://boneyard.dev/problems/<code>` and its `tit
 below. A code is always answered with the same status. Which codes each operation may answer
 is in the OpenAPI document (`openapi/openapi.json`): each of its problem responses lists them,
 in its description and as `x-problem-codes`, and every operation's `default` response lists
-what any request may be answered. Some problems carry more members: `errors` (by location,
-then field), `field`, `reason`, `location`, `name`, `current_seq`, `match_status`, `limit`.
+what any request may be answered. What the transport refuses before an operation runs is
+declared on each operation it can reach (`api/http/transport_refusals.py`): 414 `uri_too_long`
+and 431 `header_too_large` on every operation; 408 `request_timeout`, 413 `payload_too_large`
+and 415 `unsupported_media_type` on every operation that takes a body. Some problems carry
+more members: `errors` (by location, then field), `field`, `reason`, `location`, `name`,
+`current_seq`, `match_status`, `limit`.
 
 Written from `api/http/problem_codes.py` by `scripts/problem-codes`; do not edit by hand
 (`tests/api/test_problem_codes.py` fails when it is stale).
