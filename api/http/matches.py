@@ -50,10 +50,10 @@ from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 from api.rules.tiles import MAX_PIP
 from api.rules.vocabulary import ActionType, BotLevel, DrawUntil, End, values
 from api.services import commands
-from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE
+from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, MAX_EVENTS_PAGE
 from api.services.idempotency import KEY_PATTERN, Keyed, Replay, StoredAnswer, parse_key
 from api.services.match_ids import is_match_id
-from api.services.reading import CURSOR_PATTERN
+from api.services.reading import CURSOR_PATTERN, MAX_PAGE_SIZE
 
 blp = Blueprint(
     "matches", __name__, url_prefix="/v1/matches", description="Matches, seats, views, actions and the event log"
@@ -349,7 +349,7 @@ class EventsQuerySchema(ma.Schema):
     # Bounded by the database's seq column (a 32-bit integer): a larger ``after`` used to
     # reach the query and fail there (500).
     after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
-    limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=1000))
+    limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=MAX_EVENTS_PAGE))
     wait = AsciiFloat(
         load_default=0,
         validate=validate.Range(min=0, max=MAX_WAIT_SECONDS),
@@ -389,7 +389,7 @@ class ListQuerySchema(ma.Schema):
             "matches, newest first; its rated ones with their rating changes: GET /v1/players/{player_ref}/history"
         },
     )
-    limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=100))
+    limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=MAX_PAGE_SIZE))
     cursor = fields.String(
         metadata={
             "pattern": CURSOR_PATTERN,
