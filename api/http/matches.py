@@ -1,4 +1,5 @@
-"""/v1/matches: thin views that turn requests into use cases and errors into problems."""
+"""/v1/matches: the schemas of what its routes take and answer (they are also the OpenAPI
+document), and thin views that turn requests into use cases and errors into problems."""
 
 from __future__ import annotations
 
