@@ -35,7 +35,19 @@ from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 from api.rules.vocabulary import BotLevel, values
 from api.services import commands
 from api.services.errors import PlayerRefNeedsPortal, PortalKeyRequired
-from api.services.matchmaking import PLAYER_TOKEN_PREFIX, sleep_for, stream_key
+from api.services.matchmaking import (
+    ACCEPTED,
+    CANCELED,
+    DECLINED,
+    EXPIRED,
+    PAIRED,
+    PENDING,
+    PLAYER_TOKEN_PREFIX,
+    STARTED,
+    WAITING,
+    sleep_for,
+    stream_key,
+)
 
 tokens_blp = Blueprint(
     "player_tokens",
@@ -178,7 +190,7 @@ class SeekCreateSchema(ma.Schema):
 
 class SeekSchema(ma.Schema):
     id = fields.String(**ALWAYS)
-    status = fields.String(validate=validate.OneOf(("waiting", "paired", "expired", "canceled")), **ALWAYS)
+    status = fields.String(validate=validate.OneOf((WAITING, PAIRED, EXPIRED, CANCELED)), **ALWAYS)
     preset = fields.String(**ALWAYS)
     rules = component("RuleOverrides", **ALWAYS, metadata={"description": "The overrides asked for"})
     players = fields.Integer(**ALWAYS)
@@ -309,12 +321,12 @@ class ChallengeSeatSchema(ma.Schema):
     player_ref = fields.String(allow_none=True, **ALWAYS)
     type = fields.String(validate=validate.OneOf((REMOTE_SEAT, BOT_SEAT)), **ALWAYS)
     level = fields.String(allow_none=True, **ALWAYS)
-    answer = fields.String(allow_none=True, validate=validate.OneOf(("pending", "accepted", "declined")), **ALWAYS)
+    answer = fields.String(allow_none=True, validate=validate.OneOf((PENDING, ACCEPTED, DECLINED)), **ALWAYS)
 
 
 class ChallengeSchema(ma.Schema):
     id = fields.String(**ALWAYS)
-    status = fields.String(validate=validate.OneOf(("pending", "started", "declined", "canceled", "expired")), **ALWAYS)
+    status = fields.String(validate=validate.OneOf((PENDING, STARTED, DECLINED, CANCELED, EXPIRED)), **ALWAYS)
     challenger = fields.String(**ALWAYS)
     preset = fields.String(**ALWAYS)
     rules = component("RuleOverrides", **ALWAYS, metadata={"description": "The overrides asked for"})
