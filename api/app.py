@@ -29,10 +29,10 @@ from api.http.docs_ui import blp as docs_ui_blp
 from api.http.event_schemas import register_event_schemas
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
+from api.http.matches import UNIONS
 from api.http.openapi_shapes import field_shape, register_shapes, register_unions
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
-from api.http.schemas import UNIONS
 from api.http.work_limit import WorkLimit
 from api.portal_cli import portal_cli
 from api.services.bus import MessageBus

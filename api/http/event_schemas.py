@@ -11,7 +11,7 @@ its own name (``Event``, ``TilePlayed``, ``AuditLog``…).
 Two more components are derived from those definitions rather than written again:
 ``HandResult`` (a view's ``last_hand``: the ``hand_ended`` event without its ``type``) and
 ``RuleOverrides`` (the body's ``rules`` at creation: any options of ``RuleSet``, nothing
-else, within the server's bounds).
+else, not its echo fields ``preset`` and ``players``, within the server's bounds).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from apispec import APISpec
 
-from api.rules.ruleset import MAX_TARGET
+from api.rules.ruleset import MAX_TARGET, OPTION_NAMES
 
 EVENTS_SCHEMA = Path(__file__).resolve().parents[2] / "openapi" / "events.schema.json"
 _DEFS = "#/$defs/"
@@ -82,19 +82,19 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         "required": [k for k in hand_ended["required"] if k != "type"],
     }
     rule_set = defs["RuleSet"]
-    options = {name: dict(schema) for name, schema in rule_set["properties"].items()}
+    # The options alone: the rule set's echo fields (preset, players) are the answer's, asked for
+    # beside the overrides; in the overrides they are refused as any unknown option is.
+    options = {name: dict(rule_set["properties"][name]) for name in OPTION_NAMES}
     options["target"]["maximum"] = MAX_TARGET
     options["hand_size"]["maximum"] = 14  # two players hold at most the 28 tiles
-    options["preset"]["description"] = "Optional echo: must name the match's preset"
-    options["players"]["description"] = "Optional echo: must be the number of seats"
     overrides = {
         "type": "object",
         "additionalProperties": False,
         "properties": options,
         "description": "Options to change from the preset's (docs/rules.md lists every option and "
-        "preset). A resolved rule set may be sent back as it is. A combination that "
-        "cannot be played (partners without 4 players, muggins_calls without "
-        "fives_scoring…) is refused: 422 invalid_rules naming the `field`.",
+        "preset); `preset` and `players` are asked for beside them, not here. An unknown option, or a "
+        "combination that cannot be played (partners without 4 players, muggins_calls without "
+        "fives_scoring…), is refused: 422 invalid_rules naming the `field`.",
     }
     return {"HandResult": hand_result, "RuleOverrides": overrides}
 

@@ -44,6 +44,7 @@ from flask_smorest import Api
 from flask_smorest.spec.plugins import unicodeconverter2paramschema
 from werkzeug.routing import UnicodeConverter
 
+from api.http import transport_refusals
 from api.http.errors import ProblemError
 from api.http.problem_codes import (
     BEARER_CHALLENGE,
@@ -279,8 +280,10 @@ def install(app: Flask) -> None:
 
 
 def document(api: Api) -> None:
-    """Say in the OpenAPI document what a string path parameter may hold (before blueprints register)."""
+    """Say in the OpenAPI document what a string path parameter may hold, and what the
+    transport (this guard among it) refuses on each operation (before blueprints register)."""
     api.register_converter(UnicodeConverter, _text_parameter)
+    transport_refusals.document(api.spec)
 
 
 def _text_parameter(converter: UnicodeConverter) -> dict:

@@ -1,4 +1,5 @@
-"""/v1/matches: thin views that turn requests into use cases and errors into problems."""
+"""/v1/matches: the schemas of what its routes take and answer (they are also the OpenAPI
+document), and thin views that turn requests into use cases and errors into problems."""
 
 from __future__ import annotations
 
@@ -6,15 +7,17 @@ import hashlib
 import json
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ClassVar, ParamSpec, TypeVar
 from urllib.parse import urlencode
 
+import marshmallow as ma
 from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
+from marshmallow import fields, validate
 
+from api.bots import DEFAULT_LEVEL
 from api.http import problem_codes as codes
-from api.http import schemas
 from api.http.arguments import JSON_BODY_PARSER
 from api.http.callers import bearer_token, bus, caller, check_match_scope, space_caller
 from api.http.conditional import (
@@ -30,10 +33,28 @@ from api.http.conditional import (
 )
 from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions
+from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
+from api.http.schema_fields import (
+    ALWAYS,
+    MAX_SEQ,
+    MAX_WAIT_SECONDS,
+    NAME,
+    PLAYER_REF,
+    SEED,
+    AsciiFloat,
+    AsciiInteger,
+    Tile,
+)
 from api.http.waiting import waiting_client
+from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
+from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
+from api.rules.tiles import MAX_PIP
+from api.rules.vocabulary import ActionType, BotLevel, DrawUntil, End, values
 from api.services import commands
+from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, MAX_EVENTS_PAGE
 from api.services.idempotency import KEY_PATTERN, Keyed, Replay, StoredAnswer, parse_key
 from api.services.match_ids import is_match_id
+from api.services.reading import CURSOR_PATTERN, MAX_PAGE_SIZE
 
 blp = Blueprint(
     "matches", __name__, url_prefix="/v1/matches", description="Matches, seats, views, actions and the event log"
@@ -73,7 +94,7 @@ def _render_refusal(error: Exception) -> tuple[int, str]:
 
 def render_action_result(result: dict) -> str:
     """The body of an action's answer: one rendering for the first answer and every replay."""
-    return json.dumps(schemas.ActionResultSchema().dump(result), separators=(",", ":"))
+    return json.dumps(ActionResultSchema().dump(result), separators=(",", ":"))
 
 
 def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
@@ -139,11 +160,491 @@ def problems(*declared: codes.ProblemCode) -> Callable[[codes.ViewFunction], cod
     return codes.problem_responses(blp, *declared)
 
 
+# --- schemas: what the routes below take and answer (they are also the OpenAPI document) ---
+# Far above any play's points (the open ends of a double-six line count under 50): every
+# integer a client sends has a bound, so none reaches the rules or the store unchecked.
+MAX_PLAY_POINTS = 1000
+
+
+# --- requests ------------------------------------------------------------------------
+class _SeatSpecFields(ma.Schema):
+    name = fields.String(required=True, validate=NAME, metadata={"description": "Shown to everyone; stored as given"})
+    client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
+    player_ref = fields.String(
+        validate=PLAYER_REF,
+        metadata={
+            "description": "The portal's own id for the player (opaque); shown in public seat lists, "
+            "used by player statistics and the player_ref filter"
+        },
+    )
+
+
+class RemoteSeatSpecSchema(_SeatSpecFields):
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf((REMOTE_SEAT,)),
+        metadata={"description": "A client holding the seat's token (answered once, at creation)"},
+    )
+
+
+class BotSeatSpecSchema(_SeatSpecFields):
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf((BOT_SEAT,)),
+        metadata={"description": "A computer player: the server plays the seat"},
+    )
+    level = shaped(
+        fields.String(
+            load_default=None,
+            allow_none=True,
+            validate=validate.OneOf(values(BotLevel)),
+            metadata={"description": f"Computer level (null or absent: {DEFAULT_LEVEL})"},
+        ),
+        {"$ref": COMPONENTS + "BotLevel"},
+    )
+
+
+class OpenSeatSpecSchema(_SeatSpecFields):
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf((OPEN_SEAT,)),
+        metadata={"description": "Kept free for anyone to claim later (POST .../claim)"},
+    )
+
+
+class SeatSpecSchema(Union):
+    """A seat of a new match, by `type`: remote (a client with a token), bot (a computer
+    player; only these have a `level`) or open (claimed later)."""
+
+    SHAPES: ClassVar[dict[str, type[ma.Schema]]] = {
+        REMOTE_SEAT: RemoteSeatSpecSchema,
+        BOT_SEAT: BotSeatSpecSchema,
+        OPEN_SEAT: OpenSeatSpecSchema,
+    }
+
+
+class MatchCreateSchema(ma.Schema):
+    preset = fields.String(
+        load_default=DEFAULT_PRESET,
+        validate=validate.OneOf(tuple(PRESETS)),
+        metadata={"description": "A named table; docs/rules.md lists what each sets"},
+    )
+    rules = component(
+        "RuleOverrides",
+        load_default=dict,
+        metadata={"description": 'Option overrides on top of the preset, e.g. {"target": 150}'},
+    )
+    seats = fields.List(
+        fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS)
+    )
+    seed = fields.String(
+        validate=SEED,
+        metadata={
+            "description": "Choose the server seed (reproducible tests, research): only where the server allows "
+            "it (ALLOW_CLIENT_SEED), else 403 `client_seed_not_allowed`; such matches show "
+            "seeded_by_client everywhere"
+        },
+    )
+    rated = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Its end updates its players' ratings (docs/ratings.md): only with a portal's key "
+            "(else 403 `rated_needs_portal`) and when every remote or open seat names a distinct `player_ref` "
+            "(else 422 `invalid_rated_seats`); its rematch is rated too"
+        },
+    )
+
+
+class ClaimSchema(ma.Schema):
+    name = fields.String(required=True, validate=NAME)
+    client_seed = fields.String(validate=SEED, metadata={"description": "Mixed into every deal (provable fairness)"})
+    player_ref = fields.String(
+        validate=PLAYER_REF,
+        metadata={"description": "The portal's own id for the player (a rematch seat keeps the old seat's by default)"},
+    )
+
+
+TILE_TEXT = f"^[0-{MAX_PIP}]-[0-{MAX_PIP}]$"  # "6-4", as Tile.parse reads one
+
+
+class _ActionFields(ma.Schema):
+    expected_seq = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_SEQ),
+        metadata={"description": "Refuse with 409 stale_seq unless the match is at this seq"},
+    )
+
+
+class PlayActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf((ActionType.PLAY,)))
+    tile = shaped(
+        fields.Raw(required=True, metadata={"description": 'The tile, [6, 4] (either order) or "6-4"'}),
+        {"oneOf": [{"$ref": COMPONENTS + "Tile"}, {"type": "string", "pattern": TILE_TEXT}]},
+    )
+    end = fields.String(
+        validate=validate.OneOf(values(End)),
+        metadata={"description": "The end to place it on; may be left out when the tile fits one end only"},
+    )
+    claim = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+        metadata={
+            "description": "muggins_calls only: the points this play scores (leave it out to score nothing and "
+            "leave the points to a muggins call); elsewhere 409 `claim_not_allowed`"
+        },
+    )
+    scores = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+        metadata={"description": "Ignored: the hint a listed legal action carries"},
+    )
+
+
+class DrawActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf((ActionType.DRAW,)))
+    until = fields.String(
+        validate=validate.OneOf(values(DrawUntil)),
+        metadata={"description": "Keep drawing until a tile fits (or the boneyard is spent)"},
+    )
+
+
+class KnockActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf((ActionType.KNOCK,)))
+
+
+class MugginsActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf((ActionType.MUGGINS,)))
+    scores = AsciiInteger(
+        validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
+        metadata={"description": "Ignored: the hint a listed legal action carries"},
+    )
+
+
+class ActionSchema(Union):
+    """An action, by `type`: play a tile, draw, knock, or call muggins. Every item of a
+    view's `legal_actions` is one, to be sent as it is."""
+
+    PROBLEM_CODE = "invalid_action"  # a body that is no action: 422 invalid_action, errors by field
+    SHAPES: ClassVar[dict[str, type[ma.Schema]]] = {
+        ActionType.PLAY: PlayActionSchema,
+        ActionType.DRAW: DrawActionSchema,
+        ActionType.KNOCK: KnockActionSchema,
+        ActionType.MUGGINS: MugginsActionSchema,
+    }
+
+
+UNIONS = {"SeatSpec": SeatSpecSchema, "Action": ActionSchema}
+
+
+class EventsQuerySchema(ma.Schema):
+    # Bounded by the database's seq column (a 32-bit integer): a larger ``after`` used to
+    # reach the query and fail there (500).
+    after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
+    limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=MAX_EVENTS_PAGE))
+    wait = AsciiFloat(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_WAIT_SECONDS),
+        metadata={
+            "description": "Long-poll: with no event after `after` yet, hold the request up to this many "
+            "seconds and answer as soon as one is appended (an empty page at the timeout)"
+        },
+    )
+
+
+class AuditQuerySchema(ma.Schema):
+    after = AsciiInteger(
+        load_default=0,
+        validate=validate.Range(min=0, max=MAX_SEQ),
+        metadata={"description": "Rows after this seq (`next_after` of the previous page)"},
+    )
+    limit = AsciiInteger(
+        load_default=AUDIT_PAGE,
+        validate=validate.Range(min=1, max=MAX_AUDIT_PAGE),
+        metadata={"description": "Rows per page"},
+    )
+
+
+class ListQuerySchema(ma.Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    preset = fields.String(validate=validate.OneOf(tuple(PRESETS)))
+    has_open_seat = fields.Boolean(
+        metadata={
+            "description": "true: only matches with a seat anyone may claim (not one kept for a rematch); "
+            "false: only matches without"
+        }
+    )
+    player_ref = fields.String(
+        validate=PLAYER_REF,
+        metadata={
+            "description": "Only matches with a seat of this player (with the portal's key): the player's recent "
+            "matches, newest first; its rated ones with their rating changes: GET /v1/players/{player_ref}/history"
+        },
+    )
+    limit = AsciiInteger(load_default=20, validate=validate.Range(min=1, max=MAX_PAGE_SIZE))
+    cursor = fields.String(
+        metadata={
+            "pattern": CURSOR_PATTERN,
+            "description": (
+                "next_cursor of the previous page (also in its Link header): "
+                "`<microseconds since 1970, UTC>-<match id>`, "
+                "the page after that match; any such string is a position (else 422 `invalid_cursor`)"
+            ),
+        }
+    )
+
+
+class ViewSeatSchema(ma.Schema):
+    seat = fields.Integer(**ALWAYS)
+    name = fields.String(allow_none=True, **ALWAYS, metadata={"description": "null for an open seat"})
+    type = fields.String(validate=validate.OneOf(SEAT_TYPES), **ALWAYS)
+    level = component(
+        "BotLevel", allow_none=True, **ALWAYS, metadata={"description": "Computer seats only; null otherwise"}
+    )
+    client_seed = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat's client seed; null when it gave none"}
+    )
+
+
+class SeatSchema(ViewSeatSchema):
+    player_ref = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "The portal's id for the player; null when none was given"}
+    )
+
+
+class CreatedSeatSchema(SeatSchema):
+    token = fields.String(
+        metadata={"description": "Remote seats only, shown this once: send it as `Authorization: Bearer <token>`"}
+    )
+
+
+class EndSchema(ma.Schema):
+    end = fields.String(validate=validate.OneOf(values(End)), **ALWAYS)
+    value = fields.Integer(
+        validate=validate.Range(0, MAX_PIP), **ALWAYS, metadata={"description": "The number showing on that end"}
+    )
+
+
+class ChainHeadSchema(ma.Schema):
+    class Meta:
+        description = (
+            "Where the match's hash chain ends as this answer shows it: the last event's seq and hash (seq 0 and "
+            "64 zeros before the first event). Pin it: once the match has ended, the row at that seq of "
+            "`GET /audit` must have that hash, which proves the log up to that seq was not rewritten since "
+            "(every hash covers every earlier row). The hash is over the unredacted rows, so it cannot be "
+            "checked before /audit reveals them. What a pinned head proves and what it does not: "
+            "openapi/events.md"
+        )
+
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The last event's seq (0: none yet)"})
+    hash = fields.String(
+        validate=validate.Regexp("^[0-9a-f]{64}$"),
+        **ALWAYS,
+        metadata={"description": "That event's `hash` in the audit log (lowercase hex SHA-256)"},
+    )
+
+
+def ChainHeadField(description: str) -> fields.Nested:
+    """A ``chain_head`` field: the one ``ChainHead`` component, described for where it is shown."""
+    return fields.Nested(ChainHeadSchema, **ALWAYS, metadata={"description": description})
+
+
+DEADLINE = fields.String(
+    allow_none=True,
+    metadata={
+        "description": "Only with turn_seconds: when the seat to move times out and the server plays its turn "
+        "(ISO 8601, UTC); null while no clock runs (a computer player to move, the match not playing)"
+    },
+)
+
+
+class _SummaryFields(ma.Schema):
+    id = fields.String(**ALWAYS)
+    seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
+    preset = fields.String(validate=validate.OneOf(tuple(PRESETS)), **ALWAYS)
+    rated = fields.Boolean(**ALWAYS, metadata={"description": "Its end updates its players' ratings (docs/ratings.md)"})
+    status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
+    seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event"})
+    hand_number = fields.Integer(
+        **ALWAYS, metadata={"description": "The hand being (or last) played; 0 before the first deal"}
+    )
+    scores = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Per seat, or per side with partners"})
+    turn = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody is to move"}
+    )
+    winner = fields.Integer(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Once ended: the winning seat, or side with partners; null before"},
+    )
+    players = fields.Integer(**ALWAYS)
+    open_seats = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Seats still to be claimed"})
+    created_at = fields.String(**ALWAYS, metadata={"description": "ISO 8601"})
+
+
+class FairnessSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    verified = fields.Boolean(**ALWAYS, metadata={"description": "Everything below checked out"})
+    seed = fields.String(**ALWAYS)
+    seed_commitment = fields.String(**ALWAYS)
+    commitment_ok = fields.Boolean(**ALWAYS, metadata={"description": "SHA-256(seed) equals the published commitment"})
+    chain_ok = fields.Boolean(
+        **ALWAYS, metadata={"description": "Every stored event links to the previous one by hash"}
+    )
+    deals_checked = fields.Integer(**ALWAYS)
+    moves_checked = fields.Integer(**ALWAYS)
+    events_checked = fields.Integer(**ALWAYS)
+    problems = fields.List(fields.String(), **ALWAYS, metadata={"description": "What did not check out, if anything"})
+
+
+class MatchSummarySchema(_SummaryFields):
+    rules = component("RuleSet", **ALWAYS)
+    seed_commitment = fields.String(
+        **ALWAYS, metadata={"description": "SHA-256 of the secret seed, revealed at the end"}
+    )
+    seats = fields.List(fields.Nested(SeatSchema), **ALWAYS)
+    deadline_at = DEADLINE
+
+
+class CreatedMatchSchema(MatchSummarySchema):
+    seats = fields.List(fields.Nested(CreatedSeatSchema), **ALWAYS)
+
+
+class MatchListItemSchema(_SummaryFields):
+    seats = fields.List(fields.Nested(SeatSchema), **ALWAYS)
+    updated_at = fields.String(**ALWAYS, metadata={"description": "ISO 8601: the last event's time"})
+
+
+class MatchListSchema(ma.Schema):
+    items = fields.List(fields.Nested(MatchListItemSchema), **ALWAYS)
+    next_cursor = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?cursor= for the next page; null on the last"}
+    )
+
+
+class ViewSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event this view includes"})
+    status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
+    seat = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}
+    )
+    hand_number = fields.Integer(**ALWAYS)
+    leader = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat that led this hand"})
+    turn = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody is to move"}
+    )
+    rules = component("RuleSet", **ALWAYS)
+    seats = fields.List(fields.Nested(ViewSeatSchema), **ALWAYS)
+    sides = fields.List(
+        fields.List(fields.Integer()), metadata={"description": "Partners only: the seats of each side"}
+    )
+    scores = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Per seat, or per side with partners"})
+    hand = fields.List(Tile(), metadata={"description": "A seat's view only: the viewer's own tiles"})
+    pips = fields.Integer(metadata={"description": "A seat's view only: the pips in the viewer's hand"})
+    hand_counts = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Tiles held, per seat"})
+    drawn = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Tiles each seat drew this hand"})
+    boneyard = fields.Integer(**ALWAYS, metadata={"description": "Tiles left in the boneyard"})
+    ends = fields.List(fields.Nested(EndSchema), **ALWAYS, metadata={"description": "Every open end"})
+    line = fields.List(
+        component("LaidTile"),
+        **ALWAYS,
+        metadata={
+            "description": "The line of play from its left end to its right end, each tile as it lies there: "
+            "[its left number, its right number] (not high end first)"
+        },
+    )
+    spinner = Tile(
+        allow_none=True,
+        metadata={"description": "Rule sets with a spinner only: the spinner, null until a double is played"},
+    )
+    arms = component("Arms", metadata={"description": "Rule sets with a spinner only"})
+    count = fields.Integer(metadata={"description": "Fives games only: the sum of the open ends (the count)"})
+    legal_actions = fields.List(
+        component("LegalAction"),
+        **ALWAYS,
+        metadata={
+            "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
+            "spectator, or when it is another seat's turn and there is nothing to call)"
+        },
+    )
+    last_hand = component(
+        "HandResult",
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "How the previous hand ended; null before the first hand ends"},
+    )
+    winner = fields.Integer(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Once ended: the winning seat, or side with partners; null before"},
+    )
+    hands = fields.List(
+        fields.List(Tile()),
+        metadata={
+            "description": "Once the match has ended: every hand as it was at the end, face up (absent when no "
+            "tile was left in any hand)"
+        },
+    )
+    seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
+    deadline_at = DEADLINE
+    chain_head = ChainHeadField("The hash chain's head at this view's seq, to pin")
+
+
+class ActionResultSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seat = fields.Integer(**ALWAYS)
+    seq = fields.Integer(**ALWAYS)
+    events = fields.List(
+        component("VisibleEvent"),
+        **ALWAYS,
+        metadata={
+            "description": "The events appended (this action's and the computer players' replies), as this seat "
+            "may see them"
+        },
+    )
+    view = fields.Nested(ViewSchema, **ALWAYS)
+
+
+class ClaimResultSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seat = fields.Integer(**ALWAYS)
+    token = fields.String(**ALWAYS, metadata={"description": "The seat's secret token, shown this once"})
+    seq = fields.Integer(**ALWAYS)
+    view = fields.Nested(ViewSchema, **ALWAYS)
+
+
+class EventsPageSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seat = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}
+    )
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
+    chain_head = ChainHeadField("The hash chain's head at `seq` (this page's events are at or before it), to pin")
+    events = fields.List(
+        component("VisibleEvent"),
+        **ALWAYS,
+        metadata={"description": "This page's events, in seq order, as the viewer may see them"},
+    )
+    next_after = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?after= for the next page; null on the last"}
+    )
+
+
+class AuditSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seed = fields.String(**ALWAYS, metadata={"description": "The server seed, revealed"})
+    seed_commitment = fields.String(**ALWAYS)
+    shuffle_algorithm = fields.String(**ALWAYS, metadata={"description": "openapi/shuffle.md"})
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The last seq of the whole log"})
+    chain_head = ChainHeadField("The hash chain's head: the last row's seq and hash (check pins against the rows)")
+    events = fields.List(component("AuditEvent"), **ALWAYS, metadata={"description": "This page's rows, in seq order"})
+    next_after = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "Pass as ?after= for the next page; null on the last page"}
+    )
+
+
 @blp.route("")
 class Matches(MethodView):
     @blp.doc(security=PORTAL_KEY)
-    @blp.arguments(schemas.ListQuerySchema, location="query")
-    @blp.response(200, schemas.MatchListSchema, headers={"Link": LINK_HEADER})
+    @blp.arguments(ListQuerySchema, location="query")
+    @blp.response(200, MatchListSchema, headers={"Link": LINK_HEADER})
     @problems(
         codes.INVALID_API_KEY,
         codes.PORTAL_KEY_REQUIRED,
@@ -166,8 +667,8 @@ class Matches(MethodView):
 
     @limit_creation
     @blp.doc(security=PORTAL_KEY)
-    @blp.arguments(schemas.MatchCreateSchema)
-    @blp.response(201, schemas.CreatedMatchSchema, headers={"ETag": ETAG_HEADER, "Location": LOCATION_HEADER})
+    @blp.arguments(MatchCreateSchema)
+    @blp.response(201, CreatedMatchSchema, headers={"ETag": ETAG_HEADER, "Location": LOCATION_HEADER})
     @problems(
         codes.INVALID_API_KEY,
         codes.PORTAL_KEY_REQUIRED,
@@ -176,7 +677,6 @@ class Matches(MethodView):
         codes.CLIENT_SEED_NOT_ALLOWED,
         codes.TOO_MANY_BOT_MATCHES,
         codes.EVENT_LIMIT_REACHED,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_REQUEST,
         codes.INVALID_RULES,
         codes.INVALID_RATED_SEATS,
@@ -205,7 +705,7 @@ class Matches(MethodView):
 @blp.route("/<string:match_id>", parameters=CONDITIONAL)
 class Match(MethodView):
     @conditional_read
-    @blp.response(200, schemas.MatchSummarySchema, headers={"ETag": ETAG_HEADER})
+    @blp.response(200, MatchSummarySchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.UNKNOWN_MATCH)
     def get(self, match_id: str) -> Response | Headed:
         """The public summary of a match: rules, seats, status, scores, seq."""
@@ -218,7 +718,7 @@ class Match(MethodView):
 class View(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @conditional_read
-    @blp.response(200, schemas.ViewSchema, headers={"ETag": ETAG_HEADER})
+    @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH)
     def get(self, match_id: str) -> Response | Headed:
         """What one seat may see (with its token), or the spectator's view (without)."""
@@ -253,10 +753,8 @@ class Actions(MethodView):
             },
         ],
     )
-    @blp.arguments(schemas.ActionSchema)
-    @blp.response(
-        200, schemas.ActionResultSchema, headers={"ETag": ETAG_HEADER, "Idempotent-Replayed": REPLAYED_HEADER}
-    )
+    @blp.arguments(ActionSchema)
+    @blp.response(200, ActionResultSchema, headers={"ETag": ETAG_HEADER, "Idempotent-Replayed": REPLAYED_HEADER})
     @problems(
         codes.INVALID_IF_MATCH,
         codes.INVALID_TOKEN,
@@ -266,7 +764,6 @@ class Actions(MethodView):
         codes.STALE_SEQ,
         codes.EVENT_LIMIT_REACHED,
         codes.PRECONDITION_FAILED,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_ACTION,
         codes.INVALID_TILE,
         codes.INVALID_IDEMPOTENCY_KEY,
@@ -289,9 +786,9 @@ class Actions(MethodView):
 @blp.route("/<string:match_id>/events", parameters=CONDITIONAL)
 class Events(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
-    @blp.arguments(schemas.EventsQuerySchema, location="query")
+    @blp.arguments(EventsQuerySchema, location="query")
     @conditional_read
-    @blp.response(200, schemas.EventsPageSchema, headers={"ETag": ETAG_HEADER})
+    @blp.response(200, EventsPageSchema, headers={"ETag": ETAG_HEADER})
     @problems(
         codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH, codes.INVALID_REQUEST, codes.TOO_MANY_WAITERS
     )
@@ -315,9 +812,9 @@ class Events(MethodView):
 @blp.route("/<string:match_id>/audit", parameters=CONDITIONAL)
 class Audit(MethodView):
     @limit_audit_reads
-    @blp.arguments(schemas.AuditQuerySchema, location="query")
+    @blp.arguments(AuditQuerySchema, location="query")
     @conditional_read
-    @blp.response(200, schemas.AuditSchema, headers={"ETag": ETAG_HEADER})
+    @blp.response(200, AuditSchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.INVALID_REQUEST, codes.TOO_MANY_REQUESTS)
     def get(self, query: dict[str, Any], match_id: str) -> Response | Headed:
         """Once the match has ended: the unredacted log with its hash chain, page by page (follow
@@ -331,8 +828,8 @@ class Audit(MethodView):
 @blp.route("/<string:match_id>/seats/<int:seat>/claim")
 class Claim(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
-    @blp.arguments(schemas.ClaimSchema)
-    @blp.response(200, schemas.ClaimResultSchema)
+    @blp.arguments(ClaimSchema)
+    @blp.response(200, ClaimResultSchema)
     @problems(
         codes.INVALID_TOKEN,
         codes.SEAT_RESERVED,
@@ -342,7 +839,6 @@ class Claim(MethodView):
         codes.SEAT_TAKEN,
         codes.STALE_SEQ,
         codes.EVENT_LIMIT_REACHED,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.INVALID_REQUEST,
     )
     def post(self, body: dict[str, Any], match_id: str, seat: int) -> commands.Answer:
@@ -367,10 +863,10 @@ class Rematch(MethodView):
     @limit_creation
     @seat_token_required
     @blp.doc(security=[{"seatToken": [], "portalKey": []}, {"seatToken": []}])
-    @blp.response(201, schemas.MatchSummarySchema, headers={"Location": LOCATION_HEADER})
+    @blp.response(201, MatchSummarySchema, headers={"Location": LOCATION_HEADER})
     @blp.alt_response(
         200,
-        schema=schemas.MatchSummarySchema,
+        schema=MatchSummarySchema,
         headers={"Location": LOCATION_HEADER},
         description="The rematch was made before: the same match again",
     )
@@ -403,7 +899,7 @@ def next_link(cursor: str | None) -> dict[str, str]:
 @blp.route("/<string:match_id>/fairness")
 class Fairness(MethodView):
     @limit_audit_reads
-    @blp.response(200, schemas.FairnessSchema)
+    @blp.response(200, FairnessSchema)
     @problems(codes.UNKNOWN_MATCH, codes.MATCH_NOT_OVER, codes.TOO_MANY_REQUESTS)
     def get(self, match_id: str) -> commands.Answer:
         """Once the match has ended: re-derive every deal from the revealed seeds, re-check every

@@ -20,20 +20,27 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from api.bots import LEVELS
 from api.http import problem_codes as codes
 from api.http.arguments import JSON_BODY_PARSER
 from api.http.callers import bearer_token, bus, caller_player, caller_portal
 from api.http.limits import limit_player_creation
 from api.http.openapi_shapes import component
 from api.http.problem_codes import problem_responses
-from api.http.schemas import ALWAYS, MAX_SEQ, PLAYER_REF, AsciiFloat, AsciiInteger
+from api.http.schema_fields import ALWAYS, MAX_SEQ, MAX_WAIT_SECONDS, PLAYER_REF, AsciiFloat, AsciiInteger
 from api.http.stream import HEARTBEAT_SECONDS, last_event_id, sse_message, sse_response
 from api.http.waiting import waiting_client
-from api.rules import DEFAULT_PRESET, PRESETS
+from api.rules import BOT_SEAT, DEFAULT_PRESET, PRESETS, REMOTE_SEAT
+from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
+from api.rules.vocabulary import BotLevel, values
 from api.services import commands
 from api.services.errors import PlayerRefNeedsPortal, PortalKeyRequired
-from api.services.matchmaking import sleep_for, stream_key
+from api.services.matchmaking import (
+    ANSWERS,
+    CHALLENGE_STATUSES,
+    SEEK_STATUSES,
+    sleep_for,
+    stream_key,
+)
 
 tokens_blp = Blueprint(
     "player_tokens",
@@ -159,22 +166,25 @@ class PlayerToken(MethodView):
 class SeekCreateSchema(ma.Schema):
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)))
     rules = rules_field()
-    players = AsciiInteger(load_default=2, validate=validate.Range(min=2, max=4))
-    rated = fields.Boolean(load_default=False, metadata={"description": "Rated: a portal player's seeks only"})
+    players = AsciiInteger(load_default=MIN_PLAYERS, validate=validate.Range(min=MIN_PLAYERS, max=MAX_PLAYERS))
+    rated = fields.Boolean(
+        load_default=False,
+        metadata={"description": "Rated: a portal player's seeks only (else 403 `rated_needs_player`)"},
+    )
     rating_min = AsciiFloat(validate=validate.Range(min=-100000, max=100000))
     rating_max = AsciiFloat(validate=validate.Range(min=-100000, max=100000))
     fill_after_seconds = AsciiInteger(
         validate=validate.Range(min=1, max=3600),
         metadata={"description": "Not paired after this long: completed with computer players of fill_level"},
     )
-    fill_level = fields.String(validate=validate.OneOf(LEVELS))
+    fill_level = fields.String(validate=validate.OneOf(values(BotLevel)))
     ttl_seconds = AsciiInteger(load_default=300, validate=TTL, metadata={"description": "Expires after this long"})
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "With the portal's key: its player"})
 
 
 class SeekSchema(ma.Schema):
     id = fields.String(**ALWAYS)
-    status = fields.String(validate=validate.OneOf(("waiting", "paired", "expired", "canceled")), **ALWAYS)
+    status = fields.String(validate=validate.OneOf(SEEK_STATUSES), **ALWAYS)
     preset = fields.String(**ALWAYS)
     rules = component("RuleOverrides", **ALWAYS, metadata={"description": "The overrides asked for"})
     players = fields.Integer(**ALWAYS)
@@ -209,7 +219,7 @@ class SeekPathSchema(ma.Schema):
 
 class SeekQuerySchema(ma.Schema):
     wait = AsciiFloat(
-        load_default=0, validate=validate.Range(min=0, max=60), metadata={"description": WAIT_DESCRIPTION}
+        load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS), metadata={"description": WAIT_DESCRIPTION}
     )
     player_ref = fields.String(validate=PLAYER_REF)
 
@@ -230,10 +240,10 @@ class Seeks(MethodView):
     @problem_responses(
         seeks_blp,
         *SEEKER_CODES,
+        codes.RATED_NEEDS_PLAYER,
         codes.INVALID_SEEK,
         codes.ALREADY_SEEKING,
         codes.INVALID_RULES,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.TOO_MANY_REQUESTS,
     )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -287,13 +297,13 @@ class ChallengeCreateSchema(ma.Schema):
     opponents = fields.List(
         fields.String(validate=PLAYER_REF),
         required=True,
-        validate=validate.Length(min=1, max=3),
+        validate=validate.Length(min=1, max=MAX_PLAYERS - 1),  # the challenger's seat is the first
         metadata={"description": "The challenged players of the portal (player_refs)"},
     )
     bots = fields.List(
-        fields.String(validate=validate.OneOf(LEVELS)),
+        fields.String(validate=validate.OneOf(values(BotLevel))),
         load_default=list,
-        validate=validate.Length(max=2),
+        validate=validate.Length(max=MAX_PLAYERS - MIN_PLAYERS),  # one opponent at least
         metadata={"description": "Computer players' levels for the remaining seats"},
     )
     ttl_seconds = AsciiInteger(load_default=300, validate=TTL, metadata={"description": "Expires unanswered after"})
@@ -303,14 +313,14 @@ class ChallengeCreateSchema(ma.Schema):
 class ChallengeSeatSchema(ma.Schema):
     seat = fields.Integer(**ALWAYS)
     player_ref = fields.String(allow_none=True, **ALWAYS)
-    type = fields.String(validate=validate.OneOf(("remote", "bot")), **ALWAYS)
+    type = fields.String(validate=validate.OneOf((REMOTE_SEAT, BOT_SEAT)), **ALWAYS)
     level = fields.String(allow_none=True, **ALWAYS)
-    answer = fields.String(allow_none=True, validate=validate.OneOf(("pending", "accepted", "declined")), **ALWAYS)
+    answer = fields.String(allow_none=True, validate=validate.OneOf(ANSWERS), **ALWAYS)
 
 
 class ChallengeSchema(ma.Schema):
     id = fields.String(**ALWAYS)
-    status = fields.String(validate=validate.OneOf(("pending", "started", "declined", "canceled", "expired")), **ALWAYS)
+    status = fields.String(validate=validate.OneOf(CHALLENGE_STATUSES), **ALWAYS)
     challenger = fields.String(**ALWAYS)
     preset = fields.String(**ALWAYS)
     rules = component("RuleOverrides", **ALWAYS, metadata={"description": "The overrides asked for"})
@@ -341,7 +351,6 @@ class Challenges(MethodView):
         *PLAYER_CODES,
         codes.INVALID_CHALLENGE,
         codes.INVALID_RULES,
-        codes.UNSUPPORTED_MEDIA_TYPE,
         codes.TOO_MANY_REQUESTS,
     )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -403,7 +412,7 @@ class PlayerEventsQuerySchema(ma.Schema):
     after = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_SEQ))
     limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=100))
     wait = AsciiFloat(
-        load_default=0, validate=validate.Range(min=0, max=60), metadata={"description": WAIT_DESCRIPTION}
+        load_default=0, validate=validate.Range(min=0, max=MAX_WAIT_SECONDS), metadata={"description": WAIT_DESCRIPTION}
     )
     player_ref = fields.String(validate=PLAYER_REF, metadata={"description": "With the portal's key: its player"})
 

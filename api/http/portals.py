@@ -24,7 +24,7 @@ from api.http.problem_codes import (
     UNKNOWN_PORTAL_KEY,
 )
 from api.http.problem_codes import problem_responses as problems
-from api.http.schemas import ALWAYS
+from api.http.schema_fields import ALWAYS
 from api.services.commands import AddPortalKey, GetPortal, RevokePortalKey
 from api.services.errors import PortalKeyRequired
 from api.store.records import PortalRecord

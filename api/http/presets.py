@@ -29,6 +29,7 @@ from api.bots import BOT_LEVELS, DEFAULT_LEVEL
 from api.http.conditional import IF_NONE_MATCH_PARAMETER, not_modified
 from api.http.openapi_shapes import component
 from api.rules import DEFAULT_PRESET, PRESETS, resolve_rules
+from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 
 blp = Blueprint("presets", __name__, url_prefix="/v1/presets", description="The presets and computer levels on offer")
 
@@ -66,7 +67,7 @@ class PresetSchema(ma.Schema):
         required=True, metadata={"description": "One sentence: what makes this table different"}
     )
     players = fields.List(
-        fields.Integer(validate=validate.Range(2, 4)),
+        fields.Integer(validate=validate.Range(MIN_PLAYERS, MAX_PLAYERS)),
         required=True,
         metadata={"description": "The player counts it allows, ascending"},
     )

@@ -210,6 +210,14 @@ PLAYER_REF_NEEDS_PORTAL = _entry(
     "A `player_ref`, or a player's statistics, ratings or a leaderboard, without the `X-API-Key` of the "
     "portal the match belongs to: player ids are the portal's, and only it may set or read them.",
 )
+RATED_NEEDS_PLAYER = _entry(
+    services.RatedNeedsPlayer,
+    403,
+    "Rated seeks need a portal player",
+    "`rated: true` on a seek from a caller who is no portal player (anonymous, or the portal's `X-API-Key` "
+    "without `player_ref`): ratings are kept for the players a portal names; seek as one (a player token, "
+    "or the key with `player_ref`) or unrated.",
+)
 RATED_NEEDS_PORTAL = _entry(
     services.RatedNeedsPortal,
     403,
@@ -391,8 +399,8 @@ INVALID_SEEK = _entry(
     services.InvalidSeek,
     422,
     "Invalid seek",
-    "A seek that cannot be; `reason`: `rated` (a rated seek is a portal player's), `rating_range` "
-    "(min above max), `fill` (`fill_after_seconds` and `fill_level` go together).",
+    "A seek that cannot be; `reason`: `rating_range` (min above max), `fill` (`fill_after_seconds` and "
+    "`fill_level` go together).",
 )
 INVALID_CHALLENGE = _entry(
     services.InvalidChallenge,
@@ -562,8 +570,12 @@ stable `code`; its `type` is `https://boneyard.dev/problems/<code>` and its `tit
 below. A code is always answered with the same status. Which codes each operation may answer
 is in the OpenAPI document (`openapi/openapi.json`): each of its problem responses lists them,
 in its description and as `x-problem-codes`, and every operation's `default` response lists
-what any request may be answered. Some problems carry more members: `errors` (by location,
-then field), `field`, `reason`, `location`, `name`, `current_seq`, `match_status`, `limit`.
+what any request may be answered. What the transport refuses before an operation runs is
+declared on each operation it can reach (`api/http/transport_refusals.py`): 414 `uri_too_long`
+and 431 `header_too_large` on every operation; 408 `request_timeout`, 413 `payload_too_large`
+and 415 `unsupported_media_type` on every operation that takes a body. Some problems carry
+more members: `errors` (by location, then field), `field`, `reason`, `location`, `name`,
+`current_seq`, `match_status`, `limit`.
 
 Written from `api/http/problem_codes.py` by `scripts/problem-codes`; do not edit by hand
 (`tests/api/test_problem_codes.py` fails when it is stale).

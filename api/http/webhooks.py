@@ -30,10 +30,9 @@ from api.http.problem_codes import (
     TOO_MANY_WEBHOOKS,
     UNKNOWN_DELIVERY,
     UNKNOWN_WEBHOOK,
-    UNSUPPORTED_MEDIA_TYPE,
 )
 from api.http.problem_codes import problem_responses as problems
-from api.http.schemas import ALWAYS, AsciiInteger
+from api.http.schema_fields import ALWAYS, AsciiInteger
 from api.services.commands import (
     AddWebhook,
     GetWebhook,
@@ -190,7 +189,6 @@ class Webhooks(MethodView):
         INVALID_WEBHOOK_URL,
         INVALID_WEBHOOK_EVENTS,
         TOO_MANY_WEBHOOKS,
-        UNSUPPORTED_MEDIA_TYPE,
         INVALID_REQUEST,
     )
     def post(self, body: dict[str, Any]) -> dict[str, Any]:

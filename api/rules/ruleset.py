@@ -20,6 +20,8 @@ MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 eve
 TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
+MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: a double-six set deals two to four hands
+PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,11 @@ class RuleSet:
                 _DICT_FORMS.clear()
             cached = _DICT_FORMS[self] = asdict(self)  # asdict is slow, and views ask every time
         return dict(cached)
+
+    def options(self) -> dict[str, Any]:
+        """Every option, without the echo fields (``preset``, ``players``): overrides that,
+        with this preset and player count, resolve to this rule set again."""
+        return {name: getattr(self, name) for name in OPTION_NAMES}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
@@ -172,7 +179,7 @@ class Preset:
     options: Mapping[str, Any]
     hand_size: Rule
     target: Rule = lambda players, opts: 100
-    players: tuple[int, ...] = (2, 3, 4)
+    players: tuple[int, ...] = PLAYER_COUNTS
 
 
 def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
@@ -275,19 +282,16 @@ def resolve_rules(
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidRules("preset", f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
     spec = PRESETS[preset]
-    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-        raise InvalidRules("players", f"2 to 4 players, not {players!r}")
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
+        raise InvalidRules("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
     if players not in spec.players:
         raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
     if overrides is None:
         overrides = {}
     if not isinstance(overrides, Mapping):
         raise InvalidRules("rules", "must be an object of options")
-    overrides = dict(overrides)
-    # A resolved record may be sent back as overrides: its echo fields must agree.
-    for echo, expected in (("preset", preset), ("players", players)):
-        if echo in overrides and overrides.pop(echo) != expected:
-            raise InvalidRules(echo, f"does not match the match ({expected!r})")
+    # Options only: ``preset`` and ``players`` are the record's echo of what was asked, not
+    # options (they are asked for beside the overrides), so here they are unknown options.
     for name in overrides:
         if name not in OPTION_NAMES:
             raise InvalidRules(name, "unknown option")

@@ -5,8 +5,10 @@ of one ``StrEnum``. A member *is* its string (``Status.ENDED == "ended"``, and
 ``json.dumps`` writes ``"ended"``), so the event log, the stored rows, the golden vectors
 and the OpenAPI document hold exactly the words they held as bare strings; but a
 misspelt word is now a name error (and a mypy error) instead of a comparison that is
-quietly never true. Adding a word is adding a member: whatever lists the choices
-(validation, the database's check constraints, the schemas) reads them from here.
+quietly never true. Adding a word is adding a member: whatever code lists the choices
+(validation, the database's check constraints, the HTTP schemas of ``api/http``) reads them
+from here. The committed event schemas (``openapi/events.schema.json``) are plain JSON and
+spell them out again; tests/api/test_contract_homes.py holds them to these members.
 """
 
 from __future__ import annotations

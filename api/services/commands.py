@@ -18,7 +18,7 @@ from .waiting import Client
 
 R = TypeVar("R", covariant=True)
 
-#: A use case's answer as the HTTP layer serialises it (shapes: ``api.http.schemas``).
+#: A use case's answer as the HTTP layer serialises it (shapes: the schemas beside each resource in ``api.http``).
 Answer = dict[str, Any]
 
 #: Rows per ``/audit`` page: by default, and at most.

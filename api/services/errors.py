@@ -191,9 +191,17 @@ class UnknownSeek(ServiceError):
 
 
 class InvalidSeek(ServiceError):
-    """A seek that cannot be: ``reason`` (``rated_needs_player``, ``rating_range``, ``fill``)."""
+    """A seek that cannot be: ``reason`` (``rating_range``, ``fill``)."""
 
     code = "invalid_seek"
+
+
+class RatedNeedsPlayer(ServiceError):
+    """A rated seek from a caller who is no portal player (an anonymous seeker, or the portal's
+    key without ``player_ref``): the body is valid, the caller may not rate. Ratings are kept
+    for the players a portal names."""
+
+    code = "rated_needs_player"
 
 
 class AlreadySeeking(ServiceError):

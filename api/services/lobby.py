@@ -41,7 +41,7 @@ def rematch_handler(command: Rematch, flow: MatchFlow) -> tuple[Answer, bool]:
     # The rematch belongs to the match's portal, which vouched for its players' seats.
     again = CreateMatch(
         record.preset,
-        snap.state.rules.to_dict(),
+        snap.state.rules.options(),
         tuple(specs),
         rematch_of=match_id,
         caller=Caller(record.portal_id),

@@ -10,7 +10,7 @@ from __future__ import annotations
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.store.records import InvalidCursor as StoreInvalidCursor
 from api.store.records import MatchFilter, Space
-from api.store.repositories import CURSOR_PATTERN
+from api.store.repositories import CURSOR_PATTERN, MAX_PAGE_SIZE
 
 from . import errors
 from .clocks import run_due
@@ -18,7 +18,7 @@ from .commands import MAX_AUDIT_PAGE, Answer, GetAudit, GetMatchPortal, GetSumma
 from .flow import MatchFlow
 from .seats import attach_refs
 
-__all__ = ["CURSOR_PATTERN", "audit_handler", "list_handler", "summary_handler", "view_handler"]
+__all__ = ["CURSOR_PATTERN", "MAX_PAGE_SIZE", "audit_handler", "list_handler", "summary_handler", "view_handler"]
 
 
 def summary_handler(command: GetSummary, flow: MatchFlow) -> Answer:

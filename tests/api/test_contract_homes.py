@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from api.bots import LEVELS
-from api.http.schemas import ActionSchema, SeatSpecSchema
+from api.http.matches import ActionSchema, SeatSpecSchema
 from api.rules import ACTION_FIELDS, RuleSet
-from api.rules.ruleset import BOOLEAN_OPTIONS, MAX_TARGET, OPTION_CHOICES
+from api.rules.ruleset import BOOLEAN_OPTIONS, MAX_TARGET, OPTION_CHOICES, OPTION_NAMES
+from api.rules.vocabulary import BotLevel, End, HandEndReason, ScoredBy, SeatKind, Status, values
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
 SCHEMAS = SPEC["components"]["schemas"]
@@ -69,5 +70,18 @@ def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
         assert rule_set[name]["type"] == "boolean", name
     overrides = SCHEMAS["RuleOverrides"]
     assert overrides["additionalProperties"] is False and "required" not in overrides
-    assert set(overrides["properties"]) == set(rule_set)
+    # The options alone: the echo fields (preset, players) are the answer's RuleSet's, not input.
+    assert set(overrides["properties"]) == set(OPTION_NAMES) == set(rule_set) - {"preset", "players"}
     assert overrides["properties"]["target"]["maximum"] == MAX_TARGET
+
+
+def test_the_word_lists_of_the_document_are_the_vocabularys():
+    """The event schemas are committed JSON and spell each closed set out: they must be
+    api.rules.vocabulary's members, in its order (what the code lists reads them from there)."""
+    assert SCHEMAS["EndName"]["enum"] == list(values(End))
+    assert SCHEMAS["BotLevel"]["enum"] == list(values(BotLevel))
+    assert SCHEMAS["HandEnded"]["properties"]["reason"]["enum"] == list(values(HandEndReason))
+    assert SCHEMAS["PointsScored"]["properties"]["how"]["enum"] == list(values(ScoredBy))
+    assert SCHEMAS["LoggedSeat"]["properties"]["type"]["enum"] == list(values(SeatKind))
+    assert SCHEMAS["MatchSummary"]["properties"]["status"]["enum"] == list(values(Status))
+    assert SCHEMAS["End"]["properties"]["end"]["enum"] == list(values(End))

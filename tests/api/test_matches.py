@@ -233,6 +233,9 @@ def test_stale_expected_seq_is_409_with_the_current_seq(client, live):
         ({"rules": {"partners": True}, "seats": [{"name": n, "type": "remote"} for n in "abc"]}, "partners"),
         ({"rules": {"target": 0}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "target"),
         ({"rules": {"spinners": True}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "spinners"),
+        # The rule set's echo fields are the answer's: in the overrides they are unknown options.
+        ({"rules": {"players": 2}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "players"),
+        ({"rules": {"preset": "standard-draw"}, "seats": [{"name": n, "type": "remote"} for n in "ab"]}, "preset"),
     ],
 )
 def test_impossible_rules_are_422_invalid_rules_naming_the_field(client, body, field):

@@ -137,7 +137,8 @@ def test_anonymous_seekers_of_the_public_space_read_their_seek_with_its_secret_o
     mine = read(client, first["id"], first["secret"])
     assert mine["match_id"] == second["match_id"]
     assert view(client, mine["match_id"], mine["token"])["seat"] == mine["seat"]
-    assert_problem(client.post("/v1/seeks", json={"rated": True}), 422, "invalid_seek")
+    # The body is valid; it is the caller (no portal player) who may not rate.
+    assert_problem(client.post("/v1/seeks", json={"rated": True}), 403, "rated_needs_player")
 
 
 def test_without_a_public_space_a_keyless_seek_is_refused(make_client):

@@ -727,7 +727,8 @@ def _matchmaking_rows() -> dict[tuple[str, str], Callable]:
         (f"POST {SEEKS}", "portal_key_required"): lambda w: _no_public_space(w).client.post(SEEKS, json={}),
         (f"POST {SEEKS}", "player_ref_needs_portal"): lambda w: w.client.post(SEEKS, json={"player_ref": "ana"}),
         (f"POST {SEEKS}", "invalid_request"): lambda w: w.client.post(SEEKS, json={"players": 5}),
-        (f"POST {SEEKS}", "invalid_seek"): lambda w: w.client.post(SEEKS, json={"rated": True}),
+        (f"POST {SEEKS}", "rated_needs_player"): lambda w: w.client.post(SEEKS, json={"rated": True}),
+        (f"POST {SEEKS}", "invalid_seek"): lambda w: w.client.post(SEEKS, json={"rating_min": 3, "rating_max": 2}),
         (f"POST {SEEKS}", "already_seeking"): _already_seeking,
         (f"POST {SEEKS}", "invalid_rules"): lambda w: w.client.post(SEEKS, json={"rules": {"target": 0}}),
         (f"POST {SEEKS}", "unsupported_media_type"): lambda w: w.client.post(SEEKS, data="{}"),
@@ -1083,6 +1084,35 @@ def test_every_documented_problem_response_lists_its_codes_with_their_own_status
             assert {CATALOGUE[code].status for code in listed} == {int(status)}, (method, path, status, listed)
             description = document["paths"][path][method.lower()]["responses"][status]["description"]
             assert all(f"`{code}`" in description for code in listed), (method, path, status)
+
+
+#: What the transport refuses before an operation runs (api/http/transport_refusals.py): on any
+#: operation, and on one that takes a body.
+TRANSPORT_ON_ANY = {"414": {"uri_too_long"}, "431": {"header_too_large"}}
+TRANSPORT_WITH_A_BODY = {"408": {"request_timeout"}, "413": {"payload_too_large"}, "415": {"unsupported_media_type"}}
+
+
+def test_every_operation_declares_the_transport_refusals_it_can_meet(world):
+    """Not only the default response: each operation's own responses name them (a tester that
+    holds an answer to the operation's declared statuses finds them there)."""
+    document = world.client.get("/v1/openapi.json").get_json()
+    with_a_body = 0
+    for (method, path), by_status in declared_problems(document).items():
+        takes_a_body = "requestBody" in document["paths"][path][method.lower()]
+        with_a_body += takes_a_body
+        expected = {**TRANSPORT_ON_ANY, **(TRANSPORT_WITH_A_BODY if takes_a_body else {})}
+        transport = {status: by_status[status] for status in ("408", "413", "414", "415", "431") if status in by_status}
+        assert transport == expected, (method, path)
+    assert with_a_body == 6  # matches, actions, claim, webhooks, seeks, challenges
+
+
+def test_a_query_longer_than_the_server_reads_is_a_414_its_operation_declares(world):
+    """schemathesis' finding: GET /v1/me/events with a 2,049-character path and query."""
+    document = world.client.get("/v1/openapi.json").get_json()
+    target = "/v1/me/events?player_ref=" + "a" * (2049 - len("/v1/me/events") - len("player_ref="))
+    assert len(target) - 1 == 2049  # the "?" is no part of either
+    assert answered(world.client.get(target)) == (414, "uri_too_long")
+    assert declared_problems(document)[("GET", "/v1/me/events")]["414"] == {"uri_too_long"}
 
 
 def test_docs_problems_md_is_the_catalogue():

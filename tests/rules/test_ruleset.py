@@ -170,6 +170,9 @@ def test_partners_sides_are_seats_0_2_against_1_3():
         ("no-such-preset", {}, 2, "preset"),
         ("standard-draw", {"preset": "pagat-draw"}, 2, "preset"),
         ("standard-draw", {"players": 3}, 2, "players"),
+        # The echo fields are no options, even when they agree (asked for beside the overrides).
+        ("standard-draw", {"preset": "standard-draw"}, 2, "preset"),
+        ("standard-draw", {"players": 2}, 2, "players"),
     ],
 )
 def test_impossible_rule_sets_are_refused_naming_the_field(preset, overrides, players, field):
@@ -195,9 +198,10 @@ def test_resolved_rules_round_trip_through_to_dict_and_from_dict(preset, players
     assert again.to_dict() == rules.to_dict()
 
 
-def test_a_resolved_record_sent_back_as_overrides_resolves_to_itself():
+def test_a_resolved_records_options_sent_back_as_overrides_resolve_to_itself():
     rules = resolve_rules("pagat-draw", {"partners": True, "auto_knock": True}, 4)
-    assert resolve_rules("pagat-draw", rules.to_dict(), 4) == rules
+    assert set(rules.options()) == set(rules.to_dict()) - {"preset", "players"}
+    assert resolve_rules("pagat-draw", rules.options(), 4) == rules
 
 
 def test_from_dict_revalidates_a_stored_record():

@@ -26,6 +26,8 @@ The names below are those the rest of the code uses (the bus's handlers, the HTT
 from __future__ import annotations
 
 from .challenges import (
+    ANSWERS,
+    CHALLENGE_STATUSES,
     answer_challenge_handler,
     cancel_challenge_handler,
     create_challenge_handler,
@@ -39,11 +41,14 @@ from .player_tokens import (
     list_tokens_handler,
     revoke_token_handler,
 )
-from .seeks import cancel_seek_handler, create_seek_handler, get_seek_handler
+from .seeks import SEEK_STATUSES, cancel_seek_handler, create_seek_handler, get_seek_handler
 from .sweep import sweep_handler
 
 __all__ = [
+    "ANSWERS",
+    "CHALLENGE_STATUSES",
     "PLAYER_TOKEN_PREFIX",
+    "SEEK_STATUSES",
     "answer_challenge_handler",
     "cancel_challenge_handler",
     "cancel_seek_handler",

@@ -41,6 +41,8 @@ from .player_tokens import the_player
 PENDING, STARTED, DECLINED, CANCELED, EXPIRED = "pending", "started", "declined", "canceled", "expired"
 #: A named player's answer: ACCEPTED or DECLINED (PENDING until given; a bot's is None).
 ACCEPTED = "accepted"
+CHALLENGE_STATUSES = (PENDING, STARTED, DECLINED, CANCELED, EXPIRED)
+ANSWERS = (PENDING, ACCEPTED, DECLINED)
 
 
 def create_challenge_handler(command: CreateChallenge, flow: MatchFlow) -> Answer:

@@ -55,6 +55,7 @@ from .player_events import RECHECK_SECONDS, Note, announce_notes
 SEEK_SECRET_PREFIX = "bysk_"
 #: A seek's statuses (the store's ``seeks.status``).
 WAITING, PAIRED, EXPIRED, CANCELED = "waiting", "paired", "expired", "canceled"
+SEEK_STATUSES = (WAITING, PAIRED, EXPIRED, CANCELED)
 #: The waiting seeks of a pool read at once, oldest first.
 POOL_READ = 1000
 
@@ -67,7 +68,7 @@ def create_seek_handler(command: CreateSeek, flow: MatchFlow) -> Answer:
     """Store the seek and pair it at once when its pool holds enough (one transaction)."""
     seeker = command.seeker
     if command.rated and seeker.player_ref is None:
-        raise errors.InvalidSeek("a rated seek is a portal player's (a player token, or player_ref)", reason="rated")
+        raise errors.RatedNeedsPlayer("a rated seek is a portal player's (a player token, or player_ref)")
     if command.rating_min is not None and command.rating_max is not None and command.rating_min > command.rating_max:
         raise errors.InvalidSeek("rating_min is above rating_max", reason="rating_range")
     if (command.fill_after_seconds is None) != (command.fill_level is None):
