@@ -276,6 +276,7 @@ class Actions(MethodView):
         codes.WRONG_MATCH,
         codes.UNKNOWN_MATCH,
         *codes.RULE_REFUSALS,
+        codes.SEAT_PLAYED_BY_COMPUTER,
         codes.STALE_SEQ,
         codes.EVENT_LIMIT_REACHED,
         codes.PRECONDITION_FAILED,

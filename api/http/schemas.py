@@ -477,7 +477,8 @@ class ViewSchema(ma.Schema):
         **ALWAYS,
         metadata={
             "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
-            "spectator, or when it is another seat's turn and there is nothing to call)"
+            "spectator, when it is another seat's turn and there is nothing to call, or when a computer player "
+            "has taken the seat over)"
         },
     )
     last_hand = component(

@@ -160,6 +160,8 @@ class MatchFlow:
         at that seq (``head``, read in the same transaction), for the client to pin."""
         assert head.seq == snap.seq, f"chain head at {head.seq} shown with the state at {snap.seq}"
         out = view(snap.state, seat)
+        if seat is not None and snap.state.seats[seat].get("type") == BOT_SEAT:
+            out["legal_actions"] = []  # handed to a computer, which alone moves for it (acting.py)
         out["seq"] = snap.seq
         out["match_id"] = match_id
         out["chain_head"] = head.to_dict()
