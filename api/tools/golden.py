@@ -7,7 +7,7 @@ for every vector, ``<name>.audit.json`` (the whole log as the pages of
 ``summarize`` below and ``clients/js/replay.mjs`` both print this shape).
 
 Everything is deterministic: each vector has a fixed server seed, and the computer players
-choose as the server's do (``api.bots.choose_action`` seeded by ``api.bots.bot_seed``), so a server
+are asked as the server asks them (``api.bots.turns.bot_turn``), so a server
 started with ``ALLOW_CLIENT_SEED`` that is given the same seats and seed writes the same
 log. Remote seats (a claimed seat) are played here by the greedy bot under another seed,
 standing in for a person. A vector with a turn clock names the turns its remote seats let

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from api.bots.audit import recheck_bot_moves
 from api.rules import ImpossibleEvent, ReplayError, apply, create_match, replay, resolve_rules, start_match
+from api.rules.audit import verify_log
 from api.rules.events import TileDrawn, TilePlayed
 from api.rules.tiles import Tile
 
@@ -56,3 +58,14 @@ def test_replaying_a_whole_log_names_the_impossible_events_seq():
         f"seq {len(forged)}: impossible event: seat {state.turn} plays {tile}, which it does not hold"
     )
     assert str(refused.value.at(7)).startswith("seq 7: impossible event: ")
+
+
+def test_a_log_that_does_not_open_as_a_match_is_a_finding_of_the_audit_not_an_error():
+    log = [e.to_dict() for e in opened()]
+    unreadable = [{"type": "no_such_event"}, *log[1:]]
+    assert verify_log(unreadable, "impossible").problems == ["the log does not start with match_created"]
+    unplayable = [{**log[0], "rules": {**log[0]["rules"], "players": 9}}, *log[1:]]
+    problems = verify_log(unplayable, "impossible").problems
+    assert len(problems) == 1 and problems[0].startswith("seq 1: refused by the rules: ")
+    for hostile in (unreadable, unplayable):  # the bots' re-check leaves it to the audit, quietly
+        assert recheck_bot_moves(hostile, "impossible").problems == []
