@@ -55,6 +55,8 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
         block = 1  # the events taken as one step: a decision's whole answer, else one event
         seat = bot_to_act(state)
         actor = log[i].get("seat")
+        if not isinstance(actor, int):
+            actor = None  # no seat's own (a deal…), or no seat at all: the fold below says which
         if actor != seat and actor in bot_levels(state) and opens_a_decision(log[i]):
             # a computer moves only when the server asks it, and it asks only the seat to act
             report.problems.append(
@@ -84,7 +86,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             except ImpossibleEvent as exc:
                 report.problems.append(str(exc.at(seq)))
                 return report
-            except (RulesError, ReplayError) as exc:  # no such event type, no such tile
+            except (RulesError, ReplayError, TypeError) as exc:  # no such event type, tile; a field of another type
                 report.problems.append(f"seq {seq}: unreadable event: {exc}")
                 return report
             if isinstance(event, HandStarted):

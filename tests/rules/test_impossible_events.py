@@ -69,3 +69,15 @@ def test_a_log_that_does_not_open_as_a_match_is_a_finding_of_the_audit_not_an_er
     assert len(problems) == 1 and problems[0].startswith("seq 1: refused by the rules: ")
     for hostile in (unreadable, unplayable):  # the bots' re-check leaves it to the audit, quietly
         assert recheck_bot_moves(hostile, "impossible").problems == []
+
+
+def test_an_event_with_a_field_of_another_type_is_unreadable_to_the_bot_recheck_not_an_error():
+    seed = "impossible"
+    log = [e.to_dict() for e in opened(seed)]
+    state = replay(opened(seed))
+    tile = state.hands[state.turn][0]
+    play = {"type": "tile_played", "seat": str(state.turn), "tile": tile.to_json(), "end": "left", "ends": {}}
+    forged = [*log, {**play, "auto": False, "claim": None}]
+    assert verify_log(forged, seed).problems == [f"seq {len(forged)}: refused by the rules: no seat '{state.turn}'"]
+    problems = recheck_bot_moves(forged, seed).problems
+    assert len(problems) == 1 and problems[0].startswith(f"seq {len(forged)}: unreadable event: ")
