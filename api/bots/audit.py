@@ -24,7 +24,7 @@ from api.rules.engine import initial_state, mutate
 from api.rules.events import HandStarted, Knocked, MatchCreated, PointsScored, TileDrawn, TilePlayed
 from api.rules.vocabulary import ScoredBy
 
-from .turns import bot_levels, bot_to_act, bot_turn
+from .turns import bot_levels, bot_to_act, question_for
 
 
 @dataclass
@@ -64,8 +64,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             )
             return report
         if seat is not None and actor == seat and opens_a_decision(log[i]):
-            turn = bot_turn(state, hand, server_seed, i, seat)
-            assert turn is not None  # asked for a bot seat that acts
+            turn = question_for(state, seat, hand, server_seed, i)  # bot_turn's, the seat known
             try:
                 action = turn.choose()
                 produced = [e.to_dict() for e in turn.events(state, action, server_seed)]

@@ -58,18 +58,20 @@ class BotTurn:
         return decide(state, parse_action(self.seat, action), server_seed)
 
 
-def bot_turn(
-    state: MatchState, hand_events: Iterable[dict[str, Any]], server_seed: str, seq: int, seat: int | None = None
-) -> BotTurn | None:
-    """The question for the bot seat that acts in ``state`` (``seat``, when the caller has asked
-    :func:`bot_to_act` already), or None when no computer player is to act.
+def bot_turn(state: MatchState, hand_events: Iterable[dict[str, Any]], server_seed: str, seq: int) -> BotTurn | None:
+    """The question for the bot seat that acts in ``state`` (:func:`bot_to_act`), or None when no
+    computer player is to act.
 
     ``hand_events``: the events since the hand began, as logged (without ``seq``); ``seq``: the
     last event's seq, the state being the log folded up to it."""
-    if seat is None:
-        seat = bot_to_act(state)
-        if seat is None:
-            return None
+    seat = bot_to_act(state)
+    return None if seat is None else question_for(state, seat, hand_events, server_seed, seq)
+
+
+def question_for(
+    state: MatchState, seat: int, hand_events: Iterable[dict[str, Any]], server_seed: str, seq: int
+) -> BotTurn:
+    """:func:`bot_turn`'s question, for a ``seat`` the caller got from :func:`bot_to_act` already."""
     level = state.seats[seat].get("level") or DEFAULT_LEVEL
     shown = [redact_event(event, seat) for event in hand_events]
     return BotTurn(seat, level, view(state, seat), shown, bot_seed(server_seed, seq, seat))
