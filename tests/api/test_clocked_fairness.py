@@ -91,7 +91,7 @@ TABLES = [
     ("muggins", 3, {"target": 60, "muggins_calls": True}),
     ("standard-draw", 4, {"target": 30, "partners": True}),
 ]
-SEATS = st.sampled_from(["remote", "random", "greedy"])
+SEATS = st.sampled_from(["remote", "random", "greedy", "intermediate"])
 
 
 def play_clocked_match(app, data: st.DataObject) -> dict:
