@@ -2,11 +2,13 @@
 
 Issue 32: a 2-player match whose seat 0 timed out twice and was handed to the greedy bot ended
 ``verified: false`` ("seq 45: the greedy computer at seat 0 chooses to play 5-2 on the right;
-the log holds play 5-2 on the left"). The move at seq 45 was not the bot's: the person whose seat
-had been handed over still held its token, and the server took their action for the seat while
-the bot's move waited for the autoplay runner (an all-bot table is played at the runner's pace).
-A seat a computer holds now refuses its token's actions (``seat_played_by_computer``), and the
-bots are asked one way everywhere (``api.bots.turns.bot_turn``).
+the log holds play 5-2 on the left"). Reproduced here as a move that was not the bot's: the person
+whose seat had been handed over still held its token, and the server took their action for the
+seat while the bot's move waited for the autoplay runner (an all-bot table is played at the
+runner's pace); a person choosing the other end of an equal-ends play fits the report. The
+server's own bot moves and its re-check agreed on every match the property below plays. A seat a
+computer holds now refuses its token's actions (``seat_played_by_computer``), and the bots are
+asked one way everywhere (``api.bots.turns.bot_turn``).
 
 Time moves only when a test says so (``fake_clock.py``): a turn times out when the test lets it.
 """
