@@ -8,10 +8,10 @@ proves every move legal; this proves every bot move was the bot's own. A log rew
 another legal move for a bot, the rest regenerated and the hash chain recomputed, passes the
 first and the chain check, and fails here.
 
-The services ask the bots the same question at the same point (``MatchFlow.advance``): the
-seat :meth:`~api.rules.state.MatchState.next_to_act` names among the bot seats, its view, the
-events since the hand began redacted for it, and ``bot_seed(seed, seq, seat)`` with ``seq`` the
-last event's.
+The question is :func:`api.bots.turns.bot_turn`'s, the very function the services ask the bots
+with (``MatchFlow.advance``), at the same point: after each event, for the bot seat that acts.
+A log is folded as it stands, so a rewritten one may hold an event its state cannot take (a
+tile played that the rewritten deal never gave): that is a finding here too, at its seq.
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.rules import BOT_SEAT, PLAYING, RulesError, decide, event_from_dict, parse_action, redact_event, view
+from api.rules import ImpossibleEvent, ReplayError, RulesError, event_from_dict
 from api.rules.engine import initial_state, mutate
 from api.rules.events import HandStarted, Knocked, MatchCreated, PointsScored, TileDrawn, TilePlayed
 from api.rules.vocabulary import ScoredBy
 
-from . import DEFAULT_LEVEL, choose_action
-from .actions import bot_seed
+from .turns import bot_levels, bot_to_act, question_for
 
 
 @dataclass
@@ -39,49 +38,56 @@ class BotRecheck:
 def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck:
     """Ask each bot of a whole log (event dicts in seq order, without ``seq``) again.
 
-    Stops at the first decision that differs (what follows was built on it). A log the rules
-    refuse is the rules' audit's to report: here it ends the check without a problem."""
+    Stops at the first decision that differs (what follows was built on it), and at an event
+    the log's own state cannot take (``ImpossibleEvent``) or cannot read, reported at its seq.
+    A move the rules refuse is the rules' audit's to report: here it ends the check quietly."""
     report = BotRecheck()
-    opening = event_from_dict(log[0]) if log else None
-    if not isinstance(opening, MatchCreated):
-        return report
-    state = initial_state(opening)
-    hand: list[dict[str, Any]] = []  # the events since the hand began, as the bots are shown them
+    try:
+        opening = event_from_dict(log[0]) if log else None
+        if not isinstance(opening, MatchCreated):
+            return report  # the rules' audit says the log does not open with match_created
+        state = initial_state(opening)
+    except RulesError:
+        return report  # nor with rules that can be played: the rules' audit says so
+    hand: list[dict[str, Any]] = []  # the events since the hand began, as logged
     i = 1
     while i < len(log):
         block = 1  # the events taken as one step: a decision's whole answer, else one event
-        # the seats played by computers now (a seat handed over to one mid-match among them)
-        levels = {seat: s.get("level") for seat, s in enumerate(state.seats) if s.get("type") == BOT_SEAT}
-        seat = state.next_to_act(levels) if state.status == PLAYING else None
+        seat = bot_to_act(state)
         actor = log[i].get("seat")
-        if actor in levels and actor != seat and opens_a_decision(log[i]):
+        if not isinstance(actor, int):
+            actor = None  # no seat's own (a deal…), or no seat at all: the fold below says which
+        if actor != seat and actor in bot_levels(state) and opens_a_decision(log[i]):
             # a computer moves only when the server asks it, and it asks only the seat to act
             report.problems.append(
                 f"seq {i + 1}: the computer at seat {actor} {describe(log[i])}s, but it was not asked to move"
             )
             return report
         if seat is not None and actor == seat and opens_a_decision(log[i]):
-            level = levels[seat] or DEFAULT_LEVEL
-            shown = [redact_event(event, seat) for event in hand]
+            turn = question_for(state, seat, hand, server_seed, i)  # bot_turn's, the seat known
             try:
-                action = choose_action(level, view(state, seat), shown, bot_seed(server_seed, i, seat))
-                produced = [e.to_dict() for e in decide(state, parse_action(seat, action), server_seed)]
+                action = turn.choose()
+                produced = [e.to_dict() for e in turn.events(state, action, server_seed)]
             except (RulesError, ValueError):
                 return report
             report.decisions_checked += 1
             if produced != log[i : i + len(produced)]:
                 report.problems.append(
-                    f"seq {i + 1}: the {level} computer at seat {seat} chooses to {describe(action)}; "
+                    f"seq {i + 1}: the {turn.level} computer at seat {seat} chooses to {describe(action)}; "
                     f"the log holds {describe(log[i])}"
                 )
                 return report
             block = len(produced)
-        for row in log[i : i + block]:
+        for seq, row in enumerate(log[i : i + block], start=i + 1):
             try:
                 event = event_from_dict(row)
-            except (RulesError, ValueError):
+                mutate(state, event)  # the state is this check's own: folded in place, no copy per event
+            except ImpossibleEvent as exc:
+                report.problems.append(str(exc.at(seq)))
                 return report
-            mutate(state, event)  # the state is this check's own: folded in place, no copy per event
+            except (RulesError, ReplayError, TypeError) as exc:  # no such event type, tile; a field of another type
+                report.problems.append(f"seq {seq}: unreadable event: {exc}")
+                return report
             if isinstance(event, HandStarted):
                 hand = []
             hand.append(row)

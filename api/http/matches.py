@@ -561,7 +561,8 @@ class ViewSchema(ma.Schema):
         **ALWAYS,
         metadata={
             "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
-            "spectator, or when it is another seat's turn and there is nothing to call)"
+            "spectator, when it is another seat's turn and there is nothing to call, or when a computer player "
+            "has taken the seat over)"
         },
     )
     last_hand = component(
@@ -761,6 +762,7 @@ class Actions(MethodView):
         codes.WRONG_MATCH,
         codes.UNKNOWN_MATCH,
         *codes.RULE_REFUSALS,
+        codes.SEAT_PLAYED_BY_COMPUTER,
         codes.STALE_SEQ,
         codes.EVENT_LIMIT_REACHED,
         codes.PRECONDITION_FAILED,

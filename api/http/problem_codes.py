@@ -340,6 +340,13 @@ MATCH_NOT_OVER = _entry(
     "Match not over",
     "Opens once the match has ended (the audit, the fairness check, a rematch); `match_status`.",
 )
+SEAT_PLAYED_BY_COMPUTER = _entry(
+    services.SeatPlayedByComputer,
+    409,
+    "Seat played by a computer",
+    "The seat was handed to a computer player (`seat_replaced`, after `timeout_limit` turns timed out in a row): "
+    "it moves for the seat from then on; the token still reads the seat's view.",
+)
 EVENT_LIMIT_REACHED = _entry(
     services.EventLimitReached,
     409,

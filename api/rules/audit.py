@@ -19,7 +19,6 @@ from .engine import (
     Draw,
     Knock,
     Play,
-    ReplayError,
     claim_seat,
     decide,
     initial_state,
@@ -27,7 +26,7 @@ from .engine import (
     ready_to_start,
     start_match,
 )
-from .errors import RulesError
+from .errors import ReplayError, RulesError
 from .events import (
     Event,
     HandStarted,
@@ -73,14 +72,21 @@ def _command(event: Event) -> Command | None:
 def verify_log(log: list[dict[str, Any]], server_seed: str) -> AuditReport:
     """Check a whole log (event dicts in seq order, without ``seq``) against the seed."""
     report = AuditReport()
-    created = event_from_dict(log[0]) if log else None
+    try:
+        created = event_from_dict(log[0]) if log else None
+    except RulesError:
+        created = None
     if not isinstance(created, MatchCreated):
         report.problems.append("the log does not start with match_created")
         return report
     report.commitment_ok = seed_commitment(server_seed) == created.seed_commitment
     if not report.commitment_ok:
         report.problems.append("the seed does not match the commitment published at match_created")
-    state = initial_state(created)
+    try:
+        state = initial_state(created)
+    except RulesError as exc:
+        report.problems.append(f"seq 1: refused by the rules: {exc}")
+        return report
     i = 1
     while i < len(log):
         seq = i + 1

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from . import errors
+from .errors import ImpossibleEvent, ReplayError
 from .events import (
     Event,
     HandEnded,
@@ -510,10 +511,6 @@ def legal_actions(st: MatchState, seat: int | None) -> list[dict[str, Any]]:
 
 
 # --- the fold -----------------------------------------------------------------------------
-class ReplayError(ValueError):
-    """A log that does not fold: out of order, or contradicting the state it builds."""
-
-
 # The body of the fold: one effect per event class, in ``FOLDS`` (``mutate`` looks the class
 # up). An event class without an entry cannot be folded: ``mutate`` raises ``ReplayError``
 # for it, and a test holds the table to ``events.EVENT_TYPES``.
@@ -535,7 +532,7 @@ def _folds(cls: type[_E]) -> Callable[[_Fold[_E]], _Fold[_E]]:
 
 @_folds(MatchCreated)
 def _fold_match_created(st: MatchState, event: MatchCreated) -> None:
-    raise ReplayError("match_created may only be the first event")
+    raise ImpossibleEvent("match_created may only be the first event")
 
 
 @_folds(SeatClaimed)
@@ -564,7 +561,7 @@ def _fold_tile_played(st: MatchState, event: TilePlayed) -> None:
 def _fold_tile_drawn(st: MatchState, event: TileDrawn) -> None:
     drawn = st.on_tile_drawn(event.seat)
     if event.tile is not None and drawn is not event.tile:
-        raise ReplayError(f"seat {event.seat} drew {event.tile} but the boneyard's next tile is {drawn}")
+        raise ImpossibleEvent(f"seat {event.seat} drew {event.tile} but the boneyard's next tile is {drawn}")
     if not event.auto:
         st.on_seat_acted(event.seat)
 
@@ -630,15 +627,22 @@ def apply(state: MatchState | None, event: Event) -> MatchState:
 
 
 def replay(events: Iterable[Event], state: MatchState | None = None) -> MatchState:
-    """Fold a log (or the part of it after ``state``) into the state it describes."""
+    """Fold a log (or the part of it after ``state``) into the state it describes.
+
+    A whole log's ``ImpossibleEvent`` names its seq (the log's count from match_created, 1)."""
     events = iter(events)
-    if state is None:
-        first = next(events, None)
-        if not isinstance(first, MatchCreated):
-            raise ReplayError("a log starts with match_created")
-        st = initial_state(first)
-    else:
+    if state is not None:
         st = state.copy()
-    for event in events:
-        mutate(st, event)
+        for event in events:
+            mutate(st, event)
+        return st
+    first = next(events, None)
+    if not isinstance(first, MatchCreated):
+        raise ReplayError("a log starts with match_created")
+    st = initial_state(first)
+    for seq, event in enumerate(events, start=2):
+        try:
+            mutate(st, event)
+        except ImpossibleEvent as exc:
+            raise exc.at(seq) from None
     return st

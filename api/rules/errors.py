@@ -3,6 +3,10 @@
 Two families, as in python-chess: *invalid* input is malformed (no such tile, no such
 end, an impossible rule set), *illegal* input is well-formed but not allowed now.
 Every error carries a stable machine ``code`` that the HTTP layer maps to a status.
+
+Apart from both: a log that does not fold raises ``ReplayError``, and ``ImpossibleEvent`` when
+one of its events is one the state before it cannot take. A command is refused; a log is found
+wrong, at a seq.
 """
 
 from __future__ import annotations
@@ -129,3 +133,24 @@ class MatchOver(IllegalAction):
 
 class SeatTaken(IllegalAction):
     code = "seat_taken"
+
+
+class ReplayError(ValueError):
+    """A log that does not fold: out of order, or contradicting the state it builds."""
+
+
+class ImpossibleEvent(ReplayError):
+    """An event the state before it cannot take: a tile played that the seat does not hold, a
+    draw from an empty boneyard. Only a rewritten log holds one. The fold raises it without a
+    ``seq`` (an event does not know its place); whoever folds a numbered log names it with
+    :meth:`at` (``replay``, the bot re-check), so it reads
+    ``seq 12: impossible event: seat 0 plays 5-2, which it does not hold``."""
+
+    def __init__(self, why: str, seq: int | None = None):
+        super().__init__(why if seq is None else f"seq {seq}: impossible event: {why}")
+        self.why = why
+        self.seq = seq
+
+    def at(self, seq: int) -> ImpossibleEvent:
+        """This error, named by the seq of the event that raised it."""
+        return ImpossibleEvent(self.why, seq)

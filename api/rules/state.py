@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
+from .errors import ImpossibleEvent
 from .events import HandResult
 from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
@@ -333,7 +334,10 @@ class MatchState:
         self.drawn = [0] * self.rules.players
 
     def on_tile_played(self, seat: int, tile: Tile, end: int, claim: int | None = None) -> None:
-        self.hands[seat].remove(tile)
+        try:
+            self.hands[seat].remove(tile)
+        except (ValueError, IndexError):  # only a rewritten log gets here: the engine plays held tiles
+            raise ImpossibleEvent(f"seat {seat} plays {tile}, which it does not hold") from None
         self.held -= TILE_COUNT[tile]
         self.layout.place(tile, end)
         self.placements.append((seat, tile, end))
@@ -347,7 +351,10 @@ class MatchState:
                 self.pending_muggins = (seat, points)
 
     def on_tile_drawn(self, seat: int) -> Tile:
-        tile = self.boneyard.pop(0)
+        try:
+            tile = self.boneyard.pop(0)
+        except IndexError:  # only a rewritten log gets here: the engine draws from what is left
+            raise ImpossibleEvent(f"seat {seat} draws from an empty boneyard") from None
         self.hands[seat].append(tile)
         self.held += TILE_COUNT[tile]
         self.drawn[seat] += 1

@@ -7,7 +7,7 @@ replies included), then appended under the match's lock if nobody appended in be
 
 from __future__ import annotations
 
-from api.rules import ENDED, RulesError, decide, parse_action, redact_event
+from api.rules import BOT_SEAT, ENDED, RulesError, decide, parse_action, redact_event
 
 from . import errors, tokens
 from .clocks import run_due
@@ -37,6 +37,11 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
             snap = flow.snapshot(uow, record)
         try:
             action = parse_action(seat, command.action)  # a malformed action is refused as such first
+            if snap.state.seats[seat].get("type") == BOT_SEAT:
+                # its computer moves for it, as the fairness check asks it again (api.bots.turns)
+                raise errors.SeatPlayedByComputer(
+                    f"seat {seat} is played by a computer since its turns timed out: it moves for the seat"
+                )
             if command.expected_seq is not None and command.expected_seq != snap.seq:
                 raise errors.StaleSeq(command.expected_seq, snap.seq)
             if command.if_match_seq is not None and command.if_match_seq != snap.seq:

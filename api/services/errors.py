@@ -43,6 +43,14 @@ class MatchNotOver(ServiceError):
     code = "match_not_over"
 
 
+class SeatPlayedByComputer(ServiceError):
+    """An action sent with the token of a seat a computer player holds now (handed to one after
+    ``timeout_limit`` turns timed out in a row): only that computer moves for it, so its every
+    move is the one the fairness check asks it for again."""
+
+    code = "seat_played_by_computer"
+
+
 class UnknownSeat(ServiceError):
     code = "unknown_seat"
 

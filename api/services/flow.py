@@ -22,8 +22,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
-from api import bots
-from api.rules import BOT_SEAT, ENDED, PLAYING, Event, MatchState, decide, parse_action, redact_event, view
+from api.bots.turns import bot_to_act, bot_turn
+from api.rules import BOT_SEAT, ENDED, Event, MatchState, view
 from api.rules.views import public_summary
 from api.store.records import ChainHead, MatchRecord
 from api.store.records import StaleSeq as StoreStaleSeq
@@ -160,6 +160,8 @@ class MatchFlow:
         at that seq (``head``, read in the same transaction), for the client to pin."""
         assert head.seq == snap.seq, f"chain head at {head.seq} shown with the state at {snap.seq}"
         out = view(snap.state, seat)
+        if seat is not None and snap.state.seats[seat].get("type") == BOT_SEAT:
+            out["legal_actions"] = []  # handed to a computer, which alone moves for it (acting.py)
         out["seq"] = snap.seq
         out["match_id"] = match_id
         out["chain_head"] = head.to_dict()
@@ -191,20 +193,14 @@ class MatchFlow:
             snap = fold(snap, appended)
         if budget is None:
             budget = 0 if is_all_bots(snap.state) else self.limits.inline_bot_moves
-        levels = bot_levels(snap.state)
-        while budget > 0 and snap.state.status == PLAYING:
-            seat = snap.state.next_to_act(levels)
-            if seat is None:
+        while budget > 0:
+            # the question the fairness check asks again (api.bots.audit): one function for both
+            turn = bot_turn(snap.state, map(without_seq, snap.hand_log), seed, snap.seq)
+            if turn is None:
                 break
-            level = levels[seat] or bots.DEFAULT_LEVEL
-            seat_view = view(snap.state, seat)
-            seat_log = [redact_event(without_seq(row), seat) for row in snap.hand_log]
-            rng_seed = bots.bot_seed(seed, snap.seq, seat)
             # at least the level's floor, however easy the choice (timing must not tell the hand)
-            action = self.reply_floor.timed(
-                level, partial(self.offload, bots.choose_action, level, seat_view, seat_log, rng_seed)
-            )
-            moved = rows(decide(snap.state, parse_action(seat, action), seed), snap.seq)
+            action = self.reply_floor.timed(turn.level, partial(self.offload, turn.choose))
+            moved = rows(turn.events(snap.state, action, seed), snap.seq)
             snap = fold(snap, moved)
             appended += moved
             budget -= 1
@@ -263,15 +259,10 @@ class MatchFlow:
         self.waiter.announce(match_id, snap.seq)
 
 
-def bot_levels(state: MatchState) -> dict[int, str | None]:
-    """The computer players' seats and their levels."""
-    return {i: s.get("level") for i, s in enumerate(state.seats) if s.get("type") == BOT_SEAT}
-
-
 def is_all_bots(state: MatchState) -> bool:
     return all(s.get("type") == BOT_SEAT for s in state.seats)
 
 
 def bots_owed(state: MatchState) -> bool:
     """A computer player is to act now (to move, or to call muggins out of turn)."""
-    return state.status == PLAYING and state.next_to_act(bot_levels(state)) is not None
+    return bot_to_act(state) is not None

@@ -7,7 +7,7 @@ for every vector, ``<name>.audit.json`` (the whole log as the pages of
 ``summarize`` below and ``clients/js/replay.mjs`` both print this shape).
 
 Everything is deterministic: each vector has a fixed server seed, and the computer players
-choose as the server's do (``api.bots.choose_action`` seeded by ``api.bots.bot_seed``), so a server
+are asked as the server asks them (``api.bots.turns.bot_turn``), so a server
 started with ``ALLOW_CLIENT_SEED`` that is given the same seats and seed writes the same
 log. Remote seats (a claimed seat) are played here by the greedy bot under another seed,
 standing in for a person. A vector with a turn clock names the turns its remote seats let
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from api import bots
+from api.bots.turns import BotTurn, bot_turn
 from api.rules import (
     BOT_SEAT,
     PLAYING,
@@ -36,8 +37,6 @@ from api.rules import (
     MatchState,
     claim_seat,
     create_match,
-    decide,
-    parse_action,
     ready_to_start,
     redact_event,
     replay,
@@ -193,12 +192,9 @@ class _Match:
         turns = dict.fromkeys(timeouts, 0)
         while self.state.status == PLAYING:
             st = self.state
-            # read each time: a seat replaced after timing out is a bot from then on
-            levels = {i: s.get("level") for i, s in enumerate(st.seats) if s.get("type") == BOT_SEAT}
-            seat = st.next_to_act(levels)  # as the service: bots first
-            if seat is not None:
-                level, rng = levels[seat] or bots.DEFAULT_LEVEL, bots.bot_seed(self.seed, len(self.rows), seat)
-            else:  # a remote seat: a person, played here by a greedy bot under its own seed
+            # as the service asks its bots (a seat replaced after timing out is one from then on)
+            turn = bot_turn(st, self.hand_log, self.seed, len(self.rows))
+            if turn is None:  # a remote seat: a person, played here by a greedy bot under its own seed
                 seat = st.next_to_act([i for i, s in enumerate(st.seats) if s.get("type") == REMOTE_SEAT])
                 assert seat is not None  # a playing match's seats are bots and remote ones: the turn is one
                 if seat == st.turn and seat in turns:
@@ -206,10 +202,9 @@ class _Match:
                     if turns[seat] in timeouts[seat]:  # the person lets the clock run out
                         self._add(time_out(st, seat, self.seed))
                         continue
-                level, rng = "greedy", "remote:" + bots.bot_seed(self.seed, len(self.rows), seat)
-            log = [redact_event(row, seat) for row in self.hand_log]
-            action = bots.choose_action(level, view(st, seat), log, rng)
-            self._add(decide(st, parse_action(seat, action), self.seed))
+                rng = "remote:" + bots.bot_seed(self.seed, len(self.rows), seat)
+                turn = BotTurn(seat, "greedy", view(st, seat), [redact_event(e, seat) for e in self.hand_log], rng)
+            self._add(turn.events(st, turn.choose(), self.seed))
 
 
 def audit_document(match_id: str, seed: str, events: list[dict]) -> dict[str, Any]:
@@ -255,6 +250,8 @@ def summarize(audit: dict) -> dict[str, Any]:
 
     Totals come from the engine's own fold (``api.rules.replay``); the per-hand lines come
     from the log: leader, how the hand ended, its points, and the points scored during play.
+    A log that does not fold (rewritten: a tile played that its seat was never dealt) has no
+    final state: ``ImpossibleEvent`` says at which seq and why.
     """
     events = log_of(audit)
     state = replay(event_from_dict(e) for e in events)

@@ -19,7 +19,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
-import { END_NAMES, Match, key, norm, turnUpLeader } from "./rules.mjs";
+import { END_NAMES, ImpossibleEvent, Match, key, norm, turnUpLeader } from "./rules.mjs";
 import { ALGORITHM, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
 import { DEFAULT_LEVEL, LEVELS, botSeed, botView, chooseAction, redactEvent } from "./bots.mjs";
 
@@ -408,7 +408,12 @@ export function replayAudit(audit, { pins = [] } = {}) {
       checks.moves_checked += 1;
     }
     bots.before(m, events, i, due, ownMove);  // legal, so now: the bot's own choice?
-    m.apply(e);
+    try {
+      m.apply(e);  // checked above, so only a check this replayer lacks lets an impossible event through
+    } catch (err) {
+      if (err instanceof ImpossibleEvent) throw new LogError(seq, `impossible event: ${err.message}`);
+      throw err;
+    }
     bots.after(e);
     if (follow) expected.unshift(follow);
     if (e.type === "hand_started") {

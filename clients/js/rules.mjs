@@ -2,6 +2,11 @@
 // hand results and every consequence the server must emit on its own (openapi/events.md).
 
 export const END_NAMES = ["left", "right", "up", "down"];
+
+/** An event the state before it cannot take (api/rules/errors.py ImpossibleEvent): a tile played
+ *  that its seat does not hold, a draw from an empty boneyard. Only a rewritten log holds one;
+ *  the fold throws it, and the replayer reports it with the event's seq. */
+export class ImpossibleEvent extends Error {}
 const LEFT = 0, RIGHT = 1, UP = 2, DOWN = 3;
 
 export const key = (t) => `${Math.max(t[0], t[1])}-${Math.min(t[0], t[1])}`;
@@ -229,7 +234,13 @@ export class Match {
           handLive: true, pendingMuggins: null, drawn: new Array(this.players).fill(0) });
         break;
       case "tile_played": {
-        this.hands[e.seat].splice(this.holds(e.seat, e.tile), 1);
+        const isTile = Array.isArray(e.tile) && e.tile.length === 2;
+        const held = isTile && this.hands[e.seat] ? this.holds(e.seat, e.tile) : -1;
+        if (held < 0) {
+          const tile = isTile ? key(e.tile) : JSON.stringify(e.tile);
+          throw new ImpossibleEvent(`seat ${e.seat} plays ${tile}, which it does not hold`);
+        }
+        this.hands[e.seat].splice(held, 1);
         this.layout.place(e.tile, END_NAMES.indexOf(e.end));
         this.turn = this.next(e.seat);
         this.pendingMuggins = null;
@@ -240,6 +251,7 @@ export class Match {
         break;
       }
       case "tile_drawn":
+        if (this.boneyard.length === 0) throw new ImpossibleEvent(`seat ${e.seat} draws from an empty boneyard`);
         this.hands[e.seat].push(this.boneyard.shift());
         this.drawn[e.seat] += 1;
         break;
@@ -264,7 +276,7 @@ export class Match {
         this.status = "ended"; this.handLive = false; this.turn = null; this.winner = e.winner; this.pendingMuggins = null;
         break;
       default:
-        throw new Error(`unknown event type ${JSON.stringify(e.type)}`);
+        throw new ImpossibleEvent(`unknown event type ${JSON.stringify(e.type)}`);
     }
   }
 }

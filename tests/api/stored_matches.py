@@ -12,14 +12,19 @@ from api.tools.golden import Vector, audit_document, generate, log_of
 def store_ended_match(store, vector: Vector) -> tuple[str, dict]:
     """Store ``vector``'s match as ended; answers its id and its whole audit document."""
     audit, _ = generate(vector)
-    rows = log_of(audit)
+    return store_ended_log(store, vector, log_of(audit))
+
+
+def store_ended_log(store, vector: Vector, rows: list[dict]) -> tuple[str, dict]:
+    """Store ``rows`` (events without seq; a rewritten log too) as ``vector``'s ended match,
+    chained by the store as it chains every append; answers its id and its audit document."""
     with store.unit_of_work() as uow:
         record = uow.matches.add(
             {
                 "preset": vector.preset,
                 "players": vector.players,
                 "seed": vector.seed,
-                "seed_commitment": audit["seed_commitment"],
+                "seed_commitment": rows[0]["seed_commitment"],
                 "summary": {},
             }
         )

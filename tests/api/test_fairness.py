@@ -10,8 +10,10 @@ from sqlalchemy import text
 from api import create_app
 from api.rules import shuffled_tiles
 from api.rules.shuffle import deal_label, deal_seed
+from tests.tampered_logs import PERSON_AND_BOT, rewritten_deal
 
 from .helpers import assert_problem, create, create_played, play_bots, play_to_end, tokens_of, whole_audit
+from .stored_matches import store_ended_log
 
 BOTS = [{"name": "A", "type": "bot", "level": "random"}, {"name": "B", "type": "bot", "level": "random"}]
 
@@ -109,3 +111,22 @@ def test_a_chosen_seed_gives_reproducible_deals_and_is_marked_everywhere(seeding
     assert hands[0] == hands[1]
     listed = seeding_client.get("/v1/matches").get_json()["items"]
     assert all(m["seeded_by_client"] for m in listed)
+
+
+def test_a_rewritten_deal_is_answered_unverified_at_the_seq_that_departs_never_a_500(app, client):
+    # the deal of hand 1 rewritten and the chain made again by the store: sound, and still caught
+    forged = rewritten_deal()
+    match_id, _ = store_ended_log(app.extensions["boneyard.store"], PERSON_AND_BOT, forged.log)
+    for _ in range(2):  # made, then read back as stored
+        response = client.get(f"/v1/matches/{match_id}/fairness")
+        assert response.status_code == 200, response.get_json()
+        report = response.get_json()
+        assert report["verified"] is False and report["chain_ok"] is True and report["commitment_ok"] is True
+        assert report["problems"][0] == (
+            f"seq {forged.deal_seq}: the log holds hand_started that the engine does not reproduce "
+            "(hand_started expected)"
+        )
+        tile = f"{forged.tile[0]}-{forged.tile[1]}"
+        assert report["problems"][1:] == [
+            f"seq {forged.play_seq}: impossible event: seat 0 plays {tile}, which it does not hold"
+        ]

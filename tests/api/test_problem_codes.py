@@ -44,6 +44,7 @@ from api.serving import PROTOCOL_ERRORS, protocol_error
 from api.store import DatabaseBusy, Store, make_engine
 from tests.problem_guard import Recorder, declared_problems
 
+from .fake_clock import FakeClock, use_clock
 from .helpers import PROBLEM, auth, tokens_of, view
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -279,6 +280,15 @@ def _match_over(w: World):
     return w.act(match_id, tokens[0], {"type": "knock"})
 
 
+def _seat_played_by_computer(w: World):
+    clock = use_clock(w.app, FakeClock())
+    match_id, tokens = w.match(rules={"turn_seconds": 5, "timeout_limit": 1}, seed="rules")
+    idle = w.turn(match_id)
+    clock.advance(6)  # the next read plays the turn that ran out: the seat goes to a bot at once
+    assert view(w.client, match_id)["seats"][idle]["type"] == "bot"
+    return w.act(match_id, tokens[idle], {"type": "knock"})
+
+
 def _event_limit_on_action(w, match_id, tokens):
     seat_view = w.seat_view(match_id, tokens)
     w.lower(max_events_per_match=seat_view["seq"])
@@ -456,6 +466,7 @@ ROWS: dict[tuple[str, str], Callable] = {
     (ACTIONS, "nothing_to_muggins"): _nothing_to_muggins,
     (ACTIONS, "match_not_started"): _match_not_started,
     (ACTIONS, "match_over"): _match_over,
+    (ACTIONS, "seat_played_by_computer"): _seat_played_by_computer,
     (ACTIONS, "stale_seq"): _actions_rule(lambda w, m, t: w.act(m, t[w.turn(m)], {"type": "knock", "expected_seq": 0})),
     (ACTIONS, "event_limit_reached"): _actions_rule(_event_limit_on_action),
     (ACTIONS, "precondition_failed"): _actions_rule(

@@ -7,13 +7,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from api import create_app
-from api.rules import PRESETS, replay
+from api.rules import PRESETS, ImpossibleEvent, replay
 from api.rules.audit import verify_log
 from api.rules.events import event_from_dict
 from api.store.chain import verify_chain
 from api.store.records import StoredEvent
-from api.tools.golden import EXAMPLES, VECTORS, files, log_of, summarize
+from api.tools.golden import EXAMPLES, VECTORS, audit_document, files, log_of, summarize
 from tests.api.helpers import play_bots, whole_audit
+from tests.tampered_logs import PERSON_AND_BOT, rewritten_deal
 
 from .support import VECTOR_NAMES, golden
 
@@ -216,3 +217,13 @@ def test_a_server_given_the_same_seed_and_moves_writes_the_very_same_log(seeding
     served = whole_audit(seeding_client, match_id)
     assert served["events"] == audit["events"]
     assert {k: v for k, v in served.items() if k != "match_id"} == {k: v for k, v in audit.items() if k != "match_id"}
+
+
+def test_summarizing_a_rewritten_deal_names_the_impossible_play_and_its_seq():
+    forged = rewritten_deal()
+    audit = audit_document("rewritten-deal", PERSON_AND_BOT.seed, forged.log)
+    with pytest.raises(ImpossibleEvent) as refused:
+        summarize(audit)
+    tile = f"{forged.tile[0]}-{forged.tile[1]}"
+    assert refused.value.seq == forged.play_seq
+    assert str(refused.value) == f"seq {forged.play_seq}: impossible event: seat 0 plays {tile}, which it does not hold"

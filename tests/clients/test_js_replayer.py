@@ -19,6 +19,7 @@ from api.tools.golden import EXAMPLES, audit_document, log_of, summarize
 from tests.api.helpers import create_played, whole_audit
 from tests.api.stored_matches import LONG, store_ended_match
 from tests.servers import running_gunicorn
+from tests.tampered_logs import PERSON_AND_BOT, rewritten_deal
 
 from .support import REPLAYER, VECTOR_NAMES, bots, golden, node_binary, run_replayer
 
@@ -218,3 +219,47 @@ def test_node_counts_every_timed_out_turn_it_re_played():
         == sum(1 for row in audit["events"] if row["type"] == "turn_timed_out")
         > 0
     )
+
+
+def test_a_rewritten_deal_is_refused_at_its_seq_and_the_bot_recheck_names_the_impossible_play(tmp_path):
+    forged = rewritten_deal()
+    audit = audit_document("rewritten-deal", PERSON_AND_BOT.seed, forged.log)
+    path = tmp_path / "rewritten-deal.json"
+    path.write_text(json.dumps(audit))
+    done = run_replayer(path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert f"verification failed: seq {forged.deal_seq}: the log holds " in done.stderr
+    assert '"type":"hand_started"' in done.stderr
+    # the server's re-check folds on past the deal, to the play the rewritten deal cannot take
+    tile = f"{forged.tile[0]}-{forged.tile[1]}"
+    assert recheck_bot_moves(forged.log, audit["seed"]).problems == [
+        f"seq {forged.play_seq}: impossible event: seat 0 plays {tile}, which it does not hold"
+    ]
+
+
+FOLD_AN_IMPOSSIBLE_PLAY = """
+import { ImpossibleEvent, Match } from "./clients/js/rules.mjs";
+const m = new Match({players: 2, partners: false, spinner: "none", hand_size: 1, game: "draw", boneyard_reserve: 0},
+                    [{type: "bot"}, {type: "bot"}]);
+m.apply({type: "hand_started", hand_number: 1, leader: 0, hands: [[[6, 6]], [[5, 5]]], boneyard: []});
+for (const e of [{type: "tile_played", seat: 0, tile: [5, 5], end: "left", claim: null},
+                 {type: "tile_drawn", seat: 1, tile: [1, 0]}, {type: "no_such_event"}]) {
+  try { m.apply(e); console.log("folded"); } catch (err) { console.log(err instanceof ImpossibleEvent, err.message); }
+}
+"""
+
+
+def test_the_js_fold_throws_an_impossible_event_for_what_its_state_cannot_take():
+    done = subprocess.run(
+        [node_binary(), "--input-type=module", "-e", FOLD_AN_IMPOSSIBLE_PLAY],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPLAYER.parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "true seat 0 plays 5-5, which it does not hold",
+        "true seat 1 draws from an empty boneyard",
+        'true unknown event type "no_such_event"',
+    ]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from api.bots.audit import recheck_bot_moves
+from api.bots.turns import BotTurn
 from api.services.bus import MessageBus
 from api.services.commands import CreateMatch, GetFairness, SeatSpec
 from api.services.flow import MatchFlow
@@ -41,8 +42,9 @@ class SwapOnce:
 
     def __call__(self, fn: Any, *args: Any) -> Any:
         chosen = fn(*args)
-        if self.swapped is None and fn.__name__ == "choose_action":
-            seat_view = args[1]
+        turn = getattr(fn, "__self__", None)  # the flow offloads a bot's thinking as BotTurn.choose
+        if self.swapped is None and isinstance(turn, BotTurn):
+            seat_view = turn.view
             others = [a for a in seat_view["legal_actions"] if a != chosen and a["type"] == chosen["type"] == "play"]
             if others:
                 self.swapped = others[0]
