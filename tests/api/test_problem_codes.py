@@ -60,7 +60,7 @@ class World:
 
     @property
     def flow(self):
-        return self.app.extensions["boneyard.matches"]
+        return self.app.extensions["boneyard.bus"].flow
 
     def match(
         self, seats=TWO, preset: str = "standard-draw", rules: dict | None = None, seed: str | None = None
