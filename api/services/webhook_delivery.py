@@ -168,9 +168,12 @@ class Courier:
     resolve: Resolver = resolve_host
     send: Sender | None = None  # None: an HttpxSender over connections checked by the policy
 
-    def __post_init__(self) -> None:
+    def sender(self) -> Sender:
+        """The POST, made at the first round with something to send: every process wires a
+        courier, and an httpx client with its TLS context costs a few hundred ms to make."""
         if self.send is None:
             self.send = HttpxSender(CheckedBackend(self.settings.allow_private_addresses, self.resolve))
+        return self.send
 
     def deliver_due(self) -> int:
         """Claim the due deliveries and attempt each once; answers how many were attempted."""
@@ -181,6 +184,7 @@ class Courier:
         with self.store.unit_of_work() as uow:
             claimed = uow.webhooks.claim_due(now, now + self.settings.lease, self.settings.batch)
             uow.commit()
+        self.sender()  # made before the pool's threads share it
         if len(claimed) <= 1 or self.settings.concurrency <= 1:
             for due in claimed:
                 self.attempt(due)
@@ -196,7 +200,7 @@ class Courier:
         started = time.monotonic()
         status_code: int | None = None
         error: str | None = None
-        assert self.send is not None  # made by __post_init__
+        send = self.sender()
         try:
             headers = {
                 "Content-Type": "application/json",
@@ -204,7 +208,7 @@ class Courier:
                 DELIVERY_HEADER: due.id,
                 SIGNATURE_HEADER: signature(due.secret, int(attempted_at.timestamp()), body),
             }
-            status_code = self.send(due.url, body, headers, self.settings.timeout)
+            status_code = send(due.url, body, headers, self.settings.timeout)
             if not 200 <= status_code < 300:
                 error = f"answered {status_code}"
         except httpx.TimeoutException as exc:
