@@ -42,8 +42,9 @@ Environment variables (all optional):
     need a portal key (``X-API-Key``); portals are made with ``flask boneyard portal create``
     (``api.services.portals``). ``API_KEYS``, the flat key list of old, is refused at start.
 ``RATE_LIMIT_PORTAL_CREATE``
-    A portal's budget for creating matches, whatever addresses its requests come from
-    (default ``600 per minute``; ``flask boneyard portal limit`` sets one portal's own).
+    A portal's budget for creating matches (seeks and challenges included), spent by its key
+    and its players' tokens alike, whatever addresses its requests come from (default
+    ``600 per minute``; ``flask boneyard portal limit`` sets one portal's own).
 ``STATS_ABANDONED_AFTER_HOURS``
     A portal match with no move for this long counts, in its players' statistics, as played
     and lost for the player whose turn it is (default 24).
@@ -56,7 +57,7 @@ Environment variables (all optional):
     ``memory://`` counts per process; ``redis://…`` needs ``pip install redis``).
 ``RATE_LIMIT_CREATE`` / ``RATE_LIMIT_ACTIONS_PER_TOKEN`` / ``RATE_LIMIT_ACTIONS_PER_ADDRESS``
     Limits in flask-limiter notation (defaults ``30 per minute``, ``600 per minute``,
-    ``3000 per minute``); a rematch counts against ``RATE_LIMIT_CREATE``.
+    ``3000 per minute``); a rematch, a seek and a challenge count against the creation budget.
 ``RATE_LIMIT_AUDIT``
     Per client address, for each of ``/audit`` (per page) and ``/fairness`` (default
     ``60 per minute``).
@@ -76,10 +77,11 @@ Environment variables (all optional):
     Seconds between two moves of an all-bot match (default 0.1).
 ``BOT_REPLY_FLOOR_MS``
     The least time one computer decision takes, per level, as ``level=ms`` pairs (default
-    ``random=5,greedy=5,intermediate=30,expert=150``; a level left out has none): a decision is padded up to
+    ``random=5,greedy=5,intermediate=30,expert=300``; a level left out has none): a decision is padded up to
     it, so how long a reply takes does not tell what the bot's hand allowed
     (``api.services.pacing``). Keep each above the level's slowest decision on the machine
-    (``bench/bot_timing.py``).
+    (``bench/bot_timing.py``, ``bench/reply_floor.py``); a decision over its floor is logged as a
+    warning and counted.
 ``MAX_EVENTS_PER_MATCH``
     The longest log a match may have (default 20000; an append past it is a 422).
 ``BOT_MATCHES_PER_ADDRESS``
@@ -113,9 +115,10 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
 
-#: The expert decides in up to about 120 ms here (p99 about 100 ms; figures from bench/versus.py and
-#: bench/strength.py): its floor leaves room above that; the intermediate level decides in under 10 ms.
-DEFAULT_BOT_REPLY_FLOOR_MS = "random=5,greedy=5,intermediate=30,expert=150"
+#: Each above its level's slowest decision with room to spare: bench/bot_timing.py printed the expert's
+#: slowest at 156 to 185 ms of CPU on a busy shared machine (2p draw; p99 about 80 ms), so its floor is
+#: 300 ms (1.6x); the intermediate's slowest was 10 ms (floor 30), random's and greedy's under 1 ms.
+DEFAULT_BOT_REPLY_FLOOR_MS = "random=5,greedy=5,intermediate=30,expert=300"
 
 
 def parse_bool(value: str | bool) -> bool:

@@ -52,7 +52,8 @@ from api.store.migrate import downgrade, upgrade
 # The computer players' reply floors (api.services.pacing) make every bot decision take tens
 # of milliseconds on purpose; the suite plays thousands of them, so its apps (the configuration
 # is read when one is made) and the servers it starts (they inherit this environment) have
-# none. tests/services/test_reply_floor.py measures the floors themselves.
+# none. tests/services/test_reply_floor.py checks the padding on a fake clock; bench/reply_floor.py
+# measures the shipped floors on this machine.
 os.environ.setdefault("BOT_REPLY_FLOOR_MS", "")
 
 # Fixtures through which a test reaches the test database; every other database fixture

@@ -8,9 +8,11 @@ folder (clients/typescript's tools, tests/e2e/axe's axe-core).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,10 +35,18 @@ def npm(folder: Path, *args: str, timeout: float = 300) -> subprocess.CompletedP
 
 
 def npm_ci(folder: Path) -> None:
-    """node_modules of ``folder`` exactly as its package-lock.json pins it, installed only when stale."""
+    """node_modules of ``folder`` exactly as its package-lock.json pins it, installed only when stale.
+
+    Two pytest workers may ask for the same folder at once (tests in different xdist groups use
+    it), and two ``npm ci`` in one folder remove each other's files (ENOTEMPTY): one at a time,
+    under a lock file outside the source tree, and the stamp is read again once the lock is held.
+    """
     stamp = folder / "node_modules" / STAMP
-    if stamp.exists() and stamp.read_text() == lock_digest(folder):
-        return
-    done = npm(folder, "ci", "--no-audit", "--no-fund")
-    assert done.returncode == 0, done.stdout + done.stderr
-    stamp.write_text(lock_digest(folder))
+    key = hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"boneyard-npm-ci-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if stamp.exists() and stamp.read_text() == lock_digest(folder):
+            return
+        done = npm(folder, "ci", "--no-audit", "--no-fund")
+        assert done.returncode == 0, done.stdout + done.stderr
+        stamp.write_text(lock_digest(folder))

@@ -39,9 +39,18 @@ class Changes:
     writes a byte to after each commit (``BONEYARD_COMMIT_FD``, ``api/commit_notice.py``), and
     that the copier of a server's output pokes when a line arrives.
 
-    ``until(predicate, within)`` looks at state held by those other processes (waiter slots in
-    the database, a runner's moves, webhook deliveries, the access log) each time something may
-    have changed it, and only then: no polling step. ``within`` bounds a broken run only.
+    ``until(predicate, within, what)`` looks at state held by those other processes each time
+    something may have changed it, and only then: no polling step, no sleep. ``within`` bounds a
+    broken run only (it fails with ``what``); ``until`` returns the predicate's value and not how
+    long it took, so that no test asserts on speed (speeds are measured in ``bench/``). Every use,
+    and the signal it wakes on:
+
+    * waiter slots (``SELECT count(*) FROM waiter_slots``): a server commits when a long-poll or
+      stream takes or frees its slot (``test_open_internet_http``, ``test_two_servers``,
+      ``test_waiting_http``: the long-poll is waiting before the other server acts);
+    * the access log (``test_open_internet_http``): the copier pokes when the server writes a line;
+    * all-bot matches ended (``test_two_servers``): the autoplay runners commit each move;
+    * webhook deliveries delivered (``test_webhooks_http``): the runner commits each attempt.
     """
 
     def __init__(self) -> None:
@@ -58,14 +67,14 @@ class Changes:
         with suppress(BlockingIOError):
             os.write(self.write_fd, b"!")
 
-    def until(self, predicate: Callable[[], T], within: float, what: str = "condition") -> tuple[T, float]:
-        """``(predicate's truthy value, seconds it took)``; fails once ``within`` seconds pass."""
+    def until(self, predicate: Callable[[], T], within: float, what: str) -> T:
+        """The predicate's first truthy value; fails, saying ``what``, once ``within`` seconds pass."""
         started = time.monotonic()
         while True:
             self._drain()  # before looking: whatever changes after the look wakes the select below
             value = predicate()
             if value:
-                return value, time.monotonic() - started
+                return value
             left = within - (time.monotonic() - started)
             if left <= 0 or not select.select([self._read], [], [], left)[0]:
                 raise AssertionError(f"not within {within} s: {what}")

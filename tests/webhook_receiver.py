@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ SignatureError: type[Exception] = _RECIPE["SignatureError"]
 class Received:
     headers: dict[str, str]
     body: bytes
+    #: The receiver's clock (Unix seconds) when the request came: the ``now`` a portal verifies with.
+    at: float
 
 
 @dataclass
@@ -62,7 +65,7 @@ def running_receiver(*script: int | str) -> Iterator[Receiver]:
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             with receiver.lock:
-                receiver.received.append(Received(dict(self.headers.items()), body))
+                receiver.received.append(Received(dict(self.headers.items()), body, time.time()))
             answer = receiver.next_answer()
             if answer == HANG:
                 receiver.release.wait(30)

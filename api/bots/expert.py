@@ -400,28 +400,8 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool)
 
 
 def fives_after(layout: Layout, tile: Tile, end: int) -> int:
-    """The points a play of ``tile`` on ``end`` scores (the listed ``scores`` hint), without
-    copying the layout (the playouts' hot path).
-
-    Only the arm played on changes: its end becomes the tile's far half (both halves for
-    a double); arms ``up``/``down`` count once they hold a tile. A spinner whose second
-    side is taken opens ``up``/``down`` empty, which count nothing yet.
-    """
-    if layout.tiles == 0:
-        total = tile.pips
-    else:
-        values = layout.values
-        doubles = layout.doubles
-        occupied = layout.occupied
-        v = values[end]
-        far = tile.low if tile.high == v else tile.high
-        total = 2 * far if tile.is_double else far
-        for j in range(4):
-            if j != end:
-                w = values[j]
-                if w is not None and (j < UP or occupied[j]):
-                    total += 2 * w if doubles[j] else w
-    return fives_points(total)
+    """The points a play of ``tile`` on ``end`` scores (the listed ``scores`` hint)."""
+    return fives_points(layout.count_after(tile, end))
 
 
 def _value(st: MatchState, before: list[int], side: int, bonus: float) -> float:

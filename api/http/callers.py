@@ -1,20 +1,24 @@
-"""Who is asking: a portal, by its ``X-API-Key``, or a keyless client of the public space.
+"""Who is asking: a portal, by its ``X-API-Key``; a portal's player, by its player token
+(``Authorization: Bearer bypl_…``); or a keyless client of the public space.
 
-A request's caller is worked out once (``caller()``, kept on ``flask.g``) and read by the
-views (whose space a match is created in or listed from), by the rate limits (a portal's
-budget is its own, whatever its addresses) and by the scope check of every ``/v1/matches/{id}``
-route: a match of another portal does not exist for a portal key (404 ``unknown_match``).
-A key that is sent but is no live portal key is refused (401 ``invalid_api_key``), never
-taken for no key.
+A request's caller is worked out once (``caller()``, ``caller_player()``, kept on ``flask.g``)
+and read by the views (whose space a match is created in or listed from, who acts on the
+matchmaking endpoints), by the rate limits (a portal's budget is its own, whatever its
+addresses, and its players' tokens spend it too) and by the scope check of every
+``/v1/matches/{id}`` route: a match of another portal does not exist for a portal key (404
+``unknown_match``). A key or player token that is sent but is no live one is refused (401
+``invalid_api_key``, ``invalid_token``), never taken for none.
 """
 
 from __future__ import annotations
 
 from flask import current_app, g, request
 
+from api.http import problem_codes as codes
 from api.services.bus import MessageBus
-from api.services.commands import PUBLIC, Caller, GetMatchPortal, IdentifyPortal
+from api.services.commands import PUBLIC, Caller, GetMatchPortal, IdentifyPlayer, IdentifyPortal, TokenPlayer
 from api.services.errors import PortalKeyRequired, UnknownMatch
+from api.services.matchmaking import PLAYER_TOKEN_PREFIX
 from api.store.records import PortalRecord
 
 BUS_KEY = "boneyard.bus"  # app.extensions key of the MessageBus (set by create_app)
@@ -34,6 +38,38 @@ def caller_portal() -> PortalRecord | None:
         g.boneyard_caller = None if offered is None else bus().handle(IdentifyPortal(offered.strip()))
     portal: PortalRecord | None = g.boneyard_caller
     return portal
+
+
+def bearer_token() -> str | None:
+    """The token from ``Authorization: Bearer <token>`` (a seat's, a player's or a seek's
+    secret), or None when absent; any other ``Authorization`` is refused (401)."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    token = bearer_in(header)
+    if token is None:
+        raise codes.INVALID_TOKEN.error(
+            "Send the seat token as 'Authorization: Bearer <token>'.", headers=codes.BEARER_CHALLENGE
+        )
+    return token
+
+
+def bearer_in(header: str) -> str | None:
+    """The token of an ``Authorization`` value ``Bearer <token>``; None for any other value."""
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def caller_player() -> TokenPlayer | None:
+    """The portal player whose player token this request carries as ``Authorization: Bearer``
+    (None: it carries none; a ``bypl_`` token of no live player is refused, 401 ``invalid_token``)."""
+    if "boneyard_player" not in g:
+        token = bearer_in(request.headers.get("Authorization", ""))
+        is_player_token = token is not None and token.startswith(PLAYER_TOKEN_PREFIX)
+        # kept only once verified: a refused token is refused again at every ask, never taken for none
+        g.boneyard_player = bus().handle(IdentifyPlayer(token)) if token is not None and is_player_token else None
+    player: TokenPlayer | None = g.boneyard_player
+    return player
 
 
 def caller() -> Caller:

@@ -1,11 +1,12 @@
 """Rate limits (flask-limiter).
 
-Match creation (a rematch counts against the same budget) is limited per portal for a
-request with a portal key (its own ``create_limit``, else ``RATE_LIMIT_PORTAL_CREATE``: a
-portal's many players reach the server from its few addresses) and per client address for a
-keyless one (``RATE_LIMIT_CREATE``). Other limits apply per seat token and per address to
-actions, and per address to the two expensive reads, ``/audit`` and ``/fairness``. Counters
-live in the limiter's storage
+Match creation (a rematch, a seek and a challenge count against the same budget) is limited
+per portal for a request with a portal key or one of its players' tokens (its own
+``create_limit``, else ``RATE_LIMIT_PORTAL_CREATE``: a portal's many players reach the server
+from its few addresses) and per client address for a keyless one (``RATE_LIMIT_CREATE``). A
+key or player token that does not verify spends the address's budget, never a portal's.
+Other limits apply per seat token and per address to actions, and per address to the two
+expensive reads, ``/audit`` and ``/fairness``. Counters live in the limiter's storage
 (``RATELIMIT_STORAGE_URI``): ``database://`` by default, the app's own database, so every
 worker of every server on it shares one budget (``api.http.rate_limit_storage``);
 ``memory://`` counts per process; ``redis://…`` (with the ``redis`` package) in one Redis.
@@ -23,8 +24,10 @@ from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
 from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
-from api.http.callers import caller_portal
+from api.http.callers import bearer_in, caller_player, caller_portal
 from api.http.problem_codes import WAIT_STATUSES
+from api.services.errors import InvalidPortalKey, InvalidToken
+from api.store.records import PortalRecord
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -34,23 +37,40 @@ limiter = Limiter(key_func=get_remote_address, headers_enabled=True, default_lim
 
 def token_key() -> str:
     """Rate-limit bucket of a seat token (hashed: never keep the token itself)."""
-    header = request.headers.get("Authorization", "")
-    if header.lower().startswith("bearer "):
-        return "token:" + hashlib.sha256(header[7:].strip().encode()).hexdigest()
+    token = bearer_in(request.headers.get("Authorization", ""))
+    if token is not None:
+        return "token:" + hashlib.sha256(token.encode()).hexdigest()
     return "address:" + get_remote_address()
 
 
-def creator_key() -> str:
-    """The creation budget's bucket: the portal's, or the client address's."""
-    portal = caller_portal()
-    return "address:" + get_remote_address() if portal is None else "portal:" + portal.id
+def budget_portal(*, player_token: bool) -> PortalRecord | None:
+    """The portal whose creation budget this request spends: with ``player_token`` (an endpoint
+    where a player token acts for its portal's player) that token's portal, else its key's;
+    None, the client address's budget, without either. A token or key that does not verify
+    spends the address's too (the view then refuses it): a forged credential neither picks a
+    portal's bucket nor escapes its own."""
+    try:
+        player = caller_player() if player_token else None
+        return caller_portal() if player is None else player.portal
+    except (InvalidToken, InvalidPortalKey):
+        return None
 
 
-def create_limit() -> str:
-    portal = caller_portal()
-    if portal is None:
-        return str(current_app.config["RATE_LIMIT_CREATE"])
-    return portal.create_limit or str(current_app.config["RATE_LIMIT_PORTAL_CREATE"])
+def creation_budget(*, player_token: bool) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """A limit on what may make a match: the portal's budget or the address's
+    (:func:`budget_portal`), one counter (the ``create`` scope) whichever endpoint spends it."""
+
+    def bucket() -> str:
+        portal = budget_portal(player_token=player_token)
+        return "address:" + get_remote_address() if portal is None else "portal:" + portal.id
+
+    def limit() -> str:
+        portal = budget_portal(player_token=player_token)
+        if portal is None:
+            return str(current_app.config["RATE_LIMIT_CREATE"])
+        return portal.create_limit or str(current_app.config["RATE_LIMIT_PORTAL_CREATE"])
+
+    return limiter.shared_limit(limit, scope="create", key_func=bucket)
 
 
 def action_limit_per_token() -> str:
@@ -65,8 +85,10 @@ def audit_limit() -> str:
     return current_app.config["RATE_LIMIT_AUDIT"]
 
 
-# Shared: creating a match and asking for a rematch spend one budget.
-limit_creation = limiter.shared_limit(create_limit, scope="create", key_func=creator_key)
+#: Creating a match, asking for a rematch: the key's portal's budget, or the address's.
+limit_creation = creation_budget(player_token=False)
+#: Seeking, challenging: the same budget, which a player token spends for its portal.
+limit_player_creation = creation_budget(player_token=True)
 limit_audit_reads = limiter.limit(audit_limit, key_func=get_remote_address)  # each endpoint its own budget
 limit_actions = [
     limiter.limit(action_limit_per_token, key_func=token_key),

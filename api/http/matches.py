@@ -16,7 +16,7 @@ from flask_smorest import Blueprint
 from api.http import problem_codes as codes
 from api.http import schemas
 from api.http.arguments import JSON_BODY_PARSER
-from api.http.callers import bus, caller, check_match_scope, space_caller
+from api.http.callers import bearer_token, bus, caller, check_match_scope, space_caller
 from api.http.conditional import (
     ETAG_HEADER,
     IF_MATCH_PATTERN,
@@ -90,19 +90,6 @@ def _replayed(stored: StoredAnswer) -> Response:
         response.headers["Idempotent-Replayed"] = "true"
         return response
     return _action_answer(json.loads(stored.text), stored.text, stored.status, **{"Idempotent-Replayed": "true"})
-
-
-def bearer_token() -> str | None:
-    """The seat token from ``Authorization: Bearer <token>``, or None when absent."""
-    header = request.headers.get("Authorization")
-    if header is None:
-        return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise codes.INVALID_TOKEN.error(
-            "Send the seat token as 'Authorization: Bearer <token>'.", headers=codes.BEARER_CHALLENGE
-        )
-    return token.strip()
 
 
 def seat_token_required(view: Callable[P, R]) -> Callable[P, R]:

@@ -23,9 +23,8 @@ from marshmallow import fields, validate
 from api.bots import LEVELS
 from api.http import problem_codes as codes
 from api.http.arguments import JSON_BODY_PARSER
-from api.http.callers import bus, caller_portal
-from api.http.limits import limit_creation
-from api.http.matches import bearer_token
+from api.http.callers import bearer_token, bus, caller_player, caller_portal
+from api.http.limits import limit_player_creation
 from api.http.openapi_shapes import component
 from api.http.problem_codes import problem_responses
 from api.http.schemas import ALWAYS, MAX_SEQ, PLAYER_REF, AsciiFloat, AsciiInteger
@@ -34,7 +33,7 @@ from api.http.waiting import waiting_client
 from api.rules import DEFAULT_PRESET, PRESETS
 from api.services import commands
 from api.services.errors import PlayerRefNeedsPortal, PortalKeyRequired
-from api.services.matchmaking import PLAYER_TOKEN_PREFIX, sleep_for, stream_key
+from api.services.matchmaking import sleep_for, stream_key
 
 tokens_blp = Blueprint(
     "player_tokens",
@@ -64,12 +63,13 @@ def acting(player_ref: str | None) -> commands.Seeker:
     if "boneyard_seeker" in g:
         found: commands.Seeker = g.boneyard_seeker
         return found
-    token = bearer_token()
-    if token is not None and token.startswith(PLAYER_TOKEN_PREFIX):
-        seeker = bus().handle(commands.IdentifyPlayer(token))
+    player = caller_player()
+    if player is not None:
+        seeker = player.seeker
         if player_ref is not None and player_ref != seeker.player_ref:
             raise PlayerRefNeedsPortal("a player token acts as its own player: send no other player_ref")
     else:
+        token = bearer_token()
         portal = caller_portal()
         if portal is None:
             if player_ref is not None:
@@ -223,7 +223,7 @@ SEEKER_CODES = (codes.PORTAL_KEY_REQUIRED, codes.PLAYER_REF_NEEDS_PORTAL, codes.
 
 @seeks_blp.route("")
 class Seeks(MethodView):
-    @limit_creation  # a seek may make a match: it spends the creation budget as POST /v1/matches does
+    @limit_player_creation  # a seek may make a match: the creation budget, as POST /v1/matches
     @seeks_blp.doc(security=SEEKER)
     @seeks_blp.arguments(SeekCreateSchema, required=False)  # every member has a default: {} or no body
     @seeks_blp.response(201, NewSeekSchema)
@@ -332,7 +332,7 @@ PLAYER_CODES = (codes.PORTAL_KEY_REQUIRED, codes.PLAYER_REF_NEEDS_PORTAL, codes.
 
 @challenges_blp.route("")
 class Challenges(MethodView):
-    @limit_creation  # a challenge makes a match once accepted: the creation budget, as POST /v1/matches
+    @limit_player_creation  # a challenge makes a match once accepted: the creation budget, as POST /v1/matches
     @challenges_blp.doc(security=PLAYER)
     @challenges_blp.arguments(ChallengeCreateSchema)
     @challenges_blp.response(201, ChallengeSchema)

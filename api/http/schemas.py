@@ -13,7 +13,7 @@ from api.http.input_guard import TEXT_PATTERN
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
 from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
 from api.rules.vocabulary import Family, values
-from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE
+from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, SEAT_NAME_MAX
 from api.services.leaderboards import BOARD_CURSOR_PATTERN, MAX_RATING_PAGE
 from api.services.reading import CURSOR_PATTERN
 
@@ -22,7 +22,7 @@ from api.services.reading import CURSOR_PATTERN
 # the others. The same rule as for paths and query strings (api.http.input_guard), so a
 # player_ref that can be stored can be looked up; the OpenAPI pattern says so.
 TEXT = validate.Regexp(TEXT_PATTERN, error="must not contain control characters")
-NAME = [validate.Length(min=1, max=40), TEXT]
+NAME = [validate.Length(min=1, max=SEAT_NAME_MAX), TEXT]
 SEED = [validate.Length(min=1, max=128), TEXT]
 PLAYER_REF = [validate.Length(min=1, max=128), TEXT]
 MAX_SEQ = 2**31 - 1  # the largest seq the store's INTEGER columns hold (PostgreSQL's int4)

@@ -27,9 +27,8 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from api.http.callers import bus, check_match_scope
+from api.http.callers import bearer_token, bus, check_match_scope
 from api.http.input_guard import TEXT_PATTERN
-from api.http.matches import bearer_token
 from api.http.problem_codes import (
     INVALID_LAST_EVENT_ID,
     INVALID_TOKEN,

@@ -262,9 +262,7 @@ def perform_play(
 
 
 def _count_after(st: MatchState, tile: Tile, end: int) -> int:
-    layout = st.layout.copy()
-    layout.place(tile, end)
-    return fives_points(layout.count())
+    return fives_points(st.layout.count_after(tile, end))
 
 
 def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:

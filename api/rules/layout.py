@@ -108,7 +108,8 @@ class Layout:
         return [(i, v) for i, v in enumerate(self.values) if v is not None]
 
     def fits(self, tile: Tile) -> list[int]:
-        """The ends ``tile`` may be placed on (every end when the table is empty)."""
+        """The ends ``tile`` may be placed on. On an empty table that is ``[LEFT]`` alone: the
+        first tile starts the line, and ``place`` opens both of its halves as ends."""
         if self.tiles == 0:
             return [LEFT]
         return [i for i, v in enumerate(self.values) if v is not None and (tile.high == v or tile.low == v)]
@@ -132,6 +133,29 @@ class Layout:
             v = self.values[i]
             if v is not None and (i < UP or self.occupied[i]):
                 total += 2 * v if self.doubles[i] else v
+        return total
+
+    def count_after(self, tile: Tile, end: int) -> int:
+        """``count()`` once ``tile`` is played on ``end`` (which it fits), without copying the
+        layout: the listed ``scores`` hints, the server's muggins claims and the bots' playouts.
+
+        Only the arm played on changes: its end becomes the tile's far half (both halves for
+        a double); arms ``up``/``down`` count once they hold a tile. A spinner whose second
+        side is taken opens ``up``/``down`` empty, which count nothing yet.
+        """
+        if self.tiles == 0:
+            return tile.pips
+        values = self.values
+        doubles = self.doubles
+        occupied = self.occupied
+        v = values[end]
+        far = tile.low if tile.high == v else tile.high
+        total = 2 * far if tile.is_double else far
+        for j in range(4):
+            if j != end:
+                w = values[j]
+                if w is not None and (j < UP or occupied[j]):
+                    total += 2 * w if doubles[j] else w
         return total
 
     def ends_dict(self) -> dict[str, int]:

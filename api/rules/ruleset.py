@@ -1,7 +1,9 @@
 """Rule sets: a named preset plus option overrides, resolved to one immutable record.
 
 The resolved record is what a match stores (in ``match_created``) and what every view
-shows; the engine consults it in a handful of well-named places and nowhere else.
+shows. It is a plain record of values, not a set of hooks: the engine, the state's fold, the
+views and the bots read its fields wherever an option changes what happens (some seventy
+reads across ``api/rules`` and ``api/bots``).
 """
 
 from __future__ import annotations

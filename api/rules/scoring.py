@@ -1,9 +1,13 @@
 """What a number of points is worth: the fives scoring of a count, and rounding to five.
 
-The one home of these two rules (docs/rules.md, sections 9 and 11): the engine, the
-state's effects, the listed actions' ``scores`` hints and the bots all ask here, so a
-change to how a count scores is made once. (The JavaScript replayer in ``clients/js``
-implements the rule book on its own, on purpose; the golden vectors hold both to it.)
+The one home of these rules in Python (docs/rules.md, sections 5, 7, 9 and 11). The count
+itself is ``Layout``'s (``count()`` for the table, ``count_after()`` for a play not yet
+made); what it scores is ``fives_points``. The engine, the state's effects, the listed
+actions' ``scores`` hints, the server's muggins claims, the views and the bots all ask
+these, so a change to how a count scores is made once in Python. The JavaScript in
+``clients/js`` is a second implementation on purpose: the replayer checks the rule book
+independently (and ``bots.mjs`` re-makes the bots' decisions); the golden vectors and the
+parity tests hold them to this one.
 """
 
 from __future__ import annotations

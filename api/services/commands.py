@@ -92,6 +92,11 @@ class ListPortals(Command[list[Answer]]):
     """Every portal with its keys' ids and dates (never a key)."""
 
 
+#: A seat's name at most, in characters (a name the API is sent, or one matchmaking makes of a
+#: ``player_ref``).
+SEAT_NAME_MAX = 40
+
+
 @dataclass(frozen=True)
 class SeatSpec:
     """One seat of a match to create: ``type`` is a seat kind (``api.rules.SEAT_TYPES``)."""
@@ -349,8 +354,21 @@ class Seeker:
     secret: str | None = field(default=None, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class TokenPlayer:
+    """The portal player a live player token acts as, with its portal: the token spends that
+    portal's creation budget, as the portal's key does (docs/portals.md)."""
+
+    portal: PortalRecord
+    player_ref: str
+
+    @property
+    def seeker(self) -> Seeker:
+        return Seeker(self.portal.id, self.player_ref)
+
+
 @dataclass(frozen=True)
-class IdentifyPlayer(Command[Seeker]):
+class IdentifyPlayer(Command[TokenPlayer]):
     """The portal player a player token acts as (an unknown or revoked one is refused)."""
 
     token: str = field(repr=False)

@@ -82,15 +82,16 @@ def is_sqlite(url_or_engine: str | Engine) -> bool:
     return make_url(url_or_engine).get_backend_name() == "sqlite"
 
 
-def make_engine(url: str, *, pool_size: int = 5, **kwargs: Any) -> Engine:
+def make_engine(url: str, *, pool_size: int = 5, clock: Callable[[], float] = time.monotonic, **kwargs: Any) -> Engine:
     """An engine for ``url`` with Boneyard's pool and transaction settings.
 
-    Extra keyword arguments go to :func:`sqlalchemy.create_engine`.
+    ``clock`` is the monotonic clock a SQLite writer measures its wait for the write lock on
+    (tests inject theirs). Extra keyword arguments go to :func:`sqlalchemy.create_engine`.
     """
     parsed = make_url(url)
     backend = parsed.get_backend_name()
     if backend == "sqlite":
-        return _make_sqlite_engine(url, parsed.database, **kwargs)
+        return _make_sqlite_engine(url, parsed.database, clock, **kwargs)
     if backend == "postgresql":
         options: dict[str, Any] = {
             "pool_pre_ping": True,
@@ -131,7 +132,7 @@ def use_wal(cursor: sqlite3.Cursor, *, waited: Callable[[float], object] = time.
             waited(0.05)
 
 
-def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine:
+def _make_sqlite_engine(url: str, database: str | None, clock: Callable[[], float], **kwargs: Any) -> Engine:
     in_memory = database in (None, "", ":memory:")
     options: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
     if in_memory:
@@ -163,7 +164,7 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
         if conn.get_execution_options().get(READONLY_OPTION):
             conn.exec_driver_sql("BEGIN")
         else:
-            _begin_writing(conn, _write_lock(lock_key))
+            _begin_writing(conn, _write_lock(lock_key), clock)
 
     @event.listens_for(engine, "commit")
     @event.listens_for(engine, "rollback")
@@ -179,14 +180,14 @@ def _make_sqlite_engine(url: str, database: str | None, **kwargs: Any) -> Engine
     return engine
 
 
-def _begin_writing(conn: Connection, lock: threading.Lock) -> None:
+def _begin_writing(conn: Connection, lock: threading.Lock, clock: Callable[[], float]) -> None:
     """Take the process lock, then SQLite's write lock, both within ``WRITE_LOCK_SECONDS``."""
-    started = time.monotonic()
+    started = clock()
     if not lock.acquire(timeout=WRITE_LOCK_SECONDS):
         raise DatabaseBusy(f"no write lock within {WRITE_LOCK_SECONDS:g} s (writers of this process)")
     try:
         # What is left of the bound, in steps of 0.1 s so that the PRAGMA is rarely needed.
-        left_ms = max(1, math.ceil((WRITE_LOCK_SECONDS - (time.monotonic() - started)) * 10) * 100)
+        left_ms = max(1, math.ceil((WRITE_LOCK_SECONDS - (clock() - started)) * 10) * 100)
         if conn.info.get(_BUSY_TIMEOUT, SQLITE_BUSY_TIMEOUT_MS) != left_ms:
             conn.exec_driver_sql(f"PRAGMA busy_timeout = {left_ms}")
             conn.info[_BUSY_TIMEOUT] = left_ms

@@ -359,7 +359,7 @@ def test_other_processes_learn_a_pairing_and_a_new_event_from_the_sqlite_poller(
     ana, ben = token("ana"), token("ben")
     first = seek(client, ana)
     changes = SqliteChanges(engine.url.database)
-    portal_id = app.extensions[BUS_KEY].handle(IdentifyPlayer(ana)).portal_id
+    portal_id = app.extensions[BUS_KEY].handle(IdentifyPlayer(ana)).portal.id
     keys = [seek_key(first["id"]), player_key(portal_id, "ana"), "0" * 32]
     try:
         assert changes.last_seqs(keys) == {seek_key(first["id"]): 0}  # no event yet: no head row

@@ -233,6 +233,86 @@ def test_each_portal_has_its_own_creation_budget_whatever_its_address(make_clien
     assert [client.post("/v1/matches", json={"seats": TWO_REMOTE}).status_code for _ in range(2)] == [201, 429]
 
 
+def _player_token(portal, player_ref: str) -> str:
+    issued = portal.post(f"/v1/portal/players/{player_ref}/tokens")
+    assert issued.status_code == 201, issued.get_json()
+    return issued.get_json()["token"]
+
+
+def _seek_and_cancel(client, token: str):
+    """One seek with the player token, cancelled at once (a player holds one waiting seek per pool)."""
+    sought = client.post("/v1/seeks", json={}, headers=auth(token))
+    if sought.status_code == 201:
+        assert client.delete(f"/v1/seeks/{sought.get_json()['id']}", headers=auth(token)).status_code == 200
+    return sought
+
+
+def test_a_player_tokens_seeks_spend_its_portals_budget_and_keyless_creates_keep_the_address_own(make_client):
+    """Issue 32 with the default limits: sixteen bots of one portal behind one NAT are not held
+    to the keyless 30 per minute of their address, nor do they spend it."""
+    client = make_client()  # RATE_LIMIT_CREATE 30, RATE_LIMIT_PORTAL_CREATE 600 per minute
+    app = client.application
+    token = _player_token(portal_client(app, new_portal(app, "arcade")), "ana")
+    sought = [_seek_and_cancel(client, token) for _ in range(31)]
+    assert [s.status_code for s in sought] == [201] * 31
+    assert sought[-1].headers["X-RateLimit-Limit"] == "600"
+    assert sought[-1].headers["X-RateLimit-Remaining"] == str(600 - 31)
+    created = [client.post("/v1/matches", json={"seats": TWO_REMOTE}) for _ in range(31)]
+    assert [c.status_code for c in created] == [201] * 30 + [429]
+    assert created[0].headers["X-RateLimit-Limit"] == "30"
+    assert created[0].headers["X-RateLimit-Remaining"] == "29"  # none of the 31 seeks was the address's
+
+
+def test_a_portals_budget_is_shared_by_its_key_and_its_players_tokens(make_client):
+    client = make_client(RATE_LIMIT_CREATE="1 per minute", RATE_LIMIT_PORTAL_CREATE="4 per minute")
+    app = client.application
+    alpha = portal_client(app, new_portal(app, "alpha"))
+    beta = portal_client(app, new_portal(app, "beta", create_limit="3 per minute"))
+    ana, ben = _player_token(alpha, "ana"), _player_token(alpha, "ben")
+    assert [_seek_and_cancel(client, t).status_code for t in (ana, ben)] == [201, 201]
+    assert [alpha.post("/v1/matches", json={"seats": TWO_REMOTE}).status_code for _ in range(2)] == [201, 201]
+    refused = _seek_and_cancel(client, ana)
+    assert_problem(refused, 429, "too_many_requests")
+    assert refused.headers["X-RateLimit-Limit"] == "4"
+    assert_problem(alpha.post("/v1/matches", json={"seats": TWO_REMOTE}), 429, "too_many_requests")
+    # the portal's own limit holds for its players' tokens too, in a bucket apart from alpha's
+    cleo = _player_token(beta, "cleo")
+    assert [_seek_and_cancel(client, cleo).status_code for _ in range(4)] == [201] * 3 + [429]
+    assert [beta.post("/v1/matches", json={"seats": TWO_REMOTE}).status_code] == [429]
+    # and the address's keyless budget is untouched by all of it
+    assert client.post("/v1/matches", json={"seats": TWO_REMOTE}).status_code == 201
+
+
+def test_a_player_token_spends_its_portals_budget_only_where_it_acts_for_the_player(make_client):
+    """POST /v1/matches reads no player token (keyless, the match is the public space's): it
+    spends the address's budget, and a key there spends the portal's whatever else is sent."""
+    client = make_client(RATE_LIMIT_CREATE="1 per minute", RATE_LIMIT_PORTAL_CREATE="5 per minute")
+    app = client.application
+    key = new_portal(app, "arcade")
+    token = _player_token(portal_client(app, key), "ana")
+    public = [client.post("/v1/matches", json={"seats": TWO_REMOTE}, headers=auth(token)) for _ in range(2)]
+    assert [p.status_code for p in public] == [201, 429] and public[0].headers["X-RateLimit-Limit"] == "1"
+    keyed = client.post(
+        "/v1/matches", json={"seats": TWO_REMOTE}, headers={"X-API-Key": key, "Authorization": "Basic YW5hOg=="}
+    )
+    assert keyed.status_code == 201 and keyed.headers["X-RateLimit-Remaining"] == "4"
+    assert _seek_and_cancel(client, token).headers["X-RateLimit-Remaining"] == "3"
+
+
+def test_a_player_token_that_does_not_verify_spends_the_address_budget_not_a_portals(make_client):
+    client = make_client(RATE_LIMIT_CREATE="2 per minute", RATE_LIMIT_PORTAL_CREATE="5 per minute")
+    app = client.application
+    real = _player_token(portal_client(app, new_portal(app, "arcade")), "ana")
+    forged = real[: -len("secret")] + "secret"  # the real token's id, a wrong secret: no live token
+    unknown = "bypl_000000000000_" + "x" * 43
+    answers = [client.post("/v1/seeks", json={}, headers=auth(token)) for token in (forged, unknown, forged)]
+    assert [a.status_code for a in answers] == [401, 401, 429]
+    assert answers[0].get_json()["code"] == "invalid_token" and answers[0].headers["X-RateLimit-Limit"] == "2"
+    assert_problem(client.post("/v1/matches", json={"seats": TWO_REMOTE}), 429, "too_many_requests")
+    # the portal whose token id was borrowed still has its whole budget
+    assert _seek_and_cancel(client, real).headers["X-RateLimit-Remaining"] == "4"
+
+
 # --- the operator's commands ---------------------------------------------------------------------------
 def test_the_operator_creates_a_portal_rotates_its_keys_and_sets_its_limit_from_the_command_line(app):
     runner = app.test_cli_runner()

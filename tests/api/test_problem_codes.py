@@ -735,7 +735,9 @@ def _matchmaking_rows() -> dict[tuple[str, str], Callable]:
         ),
         (f"POST {CHALLENGES}", "too_many_requests"): lambda w: (
             lambda player: _rate_limited(
-                w, "RATE_LIMIT_CREATE", lambda: w.client.post(CHALLENGES, json={"opponents": ["ben"]}, headers=player)
+                w,
+                "RATE_LIMIT_PORTAL_CREATE",  # a player token spends its portal's budget
+                lambda: w.client.post(CHALLENGES, json={"opponents": ["ben"]}, headers=player),
             )
         )(_player(w)),
         (f"DELETE {one_seek}", "seek_paired"): _seek_paired,

@@ -9,8 +9,6 @@ each time the server commits or writes its log (``tests.servers.Changes``), with
 from __future__ import annotations
 
 import socket
-import statistics
-import time
 
 import pytest
 import requests
@@ -93,16 +91,19 @@ def server(database_url, tmp_path, changes):
         yield base, log
 
 
-def test_a_waiter_ends_within_a_second_of_its_client_leaving(server, slots, changes):
+def test_a_waiter_ends_when_its_client_leaves_not_when_its_wait_runs_out(server, slots, changes):
+    """Each wait would last 60 s (the long-poll's, the stream's heartbeat 15 s); the bound of 30 s
+    only stops a broken run. How soon after the client leaves its waiter ends (a fraction of a
+    second: ``gone_check_interval``) is measured by bench/http_waiters.py, not asserted here."""
     base, _ = server
     created = _match(base)
     poll = _open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60")
     stream = _open(base, f"/v1/matches/{created['id']}/stream")
-    changes.until(lambda: slots() == 2, 10)
+    changes.until(lambda: slots() == 2, 30, "both waiters hold their slots")
     poll.close()
-    assert changes.until(lambda: slots() == 1, 5)[1] < 1.5
+    changes.until(lambda: slots() == 1, 30, "the long-poll's waiter ends once its client has gone")
     stream.close()
-    assert changes.until(lambda: slots() == 0, 5)[1] < 1.5
+    changes.until(lambda: slots() == 0, 30, "the stream's waiter ends once its client has gone")
 
 
 def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slots, changes):
@@ -110,7 +111,7 @@ def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slot
     created = _match(base)
     path = f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60"
     held = [_open(base, path) for _ in range(2)] + [_open(base, f"/v1/matches/{created['id']}/stream")]
-    changes.until(lambda: slots() == 3, 10)
+    changes.until(lambda: slots() == 3, 30, "three waits held")
     refused = requests.get(base + path, timeout=10)
     assert refused.status_code == 429 and refused.headers["Content-Type"] == PROBLEM
     assert refused.json()["code"] == "too_many_waiters" and int(refused.headers["Retry-After"]) > 0
@@ -118,21 +119,22 @@ def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slot
     assert refused_stream.status_code == 429 and refused_stream.json()["code"] == "too_many_waiters"
     # Another address is not held back by this one's waits.
     other = _open(base, path, source="127.0.0.2")
-    changes.until(lambda: slots() == 4, 10)
+    changes.until(lambda: slots() == 4, 30, "the other address's wait held too")
     held.pop(0).close()
-    changes.until(lambda: slots() == 3, 5)
+    changes.until(lambda: slots() == 3, 30, "the slot of the client that left freed")
     answer = requests.get(base + path.replace("wait=60", "wait=0.2"), timeout=10)
     assert answer.status_code == 200 and answer.json()["events"] == []
     for sock in held + [other]:
         sock.close()
-    changes.until(lambda: slots() == 0, 5)
+    changes.until(lambda: slots() == 0, 30, "every slot freed")
 
 
 def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
+    """The server answers 408 of its own (REQUEST_BODY_TIMEOUT_SECONDS=1) and closes: ``_exchange``
+    reads until the close, its 10 s socket timeout a bound on a broken run only."""
     base, _ = server
     created = _match(base)
     token = created["seats"][0]["token"]
-    started = time.monotonic()
     head, body = _exchange(
         base,
         (
@@ -141,7 +143,6 @@ def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
         ).encode(),
     )
     _problem(head, body, 408, "request_timeout")
-    assert 0.9 < time.monotonic() - started < 5  # REQUEST_BODY_TIMEOUT_SECONDS=1; then closed
     head, body = _exchange(
         base,
         (  # chunked, stalled after the first chunk
@@ -205,28 +206,21 @@ def test_the_access_log_never_holds_a_seat_token(server, changes):
     def logged() -> str:
         return log.read_text(errors="replace")
 
-    changes.until(lambda: logged().count("/stream?") >= 3, 5)
+    changes.until(lambda: logged().count("/stream?") >= 3, 30, "the streams in the access log")
     assert token not in logged()
     assert "token=[redacted]" in logged() and "Bearer" not in logged()
 
 
-def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, slots, changes):
+def test_healthz_answers_beside_a_few_hundred_idle_waiters(database_url, tmp_path, slots, changes):
+    """Under gthread (32 threads per worker) /healthz stopped answering at about 64 idle waiters:
+    with 300 held here, every probe is answered (its 10 s timeout a bound on a broken run). How
+    much slower it answers beside them is measured by bench/http_waiters.py (bench/README.md §5),
+    not asserted here."""
     settings = {"AUTO_MIGRATE": "0", "RATELIMIT_ENABLED": "false"}
     with running_gunicorn(database_url, tmp_path / "server.log", changes=changes, **settings) as (base, _):
         created = _match(base)
         token = created["seats"][0]["token"]
         session = requests.Session()
-
-        def healthz_median(n: int = 40) -> float:
-            times = []
-            for _ in range(n):
-                started = time.perf_counter()
-                assert session.get(f"{base}/healthz", timeout=10).status_code == 200
-                times.append(time.perf_counter() - started)
-            return statistics.median(times)
-
-        healthz_median(10)  # warm up
-        unloaded = healthz_median()
         idle, waits = [], 0
         for i in range(300):
             source = f"127.0.{1 + i // 25}.{1 + i % 25}"  # 25 per address: under the default cap of 64
@@ -248,11 +242,9 @@ def test_a_few_hundred_idle_waiters_do_not_slow_healthz(database_url, tmp_path, 
                 )
                 continue
             waits += 1
-        changes.until(lambda: slots() == waits, 30)
-        loaded = healthz_median()
+        changes.until(lambda: slots() == waits, 30, "every idle long-poll and stream holds its slot")
+        answers = [session.get(f"{base}/healthz", timeout=10).status_code for _ in range(40)]
+        assert slots() == waits  # the waiters were all still there while /healthz answered
         for sock in idle:
             sock.close()
-        # Under gthread (32 threads per worker) /healthz stopped answering at about 64 such waiters.
-        assert loaded < 3 * unloaded + 0.005, (
-            f"/healthz median {loaded * 1000:.1f} ms with 300 idle waiters, {unloaded * 1000:.1f} ms without"
-        )
+        assert answers == [200] * 40

@@ -1,15 +1,17 @@
 """Wake-ups across processes, over real HTTP: two separate gunicorn servers on one database.
 
-A client long-polls server A while another client acts through server B; A must answer
-within a fraction of a second (PostgreSQL: LISTEN/NOTIFY; SQLite: each process's one poller
-of ``PRAGMA data_version``, every 0.15 s). The action is sent once the long-poll is waiting: its
+A client long-polls server A while another client acts through server B; A must be woken by
+it (PostgreSQL: LISTEN/NOTIFY; SQLite: each process's one poller of ``PRAGMA data_version``),
+not answer when its wait runs out. The action is sent once the long-poll is waiting: its
 waiter slot is in the database (looked at after each commit of the servers, not on a clock).
+How soon after the action the long-poll answers depends on the machine: ``bench/http_wakeup.py``
+measures it; here the long-poll's wait (60 s) outlasts the client's patience (30 s), so only a
+wake-up can answer it in time.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 import requests
@@ -35,7 +37,7 @@ def waiting_long_polls(store: Store) -> int:
         return uow.connection.exec_driver_sql("SELECT count(*) FROM waiter_slots").scalar()
 
 
-def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, database_url, is_postgres):
+def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers, database_url):
     base_a, base_b, changes = two_servers
     created = requests.post(
         f"{base_a}/v1/matches",
@@ -50,24 +52,22 @@ def test_a_long_poll_on_one_server_is_woken_by_an_action_on_another(two_servers,
         0
     ]
 
-    acted_at = {}
+    acted = {}
     store = Store(make_engine(database_url, pool_size=1))
 
     def act():
-        changes.until(lambda: waiting_long_polls(store) > 0, 10, "the long-poll on server A is waiting")
-        acted_at["t"] = time.monotonic()
+        changes.until(lambda: waiting_long_polls(store) > 0, 30, "the long-poll on server A is waiting")
         response = requests.post(f"{base_b}/v1/matches/{match_id}/actions", json=action, headers=headers, timeout=10)
-        acted_at["done"] = time.monotonic()
-        acted_at["status"] = response.status_code
+        acted["status"] = response.status_code
 
     thread = threading.Thread(target=act)
     thread.start()
-    page = requests.get(f"{base_a}/v1/matches/{match_id}/events", params={"after": seq, "wait": 20}, timeout=30)
-    woken = time.monotonic()
-    thread.join()
-    store.dispose()
-    assert acted_at["status"] == 200
+    try:
+        page = requests.get(f"{base_a}/v1/matches/{match_id}/events", params={"after": seq, "wait": 60}, timeout=30)
+    except requests.Timeout:
+        pytest.fail("the long-poll on server A was not woken by the action on server B (its 60 s wait ran on)")
+    finally:
+        thread.join()
+        store.dispose()
+    assert acted["status"] == 200
     assert page.status_code == 200 and page.json()["events"][0]["seq"] == seq + 1
-    latency = woken - acted_at["done"]
-    # NOTIFY arrives at commit; SQLite's poll interval is 0.15 s.
-    assert latency < (0.25 if is_postgres else 0.6), f"woken {latency:.3f}s after the action's answer"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from api.bootstrap import bootstrap, inject
-from api.config import from_environ
+from api.config import DEFAULT_BOT_REPLY_FLOOR_MS, from_environ, parse_level_millis
 from api.services.commands import DeliverWebhooks, GetSummary, SweepClocks
 from api.services.limits import WorkLimits
 from api.services.pacing import NO_FLOOR
@@ -76,7 +76,9 @@ def test_the_app_configurations_defaults_are_the_services_own():
     webhook_settings = [asdict(bus.handlers[DeliverWebhooks].keywords["courier"].settings) for bus in (defaults, bare)]
     assert webhook_settings == [defaults_of(WebhookSettings)] * 2
     assert bare.flow.reply_floor is NO_FLOOR  # no pause in a test that does not ask for one
-    assert defaults.flow.reply_floor.seconds == {"random": 0.005, "greedy": 0.005, "intermediate": 0.03, "expert": 0.15}
+    shipped = parse_level_millis(DEFAULT_BOT_REPLY_FLOOR_MS)
+    assert defaults.flow.reply_floor.seconds == {level: ms / 1000 for level, ms in shipped.items()}
+    assert defaults.flow.reply_floor.seconds["expert"] > 0  # a floor, not none
 
 
 def test_every_handler_gets_the_dependencies_it_names_and_one_naming_another_is_refused(bus, flow):
