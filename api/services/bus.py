@@ -1,15 +1,15 @@
 """The entry to the use cases: each command goes to its one handler, given its dependencies.
 
->>> bus = bootstrap(store, config)                       # doctest: +SKIP  (api.bootstrap)
+>>> bus = bootstrap(store, config)                           # doctest: +SKIP
 >>> summary = bus.handle(CreateMatch("standard-draw", None, seats))
 
 Every caller sends commands here: the HTTP views, the operator's CLI, the autoplay runner and
 the turn-clock sweep, the webhook worker. (The event streams also subscribe to the flow's
 waiters between commands: ``bus.flow``.) A handler is a function ``(command, <dependencies>)
 -> answer`` in the module of its use case, its parameters after the command naming what it
-needs (``flow``: the match flow; ``courier``: the webhook sender); ``api.bootstrap`` gives
-each what it names. This table is where a new use case is registered (a test checks that
-every command has one).
+needs (``flow``: the match flow; ``courier``: the webhook sender); ``api.bootstrap.bootstrap``
+makes the bus and gives each handler what it names. ``HANDLERS`` is where a new use case is
+registered (a test checks that every command has one).
 """
 
 from __future__ import annotations
