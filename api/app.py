@@ -1,8 +1,9 @@
-"""The Flask application: wiring only.
+"""The Flask application: HTTP only, over the bus that ``api.bootstrap`` wires.
 
-``create_app(overrides)`` is the one place that wires the application:
-configuration, the store (engine + unit-of-work factory), migrations, the
-OpenAPI/flask-smorest ``Api``, CORS, error handlers, blueprints and CLI.
+``create_app(overrides)`` reads the configuration, opens the store, calls
+:func:`api.bootstrap.bootstrap` once for the message bus, and adds what HTTP needs around it:
+the WSGI middleware, rate limits, CORS, the OpenAPI ``Api`` (``api.http.spec``), error
+handlers, blueprints and the ``flask boneyard`` CLI.
 """
 
 from __future__ import annotations
@@ -12,79 +13,33 @@ from collections.abc import Mapping
 from typing import Any
 
 import click
-from apispec import APISpec
-from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Flask, Response, current_app
+from flask import Flask, current_app
 from flask.cli import AppGroup
 from flask_cors import CORS
 from flask_smorest import Api
-from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
-from api.commit_notice import commit_notice
-from api.http import domain_errors, errors, input_guard, problem_codes
+from api.bootstrap import bootstrap, open_store
+from api.http import domain_errors, errors, input_guard
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.docs_ui import blp as docs_ui_blp
-from api.http.event_schemas import register_event_schemas
 from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
-from api.http.matches import UNIONS
-from api.http.openapi_shapes import field_shape, register_shapes, register_unions
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
+from api.http.spec import complete_spec, make_api
 from api.http.work_limit import WorkLimit
 from api.portal_cli import portal_cli
-from api.services.bus import MessageBus
-from api.services.flow import MatchFlow
 from api.services.health import Readiness
-from api.services.limits import WorkLimits
-from api.services.pacing import ReplyFloor
 from api.services.rate_limits import RateLimitCounters
-from api.services.snapshots import SnapshotCache
-from api.services.waiting import Waiter
-from api.serving import cpu_offload
-from api.store import Store, make_engine
+from api.store import Store
 from api.store.migrate import upgrade
 from api.web import blp as web_blp
 from api.webhook_cli import portal_webhook_cli, start_webhook_worker, webhooks_cli
 
 STORE_KEY = "boneyard.store"
 API_KEY = "boneyard.api"
-MATCHES_KEY = "boneyard.matches"  # the process's MatchFlow (store, cache, waiters, clock, limits)
-
-
-class BoneyardApi(Api):
-    """flask-smorest ``Api`` whose errors (and their docs) are problem documents."""
-
-    ERROR_SCHEMA = errors.ProblemSchema
-
-    def handle_http_exception(self, error: HTTPException) -> Response:
-        return errors.handle_http_exception(error)
-
-
-class ShapedMarshmallowPlugin(MarshmallowPlugin):
-    """apispec's marshmallow plugin, documenting fields by their shape (``openapi_shapes``)
-    from the first schema it converts on (the problem document's, at the Api's start)."""
-
-    def init_spec(self, spec: APISpec) -> None:
-        super().init_spec(spec)
-        assert self.converter is not None  # made by init_spec
-        self.converter.add_attribute_function(field_shape)
-
-
-def problem_responses_documented(api: Api) -> None:
-    """flask-smorest registers its error responses as ``application/json``; ours are
-    problem+json. Every operation's default response lists what any request may be answered.
-    flask-smorest's ``X-Pagination`` header is dropped: our lists page by cursor (``next_cursor``,
-    ``Link``), so it would be an unused model in every generated client."""
-    for response in api.spec.components.responses_lazy.values():
-        content = response.get("content", {})
-        if "application/json" in content:
-            content[errors.PROBLEM_CONTENT_TYPE] = content.pop("application/json")
-    api.spec.components.responses_lazy["DEFAULT_ERROR"].update(problem_codes.default_response_doc())
-    api.spec.components.headers_lazy.pop("PAGINATION", None)
-    api.spec.components.schemas.pop("PaginationMetadata", None)
 
 
 def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -99,13 +54,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.config.update(overrides)
     _configure_logging(app)
 
-    store = Store(
-        make_engine(app.config["DATABASE_URL"], pool_size=app.config["DB_POOL_SIZE"]),
-        on_commit=commit_notice(app.config["COMMIT_NOTICE_FD"]),
-    )
-    app.extensions[STORE_KEY] = store
-    if app.config["AUTO_MIGRATE"]:
-        upgrade(store.engine, script_location=app.config["MIGRATIONS_DIR"])
+    app.extensions[STORE_KEY] = store = open_store(app.config)
+    app.extensions[BUS_KEY] = bootstrap(store, app.config)
 
     origins = app.config["CORS_ORIGINS"]
     # Working requests queue for a permit (waiters and probes do not): a bounded pool's tail.
@@ -130,49 +80,11 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(settle_retry_after)  # registered first: runs after the limiter's own hook
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
-    api = BoneyardApi(app, spec_kwargs={"marshmallow_plugin": ShapedMarshmallowPlugin()})
-    problem_responses_documented(api)
-    input_guard.document(api)
-    app.extensions[API_KEY] = api
+    app.extensions[API_KEY] = api = make_api(app)
     errors.register_error_handlers(app)
     domain_errors.register(app)
-    app.extensions[MATCHES_KEY] = flow = MatchFlow(
-        store,
-        SnapshotCache(app.config["SNAPSHOT_CACHE_SIZE"]),
-        allow_client_seed=app.config["ALLOW_CLIENT_SEED"],
-        waiter=Waiter(store, per_address=app.config["WAITERS_PER_ADDRESS"]),
-        limits=work_limits(app.config),
-        offload=cpu_offload(),
-        reply_floor=ReplyFloor.from_millis(app.config["BOT_REPLY_FLOOR_MS"]),
-    )
-    app.extensions[BUS_KEY] = MessageBus(flow)
-    api.spec.components.security_scheme(
-        "seatToken",
-        {"type": "http", "scheme": "bearer", "description": "The seat's secret token, from match creation or a claim"},
-    )
-    api.spec.components.security_scheme(
-        "playerToken",
-        {
-            "type": "http",
-            "scheme": "bearer",
-            "description": "A player token (bypl_…) a portal issued for one of its players: acts as that "
-            "player on seeks, challenges and /v1/me/events (docs/matchmaking.md)",
-        },
-    )
-    api.spec.components.security_scheme(
-        "portalKey",
-        {
-            "type": "apiKey",
-            "in": "header",
-            "name": "X-API-Key",
-            "description": "A portal's key (`flask boneyard portal create`): scopes matches, players "
-            "and statistics to the portal; needed to create and list where PUBLIC_MATCHES is off",
-        },
-    )
     register_blueprints(api)
-    register_event_schemas(api.spec)
-    register_unions(api.spec, UNIONS)
-    register_shapes(api.spec)
+    complete_spec(api.spec)
     app.register_blueprint(web_blp)  # the reference web table: not part of the API document
     app.register_blueprint(docs_ui_blp)  # Swagger UI at /docs, from installed files: works offline
     app.cli.add_command(boneyard_cli)
@@ -201,19 +113,6 @@ def register_blueprints(api: Api) -> None:
     api.register_blueprint(stream_blp)
     for matchmaking_blp in matchmaking_blps:
         api.register_blueprint(matchmaking_blp)
-
-
-def work_limits(config: Mapping[str, Any]) -> WorkLimits:
-    """The bounds on work one client can cause, from the configuration."""
-    return WorkLimits(
-        inline_bot_moves=config["INLINE_BOT_MOVES"],
-        max_events_per_match=config["MAX_EVENTS_PER_MATCH"],
-        bot_matches_per_creator=config["BOT_MATCHES_PER_ADDRESS"],
-        autoplay_pace=config["AUTOPLAY_PACE_SECONDS"],
-        stats_abandoned_after_hours=config["STATS_ABANDONED_AFTER_HOURS"],
-        rated_turn_seconds=config["RATED_TURN_SECONDS"],
-        rated_timeout_limit=config["RATED_TIMEOUT_LIMIT"],
-    )
 
 
 def get_store() -> Store:
@@ -261,7 +160,7 @@ def autoplay_command(step_moves: int) -> None:
     # The webhook deliveries are sent beside it, in a thread of their own (a slow endpoint
     # must not hold up a computer player's move): one runner process for all background work.
     webhooks = start_webhook_worker(stop)
-    Autoplay(current_app.extensions[MATCHES_KEY], step_moves=step_moves).run(stop)
+    Autoplay(current_app.extensions[BUS_KEY], step_moves=step_moves).run(stop)
     webhooks.join(timeout=15)
     click.echo("autoplay runner stopped")
 

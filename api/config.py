@@ -2,6 +2,7 @@
 
 ``create_app(overrides)`` starts from :func:`from_environ` and applies the
 overrides mapping on top; tests pass ``{"DATABASE_URL": ..., "TESTING": True}``.
+``api.bootstrap`` alone turns the use cases' settings into their dependencies.
 
 Environment variables (all optional):
 

@@ -30,10 +30,8 @@ from api.services.commands import (
     ReplayDelivery,
     RotateWebhookSecret,
 )
-from api.services.webhook_delivery import WebhookSettings, WebhookWorker
+from api.services.webhook_worker import WebhookWorker
 from api.services.webhooks import EVENT_TYPES
-
-STORE_KEY = "boneyard.store"  # app.extensions key of the Store (set by create_app)
 
 portal_webhook_cli = AppGroup("webhook", help="A portal's webhooks: add, list, remove, see deliveries, replay.")
 webhooks_cli = AppGroup("webhooks", help="The webhook delivery worker.")
@@ -53,8 +51,8 @@ def portal_id(portal: str) -> str:
 
 
 def worker() -> WebhookWorker:
-    config = current_app.config
-    return WebhookWorker(current_app.extensions[STORE_KEY], WebhookSettings.from_config(config))
+    """The delivery worker over the app's bus (its delivery policy wired by ``api.bootstrap``)."""
+    return WebhookWorker(current_app.extensions[BUS_KEY])
 
 
 def start_webhook_worker(stop: threading.Event) -> threading.Thread:

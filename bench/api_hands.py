@@ -50,7 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling sc
 from strength import wilson
 
 from api import create_app
-from api.app import MATCHES_KEY
+from api.http.callers import BUS_KEY
 from api.services.autoplay import Autoplay
 
 TARGET_SHARE = 0.72  # issue 20: expert sides' share of decided hands against greedy sides
@@ -126,7 +126,7 @@ class Table:
             }
         )
         self.client = self.app.test_client()
-        self.runner = Autoplay(self.app.extensions[MATCHES_KEY], step_moves=50)
+        self.runner = Autoplay(self.app.extensions[BUS_KEY], step_moves=50)
 
     def play(self, plan: Plan, index: int) -> MatchResult:
         """Create match ``index``, let the runner play it out, and read its hands from the public log."""

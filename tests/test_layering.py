@@ -89,3 +89,89 @@ def test_no_import_circles_between_modules():
     assert graph["api.services.lobby"] >= {"api.services.creating", "api.services.flow"}  # the walk sees imports
     assert circles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]  # and would see a circle
     assert circles(graph) == []
+
+
+# --- one bootstrap: the use cases are wired in api/bootstrap.py and nowhere else ------------------
+ROOT = API.parent
+#: The classes ``api.bootstrap`` makes from the configuration. A dependency it takes ready-made
+#: (a clock, an offload, a reply floor, a resolver, a sender) may be made by its caller.
+WIRED = {"MessageBus", "MatchFlow", "SnapshotCache", "Waiter", "WorkLimits", "Courier", "WebhookSettings"}
+#: (class, file): a class's own unit tests, which build it bare to test it alone.
+BUILT_BARE = {("Waiter", "tests/api/test_waiting_fanout.py")}
+
+
+def python_sources() -> list[Path]:
+    """Every Python file of api/, bench/, tests/ and scripts/ (its scripts without a suffix too)."""
+    found = [path for folder in ("api", "bench", "tests") for path in sorted((ROOT / folder).rglob("*.py"))]
+    for path in sorted((ROOT / "scripts").iterdir()):
+        if path.is_file() and (path.suffix == ".py" or "python" in path.read_text(encoding="utf-8").split("\n")[0]):
+            found.append(path)
+    return found
+
+
+def constructions(source: str) -> list[tuple[str, int]]:
+    """``(class, line)`` of each call of a wired class in ``source``: ``MatchFlow(...)`` or
+    ``flow.MatchFlow(...)`` (a classmethod such as ``ReplyFloor.from_millis`` is no such call)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in WIRED:
+                found.append((name, node.lineno))
+    return found
+
+
+def test_the_use_cases_are_wired_in_the_bootstrap_module_only():
+    assert constructions("bus = bus_module.MessageBus({}, MatchFlow(store))") == [("MessageBus", 1), ("MatchFlow", 1)]
+    made_in_bootstrap = {name for name, _ in constructions((API / "bootstrap.py").read_text(encoding="utf-8"))}
+    assert made_in_bootstrap == WIRED  # the walk sees them where they are made
+    sources = python_sources()
+    assert ROOT / "scripts" / "check-contract" in sources and ROOT / "bench" / "api_hands.py" in sources
+    elsewhere = [
+        f"{path.relative_to(ROOT)}:{line}: {name}("
+        for path in sources
+        if path != API / "bootstrap.py"
+        for name, line in constructions(path.read_text(encoding="utf-8"))
+        if (name, str(path.relative_to(ROOT))) not in BUILT_BARE
+    ]
+    assert not elsewhere, "made outside api/bootstrap.py (call api.bootstrap.bootstrap):\n" + "\n".join(elsewhere)
+
+
+def test_bootstrap_knows_the_store_and_the_services_and_nothing_of_http():
+    imported = imports_of(API / "bootstrap.py", "api.bootstrap")
+    assert "api.services.bus" in imported  # the walk sees its imports
+    assert not {name for name in imported if name.startswith(("api.http", "api.web", "api.app"))}
+
+
+def test_outside_the_services_a_use_case_is_reached_through_the_bus_only():
+    """No handler is called or imported by name outside ``api.services`` (the bus gives each
+    its dependencies): the HTTP views, the CLI, the runners, the benches and the tests send commands."""
+    handlers = re.compile(r"\b\w+_handler\b")
+    assert "act_handler" in handlers.findall((API / "services" / "bus.py").read_text(encoding="utf-8"))
+    found = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in python_sources()
+        if API / "services" not in path.parents and path not in (API / "bootstrap.py", Path(__file__))
+        for name in sorted(set(handlers.findall(path.read_text(encoding="utf-8"))))
+        if name not in ("register_error_handler", "error_handler")
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_handlers_tests_build_no_app():
+    """tests/services/ drives the use cases through the bus that ``api.bootstrap`` wires (on the
+    memory store, with a fake clock): no Flask app, no HTTP."""
+    found = []
+    for path in sorted((ROOT / "tests" / "services").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            found += [
+                f"{path.name}: {name}"
+                for name in names
+                if name.split(".")[0] == "flask" or name.startswith(("api.app", "api.http", "api.create_app"))
+            ]
+    assert not found, "\n".join(found)

@@ -7,11 +7,13 @@ replies included), then appended under the match's lock if nobody appended in be
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from api.rules import BOT_SEAT, ENDED, RulesError, decide, parse_action, redact_event
 
 from . import errors, tokens
 from .clocks import run_due
-from .commands import Act, Answer, PlayBots
+from .commands import Act, Answer, ClaimDueBots, PlayBots
 from .flow import MatchFlow
 from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
 from .ports import UnitOfWork
@@ -19,6 +21,9 @@ from .snapshots import fold, rows, without_seq
 
 #: An action decided on a state another writer moved past is decided again, this many times at most.
 ACT_ATTEMPTS = 5
+#: How long the autoplay runner's claim on a match lasts: longer than any step, and a dead
+#: runner's claims lapse after it.
+BOTS_LEASE = timedelta(seconds=30)
 
 
 def act_handler(command: Act, flow: MatchFlow) -> Answer:
@@ -99,6 +104,19 @@ def remember_refusal(flow: MatchFlow, token_hash: str, keyed: Keyed, match_id: s
         seen = uow.idempotency.get(token_hash, keyed.key)
     if seen is not None:
         raise Replay(check_same_request(seen, keyed, match_id)) from refusal
+
+
+def claim_due_bots_handler(command: ClaimDueBots, flow: MatchFlow) -> list[str]:
+    """The matches whose computer players are owed a move now, up to ``batch``, claimed for
+    ``BOTS_LEASE`` (other runners skip them meanwhile). Nothing due: no write transaction."""
+    now = flow.now()
+    with flow.store.unit_of_work(readonly=True) as uow:
+        if not uow.matches.any_due_bots(now):
+            return []
+    with flow.store.unit_of_work() as uow:
+        claimed = uow.matches.claim_due_bots(now, now + BOTS_LEASE, command.batch)
+        uow.commit()
+    return list(claimed)
 
 
 def play_bots_handler(command: PlayBots, flow: MatchFlow) -> tuple[int, bool]:

@@ -3,18 +3,19 @@
 A request plays at most the inline budget of computer moves in its own answer, and
 none at an all-bot table (``WorkLimits``); its append then leaves ``matches.bots_due_at``
 set. This runner — ``flask --app wsgi boneyard autoplay``, started beside the web server
-by ``scripts/run`` and docker-compose — claims the due matches, plays one bounded step of
-each (``acting.play_bots_handler``: decided outside any transaction, appended in a short
-one by compare-and-set) and so schedules the next step after the pace.
+by ``scripts/run`` and docker-compose — claims the due matches (``ClaimDueBots``), plays one
+bounded step of each (``PlayBots``: decided outside any transaction, appended in a short one
+by compare-and-set) and so schedules the next step after the pace. It does all of it by
+sending commands to the message bus that ``api.bootstrap`` wires, as every other caller does.
 
 Everything it needs is in the database, so a restarted runner resumes where the last
 one stopped, and several runners (one beside each app server) share the work: a claim
 is a lease the others skip (``FOR UPDATE SKIP LOCKED`` on PostgreSQL), and a step that
 finds the match moved on appends nothing — the ``(match, seq)`` key makes a move
 appended twice impossible anyway. It also plays the turns whose clock ran out
-(``clocks.sweep_handler``) and expires or bot-fills due seeks and challenges
-(``matchmaking.sweep_handler``), so no cron job is needed, and makes the fairness report of each match
-it ends, so no reader waits for it.
+(``SweepClocks``) and expires or bot-fills due seeks and challenges (``SweepMatchmaking``),
+so no cron job is needed, and makes the fairness report of each match it ends
+(``GetFairness``), so no reader waits for it.
 """
 
 from __future__ import annotations
@@ -23,44 +24,32 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from datetime import timedelta
 
-from . import errors, matchmaking
-from .acting import play_bots_handler
-from .clocks import sweep_handler
-from .commands import GetFairness, PlayBots, SweepClocks, SweepMatchmaking
-from .fairness import fairness_handler
-from .flow import MatchFlow
+from . import errors
+from .bus import MessageBus
+from .commands import ClaimDueBots, GetFairness, PlayBots, SweepClocks, SweepMatchmaking
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=30)  # a claim outlives any step; a dead runner's claims lapse after it
 BATCH = 20  # matches claimed per round
 
 
 @dataclass
 class Autoplay:
-    flow: MatchFlow
+    bus: MessageBus
     step_moves: int = 1  # computer moves per step (each step: its own short transaction)
     batch: int = BATCH
 
     def run_once(self) -> int:
         """Claim the due matches and play one step of each; answers the events appended."""
-        now = self.flow.now()
-        with self.flow.store.unit_of_work(readonly=True) as uow:
-            if not uow.matches.any_due_bots(now):
-                return 0  # idle: no write transaction at all
-        with self.flow.store.unit_of_work() as uow:
-            claimed = uow.matches.claim_due_bots(now, now + LEASE, self.batch)
-            uow.commit()
         appended = 0
-        for match_id in claimed:
+        for match_id in self.bus.handle(ClaimDueBots(self.batch)):
             try:
-                moved, ended = play_bots_handler(PlayBots(match_id, self.step_moves), self.flow)
+                moved, ended = self.bus.handle(PlayBots(match_id, self.step_moves))
                 appended += moved
                 log.debug("autoplay: match %s +%d events%s", match_id, moved, " (ended)" if ended else "")
                 if ended:
-                    fairness_handler(GetFairness(match_id), self.flow)  # made once now; readers find it stored
+                    self.bus.handle(GetFairness(match_id))  # made once now; readers find it stored
             except errors.EventLimitReached:
                 log.warning("match %s reached the event limit; the runner leaves it", match_id)
                 continue
@@ -87,8 +76,8 @@ class Autoplay:
             try:
                 appended = self.run_once()
                 if time.monotonic() >= next_sweep:
-                    sweep_handler(SweepClocks(), self.flow)
-                    matchmaking.sweep_handler(SweepMatchmaking(), self.flow)  # seeks' expiry and bot fill
+                    self.bus.handle(SweepClocks())
+                    self.bus.handle(SweepMatchmaking())  # seeks' expiry and bot fill
                     next_sweep = time.monotonic() + sweep_seconds
             except Exception:  # the database went away: keep trying, slowly
                 log.exception("autoplay round failed")

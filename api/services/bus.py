@@ -1,15 +1,20 @@
-"""The one entry to the use cases: each command goes to its one handler, with the match flow.
+"""The entry to the use cases: each command goes to its one handler, given its dependencies.
 
->>> bus = MessageBus(MatchFlow(store))                       # doctest: +SKIP
+>>> bus = bootstrap(store, config)                           # doctest: +SKIP
 >>> summary = bus.handle(CreateMatch("standard-draw", None, seats))
 
-A handler is a function ``(command, flow) -> answer`` in the module of its use case; this
-table is where a new use case is registered (a test checks that every command has one).
+Every caller sends commands here: the HTTP views, the operator's CLI, the autoplay runner and
+the turn-clock sweep, the webhook worker. (The event streams also subscribe to the flow's
+waiters between commands: ``bus.flow``.) A handler is a function ``(command, <dependencies>)
+-> answer`` in the module of its use case, its parameters after the command naming what it
+needs (``flow``: the match flow; ``courier``: the webhook sender); ``api.bootstrap.bootstrap``
+makes the bus and gives each handler what it names. ``HANDLERS`` is where a new use case is
+registered (a test checks that every command has one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
 from . import (
@@ -25,6 +30,7 @@ from . import (
     portals,
     reading,
     stats,
+    webhook_delivery,
     webhooks,
 )
 from .commands import (
@@ -34,12 +40,14 @@ from .commands import (
     AnswerChallenge,
     CancelChallenge,
     CancelSeek,
+    ClaimDueBots,
     ClaimSeat,
     Command,
     CreateChallenge,
     CreateMatch,
     CreatePortal,
     CreateSeek,
+    DeliverWebhooks,
     GetAudit,
     GetBotRatings,
     GetChallenge,
@@ -79,11 +87,12 @@ from .flow import MatchFlow
 
 R = TypeVar("R")
 
-HANDLERS: dict[type[Command[Any]], Callable[[Any, MatchFlow], Any]] = {
+HANDLERS: dict[type[Command[Any]], Callable[..., Any]] = {
     CreateMatch: creating.create_match_handler,
     ClaimSeat: claiming.claim_seat_handler,
     Act: acting.act_handler,
     PlayBots: acting.play_bots_handler,
+    ClaimDueBots: acting.claim_due_bots_handler,
     Rematch: lobby.rematch_handler,
     SweepClocks: clocks.sweep_handler,
     GetSummary: reading.summary_handler,
@@ -112,6 +121,7 @@ HANDLERS: dict[type[Command[Any]], Callable[[Any, MatchFlow], Any]] = {
     RotateWebhookSecret: webhooks.rotate_handler,
     ListDeliveries: webhooks.deliveries_handler,
     ReplayDelivery: webhooks.replay_handler,
+    DeliverWebhooks: webhook_delivery.deliver_handler,
     IdentifyPlayer: matchmaking.identify_player_handler,
     IssuePlayerToken: matchmaking.issue_token_handler,
     ListPlayerTokens: matchmaking.list_tokens_handler,
@@ -129,13 +139,16 @@ HANDLERS: dict[type[Command[Any]], Callable[[Any, MatchFlow], Any]] = {
 
 
 class MessageBus:
-    """Runs commands against one process's match flow."""
+    """Runs each command by its handler, its dependencies given (``api.bootstrap`` makes it)."""
 
-    def __init__(self, flow: MatchFlow):
+    def __init__(self, handlers: Mapping[type[Command[Any]], Callable[[Any], Any]], flow: MatchFlow):
+        """``handlers``: each command's handler as a function of the command alone; ``flow``:
+        the process's match flow, which the event streams wait on between commands."""
+        self.handlers = dict(handlers)
         self.flow = flow
 
     def handle(self, command: Command[R]) -> R:
-        handler = HANDLERS.get(type(command))
+        handler = self.handlers.get(type(command))
         if handler is None:
             raise TypeError(f"no handler for {type(command).__name__}")
-        return cast(R, handler(command, self.flow))
+        return cast(R, handler(command))

@@ -1,8 +1,8 @@
 """The use cases' commands: what a caller asks, as small frozen values.
 
 Each command names what it answers (``Command[R]``); ``api.services.bus`` hands it to its one
-handler with the shared match flow. The HTTP layer builds these from requests, the CLI and the
-autoplay runner from their own inputs: nothing else reaches the use cases.
+handler with the dependencies ``api.bootstrap`` wired. The HTTP layer builds these from requests,
+the CLI, the autoplay runner and the webhook worker from their own inputs.
 """
 
 from __future__ import annotations
@@ -170,6 +170,14 @@ class PlayBots(Command[tuple[int, bool]]):
 
 
 @dataclass(frozen=True)
+class ClaimDueBots(Command[list[str]]):
+    """The autoplay runner's claim: up to ``batch`` matches whose computer players are owed a move
+    now, leased to this runner for a while (the others skip them); answers their ids."""
+
+    batch: int
+
+
+@dataclass(frozen=True)
 class SweepClocks(Command[int]):
     """Play every turn whose clock ran out, once; answers how many."""
 
@@ -326,6 +334,12 @@ class ReplayDelivery(Command[Answer]):
     portal_id: str
     webhook_id: str
     delivery_id: str
+
+
+@dataclass(frozen=True)
+class DeliverWebhooks(Command[int]):
+    """One round of the webhook worker: claim the due deliveries and attempt each once
+    (``api.services.webhook_delivery``); answers how many were attempted."""
 
 
 # --- matchmaking (api.services.matchmaking): player tokens, seeks, challenges, player events ----

@@ -1,9 +1,12 @@
 """The match flow every use case shares: load, decide, let the bots move, append, announce.
 
-A use case (``api.services.creating``, ``acting``, ``reading``, ``feed``, ``clocks``, ``lobby``,
-``fairness``, ``stats``) is a function of a command and this flow. The flow holds what they
-share in one process — the store, the cache of folded states, the waiters, the limits, the
-clock — and the steps they are made of:
+A use case's handler (in ``api.services.creating``, ``claiming``, ``acting``, ``lobby``,
+``clocks``, ``reading``, ``feed``, ``fairness``, ``stats``, ``leaderboards``, ``portals``,
+``webhooks``, ``matchmaking``: every module ``api.services.bus`` registers but
+``webhook_delivery``, whose rounds need the webhook courier instead) is a function of a command
+and this flow. The flow holds what they share in one process — the store, the cache of folded
+states, the waiters, the limits, the clock, wired by ``api.bootstrap`` from the configuration —
+and the steps they are made of:
 
 * ``record`` / ``lock``: the match's row, read or locked in a unit of work;
 * ``snapshot``: its folded state at that row's seq (cached, or folded from the log);
@@ -61,28 +64,29 @@ class MatchFlow:
     def __init__(
         self,
         store: Store,
-        cache: SnapshotCache | None = None,
+        cache: SnapshotCache,
         *,
+        waiter: Waiter,
+        limits: WorkLimits,
         allow_client_seed: bool = False,
-        waiter: Waiter | None = None,
-        now: Callable[[], datetime] | None = None,
-        limits: WorkLimits | None = None,
+        now: Callable[[], datetime] = utcnow,
         offload: Callable[..., Any] | None = None,
-        reply_floor: ReplyFloor | None = None,
+        reply_floor: ReplyFloor = NO_FLOOR,
     ):
-        """``offload(fn, *args)`` runs CPU-heavy pure work (a bot's thinking, a fairness check)
-        and answers its result: by default right here; under gevent in a native thread, so the
-        worker's other requests keep being served meanwhile (see ``api.serving.cpu_offload``).
-        ``now`` is the turn clocks' time (tests inject theirs). ``reply_floor``: the least time
-        each bot level's decision takes (:mod:`api.services.pacing`; default none)."""
+        """Made by ``api.bootstrap`` alone, from the configuration. ``offload(fn, *args)`` runs
+        CPU-heavy pure work (a bot's thinking, a fairness check) and answers its result: by
+        default right here; under gevent in a native thread, so the worker's other requests keep
+        being served meanwhile (see ``api.serving.cpu_offload``). ``now`` is the turn clocks'
+        time (tests inject theirs). ``reply_floor``: the least time each bot level's decision
+        takes (:mod:`api.services.pacing`; default none)."""
         self.store = store
-        self.cache = cache or SnapshotCache()
+        self.cache = cache
         self.allow_client_seed = allow_client_seed
-        self.waiter = waiter or Waiter(store)
-        self.now: Callable[[], datetime] = now or utcnow
-        self.limits = limits or WorkLimits()
+        self.waiter = waiter
+        self.now = now
+        self.limits = limits
         self.offload: Callable[..., Any] = offload or run_here
-        self.reply_floor = reply_floor or NO_FLOOR
+        self.reply_floor = reply_floor
         #: Idempotency keys stored by this process: every ``PURGE_EVERY``-th store purges old ones.
         self.keys_stored = 0
         #: match id -> its portal and rated flag (``portal_of``), oldest first.

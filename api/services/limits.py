@@ -1,10 +1,9 @@
 """How much work one client can cause: the server's bounds, in one record.
 
-Read from the configuration by ``create_app`` (``INLINE_BOT_MOVES``, ``MAX_EVENTS_PER_MATCH``,
-``BOT_MATCHES_PER_ADDRESS``, ``AUTOPLAY_PACE_SECONDS``,
-``STATS_ABANDONED_AFTER_HOURS``,
-``RATED_TURN_SECONDS``, ``RATED_TIMEOUT_LIMIT``) and handed to the services, so every
-use case reads the same numbers. The largest ``target`` is a rule-set bound
+Read from the configuration by ``api.bootstrap`` (``LIMIT_SETTINGS``: ``INLINE_BOT_MOVES``,
+``MAX_EVENTS_PER_MATCH``, ``BOT_MATCHES_PER_ADDRESS``, ``AUTOPLAY_PACE_SECONDS``,
+``STATS_ABANDONED_AFTER_HOURS``, ``RATED_TURN_SECONDS``, ``RATED_TIMEOUT_LIMIT``) and handed
+to the services in the match flow, so every use case reads the same numbers. The largest ``target`` is a rule-set bound
 (``api.rules.ruleset.MAX_TARGET``), since it is validated with the rules.
 """
 

@@ -1,11 +1,14 @@
-"""The webhook delivery worker: sends the outbox's due deliveries, out of the request path.
+"""Webhook delivery: the outbox's due deliveries sent, out of the request path.
 
-Run beside the autoplay runner (a thread of ``flask --app wsgi boneyard autoplay``, which
-``scripts/run`` and docker-compose start) or alone (``flask --app wsgi boneyard webhooks
-deliver [--once]``). Like the autoplay runner it keeps nothing the database does not: it
-claims due deliveries with a lease (PostgreSQL: ``FOR UPDATE SKIP LOCKED``; SQLite: the write
-lock), so several workers share the work and a dead one's claims lapse; it sends them outside
-any transaction; and it records each attempt in a short transaction of its own.
+One round is a use case (``DeliverWebhooks``, handled by :func:`deliver_handler` with the
+:class:`Courier` that ``api.bootstrap`` wires); the worker that sends it round after round
+(``api.services.webhook_worker``) runs beside the autoplay runner (a thread of ``flask --app
+wsgi boneyard autoplay``, which ``scripts/run`` and docker-compose start) or alone (``flask
+--app wsgi boneyard webhooks deliver [--once]``). Like the autoplay runner it keeps nothing
+the database does not: a round claims due deliveries with a lease (PostgreSQL: ``FOR UPDATE
+SKIP LOCKED``; SQLite: the write lock), so several workers share the work and a dead one's
+claims lapse; it sends them outside any transaction; and it records each attempt in a short
+transaction of its own.
 
 An attempt POSTs the stored body with ``Content-Type: application/json``, ``Boneyard-Event``,
 ``Boneyard-Delivery`` and ``Boneyard-Signature`` (``api.services.webhooks.signature``), with
@@ -21,9 +24,8 @@ queues it again). The clock (``now``) is injected: the tests move it instead of 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -35,6 +37,7 @@ import httpx
 from api.store.webhooks import DELIVERED, FAILED, PENDING, AttemptRecord, DueDelivery
 
 from . import errors
+from .commands import DeliverWebhooks
 from .deadlines import utcnow
 from .ports import Store
 from .webhooks import Resolver, check_host, resolve_host, signature
@@ -50,7 +53,7 @@ MAX_ERROR_LENGTH = 512
 
 @dataclass(frozen=True)
 class WebhookSettings:
-    """The delivery policy, from the configuration (``from_config``)."""
+    """The delivery policy (``api.bootstrap`` reads it from the configuration)."""
 
     timeout: float = 5.0  # seconds, for each of connect, write and read
     max_attempts: int = 12  # in a row, before a delivery is given up as failed
@@ -59,15 +62,6 @@ class WebhookSettings:
     allow_private_addresses: bool = False
     concurrency: int = 8  # deliveries sent at once by one worker
     batch: int = 32  # deliveries claimed per round
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> WebhookSettings:
-        return cls(
-            timeout=float(config["WEBHOOK_TIMEOUT_SECONDS"]),
-            max_attempts=int(config["WEBHOOK_MAX_ATTEMPTS"]),
-            first_retry=float(config["WEBHOOK_RETRY_SECONDS"]),
-            allow_private_addresses=bool(config["WEBHOOK_ALLOW_PRIVATE_ADDRESSES"]),
-        )
 
     def retry_after(self, failures: int) -> timedelta:
         """The wait after the ``failures``-th failure in a row (1: ``first_retry``)."""
@@ -164,18 +158,24 @@ class HttpxSender:
 
 
 @dataclass
-class WebhookWorker:
+class Courier:
+    """Takes the due deliveries from the outbox, sends them, records each attempt: what a
+    delivery round needs (the store, the policy, the clock, the name lookup and the POST)."""
+
     store: Store
     settings: WebhookSettings = field(default_factory=WebhookSettings)
     now: Callable[[], datetime] = utcnow
     resolve: Resolver = resolve_host
     send: Sender | None = None  # None: an HttpxSender over connections checked by the policy
 
-    def __post_init__(self) -> None:
+    def sender(self) -> Sender:
+        """The POST, made at the first round with something to send: every process wires a
+        courier, and an httpx client with its TLS context costs a few hundred ms to make."""
         if self.send is None:
             self.send = HttpxSender(CheckedBackend(self.settings.allow_private_addresses, self.resolve))
+        return self.send
 
-    def run_once(self) -> int:
+    def deliver_due(self) -> int:
         """Claim the due deliveries and attempt each once; answers how many were attempted."""
         now = self.now()
         with self.store.unit_of_work(readonly=True) as uow:
@@ -184,6 +184,7 @@ class WebhookWorker:
         with self.store.unit_of_work() as uow:
             claimed = uow.webhooks.claim_due(now, now + self.settings.lease, self.settings.batch)
             uow.commit()
+        self.sender()  # made before the pool's threads share it
         if len(claimed) <= 1 or self.settings.concurrency <= 1:
             for due in claimed:
                 self.attempt(due)
@@ -199,7 +200,7 @@ class WebhookWorker:
         started = time.monotonic()
         status_code: int | None = None
         error: str | None = None
-        assert self.send is not None  # made by __post_init__
+        send = self.sender()
         try:
             headers = {
                 "Content-Type": "application/json",
@@ -207,7 +208,7 @@ class WebhookWorker:
                 DELIVERY_HEADER: due.id,
                 SIGNATURE_HEADER: signature(due.secret, int(attempted_at.timestamp()), body),
             }
-            status_code = self.send(due.url, body, headers, self.settings.timeout)
+            status_code = send(due.url, body, headers, self.settings.timeout)
             if not 200 <= status_code < 300:
                 error = f"answered {status_code}"
         except httpx.TimeoutException as exc:
@@ -244,27 +245,10 @@ class WebhookWorker:
         log.info("webhook delivery %s (%s): attempt %d %s", due.id, due.event_type, attempt.number, error or "ok")
         return attempt
 
-    def drain(self, max_rounds: int = 1000) -> int:
-        """Attempt until nothing is due now (the CLI's ``--once``, tests); answers the attempts."""
-        total = 0
-        for _ in range(max_rounds):
-            attempted = self.run_once()
-            if not attempted:
-                return total
-            total += attempted
-        raise RuntimeError(f"webhook deliveries still due after {max_rounds} rounds")
 
-    def run(self, stop: threading.Event, *, idle_seconds: float = 0.5) -> None:
-        """Serve until ``stop`` is set: rounds while there is work, a short nap when there is none."""
-        while not stop.is_set():
-            try:
-                attempted = self.run_once()
-            except Exception:  # the database went away: keep trying, slowly
-                log.exception("webhook delivery round failed")
-                attempted = 0
-                stop.wait(1.0)
-            if not attempted:
-                stop.wait(idle_seconds)
+def deliver_handler(command: DeliverWebhooks, courier: Courier) -> int:
+    """One delivery round (the webhook worker's step); answers the deliveries attempted."""
+    return courier.deliver_due()
 
 
 def trimmed(error: str | None) -> str | None:

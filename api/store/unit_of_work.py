@@ -130,7 +130,8 @@ class UnitOfWork:
 class Store:
     """The store for one database: its engine and a unit-of-work factory.
 
-    Created by ``create_app`` and kept in ``app.extensions["boneyard.store"]``. ``on_commit``
+    Made by ``api.bootstrap.open_store`` for ``create_app``, which keeps it in
+    ``app.extensions["boneyard.store"]``. ``on_commit``
     runs after every commit of a writing unit of work (``api.commit_notice``).
     """
 

@@ -64,7 +64,7 @@ class FakeClock(WaitClock):
 
 def use_clock(app, clock: FakeClock) -> FakeClock:
     """Make ``clock`` the app's turn clock and its waiters' clock."""
-    service = app.extensions["boneyard.matches"]
+    service = app.extensions["boneyard.bus"].flow
     service.now = clock
     service.waiter.clock = clock
     return clock

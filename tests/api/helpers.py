@@ -114,7 +114,7 @@ def play_bots(client) -> int:
     would; answers the events appended. All-bot matches end only through this in tests."""
     from api.services.autoplay import Autoplay
 
-    return Autoplay(client.application.extensions["boneyard.matches"], step_moves=50).drain()
+    return Autoplay(client.application.extensions["boneyard.bus"], step_moves=50).drain()
 
 
 def create_played(client, seats, **kwargs):

@@ -40,7 +40,7 @@ def paced(database_url):
             "BOT_MATCHES_PER_ADDRESS": 2,
         }
     )
-    service = app.extensions["boneyard.matches"]
+    service = app.extensions["boneyard.bus"].flow
     service.now = clock = Clock()
     yield app, service, clock
     app.extensions["boneyard.store"].dispose()
@@ -51,13 +51,13 @@ def seq(client, match_id):
 
 
 def test_creating_an_all_bot_match_answers_at_once_and_the_runner_plays_it_in_paced_steps(paced):
-    app, service, clock = paced
+    app, _flow, clock = paced
     client = app.test_client()
     created = create(client, BOTS, rules={"target": MAX_TARGET})
     assert created["status"] == "playing"
     start = created["seq"]
     assert start <= 4  # created, dealt: not one move played in the request
-    runner = Autoplay(service, step_moves=3)
+    runner = Autoplay(app.extensions["boneyard.bus"], step_moves=3)
     assert runner.run_once() == 0  # not due before the pace
     clock.now += timedelta(seconds=2)
     first = runner.run_once()
@@ -75,7 +75,7 @@ def test_a_match_at_the_event_limit_stops_and_an_action_past_it_is_a_clear_409(p
     service.limits = replace(service.limits, max_events_per_match=400)
     client = app.test_client()
     created = create(client, BOTS, rules={"target": MAX_TARGET})
-    runner = Autoplay(service, step_moves=1)
+    runner = Autoplay(app.extensions["boneyard.bus"], step_moves=1)
     for _ in range(1000):
         clock.now += timedelta(seconds=2)
         if not runner.run_once():
@@ -99,7 +99,7 @@ def test_a_match_at_the_event_limit_stops_and_an_action_past_it_is_a_clear_409(p
 
 
 def test_one_address_runs_only_so_many_all_bot_matches_at_once(paced):
-    app, service, clock = paced
+    app, _flow, clock = paced
     client = app.test_client()
     first = create(client, BOTS, rules={"target": 5})
     create(client, BOTS, rules={"target": 5})
@@ -112,7 +112,7 @@ def test_one_address_runs_only_so_many_all_bot_matches_at_once(paced):
     assert elsewhere.status_code == 201  # the cap is per address
     mixed = create(client, [{"name": "Ana", "type": "remote"}, BOTS[0]])
     assert mixed["status"] == "playing"  # a table with a person is not counted
-    runner = Autoplay(service, step_moves=500)
+    runner = Autoplay(app.extensions["boneyard.bus"], step_moves=500)
     while client.get(f"/v1/matches/{first['id']}").get_json()["status"] != "ended":
         clock.now += timedelta(seconds=2)
         runner.run_once()
@@ -149,6 +149,6 @@ def test_a_runner_that_finds_the_match_moved_on_appends_nothing(paced):
         assert uow.matches.claim_due_bots(clock.now, clock.now + timedelta(seconds=30), 10) == [created["id"]]
         uow.commit()
     # A second runner sees the claim and leaves the match alone until the lease lapses.
-    assert Autoplay(service).run_once() == 0
+    assert Autoplay(app.extensions["boneyard.bus"]).run_once() == 0
     clock.now += timedelta(seconds=31)
-    assert Autoplay(service).run_once() > 0
+    assert Autoplay(app.extensions["boneyard.bus"]).run_once() > 0

@@ -31,7 +31,7 @@ TURN_SECONDS = 5
 
 def autoplay(app, step_moves: int = 1) -> Autoplay:
     """The runner, one step of ``step_moves`` computer moves per due match and round."""
-    return Autoplay(app.extensions["boneyard.matches"], step_moves=step_moves)
+    return Autoplay(app.extensions["boneyard.bus"], step_moves=step_moves)
 
 
 def tick(client, clock: FakeClock, match_id: str, runner: Autoplay, seconds: float) -> None:
@@ -53,7 +53,7 @@ def clocked_app(database_url):
 
 def test_the_reported_match_a_seat_handed_to_a_bot_refuses_its_old_token_and_the_match_verifies(clocked_app):
     app, client = clocked_app, clocked_app.test_client()
-    clock, runner = app.extensions["boneyard.matches"].now, autoplay(app)
+    clock, runner = app.extensions["boneyard.bus"].flow.now, autoplay(app)
     seats = [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}]
     rules = {"turn_seconds": TURN_SECONDS, "timeout_limit": 2, "target": 30}
     body = {"preset": "standard-draw", "seats": seats, "rules": rules, "seed": "issue-32"}
@@ -101,7 +101,7 @@ def play_clocked_match(app, data: st.DataObject) -> dict:
     action), or let the clock run out (a seat is handed to a bot after ``timeout_limit`` in a
     row); and whenever a replaced seat is to move, its old token tries to move for it. Answers
     the match's fairness report."""
-    client, clock = app.test_client(), app.extensions["boneyard.matches"].now
+    client, clock = app.test_client(), app.extensions["boneyard.bus"].flow.now
     preset, players, rules = data.draw(st.sampled_from(TABLES), label="table")
     kinds = data.draw(st.lists(SEATS, min_size=players, max_size=players).filter(lambda k: "remote" in k))
     limit = data.draw(st.sampled_from([1, 2, 3, None]), label="timeout_limit")

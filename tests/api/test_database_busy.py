@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from api.services.bus import HANDLERS
+from api.http.callers import BUS_KEY
 from api.services.commands import GetSummary
 from api.store import engine as store_engine
 
@@ -44,12 +44,12 @@ def test_database_is_locked_from_anywhere_is_503_not_500(sqlite_only, app, clien
     def locked(*args, **kwargs):
         raise OperationalError("INSERT ...", {}, sqlite3.OperationalError("database is locked"))
 
-    monkeypatch.setitem(HANDLERS, GetSummary, locked)
+    monkeypatch.setitem(app.extensions[BUS_KEY].handlers, GetSummary, locked)
     created = create(client, TWO_REMOTE)
     assert_problem(client.get(f"/v1/matches/{created['id']}"), 503, "database_busy")
 
     def broken(*args, **kwargs):
         raise OperationalError("SELECT ...", {}, sqlite3.OperationalError("no such table: matches"))
 
-    monkeypatch.setitem(HANDLERS, GetSummary, broken)
+    monkeypatch.setitem(app.extensions[BUS_KEY].handlers, GetSummary, broken)
     assert_problem(client.get(f"/v1/matches/{created['id']}"), 500, "internal_error")

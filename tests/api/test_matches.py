@@ -338,7 +338,7 @@ def test_the_cursor_is_what_its_documented_pattern_says_and_any_such_string_is_a
 def _secret_tiles(app, match_id, seat):
     """Tiles seat may not know now: other hands and the boneyard (from the server's own state),
     and the seq of the current hand's start (earlier hands were revealed when they ended)."""
-    snap = app.extensions["boneyard.matches"].cache.get(match_id)
+    snap = app.extensions["boneyard.bus"].flow.cache.get(match_id)
     state = snap.state
     if not state.hand_live:
         return set(), snap.seq

@@ -204,7 +204,7 @@ def test_a_seat_handed_to_a_bot_after_timing_out_is_played_and_lost_whatever_the
 
 
 def test_a_match_left_waiting_on_a_player_counts_as_lost_for_that_player(app, portal):
-    flow = app.extensions["boneyard.matches"]
+    flow = app.extensions["boneyard.bus"].flow
     portal_id = portal.get("/v1/portal").get_json()["id"]
     seats = [
         {"name": "Sam", "type": "remote", "player_ref": "sam"},

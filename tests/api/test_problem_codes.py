@@ -35,7 +35,6 @@ from api.http import request_body
 from api.http.callers import BUS_KEY
 from api.http.health import READINESS_KEY
 from api.http.problem_codes import ANY_REQUEST, CATALOGUE
-from api.services.bus import HANDLERS
 from api.services.commands import CreatePortal, GetSummary
 from api.services.errors import SeatReserved
 from api.services.health import Readiness
@@ -61,7 +60,7 @@ class World:
 
     @property
     def flow(self):
-        return self.app.extensions["boneyard.matches"]
+        return self.app.extensions["boneyard.bus"].flow
 
     def match(
         self, seats=TWO, preset: str = "standard-draw", rules: dict | None = None, seed: str | None = None
@@ -1155,7 +1154,9 @@ def test_the_recorder_fails_a_test_whose_operation_answers_an_undeclared_code(
     try:
         world.client.get(f"/v1/matches/{NO_MATCH}")  # 404 unknown_match: declared
         assert recorder.answered and not recorder.undeclared
-        monkeypatch.setitem(HANDLERS, GetSummary, _raises(SeatReserved("not this operation's")))
+        monkeypatch.setitem(
+            world.app.extensions[BUS_KEY].handlers, GetSummary, _raises(SeatReserved("not this operation's"))
+        )
         world.client.get(f"/v1/matches/{NO_MATCH}")  # 403 seat_reserved: not declared here
     finally:
         request_finished.disconnect(recorder)

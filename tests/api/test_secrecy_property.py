@@ -74,7 +74,7 @@ class Truth:
     """What the server knows about one match right now, and who may know which tile."""
 
     def __init__(self, app, match_id: str):
-        self.state = app.extensions["boneyard.matches"].cache.get(match_id).state
+        self.state = app.extensions["boneyard.bus"].flow.cache.get(match_id).state
         with app.extensions["boneyard.store"].unit_of_work(readonly=True) as uow:
             log = [{"seq": e.seq, **e.to_dict()} for e in uow.events.load(match_id)]
         assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
@@ -236,7 +236,7 @@ def open_table(client, app, preset: str, rules: dict, seats: list[dict], seed: s
 def run_out_the_clock(client, app, match_id: str, truth: Truth) -> None:
     """Let the seat to move time out: move the injected clock past its deadline, and send the
     request that plays the turn (the summary) before the next ``Truth`` is read."""
-    app.extensions["boneyard.matches"].now.advance(truth.state.rules.turn_seconds + 1)
+    app.extensions["boneyard.bus"].flow.now.advance(truth.state.rules.turn_seconds + 1)
     summary = client.get(f"/v1/matches/{match_id}")
     assert summary.status_code == 200, summary.get_json()
     after = Truth(app, match_id)

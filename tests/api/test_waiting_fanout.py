@@ -203,7 +203,7 @@ def test_the_cap_counts_waits_per_address_in_the_database(database_url):
 
 def test_a_long_poll_holds_a_slot_only_while_it_waits(app, client):
     created = create(client, TWO_REMOTE)
-    service = app.extensions["boneyard.matches"]
+    service = app.extensions["boneyard.bus"].flow
     service.waiter.per_address = 1
     tokens = tokens_of(created)
     # Events already there: answered at once, no slot taken, so the cap of 1 is not in the way.

@@ -151,7 +151,7 @@ def seeding_client(database_url):
             "AUTOPLAY_PACE_SECONDS": 0,
         }
     )
-    clock = app.extensions["boneyard.matches"].now = FrozenClock()
+    clock = app.extensions["boneyard.bus"].flow.now = FrozenClock()
     client = app.test_client()
     client.clock = clock
     yield client

@@ -9,8 +9,10 @@ import pytest
 
 from api.services.bus import MessageBus
 from api.services.flow import MatchFlow
-from api.services.waiting import WaitClock, Waiter
+from api.services.waiting import WaitClock
 from api.store.memory import MemoryStore
+
+from .support import wired
 
 
 class Clock(WaitClock):
@@ -47,10 +49,12 @@ def store(clock: Clock) -> MemoryStore:
 
 
 @pytest.fixture
-def flow(store: MemoryStore, clock: Clock) -> MatchFlow:
-    return MatchFlow(store, allow_client_seed=True, waiter=Waiter(store, clock=clock, now=clock), now=clock)
+def bus(store: MemoryStore, clock: Clock) -> MessageBus:
+    """The use cases as ``api.bootstrap`` wires them, on the memory store and the fake clock."""
+    return wired(store, clock)
 
 
 @pytest.fixture
-def bus(flow: MatchFlow) -> MessageBus:
-    return MessageBus(flow)
+def flow(bus: MessageBus) -> MatchFlow:
+    """The bus's match flow (tests change its settings: limits, client seeds)."""
+    return bus.flow

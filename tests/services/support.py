@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.bootstrap import bootstrap
 from api.services.bus import MessageBus
 from api.services.commands import Act, Caller, CreateMatch, CreatePortal, GetSummary, GetView, PlayBots, SeatSpec
+from api.services.ports import Store
+from api.services.waiting import WaitClock
 
 ANA = SeatSpec("Ana", "remote", player_ref="ana")
 BO = SeatSpec("Bo", "remote")
@@ -13,6 +16,15 @@ GREEDY = SeatSpec("Greedy", "bot", "greedy")
 RANDOM = SeatSpec("Random", "bot", "random")
 OPEN = SeatSpec("Open", "open")
 SEED = "7" * 64
+
+
+def wired(store: Store, clock: Any = None, config: dict[str, Any] | None = None, **options: Any) -> MessageBus:
+    """The use cases over ``store``, wired as every process wires them (``api.bootstrap``), with
+    client-chosen seeds allowed (the tests fix the deals) and ``config`` on top; ``clock`` (the
+    ``clock`` fixture), where given, is their every clock: turn clocks, waiter slots and waits."""
+    if clock is not None:
+        options = {"clock": clock, "wait_clock": clock if isinstance(clock, WaitClock) else None, **options}
+    return bootstrap(store, {"ALLOW_CLIENT_SEED": True, **(config or {})}, **options)
 
 
 def portal(bus: MessageBus) -> Caller:

@@ -15,13 +15,10 @@ import pytest
 
 from api.bots.audit import recheck_bot_moves
 from api.bots.turns import BotTurn
-from api.services.bus import MessageBus
 from api.services.commands import CreateMatch, GetFairness, SeatSpec
-from api.services.flow import MatchFlow
-from api.services.waiting import Waiter
 from api.store.memory import MemoryStore
 
-from .support import ANA, SEED, portal, tokens_of
+from .support import ANA, SEED, portal, tokens_of, wired
 from .support import play_to_end as play_all
 
 EXPERT = SeatSpec("Ex", "bot", "expert")
@@ -53,10 +50,7 @@ class SwapOnce:
 
 
 def ended_match(store: MemoryStore, clock: Any, preset: str, rules: dict, seats: tuple, offload: Any = None) -> tuple:
-    flow = MatchFlow(
-        store, allow_client_seed=True, waiter=Waiter(store, clock=clock, now=clock), now=clock, offload=offload
-    )
-    bus = MessageBus(flow)
+    bus = wired(store, clock, offload=offload)
     created = bus.handle(CreateMatch(preset, rules, seats, SEED, caller=portal(bus)))
     assert play_all(bus, created["id"], tokens_of(created))["status"] == "ended"
     with store.unit_of_work(readonly=True) as uow:

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from api.services.bus import MessageBus
 from api.services.commands import Act, ClaimSeat, GetAudit, GetEvents, GetView
-from api.services.flow import MatchFlow
-from api.services.waiting import Waiter
 from api.store import Store
 from api.store.chain import GENESIS
 from api.store.memory import MemoryStore
 from api.store.records import ChainHead
 
-from .support import ANA, GREEDY, OPEN, create, play_to_end, tokens_of
+from .support import ANA, GREEDY, OPEN, create, play_to_end, tokens_of, wired
 
 
 @pytest.fixture(params=["memory", "sql"])
@@ -40,7 +37,7 @@ def test_a_match_without_events_has_the_genesis_head_and_each_append_moves_it(an
 
 
 def test_views_answers_and_pages_show_the_head_of_the_log_they_show(any_store):
-    bus = MessageBus(MatchFlow(any_store, allow_client_seed=True, waiter=Waiter(any_store)))
+    bus = wired(any_store)
     created = create(bus, ANA, GREEDY, OPEN, rules={"target": 20})
     claimed = bus.handle(ClaimSeat(created["id"], 2, "Cy"))
     tokens = {**tokens_of(created), 2: claimed["token"]}

@@ -7,14 +7,11 @@ from __future__ import annotations
 import pytest
 
 from api.services import errors
-from api.services.bus import MessageBus
 from api.services.commands import ClaimSeat, GetAudit, GetSummary, ListMatches, Rematch
-from api.services.flow import MatchFlow
-from api.services.waiting import Waiter
 from api.store import Store
 from api.store.memory import MemoryStore
 
-from .support import ANA, GREEDY, OPEN, create, play_to_end, portal, tokens_of
+from .support import ANA, GREEDY, OPEN, create, play_to_end, portal, tokens_of, wired
 
 VOLATILE = ("id", "created_at", "updated_at", "token")  # minted or stamped per run
 SEATING = ("status", "rules", "seats", "players", "open_seats", "scores", "preset")
@@ -22,7 +19,7 @@ SEATING = ("status", "rules", "seats", "players", "open_seats", "scores", "prese
 
 def scenario(store) -> dict:
     """A match played to its end and its rematch claimed, a waiting match, and what they show."""
-    bus = MessageBus(MatchFlow(store, allow_client_seed=True, waiter=Waiter(store)))
+    bus = wired(store)
     played = create(bus, ANA, GREEDY, rules={"target": 20}, creator="10.0.0.1")
     tokens = tokens_of(played)
     ended = play_to_end(bus, played["id"], tokens)

@@ -14,13 +14,10 @@ import logging
 import pytest
 
 from api.config import DEFAULT_BOT_REPLY_FLOOR_MS, parse_level_millis
-from api.services.bus import MessageBus
-from api.services.flow import MatchFlow
 from api.services.pacing import ReplyFloor
-from api.services.waiting import Waiter
 from api.store.memory import MemoryStore
 
-from .support import ANA, SeatSpec, create, tokens_of
+from .support import ANA, SeatSpec, create, tokens_of, wired
 from .support import play_to_end as play_all
 
 SHIPPED_MS = parse_level_millis(DEFAULT_BOT_REPLY_FLOOR_MS)
@@ -125,11 +122,7 @@ def test_every_bot_move_a_person_waits_for_is_padded_at_its_own_level(clock):
     decision, each up to that level's floor (the fake decisions take no time at all)."""
     pauses: list[float] = []
     floor = ReplyFloor({"greedy": 0.030, "random": 0.005}, clock=lambda: 0.0, pause=pauses.append)
-    store = MemoryStore(now=clock)
-    flow = MatchFlow(
-        store, allow_client_seed=True, waiter=Waiter(store, clock=clock, now=clock), now=clock, reply_floor=floor
-    )
-    bus = MessageBus(flow)
+    bus = wired(MemoryStore(now=clock), clock, reply_floor=floor)
     created = create(bus, ANA, SeatSpec("Greedy", "bot", "greedy"), SeatSpec("Random", "bot", "random"))
     assert play_all(bus, created["id"], tokens_of(created))["status"] == "ended"
     # the fake decisions take no time: each pause is the whole floor of the level that decided

@@ -10,13 +10,11 @@ import pytest
 
 from api.services.bus import MessageBus
 from api.services.commands import AddWebhook, Caller, CreatePortal, ListDeliveries, ReplayDelivery
-from api.services.flow import MatchFlow
-from api.services.waiting import Waiter
-from api.services.webhook_delivery import WebhookSettings, WebhookWorker
+from api.services.webhook_worker import WebhookWorker
 from api.store import Store
 from tests.webhook_receiver import HANG, SignatureError, running_receiver, verify
 
-from .support import ANA, GREEDY, create
+from .support import ANA, GREEDY, create, wired
 
 TIMEOUT = 0.3  # the worker's, in seconds: what a hanging receiver costs the test
 
@@ -30,12 +28,18 @@ def sql_store(database_url):
 
 @pytest.fixture
 def sql_bus(sql_store, clock) -> MessageBus:
-    return MessageBus(MatchFlow(sql_store, allow_client_seed=True, waiter=Waiter(sql_store), now=clock))
+    return wired(sql_store, clock)
 
 
 def worker(store, clock, resolve=None, **settings) -> WebhookWorker:
-    options = {"timeout": TIMEOUT, "max_attempts": 5, "allow_private_addresses": True, **settings}
-    return WebhookWorker(store, WebhookSettings(**options), now=clock, **({"resolve": resolve} if resolve else {}))
+    """A delivery worker over a bus of its own on ``store``, its policy from these settings."""
+    config = {
+        "WEBHOOK_TIMEOUT_SECONDS": TIMEOUT,
+        "WEBHOOK_MAX_ATTEMPTS": 5,
+        "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": True,
+        **settings,
+    }
+    return WebhookWorker(wired(store, clock, config, **({"resolve": resolve} if resolve else {})))
 
 
 def one_delivery(bus: MessageBus, url: str, resolve=None) -> tuple[str, dict, dict]:
@@ -113,7 +117,7 @@ def test_fails_times_out_and_comes_back_retried_with_backoff(sql_bus, sql_store,
 def test_given_up_after_the_attempts_allowed_then_replayed(sql_bus, sql_store, clock):
     with running_receiver(500, 502, 503, 500, 200) as receiver:
         acme, hook, _ = one_delivery(sql_bus, receiver.url)
-        sender = worker(sql_store, clock, max_attempts=3)
+        sender = worker(sql_store, clock, WEBHOOK_MAX_ATTEMPTS=3)
         waits = []
         for _ in range(3):
             assert sender.run_once() == 1
@@ -138,7 +142,7 @@ def test_given_up_after_the_attempts_allowed_then_replayed(sql_bus, sql_store, c
 def test_a_private_destination_is_refused_at_delivery_time(sql_bus, sql_store, clock):
     with running_receiver() as receiver:
         acme, hook, _ = one_delivery(sql_bus, receiver.url)  # registered where private addresses were allowed
-        assert worker(sql_store, clock, allow_private_addresses=False).run_once() == 1
+        assert worker(sql_store, clock, WEBHOOK_ALLOW_PRIVATE_ADDRESSES=False).run_once() == 1
         delivery = log_of(sql_bus, acme, hook)
         assert delivery["log"][0]["error"].startswith("refused destination") and delivery["status"] == "pending"
         assert receiver.received == []  # nothing was sent
@@ -167,7 +171,7 @@ def test_the_connection_goes_to_the_address_checked_and_nowhere_else(sql_bus, sq
         port = int(receiver.url.split(":")[2].split("/")[0])
         acme, hook, _ = one_delivery(sql_bus, f"http://hooks.invalid:{port}/hooks/boneyard", rebinding_dns)
         asked.clear()
-        strict = WebhookWorker(sql_store, WebhookSettings(timeout=TIMEOUT), now=clock, resolve=rebinding_dns)
+        strict = worker(sql_store, clock, rebinding_dns, WEBHOOK_ALLOW_PRIVATE_ADDRESSES=False)
         assert strict.run_once() == 1
         delivery = log_of(sql_bus, acme, hook)
         assert delivery["log"][0]["error"].startswith("refused destination") and delivery["status"] == "pending"

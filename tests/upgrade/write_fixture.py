@@ -21,7 +21,7 @@
    plays on with.
 
 It runs on the release itself, so it may reach past the API where the API tests do: the match
-flow's clock (``boneyard.matches``'s ``now``) is moved a few seconds on so that turn clocks run
+flow's clock (``boneyard.bus``'s ``flow.now``) is moved a few seconds on so that turn clocks run
 out without waiting, and the autoplay runner's work is drained at once (``tests.api.helpers.play_bots``).
 The upgrade test itself uses only the API.
 """
@@ -202,7 +202,7 @@ class Writer:
         for match in (timed, replaced):
             while self.spectate(match)["turn"] != 0:
                 self.move(match)  # only Ana has a token; the bot replies inline
-        flow = self.app.extensions["boneyard.matches"]
+        flow = self.app.extensions["boneyard.bus"].flow
         real_now = flow.now
         flow.now = lambda: real_now() + timedelta(seconds=10)
         assert "timed out 2 turns" in self.command("sweep")

@@ -1,0 +1,94 @@
+"""The OpenAPI document's making: the flask-smorest ``Api`` and what is written into its spec
+besides the routes (problem+json error responses, security schemes, event schemas, unions,
+field shapes). ``create_app`` calls :func:`make_api` before the blueprints are registered and
+:func:`complete_spec` after; ``scripts/write-openapi`` writes what they make to ``openapi/``."""
+
+from __future__ import annotations
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from flask import Flask, Response
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from api.http import errors, input_guard, problem_codes
+from api.http.event_schemas import register_event_schemas
+from api.http.matches import UNIONS
+from api.http.openapi_shapes import field_shape, register_shapes, register_unions
+
+
+class BoneyardApi(Api):
+    """flask-smorest ``Api`` whose errors (and their docs) are problem documents."""
+
+    ERROR_SCHEMA = errors.ProblemSchema
+
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        return errors.handle_http_exception(error)
+
+
+class ShapedMarshmallowPlugin(MarshmallowPlugin):
+    """apispec's marshmallow plugin, documenting fields by their shape (``openapi_shapes``)
+    from the first schema it converts on (the problem document's, at the Api's start)."""
+
+    def init_spec(self, spec: APISpec) -> None:
+        super().init_spec(spec)
+        assert self.converter is not None  # made by init_spec
+        self.converter.add_attribute_function(field_shape)
+
+
+def make_api(app: Flask) -> Api:
+    """The app's ``Api``, its spec holding the error responses and security schemes; the
+    blueprints are registered on it next, then :func:`complete_spec`."""
+    api = BoneyardApi(app, spec_kwargs={"marshmallow_plugin": ShapedMarshmallowPlugin()})
+    problem_responses_documented(api)
+    input_guard.document(api)
+    document_security(api.spec)
+    return api
+
+
+def complete_spec(spec: APISpec) -> None:
+    """What the spec gets once every route is in: the event schemas, the unions, the shapes."""
+    register_event_schemas(spec)
+    register_unions(spec, UNIONS)
+    register_shapes(spec)
+
+
+def problem_responses_documented(api: Api) -> None:
+    """flask-smorest registers its error responses as ``application/json``; ours are
+    problem+json. Every operation's default response lists what any request may be answered.
+    flask-smorest's ``X-Pagination`` header is dropped: our lists page by cursor (``next_cursor``,
+    ``Link``), so it would be an unused model in every generated client."""
+    for response in api.spec.components.responses_lazy.values():
+        content = response.get("content", {})
+        if "application/json" in content:
+            content[errors.PROBLEM_CONTENT_TYPE] = content.pop("application/json")
+    api.spec.components.responses_lazy["DEFAULT_ERROR"].update(problem_codes.default_response_doc())
+    api.spec.components.headers_lazy.pop("PAGINATION", None)
+    api.spec.components.schemas.pop("PaginationMetadata", None)
+
+
+def document_security(spec: APISpec) -> None:
+    """The three ways a request proves who it is: a seat token, a player token, a portal key."""
+    spec.components.security_scheme(
+        "seatToken",
+        {"type": "http", "scheme": "bearer", "description": "The seat's secret token, from match creation or a claim"},
+    )
+    spec.components.security_scheme(
+        "playerToken",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A player token (bypl_…) a portal issued for one of its players: acts as that "
+            "player on seeks, challenges and /v1/me/events (docs/matchmaking.md)",
+        },
+    )
+    spec.components.security_scheme(
+        "portalKey",
+        {
+            "type": "apiKey",
+            "in": "header",
+            "name": "X-API-Key",
+            "description": "A portal's key (`flask boneyard portal create`): scopes matches, players "
+            "and statistics to the portal; needed to create and list where PUBLIC_MATCHES is off",
+        },
+    )
