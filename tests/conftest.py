@@ -69,13 +69,14 @@ UNGROUPED_SHARED_FIXTURES = frozenset(
     {"_external_engine", "_sqlite_template", "tmp_path_factory", "artifacts", "browser", "live_server"}
 )
 # Tests that run real processes (gunicorn, Chromium, npm and tsc, Node with the JavaScript
-# replayer, the generated Python client, the contract script): marked `processes`, which
+# replayer and bots, the generated Python client, the contract script): marked `processes`, which
 # `scripts/test --quick` leaves out to stay an in-process loop. Node IDs or their prefixes.
 PROCESS_TESTS = (
     "tests/e2e/",
     "tests/clients/test_contract_script.py",
     "tests/clients/test_generated_sdk.py",
     "tests/clients/test_typescript_client.py",
+    "tests/clients/test_js_bots.py",
     "tests/clients/test_js_replayer.py",
 )
 # Tests that reach the database but check serving, which is the same on every database (the
@@ -87,6 +88,7 @@ SERVING_TESTS = (
     "tests/api/test_problem_codes.py",
     "tests/api/test_web_compression.py",
     "tests/clients/test_typescript_client.py",
+    "tests/e2e/test_client_lobby_http.py",
     "tests/e2e/test_docs_offline.py",
 )
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... under pytest-xdist; unset otherwise
