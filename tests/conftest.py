@@ -20,7 +20,8 @@ PostgreSQL.  A test that reaches the database otherwise (its own server reading
 ``DATABASE_URL``) says so with an explicit ``pytest.mark.database``; one that asks
 for ``database_url`` at run time without the mark fails, on either database.  Of those, the
 tests of serving (``SERVING_TESTS``: static files, their compression, the docs, the problem
-document each request gets, a client over HTTP) are also marked ``serving``: they need a
+document each request gets, what each answer may show of the hidden tiles, a client over
+HTTP) are also marked ``serving``: they need a
 database to run on, but no database changes what they check, so the PostgreSQL pass leaves
 them out (``-m "database and not serving ..."``) instead of running them twice.
 
@@ -86,6 +87,7 @@ PROCESS_TESTS = (
 SERVING_TESTS = (
     "tests/api/test_docs_ui.py",
     "tests/api/test_problem_codes.py",
+    "tests/api/test_secrecy_property.py",
     "tests/api/test_web_compression.py",
     "tests/clients/test_typescript_client.py",
     "tests/e2e/test_client_lobby_http.py",
