@@ -18,7 +18,12 @@ on ``database_url`` or ``empty_database_url`` (``DATABASE_FIXTURES``), so a test
 using any of them is marked at collection, and a new one cannot silently miss
 PostgreSQL.  A test that reaches the database otherwise (its own server reading
 ``DATABASE_URL``) says so with an explicit ``pytest.mark.database``; one that asks
-for ``database_url`` at run time without the mark fails, on either database.
+for ``database_url`` at run time without the mark fails, on either database.  Of those, the
+tests of serving (``SERVING_TESTS``: static files, their compression, the docs, the problem
+document each request gets, what each answer may show of the hidden tiles, a client over
+HTTP) are also marked ``serving``: they need a
+database to run on, but no database changes what they check, so the PostgreSQL pass leaves
+them out (``-m "database and not serving ..."``) instead of running them twice.
 
 Parallel runs (pytest-xdist, ``scripts/test`` uses two workers): on PostgreSQL each
 worker gets a database of its own, ``<name>_<worker>``, made afresh when the worker
@@ -66,14 +71,28 @@ UNGROUPED_SHARED_FIXTURES = frozenset(
     {"_external_engine", "_sqlite_template", "tmp_path_factory", "artifacts", "browser", "live_server"}
 )
 # Tests that run real processes (gunicorn, Chromium, npm and tsc, Node with the JavaScript
-# replayer, the generated Python client, the contract script): marked `processes`, which
+# replayer and bots, the generated Python client, the contract script): marked `processes`, which
 # `scripts/test --quick` leaves out to stay an in-process loop. Node IDs or their prefixes.
 PROCESS_TESTS = (
     "tests/e2e/",
     "tests/clients/test_contract_script.py",
     "tests/clients/test_generated_sdk.py",
     "tests/clients/test_typescript_client.py",
+    "tests/clients/test_js_bots.py",
     "tests/clients/test_js_replayer.py",
+)
+# Tests that reach the database but check serving, which is the same on every database (the
+# store's own behaviour, exceptions included, is held equal on all of them by
+# tests/store/contract/): marked `serving`, which the PostgreSQL pass of scripts/test leaves
+# out. Node IDs or their prefixes.
+SERVING_TESTS = (
+    "tests/api/test_docs_ui.py",
+    "tests/api/test_problem_codes.py",
+    "tests/api/test_secrecy_property.py",
+    "tests/api/test_web_compression.py",
+    "tests/clients/test_typescript_client.py",
+    "tests/e2e/test_client_lobby_http.py",
+    "tests/e2e/test_docs_offline.py",
 )
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ... under pytest-xdist; unset otherwise
 
@@ -169,6 +188,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.database)
         if item.nodeid.startswith(PROCESS_TESTS):
             item.add_marker(pytest.mark.processes)
+        if item.nodeid.startswith(SERVING_TESTS):
+            item.add_marker(pytest.mark.serving)
         group = shared_fixture_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))

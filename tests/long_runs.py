@@ -1,6 +1,6 @@
 """How many cases the long (``slow``) property and fuzz runs try: one knob for all of them.
 
-The sizes written in the tests are what fits the suite's time budget (README, "Tests") on
+The sizes written in the tests are what fits the suite's time budget (README, "Quick start") on
 a 2-core machine. ``BONEYARD_LONG_RUNS=N`` multiplies every long run's number of cases by
 ``N`` (a number, e.g. ``10`` for a soak before a release, ``0.2`` for a smoke run), so the
 same checks can be run as long as one likes without editing a test.

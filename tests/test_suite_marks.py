@@ -1,7 +1,8 @@
 """The marks that pick what each pass of ``scripts/test`` runs (given in tests/conftest.py).
 
-``database``: what the PostgreSQL pass runs (``-m database``); ``processes``: what
-``--quick`` leaves out; and the one knob of the long runs' sizes (tests/long_runs.py).
+``database``: what the PostgreSQL pass runs (``-m database``), less what is marked
+``serving``; ``processes``: what ``--quick`` leaves out; and the one knob of the long runs'
+sizes (tests/long_runs.py).
 
 A test that reaches the test database must carry the ``database`` mark, or ``scripts/test``
 would run it on SQLite only; the mark comes from fixture use, so these tests pin that down:
@@ -14,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from tests import long_runs
-from tests.conftest import DATABASE_FIXTURES, PROCESS_TESTS, ROOT
+from tests.conftest import DATABASE_FIXTURES, PROCESS_TESTS, ROOT, SERVING_TESTS
 
 
 def _marked(request: pytest.FixtureRequest) -> bool:
@@ -56,12 +57,14 @@ def test_reaching_the_database_unseen_by_collection_fails(fixture: str, request:
         request.getfixturevalue(fixture)
 
 
-# ``processes``: what ``scripts/test --quick`` leaves out, by node ID.
+# ``processes``: what ``scripts/test --quick`` leaves out; ``serving``: what the PostgreSQL
+# pass leaves out; both by node ID.
 
 
-@pytest.mark.parametrize("prefix", PROCESS_TESTS)
-def test_every_listed_process_test_exists(prefix: str) -> None:
-    """A renamed file or test would silently drop out of the list and slow the quick loop."""
+@pytest.mark.parametrize("prefix", PROCESS_TESTS + SERVING_TESTS)
+def test_every_listed_process_or_serving_test_exists(prefix: str) -> None:
+    """A renamed file or test would silently drop out of its list (and slow the quick loop, or
+    run twice again)."""
     path, _, name = prefix.partition("::")
     assert (ROOT / path).exists(), path
     if name:

@@ -400,7 +400,7 @@ def test_whole_matches_to_the_preset_target_end_with_one_winner(case, rng_seed, 
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=long_run(40))
+@settings(SLOW, max_examples=long_run(20))
 @given(
     case=st.sampled_from(CASES),
     rng_seed=st.integers(0, 2**32 - 1),
@@ -414,7 +414,7 @@ def test_thousands_of_random_games_keep_every_invariant(case, rng_seed, seed, ta
 
 
 @pytest.mark.slow
-@settings(SLOW, max_examples=long_run(80))
+@settings(SLOW, max_examples=long_run(40))
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1), seed=st.text(max_size=12))
 def test_thousands_of_whole_matches_end_with_one_winner(case, rng_seed, seed):
     rules = rules_for(case)
