@@ -84,7 +84,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     errors.register_error_handlers(app)
     domain_errors.register(app)
     register_blueprints(api)
-    complete_spec(api.spec)
+    complete_spec(api)
     app.register_blueprint(web_blp)  # the reference web table: not part of the API document
     app.register_blueprint(docs_ui_blp)  # Swagger UI at /docs, from installed files: works offline
     app.cli.add_command(boneyard_cli)

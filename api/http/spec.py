@@ -5,6 +5,8 @@ field shapes). ``create_app`` calls :func:`make_api` before the blueprints are r
 
 from __future__ import annotations
 
+from typing import Any
+
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask, Response
@@ -16,14 +18,46 @@ from api.http.event_schemas import register_event_schemas
 from api.http.matches import UNIONS
 from api.http.openapi_shapes import field_shape, register_shapes, register_unions
 
+#: The config keys flask-smorest makes the document's header of; the rest of it is the code's.
+DOCUMENT_CONFIG_PREFIXES = ("API_", "OPENAPI_")
+#: The finished specs of this process, by the config they were made from.
+MADE_DOCUMENTS: dict[tuple[tuple[str, str], ...], APISpec] = {}
+
+
+def _document_config(app: Flask) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, repr(v)) for k, v in app.config.items() if k.startswith(DOCUMENT_CONFIG_PREFIXES)))
+
 
 class BoneyardApi(Api):
-    """flask-smorest ``Api`` whose errors (and their docs) are problem documents."""
+    """flask-smorest ``Api`` whose errors (and their docs) are problem documents, and whose
+    document is made once per process.
+
+    The document depends on the code and on the ``API_*``/``OPENAPI_*`` config only, and
+    making it (converting every schema of every operation) is three quarters of the making of
+    an app: the test suite makes hundreds. So the first app of a process with a given such
+    config documents its blueprints; every later one registers the same blueprints without
+    documenting them, and takes that finished spec as its own (:func:`make_api`).
+    """
 
     ERROR_SCHEMA = errors.ProblemSchema
 
+    def __init__(self, app: Flask, **kwargs: Any) -> None:
+        self.document_key = _document_config(app)
+        #: The spec this process made already for this config (None: this app makes it).
+        self.documented = MADE_DOCUMENTS.get(self.document_key)
+        super().__init__(app, **kwargs)
+
     def handle_http_exception(self, error: HTTPException) -> Response:
         return errors.handle_http_exception(error)
+
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        if self.documented is None:
+            super().register_blueprint(blp, parameters=parameters, **options)
+            return
+        # flask-smorest's own registration (pinned 0.47.0), less its documenting: the name ->
+        # Api entry its request-time helpers look up, then Flask's registration.
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][options.get("name", blp.name)] = self
+        self._app.register_blueprint(blp, **options)
 
 
 class ShapedMarshmallowPlugin(MarshmallowPlugin):
@@ -36,21 +70,29 @@ class ShapedMarshmallowPlugin(MarshmallowPlugin):
         self.converter.add_attribute_function(field_shape)
 
 
-def make_api(app: Flask) -> Api:
+def make_api(app: Flask) -> BoneyardApi:
     """The app's ``Api``, its spec holding the error responses and security schemes; the
-    blueprints are registered on it next, then :func:`complete_spec`."""
+    blueprints are registered on it next, then :func:`complete_spec`. When this process has
+    made the document already (for this config), the ``Api`` only routes, and
+    :func:`complete_spec` hands it that document."""
     api = BoneyardApi(app, spec_kwargs={"marshmallow_plugin": ShapedMarshmallowPlugin()})
-    problem_responses_documented(api)
     input_guard.document(api)
-    document_security(api.spec)
+    if api.documented is None:
+        problem_responses_documented(api)
+        document_security(api.spec)
     return api
 
 
-def complete_spec(spec: APISpec) -> None:
-    """What the spec gets once every route is in: the event schemas, the unions, the shapes."""
-    register_event_schemas(spec)
-    register_unions(spec, UNIONS)
-    register_shapes(spec)
+def complete_spec(api: BoneyardApi) -> None:
+    """What the spec gets once every route is in: the event schemas, the unions, the shapes;
+    the finished spec is kept for the process's later apps (or taken from it)."""
+    if api.documented is not None:
+        api.spec = api.documented
+        return
+    register_event_schemas(api.spec)
+    register_unions(api.spec, UNIONS)
+    register_shapes(api.spec)
+    MADE_DOCUMENTS[api.document_key] = api.spec
 
 
 def problem_responses_documented(api: Api) -> None:

@@ -6,6 +6,9 @@ import json
 import re
 from pathlib import Path
 
+from api import create_app
+from api.http import spec as spec_module
+
 SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
 
@@ -101,3 +104,27 @@ def test_every_reference_resolves_and_every_union_is_chosen_by_its_type():
                 parts = [member] + [components[p["$ref"].rsplit("/", 1)[1]] for p in member.get("allOf", [])]
                 kinds = [p["properties"]["type"]["enum"] for p in parts if "type" in p.get("properties", {})]
                 assert [value] in kinds, f"{name}: {value} -> {ref} has another type"
+
+
+def test_an_app_made_after_the_first_routes_the_same_api_and_serves_the_same_document(database_url, monkeypatch):
+    """The document is made once per process (api.http.spec): a later app registers the
+    blueprints undocumented and serves the first app's spec, so it must route, validate and
+    document exactly as the first does."""
+    monkeypatch.setattr(spec_module, "MADE_DOCUMENTS", {})
+    config = {"TESTING": True, "DATABASE_URL": database_url}
+    first, later = create_app(config), create_app(config)
+    try:
+        assert first.extensions["boneyard.api"].documented is None
+        assert later.extensions["boneyard.api"].documented is first.extensions["boneyard.api"].spec
+        committed = json.loads(SPEC.read_text())
+        assert first.test_client().get("/v1/openapi.json").get_json() == committed
+        assert later.test_client().get("/v1/openapi.json").get_json() == committed
+        client = later.test_client()
+        seats = [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "random"}]
+        created = client.post("/v1/matches", json={"preset": "standard-draw", "seats": seats})
+        assert created.status_code == 201 and created.get_json()["status"] == "playing"
+        refused = client.post("/v1/matches", json={"preset": "standard-draw", "seats": "two"})
+        assert refused.status_code == 422 and refused.get_json()["code"] == "invalid_request"
+    finally:
+        for app in (first, later):
+            app.extensions["boneyard.store"].dispose()
