@@ -67,8 +67,17 @@ DATABASE_FIXTURES = frozenset({"database_url", "empty_database_url"})
 # Module- or session-scoped fixtures that are cheap, or per worker by nature: sharing
 # them is no reason to keep their tests on one xdist worker.
 UNGROUPED_SHARED_FIXTURES = frozenset(
-    # a Chromium or a live server per worker costs about a second: the browser tests spread
-    {"_external_engine", "_sqlite_template", "tmp_path_factory", "artifacts", "browser", "live_server"}
+    # a Chromium or a live server per worker costs about a second: the browser tests spread;
+    # the fuzz tests' seeded SQLite file, a fraction of a second
+    {
+        "_external_engine",
+        "_sqlite_template",
+        "_seeded_sqlite",
+        "tmp_path_factory",
+        "artifacts",
+        "browser",
+        "live_server",
+    }
 )
 # Tests that run real processes (gunicorn, Chromium, npm and tsc, Node with the JavaScript
 # replayer and bots, the generated Python client, the contract script): marked `processes`, which

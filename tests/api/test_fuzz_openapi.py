@@ -19,6 +19,7 @@ each answer's ``code`` to the operation's declared list.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -144,22 +145,49 @@ DEFAULT_EXAMPLES = 10
 SLOW_EXAMPLES = long_run(40)
 
 
-@pytest.fixture
-def fuzz_app(database_url):
+FUZZ_CONFIG = {
+    "TESTING": True,
+    "RATELIMIT_ENABLED": False,
+    "STREAM_MAX_SECONDS": 0,
+    "LONG_POLL_MAX_SECONDS": 0.05,
+    "AUTOPLAY_PACE_SECONDS": 0,
+}
+SEEDED = "tests.fuzz.seeded"  # app.extensions: what seed_matches made in the app's database
+
+
+def make_fuzz_app(database_url: str):
     # A stream answers the view and closes at once: a real one stays open (long-polling for
     # events) up to STREAM_MAX_SECONDS. A long-poll's wait passes on a fake clock, at once, and is
     # capped so that a turn clock's re-checks during it stay few (waiting has tests of its own).
-    app = create_app(
-        {
-            "TESTING": True,
-            "DATABASE_URL": database_url,
-            "RATELIMIT_ENABLED": False,
-            "STREAM_MAX_SECONDS": 0,
-            "LONG_POLL_MAX_SECONDS": 0.05,
-            "AUTOPLAY_PACE_SECONDS": 0,
-        }
-    )
+    app = create_app({**FUZZ_CONFIG, "DATABASE_URL": database_url})
     use_clock(app, FakeClock())
+    return app
+
+
+@pytest.fixture(scope="session")
+def _seeded_sqlite(_sqlite_template, tmp_path_factory) -> tuple[Path, dict]:
+    """An SQLite database holding the seeded matches, made once per worker: every fuzz test on
+    SQLite starts from a copy of it (the same matches in the same states, as if seeded anew)."""
+    path = tmp_path_factory.mktemp("fuzz") / "seeded.db"
+    shutil.copyfile(_sqlite_template, path)
+    app = make_fuzz_app(f"sqlite:///{path}")
+    seeded = seed_matches(app.test_client())
+    app.extensions["boneyard.store"].dispose()  # the last connection closed: the WAL checkpointed
+    assert not path.with_name(path.name + "-wal").exists()
+    return path, seeded
+
+
+@pytest.fixture
+def fuzz_app(database_url, request):
+    """The app under fuzzing, its database holding seed_matches' matches (``app.extensions[SEEDED]``)."""
+    if database_url.startswith("sqlite:///"):
+        template, seeded = request.getfixturevalue("_seeded_sqlite")
+        shutil.copyfile(template, database_url.removeprefix("sqlite:///"))
+        app = make_fuzz_app(database_url)
+    else:
+        app = make_fuzz_app(database_url)
+        seeded = seed_matches(app.test_client())
+    app.extensions[SEEDED] = seeded
     yield app
     app.extensions["boneyard.store"].dispose()
 
@@ -260,7 +288,7 @@ def operation_of(app, label: str):
 
 
 def fuzz(app, label: str, mode: GenerationMode, examples: int) -> dict:
-    seeded = seed_matches(app.test_client())
+    seeded = app.extensions[SEEDED]
     operation = operation_of(app, label)
     statuses: dict[int, int] = {}
 
@@ -327,7 +355,7 @@ def test_every_operation_answers_as_documented_over_a_long_run(fuzz_app, label, 
 def test_every_boundary_of_every_operation_answers_as_documented(fuzz_app, label):
     """The coverage phase: every case once as schemathesis makes it, and once aimed at a real
     match with a real token, so that the checks also see the answers past the 404."""
-    seeded = seed_matches(fuzz_app.test_client())
+    seeded = fuzz_app.extensions[SEEDED]
     statuses: dict[int, int] = {}
     for case in coverage_cases(operation_of(fuzz_app, label)):
         answer(label, case, statuses)
