@@ -43,6 +43,7 @@ from api.http.schema_fields import (
     SEED,
     AsciiFloat,
     AsciiInteger,
+    RuleOverrides,
     Tile,
 )
 from api.http.waiting import waiting_client
@@ -229,11 +230,7 @@ class MatchCreateSchema(ma.Schema):
         validate=validate.OneOf(tuple(PRESETS)),
         metadata={"description": "A named table; docs/rules.md lists what each sets"},
     )
-    rules = component(
-        "RuleOverrides",
-        load_default=dict,
-        metadata={"description": 'Option overrides on top of the preset, e.g. {"target": 150}'},
-    )
+    rules = RuleOverrides()
     seats = fields.List(
         fields.Nested(SeatSpecSchema), required=True, validate=validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS)
     )

@@ -26,7 +26,15 @@ from api.http.callers import bearer_token, bus, caller_player, caller_portal
 from api.http.limits import limit_player_creation
 from api.http.openapi_shapes import component
 from api.http.problem_codes import problem_responses
-from api.http.schema_fields import ALWAYS, MAX_SEQ, MAX_WAIT_SECONDS, PLAYER_REF, AsciiFloat, AsciiInteger
+from api.http.schema_fields import (
+    ALWAYS,
+    MAX_SEQ,
+    MAX_WAIT_SECONDS,
+    PLAYER_REF,
+    AsciiFloat,
+    AsciiInteger,
+    RuleOverrides,
+)
 from api.http.stream import HEARTBEAT_SECONDS, last_event_id, sse_message, sse_response
 from api.http.waiting import waiting_client
 from api.rules import BOT_SEAT, DEFAULT_PRESET, PRESETS, REMOTE_SEAT
@@ -88,14 +96,6 @@ def acting(player_ref: str | None) -> commands.Seeker:
         seeker = commands.Seeker(None if portal is None else portal.id, player_ref, secret=token)
     g.boneyard_seeker = seeker
     return seeker
-
-
-def rules_field() -> fields.Field:
-    return component(
-        "RuleOverrides",
-        load_default=dict,
-        metadata={"description": 'Option overrides on top of the preset, e.g. {"target": 150}'},
-    )
 
 
 # --- player tokens -------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class PlayerToken(MethodView):
 # --- seeks -------------------------------------------------------------------------------------------------
 class SeekCreateSchema(ma.Schema):
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)))
-    rules = rules_field()
+    rules = RuleOverrides()
     players = AsciiInteger(load_default=MIN_PLAYERS, validate=validate.Range(min=MIN_PLAYERS, max=MAX_PLAYERS))
     rated = fields.Boolean(
         load_default=False,
@@ -292,7 +292,7 @@ class Seek(MethodView):
 # --- challenges ----------------------------------------------------------------------------------------------
 class ChallengeCreateSchema(ma.Schema):
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)))
-    rules = rules_field()
+    rules = RuleOverrides()
     rated = fields.Boolean(load_default=False)
     opponents = fields.List(
         fields.String(validate=PLAYER_REF),

@@ -80,3 +80,17 @@ class Always(TypedDict):
 
 
 ALWAYS: Always = {"required": True}
+
+
+def _an_object(value: Any) -> None:
+    # A Raw field takes any JSON; resolving a falsy non-object (0, "", []) as "no overrides"
+    # would accept a body that its document refuses.
+    if not isinstance(value, dict):
+        raise ma.ValidationError("must be an object of option overrides")
+
+
+def RuleOverrides(**kwargs: Any) -> fields.Raw:
+    """The ``rules`` a client sends: option overrides on top of the preset (an object whose
+    names and values the rules resolve and check; the component ``RuleOverrides`` documents)."""
+    metadata = {"description": 'Option overrides on top of the preset, e.g. {"target": 150}'}
+    return component("RuleOverrides", load_default=dict, validate=_an_object, metadata=metadata, **kwargs)

@@ -12,13 +12,15 @@ def _events(client, match_id, token=None):
     return client.get(f"/v1/matches/{match_id}/events?after=0&limit=1000", headers=headers).get_json()["events"]
 
 
-def test_an_all_fives_match_against_a_bot_scores_during_play_and_shows_the_spinner(client):
-    created = create(
-        client,
-        [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}],
-        preset="all-fives",
-        rules={"target": 60},
-    )
+def test_an_all_fives_match_against_a_bot_scores_during_play_and_shows_the_spinner(seeding_client):
+    # A chosen seed: on some deals (about 1 in 40) the bot scores 60 within the first hand
+    # and Ana is never offered a scoring play, so a random deal made this test fail by chance.
+    client = seeding_client
+    seats = [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}]
+    body = {"preset": "all-fives", "seats": seats, "rules": {"target": 60}, "seed": "all-fives-hints"}
+    response = client.post("/v1/matches", json=body)
+    assert response.status_code == 201, response.get_json()
+    created = response.get_json()
     match_id, tokens = created["id"], tokens_of(created)
     assert created["rules"]["spinner"] == "first_double" and created["rules"]["fives_scoring"] is True
     seen_hint = False

@@ -243,6 +243,19 @@ def test_impossible_rules_are_422_invalid_rules_naming_the_field(client, body, f
     assert assert_problem(response, 422, "invalid_rules")["field"] == field
 
 
+@pytest.mark.parametrize("rules", [0, 0.0, "", [], False, "target", [1], 7])
+@pytest.mark.parametrize("path", ["/v1/matches", "/v1/seeks"])
+def test_rules_that_are_no_object_are_refused_even_when_falsy(client, path, rules):
+    """A long fuzz run found ``"rules": 0.0`` creating a match with the preset's rules: a falsy
+    non-object was read as "no overrides". The document says an object; the server agrees."""
+    body = {"preset": "standard-draw", "rules": rules}
+    body |= {"seats": [{"name": n, "type": "remote"} for n in "ab"]} if path == "/v1/matches" else {"players": 2}
+    response = client.post(path, json=body)
+    assert assert_problem(response, 422, "invalid_request")["errors"]["json"]["rules"] == [
+        "must be an object of option overrides"
+    ]
+
+
 @pytest.mark.parametrize(
     "body",
     [
