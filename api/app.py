@@ -28,6 +28,7 @@ from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
+from api.http.routing import RuleBuildingOnFirstUse
 from api.http.spec import complete_spec, make_api
 from api.http.work_limit import WorkLimit
 from api.portal_cli import portal_cli
@@ -49,6 +50,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     (:func:`api.config.from_environ`), e.g. ``{"DATABASE_URL": ..., "TESTING": True}``.
     """
     app = Flask(__name__, instance_relative_config=False)
+    app.url_rule_class = RuleBuildingOnFirstUse  # every route but Flask's own /static
     app.config.from_mapping(config_module.from_environ())
     if overrides:
         app.config.update(overrides)

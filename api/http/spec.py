@@ -11,6 +11,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask, Response
 from flask_smorest import Api
+from flask_smorest.spec import openapi_cli
 from werkzeug.exceptions import HTTPException
 
 from api.http import errors, input_guard, problem_codes
@@ -47,6 +48,16 @@ class BoneyardApi(Api):
         self.documented = MADE_DOCUMENTS.get(self.document_key)
         super().__init__(app, **kwargs)
 
+    def _init_spec(self, **kwargs: Any) -> None:
+        if self.documented is None:
+            super()._init_spec(**kwargs)
+            return
+        # A later app of this process: the finished document is this config's own, so none is
+        # begun (flask-smorest's start of one, its lazy responses converted through marshmallow,
+        # was half of what was left of making an app). Only its command group is kept.
+        self.spec = self.documented
+        self._app.cli.add_command(openapi_cli)
+
     def handle_http_exception(self, error: HTTPException) -> Response:
         return errors.handle_http_exception(error)
 
@@ -76,8 +87,8 @@ def make_api(app: Flask) -> BoneyardApi:
     made the document already (for this config), the ``Api`` only routes, and
     :func:`complete_spec` hands it that document."""
     api = BoneyardApi(app, spec_kwargs={"marshmallow_plugin": ShapedMarshmallowPlugin()})
-    input_guard.document(api)
     if api.documented is None:
+        input_guard.document(api)
         problem_responses_documented(api)
         document_security(api.spec)
     return api
