@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from api.bots.knowledge import Knowledge
 from api.rules import Tile
 from bench import reading
@@ -44,6 +46,8 @@ def test_the_score_is_how_much_likelier_the_reading_makes_the_truth_than_the_gue
     assert scores[(CONVENTION, "all")] == scores[(EVEN, "all")]  # no partner to read by the convention
 
 
+# slow: a whole bench run (one deal, both arrangements, twice); the score is tested above on one position
+@pytest.mark.slow
 def test_a_run_against_greedy_sides_scores_every_expert_decision_with_a_choice_to_read():
     rows = reading.play_pair(reading.Job(index=0, seed=1, opponent="greedy", guesses=20))
     assert rows  # both arrangements, the expert's decisions after the others' first choices

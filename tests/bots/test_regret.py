@@ -43,6 +43,9 @@ def test_regret_is_the_best_value_less_the_value_of_the_play_chosen():
     assert max(values.values()) - values[SIX_THREE] == 5.0
 
 
+# slow: a whole bench run (the deals of one pair, every variant, twice); the pieces it is made of
+# are tested above and below in a fraction of its time
+@pytest.mark.slow
 def test_a_run_against_greedy_sides_scores_every_variant_on_the_same_decisions():
     variants = regret.variants_of(["exact_tiles=12"], with_sighted=True)
     assert [v.name for v in variants] == ["its own budget", "exact_tiles=12", "its own budget, shown the hidden hands"]
