@@ -24,15 +24,20 @@ from api.rules.engine import initial_state, mutate
 from api.rules.events import HandStarted, Knocked, MatchCreated, PointsScored, TileDrawn, TilePlayed
 from api.rules.vocabulary import ScoredBy
 
+from . import LEVELS
 from .turns import bot_levels, bot_to_act, question_for
 
 
 @dataclass
 class BotRecheck:
-    """How many bot decisions were asked again, and the first that came out otherwise."""
+    """How many bot decisions were asked again (per level), and the first that came out otherwise."""
 
-    decisions_checked: int = 0
+    checked_by_level: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEVELS, 0))
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def decisions_checked(self) -> int:
+        return sum(self.checked_by_level.values())
 
 
 def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck:
@@ -65,12 +70,18 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             return report
         if seat is not None and actor == seat and opens_a_decision(log[i]):
             turn = question_for(state, seat, hand, server_seed, i)  # bot_turn's, the seat known
+            if turn.level not in LEVELS:  # not this version's bot: its moves cannot be asked again
+                report.problems.append(
+                    f"seq {i + 1}: the computer at seat {seat} plays at level {turn.level!r}, "
+                    f"which this version does not know ({', '.join(LEVELS)}): its moves cannot be asked again"
+                )
+                return report
             try:
                 action = turn.choose()
                 produced = [e.to_dict() for e in turn.events(state, action, server_seed)]
             except (RulesError, ValueError):
                 return report
-            report.decisions_checked += 1
+            report.checked_by_level[turn.level] += 1
             if produced != log[i : i + len(produced)]:
                 report.problems.append(
                     f"seq {i + 1}: the {turn.level} computer at seat {seat} chooses to {describe(action)}; "
