@@ -186,13 +186,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> int:
+def run(args: argparse.Namespace) -> int:
     """Verify ``args.audit``; print the report; 0 verified, 1 not, 2 no whole audit log."""
     pins = [*args.pin, *(pin for listed in args.pins for pin in listed)]
     try:
-        report = verify_audit(read_audit(args.audit, stdin), pins)
+        report = verify_audit(read_audit(args.audit, sys.stdin), pins)
     except UnreadableAudit as exc:
         print(f"boneyard verify: {exc}", file=sys.stderr)
         return 2
-    stdout.write(json.dumps(report, indent=1) + "\n")
+    print(json.dumps(report, indent=1))
     return 0 if report["verified"] else 1

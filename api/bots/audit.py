@@ -82,11 +82,20 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             except (RulesError, ValueError):
                 return report
             report.checked_by_level[turn.level] += 1
-            if produced != log[i : i + len(produced)]:
-                report.problems.append(
-                    f"seq {i + 1}: the {turn.level} computer at seat {seat} chooses to {describe(action)}; "
-                    f"the log holds {describe(log[i])}"
-                )
+            logged = log[i : i + len(produced)]
+            if produced != logged:
+                k = next((k for k, (made, held) in enumerate(zip(produced, logged)) if made != held), len(logged))
+                if k == 0:
+                    report.problems.append(
+                        f"seq {i + 1}: the {turn.level} computer at seat {seat} chooses to {describe(action)}; "
+                        f"the log holds {describe(log[i])}"
+                    )
+                else:  # its move is the bot's; what the log holds after it is not what follows from it
+                    held = describe(log[i + k]) if i + k < len(log) else "nothing more"
+                    report.problems.append(
+                        f"seq {i + k + 1}: after the {turn.level} computer's move at seq {i + 1}, "
+                        f"the engine gives {describe(produced[k])}; the log holds {held}"
+                    )
                 return report
             block = len(produced)
         for seq, row in enumerate(log[i : i + block], start=i + 1):
