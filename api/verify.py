@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from api.services.fairness import check_log, report_of
-from api.store.chain import GENESIS
+from api.bots.audit import BotRecheck
+from api.rules.audit import AuditReport
+from api.services.fairness import LogCheck, check_log, report_of
+from api.store.chain import GENESIS, verify_chain
 from api.store.codec import EventCodecError
 from api.store.records import StoredEvent
 
@@ -154,11 +156,37 @@ def departure(problems: Sequence[str]) -> dict[str, Any] | None:
     return {"seq": seq, "reason": reason}
 
 
+#: What the checks raise on a field of another type or shape than openapi/events.md gives (a
+#: ``rules`` that is a number, a tile that is not two numbers): the server never stores one, so
+#: ``/fairness`` does not guard against it; a file given to this command may hold anything.
+MISSHAPEN = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+
+
+def checked(rows: Sequence[StoredEvent], seed: str) -> LogCheck:
+    """``check_log``'s findings; for a log that makes it raise, the seq of the first row it cannot
+    read (the length of the shortest prefix that raises: the checks read the rows in order) and why."""
+    try:
+        return check_log(rows, seed)
+    except MISSHAPEN as exc:
+        failure = (len(rows), exc)
+    low, high = 1, len(rows)  # check_log(rows[:high]) raises; find the least such length
+    while low < high:
+        middle = (low + high) // 2
+        try:
+            check_log(rows[:middle], seed)
+            low = middle + 1
+        except MISSHAPEN as exc:
+            high, failure = middle, (middle, exc)
+    seq, error = failure
+    reason = f"seq {seq}: a {rows[seq - 1].type} the checks cannot read ({type(error).__name__}: {error})"
+    return LogCheck(verify_chain(rows), AuditReport(problems=[reason]), BotRecheck())
+
+
 def verify_audit(audit: Any, pins: Sequence[Pin] = ()) -> dict[str, Any]:
     """The report on a whole audit document: ``/fairness``'s, with the pins, the first departure
     and the bot decisions made again per level. ``UnreadableAudit`` if it holds no whole log."""
     rows = stored_rows(audit)
-    found = check_log(rows, audit["seed"])
+    found = checked(rows, audit["seed"])
     report = report_of(str(audit.get("match_id")), audit["seed"], audit.get("seed_commitment"), rows, found)
     extra = pin_problems(rows, pins)
     if audit.get("seed_commitment") != rows[0].data.get("seed_commitment"):

@@ -16,6 +16,7 @@ tile played that the rewritten deal never gave): that is a finding here too, at 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,5 +131,7 @@ def describe(action: dict[str, Any]) -> str:
     kind = str(action.get("type", "?"))
     tile = action.get("tile")
     if kind in ("play", "tile_played") and tile:
-        return f"play {tile[0]}-{tile[1]} on the {action.get('end') or 'only end'}"
+        # a rewritten log may hold anything here: shown as it is, not read as two numbers
+        face = f"{tile[0]}-{tile[1]}" if isinstance(tile, list) and len(tile) == 2 else json.dumps(tile)
+        return f"play {face} on the {action.get('end') or 'only end'}"
     return kind.replace("tile_drawn", "draw").replace("knocked", "knock")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from api import cli
+from api import cli, verify
 from api.services.commands import GetFairness, SeatSpec
 from api.tools.golden import EXAMPLES, VECTORS, audit_document, log_of
 from api.verify import verify_audit
@@ -255,3 +255,30 @@ def test_the_boneyard_console_script_is_api_clis_main():
     module, _, name = scripts["boneyard"].partition(":")
     assert (module, name) == ("api.cli", "main")
     assert getattr(__import__(module, fromlist=[name]), name) is cli.main
+
+
+def test_a_field_of_another_shape_is_a_finding_at_its_seq_not_a_crash(monkeypatch):
+    """A file may hold anything the server never writes (``rules`` a number): the row the checks
+    cannot read is reported at its seq, as the shortest prefix of the log that they cannot read."""
+    audit, _ = golden("all-fives-2p")
+    log = log_of(audit)
+    log[0]["rules"] = 99
+    report = verify_audit(rechained(audit, log))
+    assert report["verified"] is False and report["chain_ok"] is True
+    assert report["departure"] == {
+        "seq": 1,
+        "reason": "seq 1: a match_created the checks cannot read (TypeError: 'int' object is not iterable)",
+    }
+    real = verify.check_log
+
+    def unreadable_from_seq_17(rows, seed):
+        if len(rows) >= 17:
+            raise KeyError("tile")
+        return real(rows, seed)
+
+    monkeypatch.setattr(verify, "check_log", unreadable_from_seq_17)
+    audit, _ = golden("all-fives-2p")
+    report = verify_audit(audit)
+    assert report["verified"] is False
+    kind = audit["events"][16]["type"]
+    assert report["problems"] == [f"seq 17: a {kind} the checks cannot read (KeyError: 'tile')"]
