@@ -175,3 +175,28 @@ def test_the_handlers_tests_build_no_app():
                 if name.split(".")[0] == "flask" or name.startswith(("api.app", "api.http", "api.create_app"))
             ]
     assert not found, "\n".join(found)
+
+
+# --- boneyard verify: a shell over the fairness check, with no server ------------------------------
+def reached_from(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    reached, todo = set(), [start]
+    while todo:
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    return reached
+
+
+def test_boneyard_verify_reaches_the_fairness_check_and_no_server():
+    """``boneyard verify`` (api/cli.py, api/verify.py) runs the fairness check's own code offline:
+    it imports nothing of the HTTP layer, the web page, the app or its wiring, directly or not;
+    and it is a shell on top, as the HTTP views are: no other module imports it."""
+    graph = {name: imports_of(path, name) for name, path in MODULES.items()}
+    reached = reached_from(graph, "api.cli")
+    assert {"api.verify", "api.services.fairness", "api.bots.audit", "api.rules.audit", "api.store.chain"} <= reached
+    server = ("api.http", "api.web", "api.app", "api.bootstrap", "api.serving", "api.portal_cli", "api.webhook_cli")
+    assert sorted(name for name in reached if name.startswith(server)) == []
+    assert reached_from(graph, "api.http.matches") >= {"api.http.callers"}  # the walk follows imports through
+    importers = sorted(name for name, imported in graph.items() if imported & {"api.cli", "api.verify"})
+    assert importers == ["api.cli"]

@@ -16,6 +16,7 @@ tile played that the rewritten deal never gave): that is a finding here too, at 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,15 +25,20 @@ from api.rules.engine import initial_state, mutate
 from api.rules.events import HandStarted, Knocked, MatchCreated, PointsScored, TileDrawn, TilePlayed
 from api.rules.vocabulary import ScoredBy
 
+from . import LEVELS
 from .turns import bot_levels, bot_to_act, question_for
 
 
 @dataclass
 class BotRecheck:
-    """How many bot decisions were asked again, and the first that came out otherwise."""
+    """How many bot decisions were asked again (per level), and the first that came out otherwise."""
 
-    decisions_checked: int = 0
+    checked_by_level: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEVELS, 0))
     problems: list[str] = field(default_factory=list)
+
+    @property
+    def decisions_checked(self) -> int:
+        return sum(self.checked_by_level.values())
 
 
 def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck:
@@ -65,17 +71,32 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             return report
         if seat is not None and actor == seat and opens_a_decision(log[i]):
             turn = question_for(state, seat, hand, server_seed, i)  # bot_turn's, the seat known
+            if turn.level not in LEVELS:  # not this version's bot: its moves cannot be asked again
+                report.problems.append(
+                    f"seq {i + 1}: the computer at seat {seat} plays at level {turn.level!r}, "
+                    f"which this version does not know ({', '.join(LEVELS)}): its moves cannot be asked again"
+                )
+                return report
             try:
                 action = turn.choose()
                 produced = [e.to_dict() for e in turn.events(state, action, server_seed)]
             except (RulesError, ValueError):
                 return report
-            report.decisions_checked += 1
-            if produced != log[i : i + len(produced)]:
-                report.problems.append(
-                    f"seq {i + 1}: the {turn.level} computer at seat {seat} chooses to {describe(action)}; "
-                    f"the log holds {describe(log[i])}"
-                )
+            report.checked_by_level[turn.level] += 1
+            logged = log[i : i + len(produced)]
+            if produced != logged:
+                k = next((k for k, (made, held) in enumerate(zip(produced, logged)) if made != held), len(logged))
+                if k == 0:
+                    report.problems.append(
+                        f"seq {i + 1}: the {turn.level} computer at seat {seat} chooses to {describe(action)}; "
+                        f"the log holds {describe(log[i])}"
+                    )
+                else:  # its move is the bot's; what the log holds after it is not what follows from it
+                    held = describe(log[i + k]) if i + k < len(log) else "nothing more"
+                    report.problems.append(
+                        f"seq {i + k + 1}: after the {turn.level} computer's move at seq {i + 1}, "
+                        f"the engine gives {describe(produced[k])}; the log holds {held}"
+                    )
                 return report
             block = len(produced)
         for seq, row in enumerate(log[i : i + block], start=i + 1):
@@ -110,5 +131,7 @@ def describe(action: dict[str, Any]) -> str:
     kind = str(action.get("type", "?"))
     tile = action.get("tile")
     if kind in ("play", "tile_played") and tile:
-        return f"play {tile[0]}-{tile[1]} on the {action.get('end') or 'only end'}"
+        # a rewritten log may hold anything here: shown as it is, not read as two numbers
+        face = f"{tile[0]}-{tile[1]}" if isinstance(tile, list) and len(tile) == 2 else json.dumps(tile)
+        return f"play {face} on the {action.get('end') or 'only end'}"
     return kind.replace("tile_drawn", "draw").replace("knocked", "knock")

@@ -32,7 +32,7 @@ partnered with an expert is never misread.
 Every candidate is played out on the same deals with the same rollout randomness, so
 differences between candidates are not noise from different luck. The work is counted
 (deals, playouts, positions searched), never timed, so the choice is a pure function of
-(view, log, seed, budget), and ``clients/js/bots.mjs`` re-makes it exactly. Steering ends
+(view, log, seed, budget), which ``/fairness`` and ``boneyard verify`` make again (api/bots/audit.py). Steering ends
 toward numbers an opponent lacks, counting the unseen tiles, reading a partner's plays,
 blocking and partnership play all come out of the weighed deals and the search rather than
 hand-written rules.

@@ -6,8 +6,8 @@ made); what it scores is ``fives_points``. The engine, the state's effects, the 
 actions' ``scores`` hints, the server's muggins claims, the views and the bots all ask
 these, so a change to how a count scores is made once in Python. The JavaScript in
 ``clients/js`` is a second implementation on purpose: the replayer checks the rule book
-independently (and ``bots.mjs`` re-makes the bots' decisions); the golden vectors and the
-parity tests hold them to this one.
+independently; the golden vectors and its tests hold it to this one. (The bots are
+Python's alone: ``boneyard verify`` and ``/fairness`` make their decisions again.)
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from api.bots.audit import recheck_bot_moves
-from api.rules.audit import verify_log
+from api.bots.audit import BotRecheck, recheck_bot_moves
+from api.rules.audit import AuditReport, verify_log
 from api.store.chain import verify_chain
 from api.store.records import MatchRecord, StoredEvent
 
@@ -45,25 +46,54 @@ def one_at_a_time(match_id: str) -> Iterator[None]:
                 _making[match_id] = (lock, users - 1)
 
 
+@dataclass(frozen=True)
+class LogCheck:
+    """What each check found in one whole log: its hash chain, the rules' audit (deals, moves,
+    scores, the seed against its commitment) and the computer players asked again."""
+
+    chain_problems: list[str]
+    rules: AuditReport
+    bots: BotRecheck
+
+    @property
+    def problems(self) -> list[str]:
+        return self.chain_problems + self.rules.problems + self.bots.problems
+
+    @property
+    def verified(self) -> bool:
+        return self.rules.ok and not self.chain_problems and not self.bots.problems
+
+
+def check_log(stored: Sequence[StoredEvent], seed: str) -> LogCheck:
+    """Every check of a whole log (its rows in seq order) against its revealed seed. No store:
+    ``boneyard verify`` (api/verify.py) runs it on an audit document read from a file."""
+    log = [e.to_dict() for e in stored]
+    # legal is not enough: each computer move must be the one that computer makes (api.bots.audit)
+    return LogCheck(verify_chain(stored), verify_log(log, seed), recheck_bot_moves(log, seed))
+
+
+def report_of(
+    match_id: str, seed: str, seed_commitment: str, stored: Sequence[StoredEvent], found: LogCheck
+) -> dict[str, Any]:
+    """The report of a whole log's checks, as ``GET /fairness`` shows it."""
+    return {
+        "match_id": match_id,
+        "verified": found.verified,
+        "seed": seed,
+        "seed_commitment": seed_commitment,
+        "commitment_ok": found.rules.commitment_ok,
+        "chain_ok": not found.chain_problems,
+        "deals_checked": found.rules.deals_checked,
+        "moves_checked": found.rules.moves_checked,
+        "events_checked": len(stored),
+        "problems": found.problems,
+    }
+
+
 def check(record: MatchRecord, stored: Sequence[StoredEvent]) -> dict[str, Any]:
     """The report of one ended match's whole stored log, as ``GET /fairness`` shows it."""
-    chain_problems = verify_chain(stored)
-    log = [e.to_dict() for e in stored]
-    report = verify_log(log, record.seed)
-    # legal is not enough: each computer move must be the one that computer makes (api.bots.audit)
-    bots = recheck_bot_moves(log, record.seed)
-    return {
-        "match_id": record.id,
-        "verified": report.ok and not chain_problems and not bots.problems,
-        "seed": record.seed,
-        "seed_commitment": record.seed_commitment,
-        "commitment_ok": report.commitment_ok,
-        "chain_ok": not chain_problems,
-        "deals_checked": report.deals_checked,
-        "moves_checked": report.moves_checked,
-        "events_checked": len(stored),
-        "problems": chain_problems + report.problems + bots.problems,
-    }
+    found = check_log(stored, record.seed)
+    return report_of(record.id, record.seed, record.seed_commitment, stored, found)
 
 
 def fairness_handler(command: GetFairness, flow: MatchFlow) -> Answer:

@@ -12,16 +12,18 @@
 // with the seats' client seeds); every seat's move legal when made; every consequence the server
 // emits on its own (forced leads, automatic draws and knocks, points during play, hand ends, the
 // next deal, the match end) exactly as the rules give it; every timed-out turn (turn clocks)
-// played as the rules play it, and the seat handed to a bot when it should be; and every computer
-// player's move made again (bots.mjs: the random, greedy, intermediate and expert levels, seeded
-// from the revealed seed as api/bots/audit.py does) and compared with the log. Exit 0 and a JSON
-// summary on stdout, or exit 1 and the first problem on stderr.
+// played as the rules play it, and the seat handed to a bot when it should be. A computer player's
+// move is checked legal like any seat's, but whether it is the one that bot makes is NOT checked
+// here (that takes the bots themselves): the summary counts those moves per level under
+// checks.bot_moves_not_checked, and GET /v1/matches/{id}/fairness or `boneyard verify AUDIT.json`
+// (the Python package, offline) make every bot decision again. Exit 0 and a JSON summary on
+// stdout (and, when bots moved, a line on stderr saying where their choices are checked), or
+// exit 1 and the first problem on stderr.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
 import { END_NAMES, ImpossibleEvent, Match, key, norm, turnUpLeader } from "./rules.mjs";
 import { ALGORITHM, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
-import { DEFAULT_LEVEL, LEVELS, botSeed, botView, chooseAction, redactEvent } from "./bots.mjs";
 
 export class LogError extends Error {
   constructor(seq, message) {
@@ -194,127 +196,28 @@ function checkMove(m, e, seq) {
   return fail(`${e.type} is not a seat's move here`);
 }
 
-/** The first event of a seat's own choice (api/bots/audit.py opens_a_decision): a play (not a
- *  forced lead), a draw, a knock or a muggins call. An `auto` draw or knock is the server's, never
- *  a decision's first event (a bot's draw or knock goes out with auto false), so it opens none. */
-function opensADecision(e) {
-  if (e.type === "tile_played" || e.type === "tile_drawn" || e.type === "knocked") return !e.auto;
-  return e.type === "points_scored" && e.how === "muggins";
-}
+// The level of a bot seat created without one (api/bots DEFAULT_LEVEL).
+const DEFAULT_LEVEL = "greedy";
 
-/** MatchState.next_to_act among the bot seats: one that may call muggins on pending points first
- *  (out of turn, lowest seat), else the seat to move if it is a bot. */
-function nextBotToAct(m, levels) {
-  const pending = m.pendingMuggins;
-  if (pending) {
-    for (const seat of levels.keys()) if (m.sideOf(seat) !== m.sideOf(pending[0])) return seat;
-  }
-  return levels.has(m.turn) ? m.turn : null;
-}
-
-/** An action or a logged move in a few words: "play 6-4 on the left claiming 10", "draw", "knock". */
-function describe(a) {
-  if (a.type === "play" || a.type === "tile_played") {
-    const claim = a.claim === null || a.claim === undefined ? "" : ` claiming ${a.claim}`;
-    return `play ${key(a.tile)} on the ${a.end ?? "left"}${claim}`;
-  }
-  if (a.type === "draw") return a.until ? "draw until a tile fits" : "draw";
-  if (a.type === "tile_drawn") return "draw";
-  if (a.type === "knocked" || a.type === "knock") return "knock";
-  if (a.type === "muggins" || a.type === "points_scored") return "call muggins";
-  return a.type;
-}
-
-/** The events a bot's action opens with in the log: its tile_played (then the points the rules
- *  add, checked as consequences), its draws (one, or until a tile fits: as many as the engine's
- *  draw loop takes), its knock or its muggins call. */
-function ownEvents(m, seat, action) {
-  if (action.type === "play") {
-    return [{ type: "tile_played", seat, tile: norm(action.tile), end: action.end ?? "left", auto: false,
-              claim: action.claim ?? null }];
-  }
-  if (action.type === "knock") return [{ type: "knocked", seat, auto: false }];
-  if (action.type === "muggins") return [{ type: "points_scored", seat, how: "muggins" }];
-  let draws = 1;
-  if (action.until) {  // engine.py _decide_draw: draw again while nothing fits and the boneyard gives
-    const hand = [...m.hands[seat]];
-    hand.push(m.boneyard[0]);
-    while (!hand.some((t) => m.layout.accepts(t)) && m.drawable() - draws > 0) {
-      hand.push(m.boneyard[draws]);
-      draws += 1;
-    }
-  }
-  return Array.from({ length: draws }, () => ({ type: "tile_drawn", seat, auto: false }));
-}
-
-/** Every computer player's decision made again and compared with the log, as api/bots/audit.py
- *  recheck_bot_moves asks them: at each event outside a bot's own block, the bot seat the engine
- *  would ask next; its view and this hand's events redacted for it; bot_seed(seed, seq of the last
- *  event, seat). A block is the decision's own events and the server's consequences after them. */
-class BotRecheck {
-  constructor(serverSeed) {
-    this.serverSeed = serverSeed;
-    this.hand = [];         // the events since the hand began (raw; redacted per seat when asked)
-    this.ownLeft = 0;       // events of the current decision still to come (a draw until a tile fits)
-    this.inBlock = false;   // within a bot decision's block: its consequences are no decision
-    this.checked = Object.fromEntries(LEVELS.map((level) => [level, 0]));
-    this.notChecked = Object.fromEntries(LEVELS.map((level) => [level, 0]));
+/** The bot moves of a log, per level: each is checked legal here like any seat's move, but the
+ *  bot's choice is not made again (that takes the bots themselves: GET /v1/matches/{id}/fairness
+ *  and `boneyard verify`, api/bots/audit.py). Every level seated starts at 0, a replaced seat's too. */
+class BotMoves {
+  constructor(m) {
+    this.notChecked = {};
+    m.seats.forEach((s) => { if (s.type === "bot") this.notChecked[s.level || DEFAULT_LEVEL] = 0; });
   }
 
-  static levels(m) {
-    const levels = new Map();
-    m.seats.forEach((s, seat) => { if (s.type === "bot") levels.set(seat, s.level || DEFAULT_LEVEL); });
-    return levels;
+  /** After a seat's own move by `seat` is found legal (and before it is folded). */
+  count(m, seat) {
+    if (!m.isBot(seat)) return;
+    const level = m.seats[seat].level || DEFAULT_LEVEL;
+    this.notChecked[level] = (this.notChecked[level] ?? 0) + 1;
   }
 
-  /** Before event `i` (0-based; seq i + 1) is folded (and once the rules found it sound). `due`: the
-   *  event is one the server emits on its own; `ownMove`: it is a seat's own move. Throws a LogError
-   *  on a move that is not the bot's. */
-  before(m, events, i, due, ownMove) {
-    const e = events[i];
-    if (this.ownLeft > 0) {
-      this.ownLeft -= 1;
-      return;
-    }
-    if (this.inBlock && due) return;
-    this.inBlock = false;
-    const levels = BotRecheck.levels(m);
-    const seat = m.status === "playing" ? nextBotToAct(m, levels) : null;
-    if (seat === null || e.seat !== seat || !opensADecision(e)) {
-      if (ownMove && levels.has(e.seat)) this.count(this.notChecked, levels.get(e.seat)); // a bot seat's move no bot was asked for
-      return;
-    }
-    const level = levels.get(seat);
-    if (!LEVELS.includes(level)) {
-      this.count(this.notChecked, level);  // a level this replayer does not know: said so, not passed off as checked
-      return;
-    }
-    const shown = this.hand.map((event) => redactEvent(event, seat));
-    const action = chooseAction(level, botView(m, seat), shown, botSeed(this.serverSeed, i, seat));
-    const own = ownEvents(m, seat, action);
-    for (let k = 0; k < own.length; k++) {
-      const logged = events[i + k];
-      const same = logged !== undefined && Object.entries(own[k]).every(([f, v]) => JSON.stringify(logged[f]) === JSON.stringify(v));
-      if (!same) {
-        const played = logged === undefined ? "nothing more" : describe(logged);
-        const bot = k === 0 ? `its bot plays ${describe(action)}`
-          : `its bot draws again (draw ${k + 1} of the ${own.length} its draw until a tile fits takes)`;
-        throw new LogError(i + k + 1, `seat ${seat} (${level}) played ${played}, ${bot}`);
-      }
-    }
-    this.count(this.checked, level);
-    this.ownLeft = own.length - 1;
-    this.inBlock = true;
-  }
-
-  count(counts, level) {
-    counts[level] = (counts[level] ?? 0) + 1;
-  }
-
-  /** After event `e` is folded: keep this hand's events. */
-  after(e) {
-    if (e.type === "hand_started") this.hand = [];
-    this.hand.push(e);
+  /** A seat handed to a bot (turn clocks): its level is seated from now on. */
+  seated(level) {
+    this.notChecked[level] ??= 0;
   }
 }
 
@@ -368,7 +271,7 @@ export function replayAudit(audit, { pins = [] } = {}) {
   const hands = [];
   const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,
                    timeouts_checked: 0, pins_checked: pins.length };
-  const bots = new BotRecheck(serverSeed);
+  const bots = new BotMoves(m);
   let expected = [];          // events the server must emit next, on its own
   let forced = null;          // a timed-out turn the server is playing: {seat, consecutive, phase}
   for (let i = 1; i < events.length; i++) {
@@ -380,8 +283,6 @@ export function replayAudit(audit, { pins = [] } = {}) {
       if (forced.phase === "done") forced = null;
     }
     if (expected.length === 0) expected = consequences(m, serverSeed, null);
-    const due = expected.length > 0;  // the event must be one the server emits on its own
-    const ownMove = !due && !["seat_claimed", "turn_timed_out", "seat_replaced"].includes(e.type);
     let follow = null;
     if (expected.length) {
       let want = expected.shift();
@@ -406,15 +307,15 @@ export function replayAudit(audit, { pins = [] } = {}) {
     } else {
       follow = checkMove(m, e, seq);
       checks.moves_checked += 1;
+      bots.count(m, e.seat);  // legal; whether it is the bot's own choice is not asked here
     }
-    bots.before(m, events, i, due, ownMove);  // legal, so now: the bot's own choice?
+    if (e.type === "seat_replaced") bots.seated(e.level);
     try {
       m.apply(e);  // checked above, so only a check this replayer lacks lets an impossible event through
     } catch (err) {
       if (err instanceof ImpossibleEvent) throw new LogError(seq, `impossible event: ${err.message}`);
       throw err;
     }
-    bots.after(e);
     if (follow) expected.unshift(follow);
     if (e.type === "hand_started") {
       hands.push({ hand_number: e.hand_number, leader: e.leader, reason: null, winner: null, side: null, points: 0,
@@ -432,7 +333,6 @@ export function replayAudit(audit, { pins = [] } = {}) {
     }
   }
   if (m.status !== "ended") throw new LogError(events.length, "the log ends before match_ended");
-  checks.bot_moves_checked = bots.checked;
   checks.bot_moves_not_checked = bots.notChecked;
   return {
     match_id: audit.match_id, preset: m.rules.preset, players: m.players, partners: m.rules.partners,
@@ -470,6 +370,9 @@ export async function fetchAudit(url, { fetchImpl = globalThis.fetch, retries = 
   delete audit.next_after;
   return audit;
 }
+
+const BOT_MOVES_NOTE = (n) => `${n} bot moves checked legal but not re-made here: ` +
+  "GET /v1/matches/{id}/fairness and `boneyard verify AUDIT.json` ask every bot again";
 
 const USAGE = "usage: node replay.mjs [--pin SEQ:HASH]... [--pins PINS.json] AUDIT.json | AUDIT-URL   (\"-\" reads standard input)\n";
 
@@ -522,7 +425,10 @@ async function main(argv) {
     return 2;
   }
   try {
-    process.stdout.write(`${JSON.stringify(replayAudit(audit, { pins }), null, 1)}\n`);
+    const summary = replayAudit(audit, { pins });
+    process.stdout.write(`${JSON.stringify(summary, null, 1)}\n`);
+    const botMoves = Object.values(summary.checks.bot_moves_not_checked).reduce((a, b) => a + b, 0);
+    if (botMoves > 0) process.stderr.write(`replay.mjs: ${source}: ${BOT_MOVES_NOTE(botMoves)}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof LogError)) throw err;

@@ -101,9 +101,8 @@ export class Layout {
 /** api/rules/scoring.py hand_award: which side a finished hand pays, and how much. `sidePips` are
  *  the pips left in each side's hands; `outSide` the side of the seat that went out (null: the hand
  *  blocked). Going out scores every other side's pips; blocked, the lightest side scores the others'
- *  (less its own when `minusOwn`); a tie for lightest pays nobody: [null, 0]. The bots' exact
- *  search (bots.mjs) asks here too. */
-export function handAward(sidePips, outSide, minusOwn, rounded) {
+ *  (less its own when `minusOwn`); a tie for lightest pays nobody: [null, 0]. */
+function handAward(sidePips, outSide, minusOwn, rounded) {
   const total = sidePips.reduce((a, b) => a + b, 0);
   let side, points;
   if (outSide !== null) {
@@ -281,13 +280,13 @@ export class Match {
   }
 }
 
-/** Highest double sets; with no double dealt, the heaviest tile (higher end on ties). */
 /** state.py lead_is_forced: whether hand `handNumber` (from 1) opens with the forced lead. */
-export function leadIsForced(rules, handNumber) {
+function leadIsForced(rules, handNumber) {
   return rules.lead === "highest_double" || (rules.lead === "winner_any" && handNumber === 1);
 }
 
-export function forcedLead(hands) {
+/** Highest double sets; with no double dealt, the heaviest tile (higher end on ties). */
+function forcedLead(hands) {
   for (let n = 6; n >= 0; n--) {
     for (let seat = 0; seat < hands.length; seat++) {
       if (hands[seat].some((t) => t[0] === n && t[1] === n)) return [seat, [n, n]];
@@ -304,4 +303,3 @@ export function turnUpLeader(tiles) {
   return best;
 }
 
-export { pipCount, isDouble, has };

@@ -6,10 +6,14 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from api.tools.golden import EXAMPLES, VECTORS
+from api.store.memory import MemoryStore
+from api.tools.golden import EXAMPLES, VECTORS, audit_document
+from tests.services.conftest import Clock
+from tests.services.test_bot_moves_audited import ended_match
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLAYER = ROOT / "clients" / "js" / "replay.mjs"
@@ -49,3 +53,11 @@ def create(client, seats, preset, rules=None, seed=None) -> dict:
 
 def bots(*levels: str) -> list[dict]:
     return [{"name": f"Bot {i}", "type": "bot", "level": level} for i, level in enumerate(levels)]
+
+
+def served(rules: dict, seats: tuple, offload: Any = None) -> tuple[Any, str, dict, list[dict]]:
+    """An All Fives match played to its end through the use cases (memory store, fake clock): the
+    bus, its id, its whole audit document and its bare log. ``offload``: e.g. a ``SwapOnce``."""
+    clock = Clock()
+    bus, match_id, seed, log = ended_match(MemoryStore(now=clock), clock, "all-fives", rules, seats, offload=offload)
+    return bus, match_id, audit_document(match_id, seed, log), log
