@@ -80,14 +80,13 @@ UNGROUPED_SHARED_FIXTURES = frozenset(
     }
 )
 # Tests that run real processes (gunicorn, Chromium, npm and tsc, Node with the JavaScript
-# replayer and bots, the generated Python client, the contract script): marked `processes`, which
+# replayer, the generated Python client, the contract script): marked `processes`, which
 # `scripts/test --quick` leaves out to stay an in-process loop. Node IDs or their prefixes.
 PROCESS_TESTS = (
     "tests/e2e/",
     "tests/clients/test_contract_script.py",
     "tests/clients/test_generated_sdk.py",
     "tests/clients/test_typescript_client.py",
-    "tests/clients/test_js_bots.py",
     "tests/clients/test_js_replayer.py",
 )
 # Tests that reach the database but check serving, which is the same on every database (the
