@@ -138,10 +138,10 @@ CONFIG = schemathesis.Config.from_dict(
 )
 
 # Random cases per operation and mode. The short run is on every database and in the quick
-# loop: enough to reach each operation's refusals and its 2xx (the boundaries have their own
-# test, below). The long run (SQLite, `slow`) adds cases the short one does not draw (hypothesis'
-# draws depend on the run's size), and grows with BONEYARD_LONG_RUNS.
-DEFAULT_EXAMPLES = 10
+# loop: a few of each, since drawing a case from the document costs more than sending it (every
+# boundary of every operation has its own test, below, and the aimed cases theirs). The long run
+# (SQLite, `slow`) draws eight times as many, and grows with BONEYARD_LONG_RUNS.
+DEFAULT_EXAMPLES = 5
 SLOW_EXAMPLES = long_run(40)
 
 
@@ -220,15 +220,26 @@ def case_strategy(operation, mode: GenerationMode, seeded: dict):
     generated = operation.as_strategy(mode)
     if "{match_id}" not in operation.path:
         return generated
-    aimed = []
-    for match_id in seeded["match_ids"]:
-        params = {"match_id": match_id}
-        if "{seat}" in operation.path:
-            aimed += [operation.as_strategy(mode, path_parameters={**params, "seat": seat}) for seat in (0, 1, 2, 7)]
-        else:
-            aimed.append(operation.as_strategy(mode, path_parameters=params))
-    with_token = st.tuples(st.one_of(aimed), st.sampled_from(seeded["tokens"])).map(_with_token)
-    return st.one_of(generated, *aimed, with_token)
+    targets = [
+        {"match_id": match_id, **({"seat": seat} if "{seat}" in operation.path else {})}
+        for match_id in seeded["match_ids"]
+        for seat in ((0, 1, 2, 7) if "{seat}" in operation.path else (None,))
+    ]
+    if mode is GenerationMode.POSITIVE:
+        # Valid path parameters put in a valid case keep it valid: one strategy, aimed after
+        # drawing (making a strategy for each target took longer than sending its cases).
+        aimed = st.tuples(generated, st.sampled_from(targets)).map(_aimed_at)
+    else:
+        # A negative case may be negative in its path: schemathesis must know the fixed ones.
+        aimed = st.one_of([operation.as_strategy(mode, path_parameters=target) for target in targets])
+    with_token = st.tuples(aimed, st.sampled_from(seeded["tokens"])).map(_with_token)
+    return st.one_of(generated, aimed, with_token)
+
+
+def _aimed_at(pair):
+    case, target = pair
+    case.path_parameters = {**(case.path_parameters or {}), **target}
+    return case
 
 
 def _with_token(pair):
