@@ -38,6 +38,10 @@ from tests.long_runs import long_run
 from .fake_clock import FakeClock, use_clock
 from .helpers import PROBLEM, auth, create, create_played, tokens_of
 
+# The schema fuzz is for the whole suite (on both databases), not for the quick loop: drawing
+# cases from the document is a fifth of what --quick would take.
+pytestmark = pytest.mark.fuzz
+
 SPEC = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())
 OPERATIONS = [
     f"{method.upper()} {path}" for path, item in SPEC["paths"].items() for method in item if method != "parameters"
