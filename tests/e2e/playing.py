@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -197,40 +197,43 @@ def resize(page: Page, size: Size) -> None:
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Screens:
-    """One page checked at one or more window sizes of one kind of device: it is played at the
-    first, and each check resizes it to every other size and back, as turning a phone does.
-    The table lays itself out from the window alone (the stylesheet's width and height queries,
-    the line's ResizeObserver), save the log panel, folded at start in a window under 900 px
-    wide: the sizes of one Screens are all under 900 px, or all not."""
+    """One page checked at one or more window sizes of one kind of device, as turning a phone
+    does: each check starts at the size the page has and resizes it to each other size in turn,
+    leaving it at the last, so a match is played at each size in turn. The table lays itself
+    out from the window alone (the stylesheet's width and height queries, the line's
+    ResizeObserver), save the log panel, folded at start in a window under 900 px wide: the
+    sizes of one Screens are all under 900 px, or all not. The page starts at the first size."""
 
     page: Page
     sizes: tuple[tuple[str, Size], ...] = ()
     shots: Path | None = None  # where screenshots go, named layout-<size>-<moment>.png
+    at: int = field(default=0, init=False)  # the index of the size the page has now
 
     def __post_init__(self) -> None:
         if not self.sizes:  # the page's own size, however it was opened
             size = self.page.viewport_size
             assert size is not None
-            object.__setattr__(self, "sizes", ((f"{size['width']}x{size['height']}", dict(size)),))
+            self.sizes = ((f"{size['width']}x{size['height']}", dict(size)),)
         assert len({size["width"] < LOG_FOLDS_BELOW for _, size in self.sizes}) == 1, self.sizes
+        assert self.page.viewport_size == self.sizes[0][1], (self.page.viewport_size, self.sizes[0])
 
     def check(
         self, selector: str, where: str, skip_undrawn: bool = False, opponents: bool = False, shot: str | None = None
     ) -> None:
         """``assert_fits`` (and ``assert_opponents_fit`` with ``opponents``) at every size, and a
-        screenshot named ``shot`` at each; the page is left at the first size."""
-        for index, (label, size) in enumerate(self.sizes):
-            if index:
-                resize(self.page, size)
+        screenshot named ``shot`` at each (at CSS pixels, which is what the layout is made of)."""
+        for step in range(len(self.sizes)):
+            if step:
+                self.at = (self.at + 1) % len(self.sizes)
+                resize(self.page, self.sizes[self.at][1])
+            label = self.sizes[self.at][0]
             assert_fits(self.page, selector, f"{label}, {where}", skip_undrawn)
             if opponents:
                 assert_opponents_fit(self.page, f"{label}, {where}")
             if shot and self.shots:
-                self.page.screenshot(path=self.shots / f"layout-{label}-{shot}.png")
-        if len(self.sizes) > 1:
-            resize(self.page, self.sizes[0][1])
+                self.page.screenshot(path=self.shots / f"layout-{label}-{shot}.png", scale="css")
 
 
 def wait_for_my_turn_or_dialog(page: Page) -> None:
@@ -312,9 +315,9 @@ def play_turn_by_keyboard(page: Page, where: str, screens: Screens | None = None
 
 def play_match(screens: Screens, how: How) -> dict[str, int]:
     """Play the match to its end with one kind of input, checking the layout on every turn and
-    every dialog at each of ``screens``' sizes; screenshots of the first turn, the first hand's
-    result and the end at each size. Answers how many turns and hands were played, and how many
-    turns were each kind of Move."""
+    every dialog at each of ``screens``' sizes (and playing at each in turn); screenshots of the
+    first turn, the first hand's result and the end at each size. Answers how many turns and
+    hands were played, and how many turns were each kind of Move."""
     page = screens.page
     counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0}
     for _ in range(MAX_STEPS):

@@ -5,11 +5,12 @@ At 320×568 and 390×844 (phones), 844×390 (a phone held sideways), 1280×800 (
 and every dialog of a match against the random computer: the page is exactly one window (no
 horizontal overflow, no page scroll), and each control the turn needs, and what the player must
 see, is inside the window with nothing over it (tests/e2e/playing.py says how that is checked).
-Three matches are played to their end, one by each kind of input: by touch on a phone (checked
-at 320×568 and, turned sideways, at 844×390), by keyboard alone at 200% zoom (also checked at
-390×844, the other two-device-pixel window) and by mouse on the desktop. Their deal is seeded so
-that each reaches every kind of turn (a tile that fits one way, an end to choose, a draw, a
-knock), a hand's result and the match's end, in few turns. Screenshots of each size go to the
+Three matches are played to their end, one by each kind of input, each on one page resized
+between its sizes at every turn and dialog (checked at each, played at each in turn): by touch
+on a phone held upright at 320×568 and sideways at 844×390, by keyboard alone at 200% zoom and
+at 390×844 (the other window of two device pixels per CSS pixel), and by mouse on the desktop.
+Their deal is seeded so that each reaches every kind of turn (a tile that fits one way, an end
+to choose, a draw, a knock), a hand's result and the match's end, in few turns. Screenshots of each size go to the
 artifacts folder (tests/e2e/artifacts/), named layout-<size>-<moment>.png.
 """
 
@@ -151,6 +152,7 @@ def test_four_players_fit_the_smallest_phones_with_the_log_open_and_sideways(pag
         TABLE_CONTROLS, "four players", opponents=True, shot="widest-opponents"
     )
 
+    resize(page, PHONE_320[1])
     page.locator("#log-panel summary").tap()
     assert page.evaluate("document.querySelector('#log-panel').open")
     assert_fits(page, "#log-panel summary", "320x568, log open")
