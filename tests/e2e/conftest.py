@@ -2,8 +2,9 @@
 
 * ``live_server``: the Flask app served by werkzeug in a thread on a free 127.0.0.1 port,
   with its own SQLite file (once per session: the browser tests share one server, and each
-  test starts its own match). These tests need no PostgreSQL, so the PostgreSQL pass of
-  ``scripts/test`` skips them rather than run the same browser twice.
+  test starts its own match); it lets a match's creator choose the seed. These tests need
+  no PostgreSQL, so the PostgreSQL pass of ``scripts/test`` skips them rather than run the
+  same browser twice.
 * ``browser``: Debian's ``/usr/bin/chromium`` (``scripts/ensure-chromium`` installs it;
   Playwright's own browser downloads are not available here). Missing browser or
   ``playwright`` package: skipped locally, a failure under CI (``CI=true``), so a broken
@@ -56,7 +57,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from api import create_app
 
     path = tmp_path_factory.mktemp("e2e") / "boneyard.db"
-    app = create_app({"DATABASE_URL": f"sqlite:///{path}", "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"})
+    # ALLOW_CLIENT_SEED: a test may choose its deal (playing.start_short_match's seed)
+    config = {"DATABASE_URL": f"sqlite:///{path}", "RATELIMIT_ENABLED": False, "LOG_LEVEL": "WARNING"}
+    app = create_app({**config, "ALLOW_CLIENT_SEED": True})
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="e2e-server", daemon=True)
     thread.start()

@@ -11,16 +11,25 @@ drawn over it, nothing clipped by a scrolling box, no page scroll needed.
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 
 from tests.npm_packages import npm_ci
 
 AXE_FOLDER = Path(__file__).resolve().parent / "axe"
 MAX_STEPS = 400
 How = Literal["mouse", "touch", "keyboard"]
+Size = dict[str, int]  # a window's {"width": ..., "height": ...} in CSS pixels
+# api/web/static/app.js folds the log panel at start in a narrower window (a column of its own from there)
+LOG_FOLDS_BELOW = 900
+# what a turn of the person on screen was: a tile that fitted one way, a tile for which an end
+# had to be chosen, a draw, a knock
+Move = Literal["play", "end", "draw", "knock"]
 
 # what must be visible and unobstructed on every turn of the person holding the device
 TABLE_CONTROLS = ", ".join(
@@ -110,9 +119,20 @@ OPPONENT_SPILLS_JS = """() => {
 }"""
 
 
-def start_short_match(page: Page, seats: list[tuple[str, str]], preset: str | None = None) -> None:
+def start_short_match(
+    page: Page,
+    seats: list[tuple[str, str]],
+    preset: str | None = None,
+    seed: str | None = None,
+    target: int | None = None,
+) -> None:
     """Fill the form without pointer or keys (the test's own input starts at the table):
-    ``seats`` as (name, kind) with kind you|friend|<bot level>; the lowest target offered."""
+    ``seats`` as (name, kind) with kind you|friend|<bot level>; the lowest target offered.
+    ``seed``: the server seed the match is created with, for a deal and computer moves known in
+    advance; ``target``: a length shorter than the form offers. The form has neither, so they
+    are added to its request on the way to the server."""
+    if seed is not None or target is not None:
+        page.route(re.compile(r".*/v1/matches$"), lambda route: creating_with(route, seed, target))
     page.goto("/play")
     page.wait_for_selector("#setup:not([hidden])")
     if len(seats) != 2:
@@ -132,6 +152,19 @@ def start_short_match(page: Page, seats: list[tuple[str, str]], preset: str | No
         "document.body.dataset.seq !== undefined && (document.body.hasAttribute('data-settled')"
         " || !document.querySelector('#overlay').hidden)"
     )
+
+
+def creating_with(route: Route, seed: str | None, target: int | None) -> None:
+    """The page's request to create a match, sent on with the server seed and target given."""
+    if route.request.method != "POST":
+        route.continue_()
+        return
+    body = json.loads(route.request.post_data or "{}")
+    if seed is not None:
+        body["seed"] = seed
+    if target is not None:
+        body["rules"] = {**body.get("rules", {}), "target": target}
+    route.continue_(post_data=json.dumps(body))
 
 
 def overlay_open(page: Page) -> bool:
@@ -157,6 +190,52 @@ def assert_opponents_fit(page: Page, where: str) -> None:
     assert found == [], f"{where}: {found}"
 
 
+def resize(page: Page, size: Size) -> None:
+    """The window made ``size``, and the table laid out for it (the line is laid out again by a
+    ResizeObserver, whose callbacks run before the next frame is drawn)."""
+    page.set_viewport_size({"width": size["width"], "height": size["height"]})
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+@dataclass
+class Screens:
+    """One page checked at one or more window sizes of one kind of device, as turning a phone
+    does: each check starts at the size the page has and resizes it to each other size in turn,
+    leaving it at the last, so a match is played at each size in turn. The table lays itself
+    out from the window alone (the stylesheet's width and height queries, the line's
+    ResizeObserver), save the log panel, folded at start in a window under 900 px wide: the
+    sizes of one Screens are all under 900 px, or all not. The page starts at the first size."""
+
+    page: Page
+    sizes: tuple[tuple[str, Size], ...] = ()
+    shots: Path | None = None  # where screenshots go, named layout-<size>-<moment>.png
+    at: int = field(default=0, init=False)  # the index of the size the page has now
+
+    def __post_init__(self) -> None:
+        if not self.sizes:  # the page's own size, however it was opened
+            size = self.page.viewport_size
+            assert size is not None
+            self.sizes = ((f"{size['width']}x{size['height']}", dict(size)),)
+        assert len({size["width"] < LOG_FOLDS_BELOW for _, size in self.sizes}) == 1, self.sizes
+        assert self.page.viewport_size == self.sizes[0][1], (self.page.viewport_size, self.sizes[0])
+
+    def check(
+        self, selector: str, where: str, skip_undrawn: bool = False, opponents: bool = False, shot: str | None = None
+    ) -> None:
+        """``assert_fits`` (and ``assert_opponents_fit`` with ``opponents``) at every size, and a
+        screenshot named ``shot`` at each (at CSS pixels, which is what the layout is made of)."""
+        for step in range(len(self.sizes)):
+            if step:
+                self.at = (self.at + 1) % len(self.sizes)
+                resize(self.page, self.sizes[self.at][1])
+            label = self.sizes[self.at][0]
+            assert_fits(self.page, selector, f"{label}, {where}", skip_undrawn)
+            if opponents:
+                assert_opponents_fit(self.page, f"{label}, {where}")
+            if shot and self.shots:
+                self.page.screenshot(path=self.shots / f"layout-{label}-{shot}.png", scale="css")
+
+
 def wait_for_my_turn_or_dialog(page: Page) -> None:
     page.wait_for_function("document.body.classList.contains('my-turn') || !document.querySelector('#overlay').hidden")
 
@@ -170,15 +249,20 @@ def wait_for_move(page: Page, seq: str) -> None:
 
 
 def press_control(page: Page, selector: str, how: How) -> None:
+    """A tap or a click at the centre of ``selector``'s first element as drawn now, without
+    Playwright's wait for it to hold still over two frames and its own hit test (``force``):
+    the layout checks test what is at that point (``assert_fits``), and a press that lands on
+    something else makes no move, so the test fails waiting for one."""
     locator = page.locator(selector).first
     if how == "touch":
-        locator.tap()
+        locator.tap(force=True)
     else:
-        locator.click()
+        locator.click(force=True)
 
 
-def play_turn_by_pointer(page: Page, how: How, where: str) -> None:
-    """One move by mouse or touch: a lifted tile (and an end when it fits two), else Draw, else Knock."""
+def play_turn_by_pointer(page: Page, how: How, where: str, screens: Screens | None = None) -> Move:
+    """One move by mouse or touch: a lifted tile (and an end when it fits two), else Draw, else Knock;
+    an end to choose is checked at each of ``screens``' sizes (by default the page's own)."""
     playable = page.locator("#hand .hand-tile.playable")
     if playable.count():
         seq = page.evaluate("document.body.dataset.seq")
@@ -191,17 +275,21 @@ def play_turn_by_pointer(page: Page, how: How, where: str) -> None:
             arg=seq,
         )
         if page.evaluate("document.body.dataset.seq") == seq and page.locator(".end-target.fits").count():
-            assert_fits(page, TABLE_CONTROLS, f"{where}, choosing an end")
+            (screens or Screens(page)).check(TABLE_CONTROLS, f"{where}, choosing an end")
             press_control(page, ".end-target.fits >> nth=-1", how)
-    elif page.is_enabled("#draw"):
+            return "end"
+        return "play"
+    if page.is_enabled("#draw"):
         press_control(page, "#draw", how)
-    else:
-        assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
-        press_control(page, "#knock", how)
+        return "draw"
+    assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
+    press_control(page, "#knock", how)
+    return "knock"
 
 
-def play_turn_by_keyboard(page: Page, where: str) -> None:
-    """One move by keys: ←/→ to a lifted tile, `.` when it fits two ends, Enter; D draws, K knocks."""
+def play_turn_by_keyboard(page: Page, where: str, screens: Screens | None = None) -> Move:
+    """One move by keys: ←/→ to a lifted tile, `.` when it fits two ends, Enter; D draws, K knocks;
+    an end to choose is checked at each of ``screens``' sizes (by default the page's own)."""
     tiles = page.locator("#hand .hand-tile")
     classes = [tiles.nth(i).get_attribute("class") or "" for i in range(tiles.count())]
     playable = [i for i, c in enumerate(classes) if "playable" in c]
@@ -212,38 +300,42 @@ def play_turn_by_keyboard(page: Page, where: str) -> None:
         chosen = page.locator("#hand .hand-tile.selected")
         assert "playable" in (chosen.get_attribute("class") or ""), where
         page.keyboard.press(".")  # picks an end when the tile fits ends needing different numbers
-        if page.locator(".end-target.chosen").count():
-            assert_fits(page, TABLE_CONTROLS, f"{where}, choosing an end")
+        choosing = page.locator(".end-target.chosen").count() > 0
+        if choosing:
+            (screens or Screens(page)).check(TABLE_CONTROLS, f"{where}, choosing an end")
         page.keyboard.press("Enter")
-    elif page.is_enabled("#draw"):
+        return "end" if choosing else "play"
+    if page.is_enabled("#draw"):
         page.keyboard.press("d")
-    else:
-        assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
-        page.keyboard.press("k")
+        return "draw"
+    assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
+    page.keyboard.press("k")
+    return "knock"
 
 
-def play_match(page: Page, how: How, shots: Path, label: str) -> dict[str, int]:
+def play_match(screens: Screens, how: How) -> dict[str, int]:
     """Play the match to its end with one kind of input, checking the layout on every turn and
-    every dialog; screenshots of the first turn, a hand's result and the end to ``shots``."""
-    counts = {"turns": 0, "hands": 0}
+    every dialog at each of ``screens``' sizes (and playing at each in turn); screenshots of the
+    first turn, the first hand's result and the end at each size. Answers how many turns and
+    hands were played, and how many turns were each kind of Move."""
+    page = screens.page
+    counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0}
     for _ in range(MAX_STEPS):
         wait_for_my_turn_or_dialog(page)
-        where = f"{label}, turn {counts['turns']}"
+        where = f"turn {counts['turns']}"
         if overlay_open(page):
             title = page.inner_text("#overlay-title")
-            assert_fits(page, DIALOG_CONTROLS, f"{where}, dialog {title!r}", skip_undrawn=True)
-            if page.is_visible("#rematch"):  # the match is over
-                page.screenshot(path=shots / f"{label}-match-end.png")
+            over = page.is_visible("#rematch")
+            shot = "match-end" if over else "hand-result" if counts["hands"] == 0 else None
+            screens.check(DIALOG_CONTROLS, f"{where}, dialog {title!r}", skip_undrawn=True, shot=shot)
+            if over:
                 if how == "keyboard":
                     page.keyboard.press("Escape")  # "Look at the table"
                 else:
                     press_control(page, "#overlay-card .overlay-actions button.ghost", how)
                 page.wait_for_function("document.querySelector('#overlay').hidden")
-                assert_fits(page, "#board, #opponents [data-score], #me-score", f"{label}, the ended table")
-                page.screenshot(path=shots / f"{label}-ended.png")
+                screens.check("#board, #opponents [data-score], #me-score", "the ended table", shot="ended")
                 return counts
-            if counts["hands"] == 0:
-                page.screenshot(path=shots / f"{label}-hand-result.png")
             counts["hands"] += 1
             if how == "keyboard":
                 page.keyboard.press("Escape")  # the same as "Next hand"
@@ -251,18 +343,16 @@ def play_match(page: Page, how: How, shots: Path, label: str) -> dict[str, int]:
                 press_control(page, "#continue", how)
             page.wait_for_function("document.querySelector('#overlay').hidden || !!document.querySelector('#rematch')")
             continue
-        assert_fits(page, TABLE_CONTROLS, where)
-        assert_opponents_fit(page, where)
-        if counts["turns"] == 0:
-            page.screenshot(path=shots / f"{label}-table.png")
+        screens.check(TABLE_CONTROLS, where, opponents=True, shot="table" if counts["turns"] == 0 else None)
         seq = page.evaluate("document.body.dataset.seq")
         if how == "keyboard":
-            play_turn_by_keyboard(page, where)
+            move = play_turn_by_keyboard(page, where, screens)
         else:
-            play_turn_by_pointer(page, how, where)
+            move = play_turn_by_pointer(page, how, where, screens)
+        counts[move] += 1
         counts["turns"] += 1
         wait_for_move(page, seq)
-    raise AssertionError(f"{label}: the match did not end in {MAX_STEPS} steps")
+    raise AssertionError(f"{screens.sizes[0][0]}: the match did not end in {MAX_STEPS} steps")
 
 
 # --- axe-core ------------------------------------------------------------------------------------

@@ -100,6 +100,8 @@ def test_a_move_in_flight_is_shown_pending_and_a_second_tap_sends_nothing(page_a
 
 def test_with_the_server_down_a_banner_retries_and_the_table_resumes_by_itself(page_at, live_server, artifacts):
     page = page_at(DESKTOP)
+    # the page's clock is the test's to move on: the retries come after 1 s, then 2 s, at once
+    page.clock.install()
     state = start_match(page, [("Ada", "you"), ("Greedy", "greedy")])
     failed = []
 
@@ -122,11 +124,13 @@ def test_with_the_server_down_a_banner_retries_and_the_table_resumes_by_itself(p
     assert not page.is_visible("#toast") or "Failed to fetch" not in page.inner_text("#toast")
     # it tries again by itself: another request fails while the banner stays
     tries = len(failed)
+    page.clock.fast_forward(1000)
     until(page, lambda: len(failed) > tries)
     assert page.is_visible("#offline")
     page.screenshot(path=artifacts / "desktop-offline-banner.png")
 
     page.unroute("**/v1/**")
+    page.clock.fast_forward(2000)  # the next try, the wait doubled
     page.wait_for_selector("#offline", state="hidden")
     # the move was never sent; the table is the server's again and takes the next move
     view = api_view(live_server, state["id"], state["local"]["0"])
