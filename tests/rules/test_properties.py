@@ -309,7 +309,7 @@ class Game:
         assert snapshot(state) == before
 
     def push_fast(self, seat, action):
-        fast, dealer = self.fast, SeedDealer(self.seed)
+        fast, dealer = self.fast, SeedDealer(self.seed, self.state.rules.set)
         kind = action["type"]
         if kind == "play":
             push(fast, (PLAY, Tile.from_json(action["tile"]), END_INDEX[action["end"]]), dealer, seat)

@@ -54,7 +54,7 @@ CASES = [(p, n) for p, (_, sizes, _) in EXPECTED.items() for n in sizes]
 def test_the_preset_table_is_exactly_the_rule_books():
     assert set(PRESETS) == set(EXPECTED)
     assert DEFAULT_PRESET == "standard-draw"
-    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit"}
+    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit", "set"}
 
 
 @pytest.mark.parametrize("preset,players", CASES)
