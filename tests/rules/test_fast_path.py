@@ -25,6 +25,8 @@ CASES = [(p, n, {}) for p, spec in PRESETS.items() for n in spec.players] + [
     ("standard-draw", 3, {"draw_at_will": True, "boneyard_reserve": 2}),
     ("all-fives", 4, {"partners": True, "muggins_calls": True}),
     ("standard-draw", 2, {"auto_draw": True, "auto_knock": True}),
+    ("standard-block", 4, {"set": "double-9", "partners": True, "hand_size": 10}),
+    ("standard-draw", 2, {"set": "double-12", "hand_size": 15}),
 ]
 IDS = [f"{p}-{n}-{'-'.join(sorted(o)) or 'plain'}" for p, n, o in CASES]
 
