@@ -27,8 +27,9 @@ import functools
 import random
 from collections.abc import Callable
 
+from api.rules.ruleset import DEFAULT_SET
 from api.rules.scoring import hand_award
-from api.rules.tiles import DOUBLE_SIX, Tile, TileSet
+from api.rules.tiles import Tile, TileSet
 
 _HALF = 14  # pips of a mask, looked up in runs of 14 tiles (a 2**14 table each)
 
@@ -98,7 +99,7 @@ def _run_pips(pips: tuple[int, ...]) -> tuple[int, ...]:
 
 
 # The double-six set's, by their old names (the default set; tests and bench read them).
-_SIX = SetBits.of(DOUBLE_SIX)
+_SIX = SetBits.of(TileSet.DOUBLE_6)
 BY_WEIGHT: tuple[Tile, ...] = _SIX.by_weight
 BIT: dict[Tile, int] = _SIX.bit
 SHOWS: tuple[int, ...] = _SIX.shows
@@ -117,7 +118,8 @@ class ExactLine:
     ``target`` the match target and ``bonus`` what reaching it is worth beyond its points;
     ``minus_own``/``rounded`` the blocked-scoring and rounding options. ``limit`` bounds
     the positions one ``solve`` may visit (``SearchTooBig`` beyond): the work is counted,
-    never timed, so an answer depends only on the inputs.
+    never timed, so an answer depends only on the inputs. Hands are masks of ``bits``, the
+    ``tile_set``'s (``SetBits.of``).
     """
 
     def __init__(
@@ -130,7 +132,7 @@ class ExactLine:
         minus_own: bool,
         rounded: bool,
         limit: int,
-        tile_set: TileSet = DOUBLE_SIX,
+        tile_set: TileSet = DEFAULT_SET,  # the rule set's ``set``
     ) -> None:
         self.bits = bits = SetBits.of(tile_set)
         self.pips_of = bits.pips_of

@@ -46,8 +46,8 @@ _DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
 
 # Every tile's plays on the open ends of one ``Layout.ends_key``, by tile index (the tiles of
 # every set: a row serves whichever set's hands ask it): (PLAY, tile, end) in end order, ()
-# when it fits none. A row is built the first time its
-# key is met, so listing the plays costs one lookup per tile in hand and builds no tuple.
+# when it fits none. A row is built the first time its key is met, so listing the plays
+# costs one lookup per tile in hand and builds no tuple.
 # Rows share their move tuples (``_PLAYS_OF``), so even all ~2,450 keys a double-six game can
 # reach would take a few MB. Rows never change once built; racing builders agree.
 _PLAY_ROWS: list[tuple[tuple[Move, ...], ...] | None] = [None] * (EMPTY_KEY + 1)

@@ -182,11 +182,10 @@ class TileSet(StrEnum):
         return tile
 
 
-DOUBLE_SIX = TileSet.DOUBLE_6
 # The double-six set's tiles: the default set's, for what only ever plays it (a match's own
 # tiles are ``rules.set.tiles``).
-ALL_TILES: tuple[Tile, ...] = DOUBLE_SIX.tiles
-MAX_PIP = DOUBLE_SIX.top  # the highest number the HTTP schemas take today (they speak double-six only)
+ALL_TILES: tuple[Tile, ...] = TileSet.DOUBLE_6.tiles
+MAX_PIP = TileSet.DOUBLE_6.top  # the highest number the HTTP schemas take today (they speak double-six only)
 
 
 def pip_count(tiles: Iterable[Tile]) -> int:
