@@ -19,6 +19,7 @@ from api.rules import (
     shuffled_tiles,
     start_match,
 )
+from api.rules.audit import verify_log
 from api.rules.shuffle import TURN_UP_LABEL, algorithm_for, deal_label
 from api.rules.state import deal
 
@@ -193,3 +194,16 @@ def test_the_deal_gives_seat_s_the_s_th_run_and_the_rest_is_the_boneyard_in_orde
         ["3-2", "3-3", "6-4", "5-4", "2-1"],
     ]
     assert boneyard == order[15:] and len(boneyard) == 13
+
+
+@pytest.mark.parametrize(("name", "named"), [("double-9", "boneyard-shuffle-v1"), ("double-6", "boneyard-shuffle-v2")])
+def test_the_audit_refuses_a_log_whose_algorithm_is_not_its_sets(name, named):
+    rules = resolve_rules("standard-block", {"set": name, "hand_size": 5}, 2)
+    seats = [{"name": f"p{i}", "type": "bot", "level": "random"} for i in range(2)]
+    seed = "audit-set"
+    log = create_match(rules, seats, seed)
+    rows = [e.to_dict() for e in log + start_match(replay(log), seed)]
+    assert verify_log(rows, seed).ok
+    rows[0]["seed_algorithm"] = named
+    report = verify_log(rows, seed)
+    assert not report.ok and report.problems[0].startswith(f"seq 1: seed_algorithm {named!r} is not the {name} set's")
