@@ -6,7 +6,8 @@ unseen tiles many times, ``Knowledge.sample``) and, on each guess, asks this mod
 every candidate move is worth when everybody plays on perfectly from there. The average
 over the guesses is the move's value. That is how the strongest public dominoes players
 win (exact search on sampled deals); here the search is small enough to run on every
-sampled deal within the time budget: hands are bit masks over the 28 tiles, a position is
+sampled deal within the time budget: hands are bit masks over the set's tiles (``SetBits``,
+built once per set: 28 bits for double-six, 55 for double-nine), a position is
 ``(hands, the two open numbers, the seat to move)``, positions already solved are kept
 in a table, and heavier tiles are tried first, so cut-offs come early.
 
@@ -22,37 +23,88 @@ with no tile that fits knocks, and the hand blocks when no seat can play.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 
+from api.rules.ruleset import DEFAULT_SET
 from api.rules.scoring import hand_award
-from api.rules.tiles import ALL_TILES, Tile
+from api.rules.tiles import Tile, TileSet
 
-# The search numbers the tiles by weight, heaviest first (doubles first on equal pips), so
-# walking a hand's bits from the lowest tries the heaviest tile first: shedding weight is
-# usually best, and good moves first make alpha-beta cut early.
-BY_WEIGHT: tuple[Tile, ...] = tuple(sorted(ALL_TILES, key=lambda t: (-t.pips, not t.is_double, -t.high)))
-BIT: dict[Tile, int] = {t: 1 << i for i, t in enumerate(BY_WEIGHT)}
-_HIGH = tuple(t.high for t in BY_WEIGHT)
-_LOW = tuple(t.low for t in BY_WEIGHT)
-SHOWS: tuple[int, ...] = tuple(sum(BIT[t] for t in ALL_TILES if n in (t.high, t.low)) for n in range(7))
-_HALF = 14  # pips of a mask, looked up in two halves of 14 tiles
-_PIPS_LO = tuple(sum(BY_WEIGHT[i].pips for i in range(_HALF) if m >> i & 1) for m in range(1 << _HALF))
-_PIPS_HI = tuple(sum(BY_WEIGHT[_HALF + i].pips for i in range(_HALF) if m >> i & 1) for m in range(1 << _HALF))
-_LOW_MASK = (1 << _HALF) - 1
-_PIPS = tuple(t.pips for t in BY_WEIGHT)
-_ALL_MASK = (1 << len(BY_WEIGHT)) - 1
+_HALF = 14  # pips of a mask, looked up in runs of 14 tiles (a 2**14 table each)
 
 
-def mask_of(tiles: list[Tile]) -> int:
-    mask = 0
-    for t in tiles:
-        mask |= BIT[t]
-    return mask
+class SetBits:
+    """One set's tiles as bits, for the search: ``SetBits.of(tile_set)``, built once per set.
+
+    The search numbers the tiles by weight, heaviest first (doubles first on equal pips), so
+    walking a hand's bits from the lowest tries the heaviest tile first: shedding weight is
+    usually best, and good moves first make alpha-beta cut early. ``shows[n]`` is the mask of
+    the tiles that show ``n``; ``pips_of(mask)`` the pips of a mask.
+    """
+
+    def __init__(self, tile_set: TileSet) -> None:
+        self.tile_set = tile_set
+        self.by_weight: tuple[Tile, ...] = tuple(
+            sorted(tile_set.tiles, key=lambda t: (-t.pips, not t.is_double, -t.high))
+        )
+        self.bit: dict[Tile, int] = {t: 1 << i for i, t in enumerate(self.by_weight)}
+        self.highs = tuple(t.high for t in self.by_weight)
+        self.lows = tuple(t.low for t in self.by_weight)
+        self.pips = tuple(t.pips for t in self.by_weight)
+        self.shows: tuple[int, ...] = tuple(
+            sum(self.bit[t] for t in tile_set.tiles if t.has(n)) for n in tile_set.numbers
+        )
+        self.all_mask = (1 << len(self.by_weight)) - 1
+        self.pips_of = self._pips_counter()
+
+    @staticmethod
+    @functools.cache
+    def of(tile_set: TileSet) -> SetBits:
+        return SetBits(tile_set)
+
+    def mask_of(self, tiles: list[Tile]) -> int:
+        bit = self.bit
+        mask = 0
+        for t in tiles:
+            mask |= bit[t]
+        return mask
+
+    def _pips_counter(self) -> Callable[[int], int]:
+        """``pips_of``: a lookup per run of 14 tiles; two runs (double-six) without a loop."""
+        pips = self.pips
+        runs = tuple(_run_pips(pips[start : start + _HALF]) for start in range(0, len(pips), _HALF))
+        low_mask = (1 << _HALF) - 1
+        if len(runs) == 2:
+            lo, hi = runs
+
+            def pips_of(mask: int) -> int:
+                return lo[mask & low_mask] + hi[mask >> _HALF]
+
+            return pips_of
+
+        def pips_of_runs(mask: int) -> int:
+            total = 0
+            for run in runs:
+                total += run[mask & low_mask]
+                mask >>= _HALF
+            return total
+
+        return pips_of_runs
 
 
-def pips_of(mask: int) -> int:
-    return _PIPS_LO[mask & _LOW_MASK] + _PIPS_HI[mask >> _HALF]
+def _run_pips(pips: tuple[int, ...]) -> tuple[int, ...]:
+    """The pips of every mask over one run of (up to 14) tiles of these pips."""
+    return tuple(sum(p for i, p in enumerate(pips) if m >> i & 1) for m in range(1 << _HALF))
+
+
+# The double-six set's, by their old names (the default set; tests and bench read them).
+_SIX = SetBits.of(TileSet.DOUBLE_6)
+BY_WEIGHT: tuple[Tile, ...] = _SIX.by_weight
+BIT: dict[Tile, int] = _SIX.bit
+SHOWS: tuple[int, ...] = _SIX.shows
+mask_of = _SIX.mask_of
+pips_of = _SIX.pips_of
 
 
 class SearchTooBig(Exception):
@@ -66,7 +118,8 @@ class ExactLine:
     ``target`` the match target and ``bonus`` what reaching it is worth beyond its points;
     ``minus_own``/``rounded`` the blocked-scoring and rounding options. ``limit`` bounds
     the positions one ``solve`` may visit (``SearchTooBig`` beyond): the work is counted,
-    never timed, so an answer depends only on the inputs.
+    never timed, so an answer depends only on the inputs. Hands are masks of ``bits``, the
+    ``tile_set``'s (``SetBits.of``).
     """
 
     def __init__(
@@ -79,7 +132,10 @@ class ExactLine:
         minus_own: bool,
         rounded: bool,
         limit: int,
+        tile_set: TileSet = DEFAULT_SET,  # the rule set's ``set``
     ) -> None:
+        self.bits = bits = SetBits.of(tile_set)
+        self.pips_of = bits.pips_of
         self.sides = sides
         self.my_side = sides[me]
         self.players = len(sides)
@@ -119,7 +175,7 @@ class ExactLine:
             mask = 0
             for seat in seats:
                 mask |= hands[seat]
-            side_pips.append(pips_of(mask))
+            side_pips.append(self.pips_of(mask))
         return self.value_of_end(side_pips, out_side)
 
     def solve(self, hands: list[int], a: int, b: int, turn: int) -> float:
@@ -134,7 +190,7 @@ class ExactLine:
                 mine |= hand
             else:
                 theirs |= hand
-        return self._search(hands[:], a, b, turn, -1e9, 1e9, pips_of(mine), pips_of(theirs))
+        return self._search(hands[:], a, b, turn, -1e9, 1e9, self.pips_of(mine), self.pips_of(theirs))
 
     def playout(
         self, hands: list[int], a: int, b: int, turn: int, rng: random.Random, epsilon: float, exact_tiles: int
@@ -147,8 +203,10 @@ class ExactLine:
         hands = hands[:]
         players = self.players
         left = sum(h.bit_count() for h in hands)
+        set_bits = self.bits
+        shows, highs, lows = set_bits.shows, set_bits.highs, set_bits.lows
         while True:
-            fit = SHOWS[a] | SHOWS[b]
+            fit = shows[a] | shows[b]
             for _ in range(players):
                 if hands[turn] & fit:
                     break
@@ -170,7 +228,7 @@ class ExactLine:
                     playable ^= low_bit
                 bit = rng.choice(bits)
             i = bit.bit_length() - 1
-            high, low = _HIGH[i], _LOW[i]
+            high, low = highs[i], lows[i]
             if high == a or low == a:
                 a = low if high == a else high
             else:
@@ -186,7 +244,7 @@ class ExactLine:
         our side going out (the others pay theirs), and the others going out (we pay ours)."""
         mine, theirs = self.my_side, 1 - self.my_side
         ours_out, theirs_out = [], []
-        for pips in range(pips_of(_ALL_MASK) + 1):
+        for pips in range(self.bits.tile_set.total_pips + 1):
             side_pips = [0, 0]
             side_pips[theirs] = pips
             ours_out.append(self.value_of_end(side_pips, mine))
@@ -206,7 +264,10 @@ class ExactLine:
         my_side = self.my_side
         players = self.players
         ended = self.ended
-        shows, highs, lows, tile_pips = SHOWS, _HIGH, _LOW, _PIPS
+        set_bits = self.bits
+        shows, highs, lows, tile_pips = set_bits.shows, set_bits.highs, set_bits.lows, set_bits.pips
+        # Keys of the blocked ends' table: our pips above theirs (each at most the set's total).
+        shift = set_bits.tile_set.total_pips.bit_length()
         line = self
         two_sides = self.side_count == 2
         ours_out, theirs_out = self._going_out() if two_sides else ([], [])
@@ -223,13 +284,13 @@ class ExactLine:
             else:
                 if not two_sides:
                     return ended(hands, None)  # nobody can play: blocked
-                value = blocked.get(mine << 8 | theirs)
+                value = blocked.get(mine << shift | theirs)
                 if value is None:
-                    value = blocked[mine << 8 | theirs] = ended(hands, None)
+                    value = blocked[mine << shift | theirs] = ended(hands, None)
                 return value
             if a > b:
                 a, b = b, a  # the two ends of a line are interchangeable
-            key = (*hands, a << 3 | b, turn)
+            key = (*hands, a << 4 | b, turn)  # a and b: 0..12, four bits each
             bounds = table.get(key)
             if bounds is not None:
                 lower, upper = bounds

@@ -52,7 +52,7 @@ from api.rules.tiles import Tile
 from api.rules.vocabulary import BlockedScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
-from .endgame import BIT, ExactLine, SearchTooBig, mask_of
+from .endgame import ExactLine, SearchTooBig
 from .knowledge import Knowledge, index_mask, lean_powers, signal_powers, signal_strength
 
 
@@ -299,6 +299,7 @@ def _line_values(
     """Each move's value on one deal: played, then played out and solved on bit masks."""
     me = know.seat
     players = know.rules.players
+    mask_of, bit = exact.bits.mask_of, exact.bits.bit
     masks = [mask_of(hands[s]) if s != me else mask_of(know.hand) for s in range(players)]
     ends = know.layout.values
     out = []
@@ -312,7 +313,7 @@ def _line_values(
             assert left is not None and right is not None  # a line with tiles on it: both ends open
             a, b = (far, right) if end == LEFT else (left, far)
             child = masks[:]
-            child[me] ^= BIT[tile]
+            child[me] ^= bit[tile]
             if not child[me]:
                 out.append(exact.ended(child, exact.my_side))
             else:
@@ -336,7 +337,9 @@ def _exact_line(rules: RuleSet, me: int, scores: list[int], bonus: float, budget
         return None
     sides = [rules.side_of(s) for s in range(rules.players)]
     minus_own = rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN
-    return ExactLine(sides, me, list(scores), rules.target, bonus, minus_own, rules.round_to_five, budget.exact_limit)
+    return ExactLine(
+        sides, me, list(scores), rules.target, bonus, minus_own, rules.round_to_five, budget.exact_limit, rules.set
+    )
 
 
 def _solved_playout(
@@ -352,7 +355,7 @@ def _solved_playout(
     while st.hand_live and st.status == PLAYING:
         if st.boneyard_drawable() == 0 and sum(map(len, st.hands)) <= budget.exact_tiles:
             values = st.layout.values
-            hands = [mask_of(h) for h in st.hands]
+            hands = [exact.bits.mask_of(h) for h in st.hands]
             try:
                 return exact.solve(hands, values[LEFT], values[RIGHT], st.turn)  # type: ignore[arg-type]
             except SearchTooBig:

@@ -42,15 +42,17 @@ from api.rules.events import HandStarted, Knocked, PointsScored, TileDrawn, Tile
 from api.rules.layout import END_INDEX, Layout
 from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState, forced_lead, lead_is_forced
-from api.rules.tiles import ALL_TILES, Tile
+from api.rules.tiles import EVERY_TILE, LARGEST_PIP, Tile, TileSet
 
 from .actions import Json
 
-NUMBERS = range(7)
+# Every number of every set: the tables below are sized once for the largest set, and a
+# smaller set's tiles and numbers are a prefix of its (``Tile.index`` is one index for all).
+NUMBERS = range(LARGEST_PIP + 1)
 _RETRIES = 30
 # The heaviest-first key of each tile (by ``Tile.index``): the playouts' own order of preference
 # (``expert.policy_move``), heavier first, a double before a single of the same weight.
-WEIGHT_KEY: tuple[int, ...] = tuple(2 * t.pips + t.is_double for t in ALL_TILES)
+WEIGHT_KEY: tuple[int, ...] = tuple(2 * t.pips + t.is_double for t in EVERY_TILE)
 KEY_SPAN = max(WEIGHT_KEY)  # keys run 0..KEY_SPAN
 # Before a seat has played, the odds that it leans toward shedding weight (``Knowledge.likelihood``).
 LEANING_ODDS = 0.5
@@ -66,7 +68,7 @@ class Choice:
     tile: int
     fits: int
     kept: int
-    ends: int = 0  # the numbers open when it chose, a mask over 0..6 (what each fitting tile would leave open)
+    ends: int = 0  # the numbers open when it chose, a mask over ``NUMBERS`` (what each fitting tile would leave open)
 
 
 @functools.cache
@@ -82,7 +84,7 @@ def lean_powers(lean: float) -> tuple[float, ...]:
 
 
 def tile_mask(tile: Tile) -> int:
-    """The numbers on a tile, as a bit mask over 0..6."""
+    """The numbers on a tile, as a bit mask over ``NUMBERS``."""
     return (1 << tile.high) | (1 << tile.low)
 
 
@@ -140,6 +142,7 @@ class Knowledge:
         # seat's earlier ones (which tile it drew is hidden, so its hand then is not known).
         chosen: list[tuple[int, int, int, int]] = []
         barred = 0
+        in_set = (1 << len(rules.set.tiles)) - 1  # the set's tiles: the first of ``EVERY_TILE``
         for e in events:
             kind = e.get("type")
             who = e.get("seat")
@@ -147,9 +150,9 @@ class Knowledge:
                 tile = _tile(e["tile"])
                 if who in slots and layout.tiles > 0:
                     ends = ends_mask(layout.values)
-                    chosen.append((who, tile.index, _FITTING[ends], ends))
+                    chosen.append((who, tile.index, _FITTING[ends] & in_set, ends))
                 if layout.tiles == 0 and lead_is_forced(rules, view["hand_number"]):
-                    barred = _outranking(tile)
+                    barred = _outranking(tile, rules.set)
                 if who in slots:
                     _remove_slot(slots[who], tile, newest=informative_draws and drew_last[who])
                     drew_last[who] = False
@@ -171,7 +174,7 @@ class Knowledge:
                 slots[s] = [0] * counts[s]
         hand = [_tile(t) for t in view.get("hand", [])]
         known = set(hand) | set(played)
-        unseen = [t for t in ALL_TILES if t not in known]
+        unseen = [t for t in rules.set.tiles if t not in known]
         choices = []
         if not rules.fives_scoring:  # in a fives game plays chase points, not weight
             for i, (who, index, fits, ends) in enumerate(chosen):
@@ -188,7 +191,7 @@ class Knowledge:
         masks = self.slots.get(seat, [])
         if not masks:
             return set()
-        common = (1 << 7) - 1
+        common = (1 << len(NUMBERS)) - 1
         for m in masks:
             common &= m
         return set(numbers_of(common))
@@ -340,7 +343,7 @@ def _signal_odds(hand: int, choice: Choice, signal_powers: tuple[float, ...], st
     while options:
         bit = options & -options
         options ^= bit
-        tile = ALL_TILES[bit.bit_length() - 1]
+        tile = EVERY_TILE[bit.bit_length() - 1]
         strongest = 0
         for number in numbers_of(choice.ends & tile_mask(tile)):
             far = tile.low if tile.high == number else tile.high
@@ -355,9 +358,10 @@ def _signal_odds(hand: int, choice: Choice, signal_powers: tuple[float, ...], st
 
 @functools.cache
 def signal_powers(lean: float) -> tuple[float, ...]:
-    """``lean ** k`` for k in 0..6, by repeated multiplication: the same floats in every language."""
+    """``lean ** k`` for k in 0..12 (a hand holds at most 12 other tiles showing a number), by
+    repeated multiplication: the same floats in every language."""
     out = [1.0]
-    for _ in range(6):
+    for _ in range(LARGEST_PIP):
         out.append(out[-1] * lean)
     return tuple(out)
 
@@ -370,18 +374,24 @@ def index_mask(tiles: list[Tile]) -> int:
     return mask
 
 
-_NUMBERS_ON = tuple(tile_mask(t) for t in ALL_TILES)  # by ``Tile.index``
-_CARRYING = tuple(index_mask([t for t in ALL_TILES if n in (t.high, t.low)]) for n in NUMBERS)  # by number
-# The tiles (a mask over ``Tile.index``) that fit one of the open numbers, by their mask (``ends_mask``).
-_FITTING = tuple(index_mask([t for t in ALL_TILES if tile_mask(t) & numbers]) for numbers in range(1 << 7))
+_NUMBERS_ON = tuple(tile_mask(t) for t in EVERY_TILE)  # by ``Tile.index``
+_CARRYING = tuple(index_mask([t for t in EVERY_TILE if t.has(n)]) for n in NUMBERS)  # by number
+# The tiles (a mask over ``Tile.index``, of every set: a hand holds its own set's only) that fit
+# one of the open numbers, by their mask (``ends_mask``): a mask's is its lowest number's
+# tiles and those of the rest of the mask.
+_fitting = [0]
+for _numbers in range(1, 1 << len(NUMBERS)):
+    _fitting.append(_CARRYING[(_numbers & -_numbers).bit_length() - 1] | _fitting[_numbers & (_numbers - 1)])
+_FITTING: tuple[int, ...] = tuple(_fitting)
+del _fitting, _numbers
 
 
 @functools.cache
-def _outranking(lead: Tile) -> int:
+def _outranking(lead: Tile, tile_set: TileSet) -> int:
     """The tiles (a mask over ``Tile.index``) that would have led instead of ``lead``, by the
-    engine's own rule (``state.forced_lead``, asked of each tile dealt beside it): the higher
-    doubles; after a single, every double and every heavier tile."""
-    return index_mask([t for t in ALL_TILES if t is not lead and forced_lead([[lead], [t]])[0] == 1])
+    engine's own rule (``state.forced_lead``, asked of each tile of the set dealt beside it): the
+    higher doubles; after a single, every double and every heavier tile."""
+    return index_mask([t for t in tile_set.tiles if t is not lead and forced_lead([[lead], [t]], tile_set)[0] == 1])
 
 
 def _lack(masks: list[int], mask: int) -> None:

@@ -59,7 +59,7 @@ from .state import (
     WAITING,
     MatchState,
 )
-from .tiles import ALL_TILES, Tile
+from .tiles import ALL_TILES, Tile, TileSet
 from .views import REDACTORS, UnredactableEvent, public_summary, redact_event, view
 from .vocabulary import (
     ActionType,
@@ -137,6 +137,7 @@ __all__ = [
     "Status",
     "Tile",
     "TileNotInHand",
+    "TileSet",
     "UnredactableEvent",
     "WrongClaim",
     "apply",

@@ -39,7 +39,7 @@ from .events import (
     TurnTimedOut,
     event_from_dict,
 )
-from .shuffle import seed_commitment
+from .shuffle import algorithm_for, seed_commitment
 from .state import WAITING
 from .vocabulary import ScoredBy
 
@@ -87,6 +87,11 @@ def verify_log(log: list[dict[str, Any]], server_seed: str) -> AuditReport:
     except RulesError as exc:
         report.problems.append(f"seq 1: refused by the rules: {exc}")
         return report
+    if created.seed_algorithm != algorithm_for(state.rules.set):
+        report.problems.append(
+            f"seq 1: seed_algorithm {created.seed_algorithm!r} is not the {state.rules.set} set's "
+            f"{algorithm_for(state.rules.set)!r}"
+        )
     i = 1
     while i < len(log):
         seq = i + 1

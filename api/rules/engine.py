@@ -38,7 +38,7 @@ from .events import (
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
 from .scoring import fives_points
-from .shuffle import TURN_UP_LABEL, deal_label, deal_seed, seed_commitment, shuffled_tiles
+from .shuffle import TURN_UP_LABEL, algorithm_for, deal_label, deal_seed, seed_commitment, shuffled_tiles
 from .state import (
     DRAW,
     ENDED,
@@ -52,7 +52,7 @@ from .state import (
     deal,
     turn_up_leader,
 )
-from .tiles import ALL_TILES, Tile
+from .tiles import Tile, TileSet
 from .vocabulary import ActionType, DrawUntil, End, Lead, ScoredBy
 
 
@@ -159,23 +159,25 @@ class Dealer(Protocol):
 
 
 class SeedDealer:
-    """The real thing: ``boneyard-shuffle-v1`` over the match seed."""
+    """The real thing: the seeded shuffle (``shuffle.algorithm_for`` the set) over the match seed."""
 
-    def __init__(self, seed: str) -> None:
+    def __init__(self, seed: str, tile_set: TileSet) -> None:
         self.seed = seed
+        self.tile_set = tile_set
 
     def shuffle(self, label: str) -> list[Tile]:
-        return shuffled_tiles(self.seed, label)
+        return shuffled_tiles(self.seed, label, self.tile_set)
 
 
 class RandomDealer:
     """For simulations: any ``random.Random``."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, tile_set: TileSet) -> None:
         self.rng = rng
+        self.tile_set = tile_set
 
     def shuffle(self, label: str) -> list[Tile]:
-        tiles = list(ALL_TILES)
+        tiles = list(self.tile_set.tiles)
         self.rng.shuffle(tiles)
         return tiles
 
@@ -323,14 +325,18 @@ def create_match(
         raise errors.InvalidRules("seats", f"{len(seats)} seats for {rules.players} players")
     return [
         MatchCreated(
-            rules.to_dict(), tuple(dict(s) for s in seats), seed_commitment(seed), seeded_by_client=seeded_by_client
+            rules.to_dict(),
+            tuple(dict(s) for s in seats),
+            seed_commitment(seed),
+            algorithm_for(rules.set),
+            seeded_by_client=seeded_by_client,
         )
     ]
 
 
 def dealer_for(st: MatchState, server_seed: str) -> SeedDealer:
     """The match's deals: its server seed mixed with the seats' client seeds."""
-    return SeedDealer(deal_seed(server_seed, st.client_seeds))
+    return SeedDealer(deal_seed(server_seed, st.client_seeds), st.rules.set)
 
 
 def ready_to_start(st: MatchState) -> bool:
@@ -361,6 +367,8 @@ def claim_seat(st: MatchState, seat: int, name: str, client_seed: str | None = N
 
 def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
     """The events ``command`` causes in ``state`` (consequences included), or a RulesError."""
+    if isinstance(command, Play):
+        state.rules.set.check(command.tile)  # another set's tile is malformed here, not illegal
     st = state.copy()
     check_live(st, command.seat)
     sink = EventSink(seed)

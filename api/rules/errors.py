@@ -44,7 +44,7 @@ class InvalidAction(RulesError):
 
 
 class InvalidTile(InvalidAction):
-    """Not a tile of the double-six set, or not written as one."""
+    """Not a tile of the match's set (``RuleSet.set``), or not written as one."""
 
     code = "invalid_tile"
 

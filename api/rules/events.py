@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from .errors import InvalidAction, RulesError
+from .shuffle import ALGORITHM
 from .tiles import Tile
 from .vocabulary import BotLevel, End, HandEndReason, ScoredBy
 
@@ -117,7 +118,7 @@ class MatchCreated(Event):
     rules: dict[str, Any]
     seats: tuple[dict[str, Any], ...]  # of {"name", "type", "level"} dicts, one per seat
     seed_commitment: str
-    seed_algorithm: str = "boneyard-shuffle-v1"
+    seed_algorithm: str = ALGORITHM  # the set's (shuffle.algorithm_for): v1 for double-six
     seeded_by_client: bool = False  # the server seed was chosen by the creator (tests, research)
 
 

@@ -9,44 +9,53 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .tiles import ALL_TILES, Tile
+from .tiles import EVERY_TILE, LARGEST_PIP, Tile
 from .vocabulary import End
+
+# The tables below are sized once for the largest set (numbers 0 to 12), so one table
+# serves every set: a smaller set's tiles and numbers are a prefix of the largest's.
+NUMBERS = LARGEST_PIP + 1
 
 # Bit n set for each number n on a tile: a tile fits the open numbers ``mask`` iff
 # ``TILE_MASK[tile] & mask``. (Tiles are interned, so the lookup hashes by identity.)
-TILE_MASK: dict[Tile, int] = {t: (1 << t.high) | (1 << t.low) for t in ALL_TILES}
+TILE_MASK: dict[Tile, int] = {t: (1 << t.high) | (1 << t.low) for t in EVERY_TILE}
 
-# Tiles counted by number, four bits per number (a count of 0 to 15; at most 7 tiles of a
-# set show any one number): ``TILE_COUNT[tile]`` counts the tile once under each number it
-# shows, so a sum of them counts, for every number, the tiles of a group that show it.
-# ``NUMBER_FIELDS[mask]`` selects the counts of the numbers in ``mask``: a group holds a
+# Tiles counted by number, four bits per number (a count of 0 to 15; at most 13 tiles of
+# the largest set show any one number): ``TILE_COUNT[tile]`` counts the tile once under each
+# number it shows, so a sum of them counts, for every number, the tiles of a group that show
+# it. ``NUMBER_FIELDS[mask]`` selects the counts of the numbers in ``mask``: a group holds a
 # tile fitting the open numbers ``mask`` iff ``counts & NUMBER_FIELDS[mask]``.
-TILE_COUNT: dict[Tile, int] = {t: (1 << 4 * t.high) | (1 << 4 * t.low) for t in ALL_TILES}
-NUMBER_FIELDS: tuple[int, ...] = tuple(sum(0xF << 4 * n for n in range(7) if mask >> n & 1) for mask in range(1 << 7))
+TILE_COUNT: dict[Tile, int] = {t: (1 << 4 * t.high) | (1 << 4 * t.low) for t in EVERY_TILE}
+_FIELD = tuple(0xF << 4 * n for n in range(NUMBERS))
+NUMBER_FIELDS: tuple[int, ...] = tuple(
+    sum(_FIELD[n] for n in range(NUMBERS) if mask >> n & 1) for mask in range(1 << NUMBERS)
+)
 
 END_NAMES: tuple[End, ...] = tuple(End)  # by end index
 LEFT, RIGHT, UP, DOWN = range(4)
 END_INDEX: dict[str, int] = {name: i for i, name in enumerate(END_NAMES)}
 
-# ``Layout.ends_key`` names the open numbers in one small int, three bits per end in
-# ``END_NAMES`` order, 7 for a closed end: ``left | right << 3 | up << 6 | down << 9``.
-# Equal keys mean the same tiles fit the same ends, so questions about the ends can be
-# answered once per key and looked up (``MatchState.legal_moves`` does).
-CLOSED = 7
-EMPTY_KEY = CLOSED | CLOSED << 3 | CLOSED << 6 | CLOSED << 9  # no tile yet: every end closed
-_NO_ARMS = CLOSED << 6 | CLOSED << 9  # a line: up and down closed
+# ``Layout.ends_key`` names the open numbers in one small int, four bits per end in
+# ``END_NAMES`` order, 15 for a closed end (above every number of every set):
+# ``left | right << 4 | up << 8 | down << 12``. Equal keys mean the same tiles fit the same
+# ends, so questions about the ends can be answered once per key and looked up
+# (``MatchState.legal_moves`` does).
+END_BITS = 4
+CLOSED = (1 << END_BITS) - 1
+EMPTY_KEY = CLOSED | CLOSED << 4 | CLOSED << 8 | CLOSED << 12  # no tile yet: every end closed
+_NO_ARMS = CLOSED << 8 | CLOSED << 12  # a line: up and down closed
 
 
 def ends_of_key(key: int) -> list[int | None]:
     """The open number of each end (None: closed) that ``key`` stands for."""
-    return [None if (v := key >> 3 * i & 7) == CLOSED else v for i in range(4)]
+    return [None if (v := key >> END_BITS * i & CLOSED) == CLOSED else v for i in range(4)]
 
 
 # Per ends key: the open numbers as a mask (bit n: some open end shows n), and the
 # ``NUMBER_FIELDS`` of that mask. Looked up rather than kept up to date on every play.
-_BIT = tuple(1 << n for n in range(CLOSED)) + (0,)  # a closed end shows nothing
+_BIT = tuple(1 << n if n < NUMBERS else 0 for n in range(CLOSED + 1))  # a closed end shows nothing
 OPEN_MASK: tuple[int, ...] = tuple(
-    _BIT[k & 7] | _BIT[k >> 3 & 7] | _BIT[k >> 6 & 7] | _BIT[k >> 9] for k in range(EMPTY_KEY + 1)
+    _BIT[k & 15] | _BIT[k >> 4 & 15] | _BIT[k >> 8 & 15] | _BIT[k >> 12] for k in range(EMPTY_KEY + 1)
 )
 OPEN_FIELDS: tuple[int, ...] = tuple(NUMBER_FIELDS[mask] for mask in OPEN_MASK)
 
@@ -172,7 +181,7 @@ class Layout:
                 self.spinner = tile
                 self.spinner_ends = frozenset((LEFT, RIGHT))
             self.tiles = 1
-            self.ends_key = tile.high | tile.low << 3 | _NO_ARMS
+            self.ends_key = tile.high | tile.low << 4 | _NO_ARMS
             return
         values = self.values
         high = tile.high
@@ -183,7 +192,7 @@ class Layout:
         if not self.uses_spinner:
             # Line games: two ends, nothing else to track (the branch below, specialised).
             # (mypy cannot know that left and right are open once a tile lies; no check here, the hottest line.)
-            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS  # type: ignore[operator]
+            self.ends_key = values[LEFT] | values[RIGHT] << 4 | _NO_ARMS  # type: ignore[operator]
             return
         if end in self.spinner_ends:
             # A tile against one of the spinner's sides; with both sides taken its ends open.
@@ -199,6 +208,6 @@ class Layout:
         # left and right are always open once a tile lies; up and down only after the spinner fills.
         up = values[UP]
         if up is None:
-            self.ends_key = values[LEFT] | values[RIGHT] << 3 | _NO_ARMS  # type: ignore[operator]
+            self.ends_key = values[LEFT] | values[RIGHT] << 4 | _NO_ARMS  # type: ignore[operator]
         else:  # (up and down open together)
-            self.ends_key = values[LEFT] | values[RIGHT] << 3 | up << 6 | values[DOWN] << 9  # type: ignore[operator]
+            self.ends_key = values[LEFT] | values[RIGHT] << 4 | up << 8 | values[DOWN] << 12  # type: ignore[operator]

@@ -14,14 +14,16 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
+from .tiles import TileSet
 from .vocabulary import BlockedScoring, Family, Game, Lead, Spinner
 
 MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 events
 TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
-MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: a double-six set deals two to four hands
+MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: two to four hands
 PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+DEFAULT_SET = TileSet.DOUBLE_6  # every game of the rule book's first part
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,9 @@ class RuleSet:
     # Turn clocks (off by default; the engine itself is clock-free, see api/rules/clock.py).
     turn_seconds: int | None = None  # seconds a seat has for its turn before the server plays it
     timeout_limit: int | None = None  # turns timed out in a row before a bot takes the seat over
+    # The set of tiles (docs/rules.md, section 1): every count of tiles and pips is read from it. Left
+    # out of the JSON form when it is the default, so double-six logs read as they always did.
+    set: TileSet = DEFAULT_SET
 
     def __post_init__(self) -> None:
         # Members, whatever spelled them (a plain "draw" too): the engine's hot paths compare
@@ -84,7 +89,7 @@ class RuleSet:
 
     @property
     def boneyard_size(self) -> int:
-        return 28 - self.players * self.hand_size
+        return len(self.set.tiles) - self.players * self.hand_size
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every option, the clock ones null when off (a new copy each call)."""
@@ -92,13 +97,19 @@ class RuleSet:
         if cached is None:
             if len(_DICT_FORMS) >= 4096:  # bounded: rule sets come from clients
                 _DICT_FORMS.clear()
-            cached = _DICT_FORMS[self] = asdict(self)  # asdict is slow, and views ask every time
+            cached = asdict(self)  # asdict is slow, and views ask every time
+            if cached["set"] is DEFAULT_SET:
+                del cached["set"]  # double-six logs, views and vectors, byte for byte as before the option
+            _DICT_FORMS[self] = cached
         return dict(cached)
 
     def options(self) -> dict[str, Any]:
         """Every option, without the echo fields (``preset``, ``players``): overrides that,
         with this preset and player count, resolve to this rule set again."""
-        return {name: getattr(self, name) for name in OPTION_NAMES}
+        options = {name: getattr(self, name) for name in OPTION_NAMES}
+        if self.set is DEFAULT_SET:
+            del options["set"]  # as in ``to_dict``: the default set goes unsaid
+        return options
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
@@ -127,6 +138,7 @@ OPTION_CHOICES: dict[str, type[StrEnum]] = {
     "lead": Lead,
     "blocked_scoring": BlockedScoring,
     "spinner": Spinner,
+    "set": TileSet,
 }
 BOOLEAN_OPTIONS = (
     "draw_at_will",
@@ -154,6 +166,7 @@ _BASE: dict[str, Any] = dict(
     auto_knock=False,
     turn_seconds=None,
     timeout_limit=None,
+    set=DEFAULT_SET,
 )
 
 
@@ -332,8 +345,11 @@ def _check_types(options: dict[str, Any]) -> None:
 
 
 def _check_combination(r: RuleSet) -> None:
-    if r.hand_size < 1 or r.players * r.hand_size > 28:
-        raise InvalidRules("hand_size", f"{r.players} players × {r.hand_size} tiles does not fit a 28-tile set")
+    set_size = len(r.set.tiles)
+    if r.hand_size < 1 or r.players * r.hand_size > set_size:
+        raise InvalidRules(
+            "hand_size", f"{r.players} players × {r.hand_size} tiles does not fit a {set_size}-tile set ({r.set})"
+        )
     if not 1 <= r.target <= MAX_TARGET:
         raise InvalidRules("target", f"a positive number up to {MAX_TARGET}, not {r.target}")
     if r.partners and r.players != 4:

@@ -1,13 +1,16 @@
-"""The seeded shuffle, ``boneyard-shuffle-v1`` (specified in openapi/shuffle.md).
+"""The seeded shuffle, ``boneyard-shuffle-v1`` and ``-v2`` (specified in openapi/shuffle.md).
 
 All randomness of a match comes from its seed. A byte stream is the concatenation of
 blocks ``HMAC-SHA256(key=UTF-8(seed), msg=UTF-8(label) || 0x00 || uint32_be(counter))``
 for counter = 0, 1, 2, …; it is read as big-endian unsigned 32-bit words. A
-Fisher–Yates shuffle of the 28 tiles in canonical order (0-0, 1-0, 1-1, 2-0, …, 6-6)
-takes, for i = 27 down to 1, the next word u that is below ``2**32 - 2**32 % (i+1)``
+Fisher–Yates shuffle of the set's N tiles in canonical order (0-0, 1-0, 1-1, 2-0, …)
+takes, for i = N-1 down to 1, the next word u that is below ``2**32 - 2**32 % (i+1)``
 (rejection keeps it unbiased) and swaps positions i and ``u % (i+1)``.
 
-The label names what is shuffled, so hand k's deal depends only on the seed and k.
+v1 is that shuffle of the double-six set's 28 tiles; v2 is the same construction over any
+set's tiles (double-nine, double-twelve), so a double-six match keeps naming v1 and its
+deals are unchanged. The label names what is shuffled, so hand k's deal depends only on the
+seed and k.
 """
 
 from __future__ import annotations
@@ -16,9 +19,16 @@ import hashlib
 import hmac
 from collections.abc import Iterator, Sequence
 
-from .tiles import ALL_TILES, Tile
+from .tiles import Tile, TileSet
 
-ALGORITHM = "boneyard-shuffle-v1"
+ALGORITHM = "boneyard-shuffle-v1"  # the double-six set's (the name logs have always carried)
+ANY_SET_ALGORITHM = "boneyard-shuffle-v2"  # every other set's
+ALGORITHMS = (ALGORITHM, ANY_SET_ALGORITHM)
+
+
+def algorithm_for(tile_set: TileSet) -> str:
+    """The ``seed_algorithm`` a match on ``tile_set`` names in ``match_created``."""
+    return ALGORITHM if tile_set is TileSet.DOUBLE_6 else ANY_SET_ALGORITHM
 
 
 def deal_label(hand_number: int) -> str:
@@ -39,9 +49,9 @@ def _words(seed: str, label: str) -> Iterator[int]:
         counter += 1
 
 
-def shuffled_tiles(seed: str, label: str) -> list[Tile]:
-    """The 28 tiles in the order the seed and label give."""
-    tiles = list(ALL_TILES)
+def shuffled_tiles(seed: str, label: str, tile_set: TileSet = TileSet.DOUBLE_6) -> list[Tile]:
+    """The tiles of ``tile_set`` in the order the seed and label give."""
+    tiles = list(tile_set.tiles)
     words = _words(seed, label)
     for i in range(len(tiles) - 1, 0, -1):
         n = i + 1

@@ -80,7 +80,7 @@ def push(st: MatchState, move: Move, dealer: Dealer | None = None, seat: int | N
 
 def start(st: MatchState, rng: random.Random) -> RandomDealer:
     """Deal the first hand of a waiting state from ``rng``; returns the dealer to continue with."""
-    dealer = RandomDealer(rng)
+    dealer = RandomDealer(rng, st.rules.set)
     deal_next_hand(st, SINK, dealer)
     settle(st, SINK, dealer)
     return dealer
@@ -88,7 +88,7 @@ def start(st: MatchState, rng: random.Random) -> RandomDealer:
 
 def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = False) -> MatchState:
     """Play uniformly random legal moves until the hand (or the match) ends; ``st`` changes."""
-    dealer = RandomDealer(rng) if whole_match else None
+    dealer = RandomDealer(rng, st.rules.set) if whole_match else None
     if st.rules.fives_scoring:
         choice = rng.choice
         legal_moves = st.legal_moves

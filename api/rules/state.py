@@ -18,7 +18,7 @@ from .events import HandResult
 from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
 from .scoring import fives_points, hand_award
-from .tiles import ALL_TILES, DOUBLES, Tile, weight_key
+from .tiles import EVERY_TILE, Tile, TileSet, weight_key
 from .vocabulary import ActionType, BlockedScoring, BotLevel, Game, HandEndReason, Lead, SeatKind, Status, values
 
 # Short names for the members the engine and its callers use most (and, in the hot paths,
@@ -44,11 +44,12 @@ Move = tuple[Any, ...]  # (PLAY, Tile, end index) | (DRAW,) | (KNOCK,) | (MUGGIN
 _DRAW_MOVE, _KNOCK_MOVE, _MUGGINS_MOVE = (DRAW,), (KNOCK,), (MUGGINS,)
 
 
-# Every tile's plays on the open ends of one ``Layout.ends_key``, by tile index:
-# (PLAY, tile, end) in end order, () when it fits none. A row is built the first time its
-# key is met, so listing the plays costs one lookup per tile in hand and builds no tuple.
-# Rows share their move tuples (``_PLAYS_OF``), so even all ~2,450 keys a game can reach
-# would take about 1 MB. Rows never change once built; racing builders agree.
+# Every tile's plays on the open ends of one ``Layout.ends_key``, by tile index (the tiles of
+# every set: a row serves whichever set's hands ask it): (PLAY, tile, end) in end order, ()
+# when it fits none. A row is built the first time its key is met, so listing the plays
+# costs one lookup per tile in hand and builds no tuple.
+# Rows share their move tuples (``_PLAYS_OF``), so even all ~2,450 keys a double-six game can
+# reach would take a few MB. Rows never change once built; racing builders agree.
 _PLAY_ROWS: list[tuple[tuple[Move, ...], ...] | None] = [None] * (EMPTY_KEY + 1)
 _PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple[Move, ...]] = {}  # (tile, ends) -> its plays there
 
@@ -56,10 +57,10 @@ _PLAYS_OF: dict[tuple[Tile, tuple[int, ...]], tuple[Move, ...]] = {}  # (tile, e
 def _plays_row(key: int) -> tuple[tuple[Move, ...], ...]:
     fits: list[tuple[Tile, tuple[int, ...]]]
     if key == EMPTY_KEY:  # the first tile of a hand: any, opening the line
-        fits = [(t, (LEFT,)) for t in ALL_TILES]
+        fits = [(t, (LEFT,)) for t in EVERY_TILE]
     else:
         ends = [(i, v) for i, v in enumerate(ends_of_key(key)) if v is not None]
-        fits = [(t, tuple(i for i, v in ends if t.high == v or t.low == v)) for t in ALL_TILES]
+        fits = [(t, tuple(i for i, v in ends if t.high == v or t.low == v)) for t in EVERY_TILE]
     row: list[tuple[Move, ...]] = []
     for tile, at in fits:
         plays = _PLAYS_OF.get((tile, at))
@@ -286,7 +287,7 @@ class MatchState:
         rules = self.rules
         first_hand = self.hand_number == 0
         if lead_is_forced(rules, self.hand_number + 1):
-            return forced_lead(hands)
+            return forced_lead(hands, rules.set)
         if rules.lead == _ROTATE_ANY:
             if first_hand:
                 assert self.turn_up_leader is not None  # tiles_turned_up comes before the first deal
@@ -404,10 +405,11 @@ def lead_is_forced(rules: RuleSet, hand_number: int) -> bool:
     return rules.lead == _HIGHEST_DOUBLE or (rules.lead == _WINNER_ANY and hand_number == 1)
 
 
-def forced_lead(hands: Sequence[Sequence[Tile]]) -> tuple[int, Tile]:
-    """Highest double sets; with no double dealt, the heaviest tile (higher end on ties)."""
+def forced_lead(hands: Sequence[Sequence[Tile]], tile_set: TileSet) -> tuple[int, Tile]:
+    """Highest double of ``tile_set`` dealt sets; with no double dealt, the heaviest tile
+    (higher end on ties)."""
     holder = {t: seat for seat, hand in enumerate(hands) for t in hand}
-    for double in reversed(DOUBLES):
+    for double in reversed(tile_set.doubles):
         if double in holder:
             return holder[double], double
     tile = max(holder, key=weight_key)

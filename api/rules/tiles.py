@@ -1,17 +1,20 @@
-"""Tiles of the double-six set: small immutable values with a parse/format pair.
+"""Tiles and the sets they come in: small immutable values with a parse/format pair.
 
-Every tile is an interned singleton (``Tile(6, 3) is Tile(3, 6)``), so hands can be
-plain lists and sets with identity hashing, which keeps playouts fast.
+Every tile up to 12-12 is an interned singleton (``Tile(6, 3) is Tile(3, 6)``), so hands
+can be plain lists and sets with identity hashing, which keeps playouts fast. The canonical
+order (0-0, 1-0, 1-1, 2-0, …) lists each smaller set first, so every set is a prefix of
+``EVERY_TILE`` and ``Tile.index`` is one index for all of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar, NoReturn
+from enum import StrEnum
+from typing import Any, ClassVar, NamedTuple, NoReturn
 
 from .errors import InvalidTile
 
-MAX_PIP = 6
+LARGEST_PIP = 12  # the double-twelve set's top number: every tile of every set is interned
 
 
 def _is_pip_number(text: str) -> bool:
@@ -26,7 +29,7 @@ class Tile:
     high: int
     low: int
     pips: int
-    index: int  # in ``ALL_TILES``
+    index: int  # in ``EVERY_TILE`` (and so in every set's ``tiles``)
     is_double: bool
 
     def __new__(cls, a: int, b: int) -> Tile:
@@ -34,7 +37,7 @@ class Tile:
         try:
             return cls._interned[(high, low)]
         except KeyError:
-            raise InvalidTile(f"no tile {a}-{b} in a double-six set") from None
+            raise InvalidTile(f"no tile {a}-{b} in any set (numbers 0 to {LARGEST_PIP})") from None
 
     @classmethod
     def _make(cls, high: int, low: int, index: int) -> Tile:
@@ -107,13 +110,82 @@ class Tile:
         return self.index < other.index
 
 
-# Canonical order (the order the shuffle spec starts from): 0-0, 1-0, 1-1, 2-0, … 6-6.
-ALL_TILES: tuple[Tile, ...] = tuple(
+# Canonical order (the order the shuffle spec starts from): 0-0, 1-0, 1-1, 2-0, … 12-12.
+EVERY_TILE: tuple[Tile, ...] = tuple(
     Tile._make(high, low, index)
-    for index, (high, low) in enumerate((h, lo) for h in range(MAX_PIP + 1) for lo in range(h + 1))
+    for index, (high, low) in enumerate((h, lo) for h in range(LARGEST_PIP + 1) for lo in range(h + 1))
 )
-DOUBLES: tuple[Tile, ...] = tuple(t for t in ALL_TILES if t.is_double)
-TOTAL_PIPS = sum(t.pips for t in ALL_TILES)
+
+
+class _SetFacts(NamedTuple):
+    top: int
+    numbers: range
+    tiles: tuple[Tile, ...]
+    doubles: tuple[Tile, ...]
+    total_pips: int
+    tiles_per_number: int
+
+
+_FACTS: dict[str, _SetFacts] = {}  # by set name: each set's facts, computed once
+
+
+class TileSet(StrEnum):
+    """A set of dominoes, named as a rule set names it: ``double-6`` (the default), ``double-9``,
+    ``double-12``. Each member carries its facts, computed once: ``top`` (the highest number),
+    ``numbers`` (``range(top + 1)``), ``tiles`` (canonical order, a prefix of ``EVERY_TILE``),
+    ``doubles`` (lowest first), ``total_pips`` and ``tiles_per_number`` (tiles showing any one
+    number)."""
+
+    DOUBLE_6 = "double-6"
+    DOUBLE_9 = "double-9"
+    DOUBLE_12 = "double-12"
+
+    def __init__(self, name: str) -> None:
+        top = int(name.removeprefix("double-"))
+        tiles = EVERY_TILE[: (top + 1) * (top + 2) // 2]
+        _FACTS[name] = _SetFacts(
+            top, range(top + 1), tiles, tuple(t for t in tiles if t.is_double), sum(t.pips for t in tiles), top + 1
+        )
+
+    @property
+    def top(self) -> int:
+        return _FACTS[self].top
+
+    @property
+    def numbers(self) -> range:
+        return _FACTS[self].numbers
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        return _FACTS[self].tiles
+
+    @property
+    def doubles(self) -> tuple[Tile, ...]:
+        return _FACTS[self].doubles
+
+    @property
+    def total_pips(self) -> int:
+        return _FACTS[self].total_pips
+
+    @property
+    def tiles_per_number(self) -> int:
+        return _FACTS[self].tiles_per_number
+
+    def holds(self, tile: Tile) -> bool:
+        """Whether ``tile`` belongs to this set (any other is a malformed tile in its matches)."""
+        return tile.high <= self.top
+
+    def check(self, tile: Tile) -> Tile:
+        """``tile``, or InvalidTile when it is not one of this set's."""
+        if tile.high > self.top:
+            raise InvalidTile(f"no tile {tile} in a {self} set")
+        return tile
+
+
+# The double-six set's tiles: the default set's, for what only ever plays it (a match's own
+# tiles are ``rules.set.tiles``).
+ALL_TILES: tuple[Tile, ...] = TileSet.DOUBLE_6.tiles
+MAX_PIP = TileSet.DOUBLE_6.top  # the highest number the HTTP schemas take today (they speak double-six only)
 
 
 def pip_count(tiles: Iterable[Tile]) -> int:

@@ -1,12 +1,25 @@
-// boneyard-shuffle-v1 (openapi/shuffle.md): HMAC-SHA256 word stream, Fisher-Yates with rejection.
+// boneyard-shuffle-v1 and -v2 (openapi/shuffle.md): HMAC-SHA256 word stream, Fisher-Yates with
+// rejection, over the set's tiles in canonical order (v1: the double-six set; v2: any other set).
 import { createHash, createHmac } from "node:crypto";
 
 export const ALGORITHM = "boneyard-shuffle-v1";
+export const ANY_SET_ALGORITHM = "boneyard-shuffle-v2";
+export const DEFAULT_SET = "double-6"; // a rule set without `set` plays the double-six set
 
-/** The 28 tiles in canonical order: 0-0, 1-0, 1-1, 2-0, ... 6-6, each [high, low]. */
-export function canonicalTiles() {
+/** The highest number of a set named as a rule set names it: "double-9" -> 9. */
+export function topOf(setName = DEFAULT_SET) {
+  const match = /^double-(6|9|12)$/.exec(setName);
+  if (!match) throw new Error(`unknown set ${JSON.stringify(setName)}`);
+  return Number(match[1]);
+}
+
+/** The seed_algorithm a match on that set names in match_created. */
+export const algorithmFor = (setName = DEFAULT_SET) => (topOf(setName) === 6 ? ALGORITHM : ANY_SET_ALGORITHM);
+
+/** The set's tiles in canonical order: 0-0, 1-0, 1-1, 2-0, ... top-top, each [high, low]. */
+export function canonicalTiles(top = 6) {
   const tiles = [];
-  for (let high = 0; high <= 6; high++) for (let low = 0; low <= high; low++) tiles.push([high, low]);
+  for (let high = 0; high <= top; high++) for (let low = 0; low <= high; low++) tiles.push([high, low]);
   return tiles;
 }
 
@@ -21,9 +34,10 @@ function* words(seed, label) {
   }
 }
 
-/** The 28 tiles in the order `seed` (the deal seed) and `label` ("hand:k", "turn-up") give. */
-export function shuffledTiles(seed, label) {
-  const order = canonicalTiles();
+/** The set's tiles (top 6: the 28 of double-six) in the order `seed` (the deal seed) and `label`
+ * ("hand:k", "turn-up") give. */
+export function shuffledTiles(seed, label, top = 6) {
+  const order = canonicalTiles(top);
   const stream = words(seed, label);
   const two32 = 2 ** 32;
   for (let i = order.length - 1; i >= 1; i--) {

@@ -21,7 +21,7 @@ def test_the_signal_counts_the_other_tiles_of_the_hand_that_carry_the_number_lef
     assert signal_strength(hand, Tile.parse("6-4"), 4) == 2  # 4-1 and 4-4; not 6-4 itself
     assert signal_strength(hand, Tile.parse("6-4"), 6) == 0
     assert signal_strength(hand, Tile.parse("2-0"), 0) == 0
-    assert signal_powers(2.0) == (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+    assert signal_powers(2.0) == tuple(2.0**k for k in range(13))  # up to 12 other tiles of a double-twelve hand
 
 
 def four_seats() -> Position:

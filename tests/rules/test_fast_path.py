@@ -9,12 +9,13 @@ slow obvious way, after every move of random hands of every rule set; and check 
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
 from api.rules import PRESETS, create_match, replay, resolve_rules, start_match
-from api.rules.layout import CLOSED, EMPTY_KEY, OPEN_FIELDS, OPEN_MASK, TILE_COUNT, ends_of_key
+from api.rules.layout import CLOSED, EMPTY_KEY, NUMBERS, OPEN_FIELDS, OPEN_MASK, TILE_COUNT, ends_of_key
 from api.rules.simulate import push, random_playout
 from api.rules.state import DRAW, KNOCK, PLAY, PLAYING
 from tests.rules.support import seats, snapshot
@@ -24,6 +25,8 @@ CASES = [(p, n, {}) for p, spec in PRESETS.items() for n in spec.players] + [
     ("standard-draw", 3, {"draw_at_will": True, "boneyard_reserve": 2}),
     ("all-fives", 4, {"partners": True, "muggins_calls": True}),
     ("standard-draw", 2, {"auto_draw": True, "auto_knock": True}),
+    ("standard-block", 4, {"set": "double-9", "partners": True, "hand_size": 10}),
+    ("standard-draw", 2, {"set": "double-12", "hand_size": 15}),
 ]
 IDS = [f"{p}-{n}-{'-'.join(sorted(o)) or 'plain'}" for p, n, o in CASES]
 
@@ -72,11 +75,15 @@ def check_bookkeeping(st):
 
 
 def test_every_ends_key_stands_for_its_open_numbers():
-    for key in range(EMPTY_KEY + 1):
-        numbers = {v for v in ends_of_key(key) if v is not None}
+    """Every end of every set: a number up to 12-12's, or closed (a code no number has)."""
+    ends = [*range(NUMBERS), None]
+    for values in itertools.product(ends, repeat=4):
+        key = sum((CLOSED if v is None else v) << 4 * i for i, v in enumerate(values))
+        assert ends_of_key(key) == list(values)
+        numbers = {v for v in values if v is not None}
         assert OPEN_MASK[key] == sum(1 << n for n in numbers)
         assert OPEN_FIELDS[key] == sum(0xF << 4 * n for n in numbers)
-    assert ends_of_key(EMPTY_KEY) == [None] * 4 and CLOSED == 7
+    assert ends_of_key(EMPTY_KEY) == [None] * 4 and CLOSED == 15 and NUMBERS == 13
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.rules import (
-    ALL_TILES,
     PRESETS,
     IllegalAction,
     InvalidAction,
+    InvalidTile,
     Tile,
     apply,
     create_match,
@@ -30,6 +30,7 @@ from api.rules.engine import SeedDealer, decide
 from api.rules.layout import END_INDEX
 from api.rules.simulate import push, random_match
 from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
+from api.rules.tiles import EVERY_TILE
 from tests.long_runs import long_run
 from tests.rules.support import seats, snapshot
 
@@ -59,6 +60,10 @@ COMBOS = [
     ("standard-block", 2, {"hand_size": 14, "lead": "rotate_any"}),
     ("standard-draw", 2, {"hand_size": 1}),
     ("winner-leads", 2, {"round_to_five": True, "spinner": "first_double", "fives_scoring": True}),
+    # The larger sets: the double-nine partnership block (10 each, 15 out of play) and a
+    # double-twelve Draw game for two (15 each, 61 in the boneyard).
+    ("standard-block", 4, {"set": "double-9", "partners": True, "hand_size": 10}),
+    ("standard-draw", 2, {"set": "double-12", "hand_size": 15}),
 ]
 CASES = BASE_CASES + COMBOS
 CASE_IDS = [f"{p}-{n}-{'-'.join(sorted(o)) or 'plain'}" for p, n, o in CASES]
@@ -202,8 +207,8 @@ class Game:
             return
         on_table = [t for _, t, _ in state.placements]
         every = [t for h in state.hands for t in h] + list(state.boneyard) + on_table
-        assert len(every) == len(set(every)) == 28
-        assert set(every) == set(ALL_TILES)
+        assert len(every) == len(set(every)) == len(self.rules.set.tiles)
+        assert set(every) == set(self.rules.set.tiles)
         assert state.layout.tiles == len(on_table)
 
     def check_redaction(self, data):
@@ -244,7 +249,8 @@ class Game:
         if kind == "play":
             action = {
                 "type": "play",
-                "tile": rng.choice(ALL_TILES).to_json(),
+                # mostly the set's tiles (well formed, maybe illegal); now and then any set's
+                "tile": rng.choice(self.rules.set.tiles if rng.random() < 0.8 else EVERY_TILE).to_json(),
                 "end": rng.choice(["left", "right", "up", "down"]),
             }
         elif kind == "until":
@@ -304,12 +310,13 @@ class Game:
             assert [e.to_dict() for e in same] == [e.to_dict() for e in left]
             return
         before = snapshot(state)
-        with pytest.raises((IllegalAction, InvalidAction)):
+        outside = action["type"] == "play" and not self.rules.set.holds(Tile.from_json(action["tile"]))
+        with pytest.raises(InvalidTile if outside else (IllegalAction, InvalidAction)):
             decide(state, parse_action(seat, action), self.seed)
         assert snapshot(state) == before
 
     def push_fast(self, seat, action):
-        fast, dealer = self.fast, SeedDealer(self.seed)
+        fast, dealer = self.fast, SeedDealer(self.seed, self.state.rules.set)
         kind = action["type"]
         if kind == "play":
             push(fast, (PLAY, Tile.from_json(action["tile"]), END_INDEX[action["end"]]), dealer, seat)

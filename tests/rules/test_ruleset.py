@@ -1,6 +1,8 @@
+import json
+
 import pytest
 
-from api.rules import PRESETS, InvalidRules, RuleSet, resolve_rules
+from api.rules import PRESETS, InvalidRules, RuleSet, TileSet, resolve_rules
 from api.rules.ruleset import DEFAULT_PRESET, OPTION_NAMES
 
 # The preset table of docs/rules.md (section 14), option by option (values not listed are the standard defaults).
@@ -54,7 +56,7 @@ CASES = [(p, n) for p, (_, sizes, _) in EXPECTED.items() for n in sizes]
 def test_the_preset_table_is_exactly_the_rule_books():
     assert set(PRESETS) == set(EXPECTED)
     assert DEFAULT_PRESET == "standard-draw"
-    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit"}
+    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit", "set"}
 
 
 @pytest.mark.parametrize("preset,players", CASES)
@@ -162,6 +164,10 @@ def test_partners_sides_are_seats_0_2_against_1_3():
         ("standard-draw", {"lead": "anyone"}, 2, "lead"),
         ("standard-draw", {"blocked_scoring": "own"}, 2, "blocked_scoring"),
         ("standard-draw", {"spinner": "all_doubles"}, 2, "spinner"),
+        ("standard-draw", {"set": "double-7"}, 2, "set"),
+        ("standard-draw", {"set": 9}, 2, "set"),
+        ("standard-block", {"set": "double-9", "hand_size": 14}, 4, "hand_size"),  # 56 of 55 tiles
+        ("standard-draw", {"set": "double-12", "hand_size": 46}, 2, "hand_size"),  # 92 of 91
         ("standard-draw", {"boneyard_reserve": None}, 2, "boneyard_reserve"),
         ("winner-leads", {}, 3, "players"),
         ("standard-draw", {}, 1, "players"),
@@ -181,6 +187,28 @@ def test_impossible_rule_sets_are_refused_naming_the_field(preset, overrides, pl
     assert info.value.field == field
     assert info.value.code == "invalid_rules"
     assert str(info.value).startswith(field + ":")
+
+
+def test_the_set_sets_the_boneyard_and_the_largest_hands():
+    """docs/rules.md, section 1: the boneyard is the set less the hands dealt."""
+    nine = resolve_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+    assert nine.set is TileSet.DOUBLE_9 and nine.boneyard_size == 15
+    assert resolve_rules("standard-draw", {"set": "double-12", "hand_size": 45}, 2).boneyard_size == 1
+    assert resolve_rules("standard-block", {"set": "double-9", "hand_size": 13}, 4).boneyard_size == 3
+    assert resolve_rules("standard-draw", {}, 2).set is TileSet.DOUBLE_6
+    with pytest.raises(InvalidRules, match="4 players × 8 tiles does not fit a 28-tile set"):
+        resolve_rules("standard-draw", {"hand_size": 8}, 4)
+
+
+def test_the_default_set_goes_unsaid_and_another_is_named_and_read_back():
+    six = resolve_rules("standard-draw", {}, 2)
+    assert "set" not in six.to_dict() and "set" not in six.options()
+    assert RuleSet.from_dict({**six.to_dict(), "set": "double-6"}) == six
+    twelve = resolve_rules("standard-draw", {"set": "double-12", "hand_size": 15}, 2)
+    data = json.loads(json.dumps(twelve.to_dict()))
+    assert data["set"] == "double-12" and twelve.options()["set"] is TileSet.DOUBLE_12
+    assert RuleSet.from_dict(data) == twelve and RuleSet.from_dict(data).set is TileSet.DOUBLE_12
+    assert resolve_rules("standard-draw", twelve.options(), 2) == twelve
 
 
 @pytest.mark.parametrize("overrides", [[("target", 50)], "target", 5, ["target"]])

@@ -27,7 +27,7 @@ from api.rules import (
     start_match,
 )
 from api.rules.engine import CallMuggins, Draw, Knock, Play, decide
-from api.rules.errors import EndRequired
+from api.rules.errors import EndRequired, InvalidTile
 from api.rules.shuffle import shuffled_tiles
 from tests.rules.support import SEED, FixedDealer, T, Table, deal_with, order_for, seats, tiles
 
@@ -119,6 +119,9 @@ def test_refused_commands_name_their_reason_and_change_nothing():
     t.refuse(CallMuggins(0), NothingToMuggins)
     with pytest.raises(InvalidAction):
         decide(t.state, Play(7, T("6-1"), "left"), SEED)
+    # A tile of a larger set is well written but not of this match's set: malformed, not illegal.
+    with pytest.raises(InvalidTile, match="no tile 7-1 in a double-6 set"):
+        decide(t.state, Play(1, T("7-1"), "left"), SEED)
 
 
 @pytest.mark.parametrize(
@@ -127,7 +130,7 @@ def test_refused_commands_name_their_reason_and_change_nothing():
         {"type": "pass"},
         {"type": "play"},
         {"type": "play", "tile": [6, 1], "end": "middle"},
-        {"type": "play", "tile": [7, 1], "end": "left"},
+        {"type": "play", "tile": [13, 1], "end": "left"},
         {"type": "draw", "until": "forever"},
         {"type": "knock", "now": True},
         {"type": "play", "tile": [6, 1], "end": "left", "claim": -5},

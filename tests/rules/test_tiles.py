@@ -3,7 +3,7 @@ import pickle
 import pytest
 
 from api.rules import ALL_TILES, InvalidTile, Tile
-from api.rules.tiles import DOUBLES, TOTAL_PIPS, pip_count, weight_key
+from api.rules.tiles import EVERY_TILE, TileSet, pip_count, weight_key
 
 
 def test_parse_and_format_are_a_pair_written_high_end_first():
@@ -35,7 +35,7 @@ def test_tiles_are_immutable():
         Tile(6, 3).high = 5
 
 
-@pytest.mark.parametrize("bad", ["7-1", "6_3", "6", "", "-1-2", "a-b", "6-3-1", "6--3", None, 63])
+@pytest.mark.parametrize("bad", ["13-1", "6_3", "6", "", "-1-2", "a-b", "6-3-1", "6--3", None, 63])
 def test_badly_written_tiles_raise_invalid_tile(bad):
     with pytest.raises(InvalidTile) as info:
         Tile.parse(bad)
@@ -54,17 +54,26 @@ def test_only_a_few_ascii_digits_are_a_tile_half(bad):
 
 @pytest.mark.parametrize(
     "bad",
-    [[6], [True, 1], [1, False], [7, 1], [6, -1], [6, 3, 1], [6.0, 3], ["6", "3"], None, {"high": 6}, "7-1", "6_3", 6],
+    [[6], [True, 1], [1, False], [13, 1], [6, -1], [6, 3, 1], [6.0, 3], ["6", "3"], None, {"high": 6}, "13-1", "6_3"]
+    + [6],
 )
 def test_bad_json_tiles_raise_invalid_tile(bad):
     with pytest.raises(InvalidTile):
         Tile.from_json(bad)
 
 
-def test_tile_constructor_refuses_numbers_outside_the_set():
-    for a, b in [(7, 1), (-1, 0), (0, 7)]:
+def test_tile_constructor_refuses_numbers_outside_every_set():
+    for a, b in [(13, 1), (-1, 0), (0, 13)]:
         with pytest.raises(InvalidTile):
             Tile(a, b)
+
+
+def test_a_tile_of_a_larger_set_is_not_one_of_a_smaller_sets():
+    assert Tile(12, 7) is Tile(7, 12)
+    assert TileSet.DOUBLE_9.holds(Tile(9, 3)) and not TileSet.DOUBLE_6.holds(Tile(9, 3))
+    with pytest.raises(InvalidTile, match="no tile 7-1 in a double-6 set"):
+        TileSet.DOUBLE_6.check(Tile(7, 1))
+    assert TileSet.DOUBLE_12.check(Tile(12, 12)) is Tile(12, 12)
 
 
 def test_weight_orders_by_pips_then_the_higher_end():
@@ -82,11 +91,30 @@ def test_weight_orders_by_pips_then_the_higher_end():
 
 
 def test_the_set_has_28_distinct_tiles_and_168_pips():
+    assert ALL_TILES is TileSet.DOUBLE_6.tiles
     assert len(ALL_TILES) == 28
     assert len(set(ALL_TILES)) == 28
     assert {(t.high, t.low) for t in ALL_TILES} == {(h, lo) for h in range(7) for lo in range(h + 1)}
-    assert TOTAL_PIPS == 168 == pip_count(ALL_TILES)
-    assert [str(t) for t in DOUBLES] == ["0-0", "1-1", "2-2", "3-3", "4-4", "5-5", "6-6"]
+    assert TileSet.DOUBLE_6.total_pips == 168 == pip_count(ALL_TILES)
+    assert [str(t) for t in TileSet.DOUBLE_6.doubles] == ["0-0", "1-1", "2-2", "3-3", "4-4", "5-5", "6-6"]
+
+
+@pytest.mark.parametrize(
+    ("tile_set", "tiles", "pips", "per_number"),
+    [(TileSet.DOUBLE_6, 28, 168, 7), (TileSet.DOUBLE_9, 55, 495, 10), (TileSet.DOUBLE_12, 91, 1092, 13)],
+)
+def test_each_set_has_the_rule_books_tiles_pips_and_tiles_per_number(tile_set, tiles, pips, per_number):
+    """docs/rules.md, section 1: each smaller set is the start of the larger one's canonical order."""
+    top = tile_set.top
+    assert str(tile_set) == f"double-{top}" and TileSet(f"double-{top}") is tile_set
+    assert len(tile_set.tiles) == tiles == len(set(tile_set.tiles))
+    assert {(t.high, t.low) for t in tile_set.tiles} == {(h, lo) for h in range(top + 1) for lo in range(h + 1)}
+    assert tile_set.total_pips == pips == pip_count(tile_set.tiles)
+    assert tile_set.tiles_per_number == per_number
+    assert all(sum(t.has(n) for t in tile_set.tiles) == per_number for n in tile_set.numbers)
+    assert tile_set.tiles == EVERY_TILE[:tiles]
+    assert [t.index for t in tile_set.tiles] == list(range(tiles))
+    assert [d.high for d in tile_set.doubles] == list(range(top + 1))
 
 
 def test_canonical_order_starts_0_0_1_0_1_1_and_indexes_match():
