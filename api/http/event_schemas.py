@@ -22,7 +22,7 @@ from typing import Any
 
 from apispec import APISpec
 
-from api.rules.ruleset import MAX_TARGET, OPTION_NAMES
+from api.rules.ruleset import MAX_TARGET, OFFERED_SETS, OPTION_NAMES
 
 EVENTS_SCHEMA = Path(__file__).resolve().parents[2] / "openapi" / "events.schema.json"
 _DEFS = "#/$defs/"
@@ -87,6 +87,7 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
     options = {name: dict(rule_set["properties"][name]) for name in OPTION_NAMES}
     options["target"]["maximum"] = MAX_TARGET
     options["hand_size"]["maximum"] = 14  # two players hold at most the 28 tiles
+    options["set"]["enum"] = list(OFFERED_SETS)  # a log may name any set; a client, those offered
     overrides = {
         "type": "object",
         "additionalProperties": False,

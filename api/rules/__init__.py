@@ -45,7 +45,7 @@ from .errors import (
     WrongClaim,
 )
 from .events import EVENT_TYPES, SCHEMA_VERSION, Event, HandResult, event_from_dict
-from .ruleset import DEFAULT_PRESET, PRESETS, RuleSet, resolve_rules
+from .ruleset import DEFAULT_PRESET, OFFERED_SETS, PRESETS, RuleSet, resolve_requested_rules, resolve_rules
 from .shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from .shuffle import seed_commitment, shuffled_tiles
 from .state import (
@@ -85,6 +85,7 @@ __all__ = [
     "DEFAULT_PRESET",
     "ENDED",
     "EVENT_TYPES",
+    "OFFERED_SETS",
     "OPEN_SEAT",
     "PLAYING",
     "PRESETS",
@@ -151,6 +152,7 @@ __all__ = [
     "ready_to_start",
     "redact_event",
     "replay",
+    "resolve_requested_rules",
     "resolve_rules",
     "seed_commitment",
     "shuffled_tiles",

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from api import bots
-from api.rules import BOT_SEAT, REMOTE_SEAT, create_match, ready_to_start, resolve_rules, start_match
+from api.rules import BOT_SEAT, REMOTE_SEAT, create_match, ready_to_start, resolve_requested_rules, start_match
 from api.rules.events import MatchCreated
 from api.store.records import MatchRecord
 
@@ -54,12 +54,12 @@ def prepare_match(command: CreateMatch, flow: MatchFlow) -> NewMatch:
     """Resolve the rules, seat the players and deal if every seat is taken: all decided
     before the transaction, so the write lock is held for the inserts only."""
     seats = command.seats
-    rules = resolve_rules(command.preset, command.overrides or {}, len(seats))
+    rules = resolve_requested_rules(command.preset, command.overrides or {}, len(seats))
     if command.rated and rules.turn_seconds is None:
         # A rated match always has a clock: a player who walks away times out, a bot takes the
         # seat and the player's rating counts it as a loss (api.services.ratings).
         clock = {"turn_seconds": flow.limits.rated_turn_seconds, "timeout_limit": flow.limits.rated_timeout_limit}
-        rules = resolve_rules(command.preset, {**(command.overrides or {}), **clock}, len(seats))
+        rules = resolve_requested_rules(command.preset, {**(command.overrides or {}), **clock}, len(seats))
     if command.seed is not None and not flow.allow_client_seed:
         raise errors.ClientSeedNotAllowed("this server does not accept client-chosen server seeds")
     seeded_by_client = command.seed is not None

@@ -395,3 +395,16 @@ def test_no_response_to_a_seat_holds_a_tile_of_another_hand_or_the_boneyard(app,
         assert not tiles_in(refused.get_data()) & _secret_tiles(app, match_id, other)[0]
     else:
         raise AssertionError("match did not end")
+
+
+@pytest.mark.parametrize("path", ["/v1/matches", "/v1/seeks"])
+@pytest.mark.parametrize("tile_set", ["double-9", "double-12"])
+def test_a_set_the_server_does_not_offer_yet_is_refused(client, path, tile_set):
+    """The engine plays the larger sets, but the documents, the views and the web table speak
+    double-six only: until their games open, a client may not ask for them."""
+    body = {"preset": "standard-block", "rules": {"set": tile_set, "hand_size": 5}}
+    body |= {"seats": [{"name": n, "type": "remote"} for n in "ab"]} if path == "/v1/matches" else {"players": 2}
+    response = client.post(path, json=body)
+    assert assert_problem(response, 422, "invalid_rules")["field"] == "set"
+    ok = client.post(path, json={**body, "rules": {"set": "double-6"}})
+    assert ok.status_code == 201, ok.get_json()

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from api.rules import PRESETS, InvalidRules, RuleSet, TileSet, resolve_rules
+from api.rules import OFFERED_SETS, PRESETS, InvalidRules, RuleSet, TileSet, resolve_requested_rules, resolve_rules
 from api.rules.ruleset import DEFAULT_PRESET, OPTION_NAMES
 
 # The preset table of docs/rules.md (section 14), option by option (values not listed are the standard defaults).
@@ -248,3 +248,14 @@ def test_rule_sets_are_immutable():
     with pytest.raises(AttributeError):
         rules.target = 5
     assert rules.preset == "standard-draw" and rules.players == 2
+
+
+def test_what_a_client_asks_for_is_refused_naming_the_set_when_the_set_is_not_offered():
+    assert OFFERED_SETS == (TileSet.DOUBLE_6,)
+    assert resolve_requested_rules("standard-draw", {"set": "double-6"}, 2) == resolve_rules("standard-draw", {}, 2)
+    with pytest.raises(InvalidRules) as refused:
+        resolve_requested_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+    assert refused.value.field == "set"
+    # a stored log names its set whatever is offered: reading one never asks
+    nine = resolve_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+    assert RuleSet.from_dict(nine.to_dict()) == nine

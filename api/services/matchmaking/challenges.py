@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_rules
+from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules
 from api.store.matchmaking import ChallengeRecord
 from api.store.records import MatchRecord
 
@@ -55,7 +55,7 @@ def create_challenge_handler(command: CreateChallenge, flow: MatchFlow) -> Answe
     players = 1 + len(opponents) + len(command.bots)
     if not 2 <= players <= 4:
         raise errors.InvalidChallenge(f"a match has 2 to 4 seats, not {players}", reason="seats")
-    resolve_rules(command.preset, command.overrides or {}, players)  # InvalidRules: 422
+    resolve_requested_rules(command.preset, command.overrides or {}, players)  # InvalidRules: 422
     now = flow.now()
     seats = [{"player_ref": me, "type": REMOTE_SEAT, "level": None, "answer": ACCEPTED, "token": None}]
     seats += [

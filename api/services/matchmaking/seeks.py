@@ -28,7 +28,7 @@ import secrets
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_rules
+from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules, resolve_rules
 from api.store.matchmaking import SeekRecord, seek_key
 from api.store.records import MatchRecord
 
@@ -73,7 +73,7 @@ def create_seek_handler(command: CreateSeek, flow: MatchFlow) -> Answer:
         raise errors.InvalidSeek("rating_min is above rating_max", reason="rating_range")
     if (command.fill_after_seconds is None) != (command.fill_level is None):
         raise errors.InvalidSeek("fill_after_seconds and fill_level go together", reason="fill")
-    rules = resolve_rules(command.preset, command.overrides or {}, command.players)  # InvalidRules: 422
+    rules = resolve_requested_rules(command.preset, command.overrides or {}, command.players)  # InvalidRules: 422
     now = flow.now()
     secret = None if seeker.player_ref else f"{SEEK_SECRET_PREFIX}{secrets.token_urlsafe(32)}"
     pool = pool_of(seeker.portal_id, command.preset, rules.to_dict(), command.players, command.rated)
