@@ -134,11 +134,22 @@ def play_clocked_match(app, data: st.DataObject) -> dict:
     return client.get(f"/v1/matches/{match_id}/fairness").get_json()
 
 
-@settings(
-    max_examples=long_run(8), derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
-)
-@given(data=st.data())
-def test_clocked_matches_with_timeouts_and_replacements_always_pass_their_fairness_check(clocked_app, data):
-    report = play_clocked_match(clocked_app, data)
+COMMON = dict(derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+
+def assert_verified(report: dict) -> None:
     assert report["verified"] is True, report["problems"]
     assert report["chain_ok"] and report["commitment_ok"] and report["moves_checked"] > 0
+
+
+@settings(max_examples=3, **COMMON)
+@given(data=st.data())
+def test_clocked_matches_with_timeouts_and_replacements_always_pass_their_fairness_check(clocked_app, data):
+    assert_verified(play_clocked_match(clocked_app, data))
+
+
+@pytest.mark.slow
+@settings(max_examples=long_run(12), **COMMON)  # more tables, seatings and timeouts than the three above
+@given(data=st.data())
+def test_clocked_matches_pass_their_fairness_check_over_a_long_run(clocked_app, data):
+    assert_verified(play_clocked_match(clocked_app, data))
