@@ -18,6 +18,7 @@ from .test_web_table import api_view, offered_presets, overlay_open, play_hand_b
 
 PROGRESS_KEY = "boneyard.progress.v1"
 OLD_STORE_KEY = "boneyard.table.v1"
+API_KEY_KEY = "boneyard.apiKey"  # where the page keeps a portal's key
 WRONG_GRAMMAR = ("You leads", "You wins", "You holds", "You knocks")
 # for each [preset, players]: the target menu's first option [value, text] and the other options'
 # values, once that preset is chosen and that many players checked the way Playwright's
@@ -83,7 +84,7 @@ def create_match_by_api(base: str, target: int, player_ref: str, portal_key: str
 
 def hold_portal_key(page, key: str) -> None:
     """The page keeps the portal's key as the setup form would (player ids are a portal's)."""
-    page.evaluate(f"localStorage.setItem('boneyard.apiKey', {json.dumps(key)})")
+    page.evaluate(f"localStorage.setItem('{API_KEY_KEY}', {json.dumps(key)})")
 
 
 def shown_figures(page, which: str) -> dict[str, str]:
@@ -207,12 +208,13 @@ def test_a_match_against_the_computer_counts_once_in_the_progress_and_reset_clea
     ref = "progress-e2e"
     created = create_match_by_api(live_server, target=1, player_ref=ref, portal_key=live_portal_key)
     token = next(seat["token"] for seat in created["seats"] if seat["seat"] == 0)
-    page = page_at(DESKTOP)
-    open_form(page, f"/play?player_ref={ref}")
-    hold_portal_key(page, live_portal_key)  # the page of a portal's player holds the portal's key
     old = {"id": created["id"], "local": {"0": token}, "seen": 0, "humans": 1, "viewer": 0}
-    page.evaluate(f"localStorage.setItem('{OLD_STORE_KEY}', {json.dumps(json.dumps(old))})")
-    page.reload()
+    # the device comes back with both in its storage before the page first loads: the match in
+    # the first format, and the portal's key (the page of a portal's player holds it)
+    saved = {OLD_STORE_KEY: json.dumps(old), API_KEY_KEY: live_portal_key}
+    kept = [{"name": name, "value": value} for name, value in saved.items()]
+    page = page_at(DESKTOP, storage_state={"cookies": [], "origins": [{"origin": live_server, "localStorage": kept}]})
+    page.goto(f"/play?player_ref={ref}")
     page.wait_for_function("document.body.dataset.seq !== undefined")
     assert page.is_visible("#table")
 
