@@ -6,7 +6,9 @@ hand's result beside its final board, and plays a Web Audio cue per event (sound
 it counts on <body> (``data-sounds-play`` …) so the tests can read what was played.
 
 These tests open their pages with ``reduced_motion="no-preference"`` where they follow the
-steps (the other browser tests default to "reduce", which shows new moves at once).
+steps (the other browser tests default to "reduce", which shows new moves at once). There the
+page's clock is the test's (Playwright's ``page.clock``): each step is still drawn, in order,
+but the test moves the clock past the 600 ms between steps instead of waiting them out.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ WATCH_PICTURES_JS = """(check) => {
 LOG_LINES = "document.querySelectorAll('#log li').length"
 LINE_TILES = "document.querySelectorAll('#line .tile').length"
 READY = "document.body.classList.contains('my-turn') || !document.querySelector('#overlay').hidden"
+STEP_MS = 600  # api/web/static/animate.js's STEP_MS: the time between two steps shown
+ANIMATING = "document.body.hasAttribute('data-animating')"
 
 
 def events(base: str, match_id: str, token: str, after: int = 0) -> list[dict[str, Any]]:
@@ -173,6 +177,24 @@ def make_a_move(page: Page) -> str:
     return "knock"
 
 
+def open_following(page_at: OpenPage) -> Page:
+    """A desktop page that follows the steps, on a clock the test moves (it flows as usual
+    until moved on)."""
+    page = page_at(DESKTOP, **MOTION)
+    page.clock.install()
+    return page
+
+
+def steps_shown_to_the_end(page: Page) -> None:
+    """The steps under way shown through, one clock step at a time: each is drawn (and watched)
+    as with real time, only the wait between them is skipped; then the page takes input again."""
+    for _ in range(200):
+        if not page.evaluate(ANIMATING):
+            break
+        page.clock.run_for(STEP_MS)
+    page.wait_for_function(f"!({ANIMATING}) && ({READY})")
+
+
 def move_with_replies(
     page: Page, base: str, match_id: str, token: str
 ) -> tuple[int, int, int, list[dict[str, Any]], dict[str, int]]:
@@ -195,7 +217,7 @@ def move_with_replies(
         replies = [e for e in new if e["type"] in ("tile_played", "knocked") and e["seat"] != 0]
         if did == "play" and len(replies) >= 2:
             return before[0], before[1], seq, new, cues_before
-        page.wait_for_function(f"!document.body.hasAttribute('data-animating') && ({READY})")
+        steps_shown_to_the_end(page)
     raise AssertionError("no move was followed by two computer replies")
 
 
@@ -203,7 +225,7 @@ def move_with_replies(
 def test_your_move_and_each_reply_are_shown_one_by_one_with_the_last_tile_marked(
     page_at: OpenPage, live_server: str, artifacts: Path
 ) -> None:
-    page = page_at(DESKTOP, **MOTION)
+    page = open_following(page_at)
     state = start_match(page, FOUR, preset="all-fives")
     match_id, token = state["id"], state["local"]["0"]
     page.evaluate(WATCH_PICTURES_JS, PICTURE_JS)
@@ -219,7 +241,7 @@ def test_your_move_and_each_reply_are_shown_one_by_one_with_the_last_tile_marked
     assert not page.evaluate("document.body.classList.contains('my-turn')"), "a move is offered mid-sequence"
     assert page.locator("#hand .hand-tile.playable").count() == 0
 
-    page.wait_for_function(f"!document.body.hasAttribute('data-animating') && ({READY})")
+    steps_shown_to_the_end(page)
     view = api_view(live_server, match_id, token)
     final_lines, final_tiles = page.evaluate(LOG_LINES), page.evaluate(LINE_TILES)
     assert lines_before < mid_lines < final_lines
@@ -247,7 +269,7 @@ def test_your_move_and_each_reply_are_shown_one_by_one_with_the_last_tile_marked
 
 
 def test_a_tap_or_a_key_skips_to_the_end_and_makes_no_move(page_at: OpenPage, live_server: str) -> None:
-    page = page_at(DESKTOP, **MOTION)
+    page = open_following(page_at)
     state = start_match(page, FOUR)
     match_id, token = state["id"], state["local"]["0"]
     page.evaluate(WATCH_PICTURES_JS, PICTURE_JS)

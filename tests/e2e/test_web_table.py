@@ -208,7 +208,7 @@ def test_a_whole_hand_against_the_computer_is_played_by_clicks_on_a_desktop(page
 
 def test_a_whole_hand_is_played_by_keyboard_on_a_phone(page_at, live_server, artifacts):
     page = page_at(PHONE, has_touch=True, is_mobile=True, device_scale_factor=2)
-    state = start_match(page, [("Kim", "you"), ("Rand", "random"), ("Max", "expert")])
+    state = start_match(page, [("Kim", "you"), ("Rand", "random"), ("Max", "greedy")])
     match_id, token = state["id"], state["local"]["0"]
     page.screenshot(path=artifacts / "phone-table-start.png")
     assert_table_matches_api(page, live_server, match_id, token)
