@@ -12,7 +12,7 @@ import sys
 
 import requests
 
-from tests.e2e.test_portals_http import make_portal
+from tests.e2e.test_portals_http import operator_portal
 from tests.servers import ROOT, running_gunicorn
 
 BOTS, GAMES = 20, 2
@@ -28,7 +28,7 @@ def arena_module():
 
 
 def test_twenty_bots_seek_pair_play_and_make_a_ladder(database_url, tmp_path):
-    key = make_portal(database_url, "arena-http")
+    key = operator_portal(database_url, "arena-http")
     arena = arena_module()
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false") as (base, _log):
         done = arena.run_arena(base, key, BOTS, GAMES, "standard-block", {"target": 10})
