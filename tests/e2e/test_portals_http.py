@@ -49,7 +49,9 @@ def operator_portal(database_url: str, name: str) -> str:
 
 @pytest.mark.serving
 def test_a_portal_made_by_the_command_keeps_its_matches_and_players_to_itself(database_url, tmp_path):
-    alpha, beta = make_portal(database_url, "alpha-http"), make_portal(database_url, "beta-http")
+    # The command makes the portal under test; the other one, only there to be kept out, is made
+    # in-process (a second command would cost a second process start-up and check nothing more).
+    alpha, beta = make_portal(database_url, "alpha-http"), operator_portal(database_url, "beta-http")
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false") as (base, _log):
         forged = requests.post(f"{base}/v1/matches", json={"seats": SEATS}, timeout=10)
         assert forged.status_code == 403 and forged.json()["code"] == "player_ref_needs_portal"
