@@ -21,6 +21,7 @@ from .support import ROOT
 
 SPEC = ROOT / "openapi" / "openapi.json"
 PACKAGE = "boneyard_sdk"
+TARGET = 30  # a hand or two: the client's types and calls are checked, not a long game
 
 
 @pytest.fixture
@@ -104,7 +105,7 @@ def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, se
         body=MatchCreate.from_dict(
             {
                 "preset": "all-fives",
-                "rules": {"target": 60},
+                "rules": {"target": TARGET},
                 "seats": [{"name": "Ann", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}],
             }
         ),
@@ -126,7 +127,7 @@ def test_a_generated_client_plays_a_remote_seat_against_a_bot_to_the_end(sdk, se
         assert not isinstance(result, Problem), result
         moves += 1
         assert moves < 500
-    assert view.winner in (0, 1) and max(view.scores) >= 60
+    assert view.winner in (0, 1) and max(view.scores) >= TARGET
     response = get_v1_matches_match_id_audit.sync_detailed(created.id, client=anonymous)
     audit = AuditLog.from_dict(response.parsed.to_dict())
     assert audit.events[-1].type_.value == "match_ended"

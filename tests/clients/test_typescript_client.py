@@ -33,8 +33,9 @@ from .support import ROOT, node_binary
 CLIENT = ROOT / "clients" / "typescript"
 PROGRAM = CLIENT / "src" / "play.ts"
 PLAY_JS = CLIENT / "dist" / "src" / "play.js"
-# One match of each kind of game: a draw game, a block game, the scoring game with claims.
-MATCHES = [("standard-draw", 60), ("pagat-block", 60), ("muggins", 60)]
+# One match of each kind of game: a draw game, a block game, the scoring game with claims; short
+# (a hand or two each): what is checked is the types and the protocol, not a long game.
+MATCHES = [("standard-draw", 30), ("pagat-block", 30), ("muggins", 30)]
 
 pytestmark = pytest.mark.skipif(
     "postgresql" in os.environ.get("DATABASE_URL", ""),

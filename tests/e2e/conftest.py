@@ -9,6 +9,10 @@
   Playwright's own browser downloads are not available here). Missing browser or
   ``playwright`` package: skipped locally, a failure under CI (``CI=true``), so a broken
   install step cannot pass green.
+* ``module_database_url``: an empty database migrated to ``head`` for a server that serves a
+  whole module's tests (a real gunicorn starts in seconds: started once, not once a test).
+  Collection sees function fixtures only, so the tests using it carry ``pytest.mark.database``
+  themselves.
 * ``artifacts``: screenshots go to ``tests/e2e/artifacts/`` (committed empty but for the
   ``.gitignore`` that keeps every screenshot out of git), to look at after a run.
 """
@@ -16,14 +20,17 @@
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from werkzeug.serving import make_server
 
+from tests.conftest import EXTERNAL_URL, _empty_tables
 from tests.problem_guard import answered_problems_are_declared  # noqa: F401  (autouse: every answer declared)
 
 CHROMIUM = os.environ.get("BONEYARD_CHROMIUM", "/usr/bin/chromium")
@@ -71,6 +78,22 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.shutdown()
         thread.join(timeout=5)
         app.extensions["boneyard.store"].dispose()
+
+
+@pytest.fixture(scope="module")
+def module_database_url(
+    _external_engine: Engine | None, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    """URL of an empty database migrated to ``head``, for this module's server. On PostgreSQL it
+    is the worker's database, emptied now: the tests of other modules empty it before each of
+    theirs, and none runs beside this module's on the worker. On SQLite, a file of its own."""
+    if _external_engine is not None:
+        _empty_tables(_external_engine)
+        assert EXTERNAL_URL is not None
+        return EXTERNAL_URL
+    path = tmp_path_factory.mktemp("module-db") / "boneyard.db"
+    shutil.copyfile(request.getfixturevalue("_sqlite_template"), path)
+    return f"sqlite:///{path}"
 
 
 #: The app behind each live server's URL (for what a test does as the operator).

@@ -1,4 +1,4 @@
-"""Twenty bots find each other over real HTTP: each seeks rated matches with its own player
+"""A dozen bots find each other over real HTTP: each seeks rated matches with its own player
 token through the reference client, plays, and seeks again; the portal's ladder counts them all.
 
 The issue's own check, through the public API only: no seeker paired twice or left hanging,
@@ -12,10 +12,12 @@ import sys
 
 import requests
 
-from tests.e2e.test_portals_http import make_portal
+from tests.e2e.test_portals_http import operator_portal
 from tests.servers import ROOT, running_gunicorn
 
-BOTS, GAMES = 20, 2
+# Twelve seekers at once across gunicorn's two workers, as many as test_matchmaking_http.py's:
+# each bot sends some three dozen requests a game (its views, actions, audit and fairness check).
+BOTS, GAMES = 12, 2
 
 
 def arena_module():
@@ -27,8 +29,8 @@ def arena_module():
     return module
 
 
-def test_twenty_bots_seek_pair_play_and_make_a_ladder(database_url, tmp_path):
-    key = make_portal(database_url, "arena-http")
+def test_a_dozen_bots_seek_pair_play_and_make_a_ladder(database_url, tmp_path):
+    key = operator_portal(database_url, "arena-http")
     arena = arena_module()
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false") as (base, _log):
         done = arena.run_arena(base, key, BOTS, GAMES, "standard-block", {"target": 10})

@@ -9,7 +9,7 @@ import sys
 
 import requests
 
-from tests.e2e.test_portals_http import make_portal
+from tests.e2e.test_portals_http import operator_portal
 from tests.servers import ROOT, running_gunicorn
 
 CLIENT_DIR = ROOT / "clients" / "python"
@@ -44,7 +44,7 @@ def finished(process: subprocess.Popen) -> list[dict]:
 
 
 def test_two_seekers_pair_and_an_acceptor_plays_a_challenge(database_url, tmp_path):
-    key = make_portal(database_url, "lobby-client")
+    key = operator_portal(database_url, "lobby-client")
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false") as (server, _log):
         ana, ben, cy = (player_token(server, key, ref) for ref in ("ana", "ben", "cy"))
         seekers = [client_process(server, token, "--seek", "--rated", "--games", "1") for token in (ana, ben)]

@@ -2,9 +2,10 @@
 
 The server is gunicorn as deployed (``gunicorn -c gunicorn.conf.py wsgi:app``, two
 workers, so consecutive requests of one bot land on different processes and their
-snapshot caches) on a free loopback port. Its database is ``DATABASE_URL`` when that
-points at PostgreSQL (the ``scripts/test`` PostgreSQL pass; the name must contain
-``test``), else a temporary SQLite file; ``AUTO_MIGRATE=1`` lets the workers migrate it.
+snapshot caches) on a free loopback port, one for the module. Its database is the
+module's (``module_database_url``: the test database when that is PostgreSQL, else a SQLite
+file of its own). The tests are marked ``serving``, so the ``scripts/test`` PostgreSQL pass
+leaves them out (see ``pytestmark`` below).
 Fixtures live here, not in conftest.py: the browser tests in this folder have their own.
 
 Every finished match is checked the way a stranger would: ``/audit`` replayed by the
@@ -23,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from sqlalchemy.engine import make_url
 
 from api.rules import event_from_dict, replay
 from tests.servers import running_gunicorn
@@ -43,36 +43,29 @@ from boneyard_client import (  # noqa: E402  (found through the sys.path line ab
     seeded_random,
 )
 
-# The module's server serves DATABASE_URL when that is PostgreSQL (two gunicorn workers, the
-# autoplay runner, on one database): the PostgreSQL pass runs these tests too.
-pytestmark = pytest.mark.database
+# database: the module's server serves the test database (through a module fixture, which
+# collection does not see). serving: what these tests check is the reference clients (and the
+# curl loop) speaking HTTP to the deployed server, the same on every database; what the database
+# does under them (a stale view's 412, an idempotent replay, the errors they raise, the match
+# played to its end) the API tests check on both, and test_idempotency_crash.py and
+# test_matchmaking_http.py over gunicorn's workers, so the PostgreSQL pass leaves them out.
+pytestmark = [pytest.mark.database, pytest.mark.serving]
 
 STARTUP_SECONDS = 30
 MATCH_SECONDS = 60  # a bound on one bot's whole match, so a hang fails instead of stalling
 
 
-def _database_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    external = os.environ.get("DATABASE_URL")
-    if external and make_url(external).get_backend_name() == "postgresql":
-        # The other tests TRUNCATE this database before each of theirs; this module's
-        # server runs only while this module's tests do, and its matches are its own.
-        if "test" not in (make_url(external).database or ""):
-            pytest.fail(f"refusing to serve tests from {make_url(external).database!r}: its name lacks 'test'")
-        return external
-    return f"sqlite:///{tmp_path_factory.mktemp('http-bots') / 'boneyard.db'}"
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(module_database_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a real gunicorn serving Boneyard; stopped after this module."""
     log_path = tmp_path_factory.mktemp("http-bots-log") / "gunicorn.log"
     # Limits stay on (their code path is part of the deployed server) but far above what
     # two bots playing flat out send in a minute.
     with running_gunicorn(
-        _database_url(tmp_path_factory),
+        module_database_url,
         log_path,
         startup_seconds=STARTUP_SECONDS,
-        AUTO_MIGRATE="1",
+        AUTO_MIGRATE="0",
         WEB_CONCURRENCY="2",
         GUNICORN_THREADS="4",
         RATE_LIMIT_ACTIONS_PER_TOKEN="100000 per minute",
@@ -263,10 +256,13 @@ def test_the_curl_loop_plays_a_whole_match_against_the_expert_bot(server):
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "BONEYARD_SERVER": server},
+        # Every move is a few curl and jq processes: a match to 50, not the preset's 100.
+        env={**os.environ, "BONEYARD_SERVER": server, "BONEYARD_RULES": '{"target": 50}'},
         timeout=MATCH_SECONDS,
     )
     assert done.returncode == 0, done.stderr
     result, fairness = (json.loads(line) for line in done.stdout.splitlines())
     assert fairness == {"verified": True}
-    assert client_for(server).summary(result["match_id"])["scores"] == result["scores"]
+    summary = client_for(server).summary(result["match_id"])
+    assert summary["scores"] == result["scores"] and max(result["scores"]) >= 50
+    assert summary["rules"]["target"] == 50

@@ -23,10 +23,12 @@ import requests
 
 from tests.servers import running_gunicorn
 
-MATCHES = 6
-ACTIONS_PER_MATCH = 40
-KILLS = 8
-KILL_EVERY = 20  # answered actions between two kills (6 x 40 actions leave room for 8)
+# Each kill costs a worker's start-up (a second or more of CPU, and the time no worker serves
+# when the other one is starting too): five kills, each in the middle of four players' requests.
+MATCHES = 4
+ACTIONS_PER_MATCH = 32
+KILLS = 5
+KILL_EVERY = 20  # answered actions between two kills (4 x 32 actions leave room for 5)
 
 
 def worker_pids(master: int) -> list[int]:

@@ -9,7 +9,7 @@ from collections import Counter
 
 import requests
 
-from tests.e2e.test_portals_http import make_portal
+from tests.e2e.test_portals_http import operator_portal
 from tests.servers import running_gunicorn
 
 SEEKERS = 12  # four 3-player matches
@@ -17,7 +17,7 @@ TIMEOUT = 30  # a bound on a broken run, never a measure
 
 
 def test_bots_that_seek_at_once_are_each_seated_once_across_workers(database_url, tmp_path):
-    key = make_portal(database_url, "ladder-http")
+    key = operator_portal(database_url, "ladder-http")
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false") as (base, _log):
         tokens = []
         for n in range(SEEKERS):

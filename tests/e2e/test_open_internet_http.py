@@ -4,25 +4,38 @@ Clients that go away, clients that hold too many waits, bodies that never come, 
 gunicorn cannot parse, tokens in URLs, and a few hundred idle waiters beside /healthz.
 Every wait is observed, not slept on: ``waiter_slots`` rows and the access log are looked at
 each time the server commits or writes its log (``tests.servers.Changes``), with a deadline.
+
+One server serves the module (``shared``): each test makes its own match, and starts once the
+waits of the test before it have all ended. The tests of what gunicorn and the access log do
+with a request (408, 413, 414, 431, 400, the redacted token) are marked ``serving``: no database
+changes them, so the PostgreSQL pass of ``scripts/test`` leaves them out. The waiters' slots are
+rows of the database, counted across workers and servers: those tests run on both.
 """
 
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import requests
 from sqlalchemy import text
 
 from api.store import make_engine
-from tests.servers import running_gunicorn, watching_changes
+from tests.servers import Changes, running_gunicorn, watching_changes
+
+# The shared server's database is a module fixture's, which collection does not see.
+pytestmark = pytest.mark.database
 
 PROBLEM = "application/problem+json"
 TWO_REMOTE = {"seats": [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]}
 
 
-@pytest.fixture
-def slots(database_url):
+@contextmanager
+def counting_slots(database_url: str) -> Iterator[Callable[[], int]]:
     """``slots()``: how many waiter rows the database holds now."""
     engine = make_engine(database_url)
 
@@ -30,8 +43,16 @@ def slots(database_url):
         with engine.connect() as conn:
             return conn.execute(text("SELECT count(*) FROM waiter_slots")).scalar_one()
 
-    yield count
-    engine.dispose()
+    try:
+        yield count
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def slots(database_url):
+    with counting_slots(database_url) as count:
+        yield count
 
 
 @pytest.fixture
@@ -78,8 +99,17 @@ def _problem(head: bytes, body: bytes, status: int, code: str) -> dict:
     return document
 
 
-@pytest.fixture
-def server(database_url, tmp_path, changes):
+@dataclass
+class Served:
+    base: str
+    log: Path
+    changes: Changes
+    slots: Callable[[], int]
+
+
+@pytest.fixture(scope="module")
+def shared(module_database_url, tmp_path_factory) -> Iterator[Served]:
+    """The module's server: three waits per address, a second for a request body."""
     settings = {
         "AUTO_MIGRATE": "0",
         "RATELIMIT_ENABLED": "false",
@@ -87,15 +117,28 @@ def server(database_url, tmp_path, changes):
         "REQUEST_BODY_TIMEOUT_SECONDS": "1",
         "LOG_LEVEL": "info",
     }
-    with running_gunicorn(database_url, tmp_path / "server.log", changes=changes, **settings) as (base, log):
-        yield base, log
+    log_path = tmp_path_factory.mktemp("open-internet") / "server.log"
+    with (
+        watching_changes() as changes,
+        counting_slots(module_database_url) as slots,
+        running_gunicorn(module_database_url, log_path, changes=changes, **settings) as (base, log),
+    ):
+        yield Served(base, log, changes, slots)
 
 
-def test_a_waiter_ends_when_its_client_leaves_not_when_its_wait_runs_out(server, slots, changes):
+@pytest.fixture
+def server(shared: Served) -> Served:
+    """The shared server, once no wait of an earlier test holds a slot (a client that has left
+    frees its slot a moment later)."""
+    shared.changes.until(lambda: shared.slots() == 0, 30, "the earlier tests' waits ended")
+    return shared
+
+
+def test_a_waiter_ends_when_its_client_leaves_not_when_its_wait_runs_out(server):
     """Each wait would last 60 s (the long-poll's, the stream's heartbeat 15 s); the bound of 30 s
     only stops a broken run. How soon after the client leaves its waiter ends (a fraction of a
     second: ``gone_check_interval``) is measured by bench/http_waiters.py, not asserted here."""
-    base, _ = server
+    base, slots, changes = server.base, server.slots, server.changes
     created = _match(base)
     poll = _open(base, f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60")
     stream = _open(base, f"/v1/matches/{created['id']}/stream")
@@ -106,8 +149,8 @@ def test_a_waiter_ends_when_its_client_leaves_not_when_its_wait_runs_out(server,
     changes.until(lambda: slots() == 0, 30, "the stream's waiter ends once its client has gone")
 
 
-def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slots, changes):
-    base, _ = server
+def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server):
+    base, slots, changes = server.base, server.slots, server.changes
     created = _match(base)
     path = f"/v1/matches/{created['id']}/events?after={created['seq']}&wait=60"
     held = [_open(base, path) for _ in range(2)] + [_open(base, f"/v1/matches/{created['id']}/stream")]
@@ -129,10 +172,11 @@ def test_the_per_address_cap_answers_429_and_frees_when_a_wait_ends(server, slot
     changes.until(lambda: slots() == 0, 30, "every slot freed")
 
 
+@pytest.mark.serving
 def test_a_body_that_never_comes_is_408_and_the_connection_closes(server):
     """The server answers 408 of its own (REQUEST_BODY_TIMEOUT_SECONDS=1) and closes: ``_exchange``
     reads until the close, its 10 s socket timeout a bound on a broken run only."""
-    base, _ = server
+    base = server.base
     created = _match(base)
     token = created["seats"][0]["token"]
     head, body = _exchange(
@@ -177,16 +221,19 @@ PROTOCOL_ERRORS = [
 ]
 
 
+@pytest.mark.serving
 def test_gunicorns_own_refusals_are_problem_documents(server):
-    base, _ = server
+    base = server.base
     for raw, status, code in PROTOCOL_ERRORS:
         head, body = _exchange(base, raw)
         document = _problem(head, body, status, code)
         assert document["type"].endswith(code) and document["title"] and document["detail"]
 
 
-def test_the_access_log_never_holds_a_seat_token(server, changes):
-    base, log = server
+@pytest.mark.serving
+def test_the_access_log_never_holds_a_seat_token(server):
+    base, log, changes = server.base, server.log, server.changes
+    logged_before = len(log.read_bytes())  # what the earlier tests had the server write
     created = _match(base)
     token = created["seats"][0]["token"]
     match = f"{base}/v1/matches/{created['id']}"
@@ -204,7 +251,7 @@ def test_the_access_log_never_holds_a_seat_token(server, changes):
     _exchange(base, f"GARBAGE /x?token={token}\r\n\r\n".encode())
 
     def logged() -> str:
-        return log.read_text(errors="replace")
+        return log.read_bytes()[logged_before:].decode(errors="replace")
 
     changes.until(lambda: logged().count("/stream?") >= 3, 30, "the streams in the access log")
     assert token not in logged()

@@ -1,5 +1,9 @@
 """Portals over real HTTP: a portal made with the documented command, its key used through
-gunicorn, and the public space beside it."""
+gunicorn, and the public space beside it.
+
+Marked ``serving``: what a portal keeps to itself, the API tests (tests/api/test_portals.py)
+check on every database; this is the command and the key over HTTP, so the PostgreSQL pass of
+``scripts/test`` leaves it out."""
 
 from __future__ import annotations
 
@@ -7,8 +11,11 @@ import os
 import subprocess
 import sys
 
+import pytest
 import requests
 
+from api import create_app
+from tests.api.helpers import new_portal
 from tests.servers import ROOT, running_gunicorn
 
 SEATS = [{"name": "Sam", "type": "remote", "player_ref": "sam"}, {"name": "Bo", "type": "bot"}]
@@ -30,8 +37,21 @@ def make_portal(database_url: str, name: str) -> str:
     return next(line.split(": ", 1)[1] for line in done.stdout.splitlines() if line.startswith("key "))
 
 
+def operator_portal(database_url: str, name: str) -> str:
+    """The key of a new portal, made in this process by the use case behind the command (for the
+    tests that need a key, not the command: starting it would cost a process start-up each)."""
+    app = create_app({"DATABASE_URL": database_url, "AUTO_MIGRATE": False, "LOG_LEVEL": "WARNING"})
+    try:
+        return new_portal(app, name)
+    finally:
+        app.extensions["boneyard.store"].dispose()
+
+
+@pytest.mark.serving
 def test_a_portal_made_by_the_command_keeps_its_matches_and_players_to_itself(database_url, tmp_path):
-    alpha, beta = make_portal(database_url, "alpha-http"), make_portal(database_url, "beta-http")
+    # The command makes the portal under test; the other one, only there to be kept out, is made
+    # in-process (a second command would cost a second process start-up and check nothing more).
+    alpha, beta = make_portal(database_url, "alpha-http"), operator_portal(database_url, "beta-http")
     with running_gunicorn(database_url, tmp_path / "gunicorn.log", RATELIMIT_ENABLED="false") as (base, _log):
         forged = requests.post(f"{base}/v1/matches", json={"seats": SEATS}, timeout=10)
         assert forged.status_code == 403 and forged.json()["code"] == "player_ref_needs_portal"

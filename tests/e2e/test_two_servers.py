@@ -11,7 +11,7 @@ from contextlib import ExitStack
 import requests
 from sqlalchemy import text
 
-from api.store import make_engine
+from api.store import Store, make_engine
 from tests.servers import running_autoplay, running_gunicorn, watching_changes
 
 SETTINGS = {
@@ -22,6 +22,7 @@ SETTINGS = {
     "AUTOPLAY_PACE_SECONDS": "0.01",
 }
 BOTS = [{"name": f"R{i}", "type": "bot", "level": "random"} for i in range(3)]
+TARGET = 30  # a few dozen steps a match: enough for both runners to play some of each
 PEOPLE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 
 
@@ -45,11 +46,20 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
         with engine.connect() as conn:
             return conn.execute(text("SELECT count(*) FROM waiter_slots")).scalar_one()
 
+    def all_ended(match_ids: list[str]) -> bool:
+        """Read from the database (each commit of the runners wakes the test to look)."""
+        with Store(engine).unit_of_work(readonly=True) as uow:
+            return all(uow.matches.get(match_id).status == "ended" for match_id in match_ids)
+
     with ExitStack() as stack:
         stack.callback(engine.dispose)
         changes = stack.enter_context(watching_changes())
         base_a, _ = stack.enter_context(running_gunicorn(database_url, tmp_path / "a.log", changes=changes, **SETTINGS))
         base_b, _ = stack.enter_context(running_gunicorn(database_url, tmp_path / "b.log", changes=changes, **SETTINGS))
+        # The runners start here: they start up while the waiters are tested, not while the all-bot
+        # matches wait (the first runner up would play most of their moves alone).
+        runner_a = stack.enter_context(runner(database_url, tmp_path / "runner-a.log", changes))
+        runner_b = stack.enter_context(runner(database_url, tmp_path / "runner-b.log", changes))
 
         # Waiters: 4 per address in all, whichever server holds them.
         live = requests.post(f"{base_a}/v1/matches", json={"seats": PEOPLE}, timeout=10).json()
@@ -68,21 +78,17 @@ def test_caps_and_the_bot_player_hold_across_two_servers_on_one_database(databas
             sock.close()
 
         # All-bot matches: 4 unfinished per address across both servers; two runners play them.
-        runner_a = stack.enter_context(runner(database_url, tmp_path / "runner-a.log", changes))
-        runner_b = stack.enter_context(runner(database_url, tmp_path / "runner-b.log", changes))
         made = []
         for base in (base_a, base_b, base_a, base_b):
-            created = requests.post(f"{base}/v1/matches", timeout=10, json={"seats": BOTS, "rules": {"target": 60}})
+            created = requests.post(f"{base}/v1/matches", timeout=10, json={"seats": BOTS, "rules": {"target": TARGET}})
             assert created.status_code == 201, created.text
             made.append(created.json()["id"])
         for base in (base_a, base_b):
             refused = requests.post(f"{base}/v1/matches", json={"seats": BOTS}, timeout=10)
             assert refused.status_code == 409 and refused.json()["code"] == "too_many_bot_matches"
 
-        def all_ended():
-            return all(requests.get(f"{base_a}/v1/matches/{m}", timeout=10).json()["status"] == "ended" for m in made)
-
-        changes.until(all_ended, 120, "the runners end every all-bot match")
+        changes.until(lambda: all_ended(made), 120, "the runners end every all-bot match")
+        assert all(requests.get(f"{base_a}/v1/matches/{m}", timeout=10).json()["status"] == "ended" for m in made)
         assert runner_a.poll() is None and runner_b.poll() is None
         for match_id in made:
             report = requests.get(f"{base_b}/v1/matches/{match_id}/fairness", timeout=30).json()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import requests
 
-from tests.e2e.test_portals_http import make_portal
+from tests.e2e.test_portals_http import operator_portal
 from tests.servers import running_autoplay, running_gunicorn, watching_changes
 from tests.webhook_receiver import running_receiver, verify
 
@@ -15,7 +15,7 @@ SETTINGS = {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true", "WEBHOOK_RETRY_SECONDS": 
 
 
 def test_the_runner_delivers_signed_events_and_retries_a_refusal(database_url, tmp_path):
-    key = make_portal(database_url, "hooked-http")
+    key = operator_portal(database_url, "hooked-http")
     with (
         running_receiver(500) as receiver,
         watching_changes() as changes,

@@ -2,13 +2,15 @@
 # A whole Boneyard bot in curl and jq: seat 0 against the server's expert, first legal action.
 set -euo pipefail
 S=${BONEYARD_SERVER:-http://127.0.0.1:8000}
+RULES=${BONEYARD_RULES:-'{}'}   # the preset's own, or e.g. BONEYARD_RULES='{"target": 50}'
 JSON='Content-Type: application/json'
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; cd "$work"
 
 # 1. create a match: the answer holds our seat's token (shown this once)
 #    (2. or claim an open seat: POST $S/v1/matches/$ID/seats/1/claim {"name": "me"} -> .token)
 curl -sf -X POST "$S/v1/matches" -H "$JSON" \
-     -d '{"seats": [{"name": "curl", "type": "remote"}, {"name": "cpu", "type": "bot", "level": "expert"}]}' \
+     -d '{"seats": [{"name": "curl", "type": "remote"}, {"name": "cpu", "type": "bot", "level": "expert"}],
+          "rules": '"$RULES"'}' \
      > created.json
 ID=$(jq -r .id created.json)
 AUTH="Authorization: Bearer $(jq -r '.seats[0].token' created.json)"
