@@ -88,6 +88,7 @@ PROCESS_TESTS = (
     "tests/clients/test_generated_sdk.py",
     "tests/clients/test_typescript_client.py",
     "tests/clients/test_js_replayer.py",
+    "tests/clients/test_js_shuffle.py",
 )
 # Tests that reach the database but check serving, which is the same on every database (the
 # store's own behaviour, exceptions included, is held equal on all of them by

@@ -12,7 +12,7 @@ import pytest
 
 from api.rules import TileSet, shuffled_tiles
 from api.rules.shuffle import algorithm_for
-from tests.rules.test_shuffle import V2_VECTORS, VECTORS
+from tests.rules.shuffle_vectors import V2_VECTORS, VECTORS
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
