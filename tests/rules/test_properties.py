@@ -395,7 +395,7 @@ def test_random_games_keep_every_invariant(case, rng_seed, seed, target):
     assert game.state.status == "ended"
 
 
-@settings(QUICK, max_examples=25)
+@settings(QUICK, max_examples=12)
 @given(case=st.sampled_from(CASES), rng_seed=st.integers(0, 2**32 - 1), seed=st.text(max_size=12))
 def test_whole_matches_to_the_preset_target_end_with_one_winner(case, rng_seed, seed):
     rules = rules_for(case)
