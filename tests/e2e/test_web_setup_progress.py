@@ -53,8 +53,10 @@ def start_from_form(page, seats: list[tuple[str, str]], preset: str, target: int
     page.select_option("#preset", preset)
     if target is not None:
         page.select_option("#target", str(target))
-    # a new match may start at the seq the last one showed: wait for the table drawn afresh
-    page.evaluate("delete document.body.dataset.seq")
+    # a new match may start at the seq the last one showed, and the last one's table was settled:
+    # wait for the new table drawn and settled afresh (under load the old mark let the checks
+    # below run on a table still being drawn)
+    page.evaluate("delete document.body.dataset.seq; document.body.removeAttribute('data-settled')")
     page.click("#start")
     page.wait_for_function(
         """document.body.dataset.screen === 'table' && document.body.dataset.seq !== undefined
