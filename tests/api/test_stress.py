@@ -253,7 +253,7 @@ def gunicorn_url(database_url, is_postgres, tmp_path):
 def test_racing_copies_of_every_move_across_gunicorn_workers_lose_nothing(gunicorn_url, database_url):
     store = Store(make_engine(database_url, pool_size=2))
     try:
-        result = stress(OverHttp(gunicorn_url), store, seed=7, n_matches=8, workers=8)
+        result = stress(OverHttp(gunicorn_url), store, seed=7, n_matches=6, workers=6)
     finally:
         store.dispose()
     print("gunicorn stress:", result)
