@@ -736,4 +736,4 @@ def test_random_members_of_every_class_are_refused_anywhere(world):
 
 @pytest.mark.slow
 def test_random_members_of_every_class_are_refused_anywhere_over_a_long_run(world):
-    _property(world, long_run(600))
+    _property(world, long_run(300))

@@ -144,9 +144,9 @@ CONFIG = schemathesis.Config.from_dict(
 # Random cases per operation and mode. The short run is on every database and in the quick
 # loop: a few of each, since drawing a case from the document costs more than sending it (every
 # boundary of every operation has its own test, below, and the aimed cases theirs). The long run
-# (SQLite, `slow`) draws eight times as many, and grows with BONEYARD_LONG_RUNS.
+# (SQLite, `slow`) draws four times as many, and grows with BONEYARD_LONG_RUNS.
 DEFAULT_EXAMPLES = 5
-SLOW_EXAMPLES = long_run(40)
+SLOW_EXAMPLES = long_run(20)
 
 
 FUZZ_CONFIG = {
