@@ -37,6 +37,10 @@ from tests.long_runs import long_run
 
 from .helpers import PROBLEM, assert_problem, auth, create, new_portal, portal_client, seq_of, tokens_of
 
+# Every bad-input class sent to every field of every operation: request fuzz, for the whole
+# suite (both databases), not the quick loop.
+pytestmark = pytest.mark.fuzz
+
 WIRE = "latin-1"  # how WSGI carries raw bytes in strings (PATH_INFO, header values)
 
 

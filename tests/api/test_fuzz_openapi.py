@@ -39,7 +39,7 @@ from .fake_clock import FakeClock, use_clock
 from .helpers import PROBLEM, auth, create, create_played, tokens_of
 
 # The schema fuzz is for the whole suite (on both databases), not for the quick loop: drawing
-# cases from the document is a fifth of what --quick would take.
+# cases from the document was a fifth of what --quick took.
 pytestmark = pytest.mark.fuzz
 
 SPEC = json.loads((Path(__file__).parents[2] / "openapi" / "openapi.json").read_text())

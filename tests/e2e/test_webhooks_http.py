@@ -4,6 +4,7 @@ delivering signed events to a real receiver on loopback, retrying the one it ref
 
 from __future__ import annotations
 
+import pytest
 import requests
 
 from tests.e2e.test_portals_http import operator_portal
@@ -14,6 +15,10 @@ SEATS = [{"name": "Sam", "type": "remote", "player_ref": "sam"}, {"name": "Bo", 
 SETTINGS = {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true", "WEBHOOK_RETRY_SECONDS": "0.2"}
 
 
+# serving: what this adds to the delivery tests (tests/services/test_webhook_delivery.py and
+# tests/api/test_webhooks.py, which claim, sign, retry and give up on both databases) is real
+# processes, a real receiver and the runner's loop: the same on every database.
+@pytest.mark.serving
 def test_the_runner_delivers_signed_events_and_retries_a_refusal(database_url, tmp_path):
     key = operator_portal(database_url, "hooked-http")
     with (
