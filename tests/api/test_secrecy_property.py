@@ -313,14 +313,14 @@ def secrecy_app(database_url):
 COMMON = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
-@settings(max_examples=3, derandomize=True, **COMMON)  # the long run below plays more, and longer
+@settings(max_examples=3, derandomize=True, **COMMON)  # the long run below plays longer ones
 @given(data=st.data())
 def test_no_answer_shows_a_seat_or_a_spectator_a_tile_it_may_not_know(secrecy_app, data):
     play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=30)
 
 
 @pytest.mark.slow
-@settings(max_examples=long_run(3), **COMMON)  # few matches, each one long (up to 200 actions)
+@settings(max_examples=long_run(2), **COMMON)  # few matches, each one long (up to 200 actions)
 @given(data=st.data())
 def test_no_answer_shows_a_hidden_tile_over_many_long_matches(secrecy_app, data):
     play_one(secrecy_app.test_client(), secrecy_app, data, max_actions=200)
