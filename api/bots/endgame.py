@@ -28,7 +28,7 @@ import random
 from collections.abc import Callable
 
 from api.rules.ruleset import DEFAULT_SET
-from api.rules.scoring import hand_award
+from api.rules.scoring import HandScoring, credited, hand_award
 from api.rules.tiles import Tile, TileSet
 
 _HALF = 14  # pips of a mask, looked up in runs of 14 tiles (a 2**14 table each)
@@ -116,7 +116,8 @@ class ExactLine:
 
     ``sides[s]`` is seat s's side; ``scores`` the sides' match scores before the hand ends;
     ``target`` the match target and ``bonus`` what reaching it is worth beyond its points;
-    ``minus_own``/``rounded`` the blocked-scoring and rounding options. ``limit`` bounds
+    ``scoring`` what a finished hand pays (``RuleSet.hand_scoring``) and ``exact_target``
+    whether points past the target are lost. ``limit`` bounds
     the positions one ``solve`` may visit (``SearchTooBig`` beyond): the work is counted,
     never timed, so an answer depends only on the inputs. Hands are masks of ``bits``, the
     ``tile_set``'s (``SetBits.of``).
@@ -129,10 +130,10 @@ class ExactLine:
         scores: list[int],
         target: int,
         bonus: float,
-        minus_own: bool,
-        rounded: bool,
+        scoring: HandScoring,
         limit: int,
         tile_set: TileSet = DEFAULT_SET,  # the rule set's ``set``
+        exact_target: bool = False,
     ) -> None:
         self.bits = bits = SetBits.of(tile_set)
         self.pips_of = bits.pips_of
@@ -144,8 +145,8 @@ class ExactLine:
         self.scores = scores
         self.target = target
         self.bonus = bonus
-        self.minus_own = minus_own
-        self.rounded = rounded
+        self.scoring = scoring
+        self.exact_target = exact_target
         self.limit = limit
         self.visited = 0  # positions searched, over every solve
         self.stop = limit  # the count at which the current solve gives up
@@ -159,9 +160,10 @@ class ExactLine:
         known = self._awards.get(key)
         if known is not None:
             return known
-        side, points = hand_award(side_pips, out_side, self.minus_own, self.rounded)
+        side, points = hand_award(side_pips, out_side, self.scoring)
         value = 0.0
         if side is not None:
+            points = credited(points, self.scores[side], self.target, self.exact_target)
             mine = side == self.my_side
             value = points if mine else -points / (self.side_count - 1)
             if self.scores[side] + points >= self.target:

@@ -43,13 +43,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from api.rules.layout import LEFT, RIGHT, UP, Layout
+from api.rules.layout import LEFT, RIGHT, UP
 from api.rules.ruleset import RuleSet
-from api.rules.scoring import fives_points
+from api.rules.scoring import count_points
 from api.rules.simulate import push
 from api.rules.state import DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, MatchState, Move
 from api.rules.tiles import Tile
-from api.rules.vocabulary import BlockedScoring, SeatKind
+from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
@@ -173,7 +173,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     rules = know.rules
     me = know.seat
     side = rules.side_of(me)
-    fives = rules.fives_scoring
+    scoring = rules.end_count_scoring
     bonus = _match_bonus(rules)
     totals = [0.0] * len(moves)
     deals = budget.deals_for(len(moves))
@@ -203,7 +203,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
                     st = base.copy()
                     push(st, move, seat=me)
                     if exact is None:
-                        rollout(st, random.Random(seed), budget.epsilon, fives)
+                        rollout(st, random.Random(seed), budget.epsilon, scoring)
                         values[i] += _value(st, before, side, bonus)
                     else:
                         values[i] += _solved_playout(st, random.Random(seed), budget, exact, before, side, bonus)
@@ -333,12 +333,12 @@ def _line_values(
 
 def _exact_line(rules: RuleSet, me: int, scores: list[int], bonus: float, budget: Budget) -> ExactLine | None:
     """The exact solver for this decision, when its hands can end in a line without scoring on the way."""
-    if budget.exact_tiles <= 0 or rules.uses_spinner or rules.fives_scoring:
+    if budget.exact_tiles <= 0 or rules.uses_spinner or rules.scores_the_count:
         return None
     sides = [rules.side_of(s) for s in range(rules.players)]
-    minus_own = rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN
+    scoring = rules.hand_scoring
     return ExactLine(
-        sides, me, list(scores), rules.target, bonus, minus_own, rules.round_to_five, budget.exact_limit, rules.set
+        sides, me, list(scores), rules.target, bonus, scoring, budget.exact_limit, rules.set, rules.exact_target
     )
 
 
@@ -360,20 +360,24 @@ def _solved_playout(
                 return exact.solve(hands, values[LEFT], values[RIGHT], st.turn)  # type: ignore[arg-type]
             except SearchTooBig:
                 pass  # too big to solve within the budget: this playout rolls on to the end
-            rollout(st, rng, budget.epsilon, False)
+            rollout(st, rng, budget.epsilon, _NO_COUNT)
             break
-        push(st, policy_move(st, rng, budget.epsilon, False))
+        push(st, policy_move(st, rng, budget.epsilon, _NO_COUNT))
     return _value(st, before, side, bonus)
 
 
-def rollout(st: MatchState, rng: random.Random, epsilon: float, fives: bool) -> MatchState:
-    """Play the hand out: every seat sheds its best-scoring, then heaviest tile (``epsilon`` random)."""
+def rollout(st: MatchState, rng: random.Random, epsilon: float, scoring: EndCountScoring) -> MatchState:
+    """Play the hand out: every seat sheds its best-scoring (by ``scoring``, the rules'
+    ``end_count_scoring``), then heaviest tile (``epsilon`` random)."""
     while st.hand_live and st.status == PLAYING:
-        push(st, policy_move(st, rng, epsilon, fives))
+        push(st, policy_move(st, rng, epsilon, scoring))
     return st
 
 
-def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool) -> Move:
+_NO_COUNT = EndCountScoring.NONE
+
+
+def policy_move(st: MatchState, rng: random.Random, epsilon: float, scoring: EndCountScoring) -> Move:
     hand = st.hands[st.turn]  # type: ignore[index]  # a seat: the hand is live
     layout = st.layout
     if layout.tiles == 0:
@@ -389,8 +393,8 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool)
             v = values[i]
             if v is not None and (h == v or low == v):
                 key = 2 * t.pips + t.is_double
-                if fives:
-                    key += 64 * fives_after(layout, t, i)
+                if scoring is not _NO_COUNT:
+                    key += 64 * count_points(layout.count_after(t, i), scoring)
                 move = (PLAY, t, i)
                 plays.append(move)
                 if key > best_key:
@@ -400,11 +404,6 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, fives: bool)
     if epsilon and len(plays) > 1 and rng.random() < epsilon:
         return rng.choice(plays)
     return best
-
-
-def fives_after(layout: Layout, tile: Tile, end: int) -> int:
-    """The points a play of ``tile`` on ``end`` scores (the listed ``scores`` hint)."""
-    return fives_points(layout.count_after(tile, end))
 
 
 def _value(st: MatchState, before: list[int], side: int, bonus: float) -> float:

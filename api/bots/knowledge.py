@@ -176,7 +176,7 @@ class Knowledge:
         known = set(hand) | set(played)
         unseen = [t for t in rules.set.tiles if t not in known]
         choices = []
-        if not rules.fives_scoring:  # in a fives game plays chase points, not weight
+        if not rules.scores_the_count:  # in a scoring game plays chase points, not weight
             for i, (who, index, fits, ends) in enumerate(chosen):
                 kept = 1 << index
                 for other, later, _fits, _ends in chosen[i + 1 :]:

@@ -37,7 +37,7 @@ from .events import (
 )
 from .layout import END_INDEX, END_NAMES, LEFT, RIGHT
 from .ruleset import RuleSet
-from .scoring import fives_points
+from .scoring import count_points, credited
 from .shuffle import TURN_UP_LABEL, algorithm_for, deal_label, deal_seed, seed_commitment, shuffled_tiles
 from .state import (
     DRAW,
@@ -53,7 +53,7 @@ from .state import (
     turn_up_leader,
 )
 from .tiles import Tile, TileSet
-from .vocabulary import ActionType, DrawUntil, End, Lead, ScoredBy
+from .vocabulary import ActionType, DrawUntil, End, EndCountScoring, Lead, ScoredBy
 
 
 # --- commands -------------------------------------------------------------------------
@@ -253,19 +253,26 @@ def _ends_after(st: MatchState, tile: Tile, end: int) -> dict[str, int]:
 def perform_play(
     st: MatchState, sink: Sink, seat: int, tile: Tile, end: int, claim: int | None = None, auto: bool = False
 ) -> None:
-    """Place a tile, then score the count under ``fives_scoring``."""
+    """Place a tile, then score the count under ``end_count_scoring`` (within an exact target)."""
     rules = st.rules
     if auto and rules.muggins_calls:
         claim = _count_after(st, tile, end) or None  # the server claims its own plays rightly
     sink.play(st, seat, tile, end, claim, auto)
-    if rules.fives_scoring:
+    if rules.end_count_scoring is not _NO_COUNT:
         points = st.scoring_count()
         if points and (not rules.muggins_calls or claim == points):
-            sink.points(st, seat, points, ScoredBy.PLAY)
+            if rules.exact_target:
+                points = credited(points, st.scores[rules.side_of(seat)], rules.target, True)
+            if points:
+                sink.points(st, seat, points, ScoredBy.PLAY)
+
+
+_NO_COUNT = EndCountScoring.NONE
 
 
 def _count_after(st: MatchState, tile: Tile, end: int) -> int:
-    return fives_points(st.layout.count_after(tile, end))
+    """What playing ``tile`` on ``end`` scores by the count (the listed ``scores`` hint, a claim)."""
+    return count_points(st.layout.count_after(tile, end), st.rules.end_count_scoring)
 
 
 def deal_next_hand(st: MatchState, sink: Sink, dealer: Dealer) -> None:
@@ -481,7 +488,8 @@ def legal_actions(st: MatchState, seat: int | None) -> list[dict[str, Any]]:
     The items (openapi ``LegalAction``; README, *Legal actions*):
 
     - ``{"type": "play", "tile": [high, low], "end": "left"|"right"|"up"|"down"}``, plus
-      under ``fives_scoring`` ``"scores": N`` when the play scores N > 0, and under
+      under ``end_count_scoring`` ``"scores": N`` when the play scores N > 0 (under
+      ``exact_target`` nothing past the target), and under
       ``muggins_calls`` also ``"claim": N`` (the right claim) on that same play;
     - ``{"type": "draw"}`` and, when the seat has no play, ``{"type": "draw", "until": "playable"}``;
     - ``{"type": "knock"}``;
@@ -503,8 +511,10 @@ def legal_actions(st: MatchState, seat: int | None) -> list[dict[str, Any]]:
         action = move_to_action(move)
         if move[0] == PLAY:
             plays_exist = True
-            if rules.fives_scoring:
+            if rules.scores_the_count:
                 points = _count_after(st, move[1], move[2])
+                if points and rules.exact_target:  # the hint is what the play scores: none past the target
+                    points = credited(points, st.scores[rules.side_of(seat)], rules.target, True)
                 if points:
                     action["scores"] = points
                     if rules.muggins_calls:

@@ -14,12 +14,14 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
+from .scoring import HandScoring
 from .tiles import TileSet
-from .vocabulary import BlockedScoring, Family, Game, Lead, Spinner
+from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
 
 MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 events
 TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
+OUT_BONUS_RANGE = (0, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: two to four hands
 PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
@@ -42,7 +44,7 @@ class RuleSet:
     partners: bool
     target: int
     spinner: Spinner
-    fives_scoring: bool
+    end_count_scoring: EndCountScoring  # in the JSON form also as v1's ``fives_scoring`` (see ``to_dict``)
     muggins_calls: bool
     auto_draw: bool
     auto_knock: bool
@@ -52,6 +54,12 @@ class RuleSet:
     # The set of tiles (docs/rules.md, section 1): every count of tiles and pips is read from it. Left
     # out of the JSON form when it is the default, so double-six logs read as they always did.
     set: TileSet = DEFAULT_SET
+    # Fives and Threes' and the double-nine game's options (docs/rules.md, section 12), also left
+    # out of the JSON form at these defaults: every earlier game plays them so.
+    exact_target: bool = False  # points past the target are not scored; the match ends on it exactly
+    out_bonus: int = 0  # points for going out, after the hand's pips
+    hand_end_pips: bool = True  # the hands' pips are scored when a hand ends
+    hand_points: HandPoints = HandPoints.OPPONENTS
 
     def __post_init__(self) -> None:
         # Members, whatever spelled them (a plain "draw" too): the engine's hot paths compare
@@ -65,11 +73,37 @@ class RuleSet:
         return self.game is _DRAW
 
     @property
+    def scores_the_count(self) -> bool:
+        """Plays score the count during a hand (``end_count_scoring`` is not ``none``)."""
+        return self.end_count_scoring is not _NO_COUNT
+
+    @property
+    def fives_scoring(self) -> bool:
+        """v1's name for ``end_count_scoring: fives`` (the JSON form still says it)."""
+        return self.end_count_scoring is EndCountScoring.FIVES
+
+    @property
+    def hand_scoring(self) -> HandScoring:
+        """What a finished hand pays (``scoring.hand_award``)."""
+        return HandScoring(
+            self.hand_end_pips,
+            self.hand_points is HandPoints.ALL_HANDS,
+            self.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN,
+            self.round_to_five,
+            self.out_bonus,
+        )
+
+    @property
     def family(self) -> Family:
-        """What ratings are kept per (docs/rules.md, section 14): the scoring games whatever
-        their ``game``, else the Draw or the Block game."""
-        if self.fives_scoring:
+        """What ratings are kept per (docs/rules.md, section 14): the scoring games by how the
+        count scores, whatever their ``game``; the double-nine line games; else the Draw or the
+        Block game."""
+        if self.end_count_scoring is EndCountScoring.FIVES:
             return Family.FIVES
+        if self.end_count_scoring is EndCountScoring.FIVES_AND_THREES:
+            return Family.FIVES_AND_THREES
+        if self.set is not DEFAULT_SET:
+            return Family.DOUBLE_NINE  # the one other set a line game is offered on (OFFERED_SETS)
         return Family.DRAW if self.is_draw_game else Family.BLOCK
 
     @property
@@ -92,23 +126,35 @@ class RuleSet:
         return len(self.set.tiles) - self.players * self.hand_size
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: every option, the clock ones null when off (a new copy each call)."""
+        """The JSON form: every option, the clock ones null when off (a new copy each call).
+
+        Earlier logs, views and golden vectors read byte for byte as they did before the later
+        options: ``end_count_scoring`` is written as v1's ``fives_scoring`` (true for ``fives``),
+        and named itself only when it is ``fives_and_threes``; an option added since
+        (``LATER_OPTIONS``) is left out at its default unless the preset sets it (so that the
+        form resolves to this rule set again, ``from_dict``)."""
         cached = _DICT_FORMS.get(self)
         if cached is None:
             if len(_DICT_FORMS) >= 4096:  # bounded: rule sets come from clients
                 _DICT_FORMS.clear()
-            cached = asdict(self)  # asdict is slow, and views ask every time
-            if cached["set"] is DEFAULT_SET:
-                del cached["set"]  # double-six logs, views and vectors, byte for byte as before the option
+            cached = {}
+            preset_sets = PRESETS[self.preset].options
+            for name, value in asdict(self).items():  # asdict is slow, and views ask every time
+                if name == "end_count_scoring":
+                    cached["fives_scoring"] = value is EndCountScoring.FIVES
+                    if value is EndCountScoring.FIVES_AND_THREES:
+                        cached[name] = value
+                elif name in preset_sets or LATER_OPTIONS.get(name, _UNSET) != value:
+                    cached[name] = value
             _DICT_FORMS[self] = cached
         return dict(cached)
 
     def options(self) -> dict[str, Any]:
         """Every option, without the echo fields (``preset``, ``players``): overrides that,
-        with this preset and player count, resolve to this rule set again."""
-        options = {name: getattr(self, name) for name in OPTION_NAMES}
-        if self.set is DEFAULT_SET:
-            del options["set"]  # as in ``to_dict``: the default set goes unsaid
+        with this preset and player count, resolve to this rule set again (in ``to_dict``'s
+        words: ``fives_scoring``, and the later options when not at their defaults)."""
+        options = self.to_dict()
+        del options["preset"], options["players"]
         return options
 
     @classmethod
@@ -125,12 +171,31 @@ class RuleSet:
 
 
 # (Module globals: reading a member off its enum class costs some 60 ns, and these are asked once a hand.)
-_DRAW, _FIRST_DOUBLE = Game.DRAW, Spinner.FIRST_DOUBLE
+_DRAW, _FIRST_DOUBLE, _NO_COUNT = Game.DRAW, Spinner.FIRST_DOUBLE, EndCountScoring.NONE
+_UNSET = object()
+
+#: Options added after v1's first games, with the value every earlier game plays: the JSON
+#: form leaves each out at that value (``RuleSet.to_dict``).
+LATER_OPTIONS: Mapping[str, Any] = {
+    "set": DEFAULT_SET,
+    "exact_target": False,
+    "out_bonus": 0,
+    "hand_end_pips": True,
+    "hand_points": HandPoints.OPPONENTS,
+}
 
 # Resolved rule sets are few (presets × options in use) and immutable: their JSON forms are kept.
 _DICT_FORMS: dict[RuleSet, dict[str, Any]] = {}
 
-OPTION_NAMES = tuple(f.name for f in fields(RuleSet) if f.name not in ("preset", "players"))
+#: v1's boolean for ``end_count_scoring``, still read (true: ``fives``; false: not ``fives``) and
+#: still written in the JSON form, so every earlier log, client and stored rule set reads as before.
+V1_FIVES_SCORING = "fives_scoring"
+
+# Every option a client may name: the record's fields (not its echo fields), and v1's spelling.
+OPTION_NAMES = (
+    *(f.name for f in fields(RuleSet) if f.name not in ("preset", "players")),
+    V1_FIVES_SCORING,
+)
 
 # The options that take one word of a closed set: the set (its members, in documented order).
 OPTION_CHOICES: dict[str, type[StrEnum]] = {
@@ -139,15 +204,18 @@ OPTION_CHOICES: dict[str, type[StrEnum]] = {
     "blocked_scoring": BlockedScoring,
     "spinner": Spinner,
     "set": TileSet,
+    "end_count_scoring": EndCountScoring,
+    "hand_points": HandPoints,
 }
 BOOLEAN_OPTIONS = (
     "draw_at_will",
     "round_to_five",
     "partners",
-    "fives_scoring",
     "muggins_calls",
     "auto_draw",
     "auto_knock",
+    "exact_target",
+    "hand_end_pips",
 )
 
 _BASE: dict[str, Any] = dict(
@@ -160,13 +228,13 @@ _BASE: dict[str, Any] = dict(
     partners=False,
     target=100,
     spinner=Spinner.NONE,
-    fives_scoring=False,
+    end_count_scoring=EndCountScoring.NONE,
     muggins_calls=False,
     auto_draw=False,
     auto_knock=False,
     turn_seconds=None,
     timeout_limit=None,
-    set=DEFAULT_SET,
+    **LATER_OPTIONS,
 )
 
 
@@ -193,6 +261,7 @@ class Preset:
     hand_size: Rule
     target: Rule = lambda players, opts: 100
     players: tuple[int, ...] = PLAYER_COUNTS
+    partners: Callable[[int], bool] = lambda players: False  # the default, when not fixed by ``options``
 
 
 def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
@@ -201,7 +270,7 @@ def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
 
 _FIVES: dict[str, Any] = dict(
     spinner=Spinner.FIRST_DOUBLE,
-    fives_scoring=True,
+    end_count_scoring=EndCountScoring.FIVES,
     lead=Lead.WINNER_ANY,
     blocked_scoring=BlockedScoring.OTHERS,
     round_to_five=True,
@@ -282,6 +351,39 @@ PRESETS: dict[str, Preset] = {
             _by_players(7, 5, 5),
             lambda players, opts: 200,
         ),
+        Preset(
+            "fives-and-threes",
+            "Fives and Threes",
+            "The British pub game: no drawing, every play whose open ends add up to a multiple of five or of three "
+            "scores a point per five and per three, going out scores 1, and 61 exactly wins; four play as partners.",
+            {
+                "game": Game.BLOCK,
+                "lead": Lead.ROTATE_ANY,
+                "end_count_scoring": EndCountScoring.FIVES_AND_THREES,
+                "exact_target": True,
+                "out_bonus": 1,
+                "hand_end_pips": False,
+            },
+            _by_players(7, 5, 5),
+            lambda players, opts: 61,
+            partners=lambda players: players == 4,
+        ),
+        Preset(
+            "double-nine-partners",
+            "Double-nine partners",
+            "The Latin partnership game on a double-nine set: 10 tiles each and no drawing, the highest double "
+            "dealt leads, and the side that goes out scores the pips left in every other hand; 100 wins.",
+            {
+                "set": TileSet.DOUBLE_9,
+                "game": Game.BLOCK,
+                "partners": True,
+                "lead": Lead.WINNER_ANY,
+                "hand_points": HandPoints.ALL_HANDS,
+                "blocked_scoring": BlockedScoring.OTHERS,
+            },
+            lambda players, opts: 10,
+            players=(4,),
+        ),
     )
 }
 
@@ -308,8 +410,11 @@ def resolve_rules(
     for name in overrides:
         if name not in OPTION_NAMES:
             raise InvalidRules(name, "unknown option")
+    overrides = _read_v1_fives_scoring(overrides)
 
     options = {**_BASE, **spec.options, **overrides}
+    if "partners" not in overrides and "partners" not in spec.options:
+        options["partners"] = spec.partners(players)
     _check_types(options)
     if "hand_size" not in overrides:
         options["hand_size"] = spec.hand_size(players, options)
@@ -336,6 +441,27 @@ def resolve_requested_rules(preset: str, overrides: Mapping[str, Any] | None, pl
     return rules
 
 
+def _read_v1_fives_scoring(overrides: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``overrides`` in today's words: v1's ``fives_scoring`` read as ``end_count_scoring``
+    (true: ``fives``; false: ``none``, or whatever else ``end_count_scoring`` names)."""
+    if V1_FIVES_SCORING not in overrides:
+        return overrides
+    options = dict(overrides)
+    fives = options.pop(V1_FIVES_SCORING)
+    if not isinstance(fives, bool):
+        raise InvalidRules(V1_FIVES_SCORING, f"true or false, not {fives!r}")
+    named = options.get("end_count_scoring")
+    if named is None:
+        options["end_count_scoring"] = EndCountScoring.FIVES if fives else EndCountScoring.NONE
+    elif fives != (named == EndCountScoring.FIVES):
+        raise InvalidRules(
+            "end_count_scoring",
+            f"fives_scoring {str(fives).lower()} (v1's spelling of end_count_scoring: fives) says otherwise than "
+            f"end_count_scoring {named!r}: name one of them",
+        )
+    return options
+
+
 def _check_types(options: dict[str, Any]) -> None:
     """Check each option's type, in place turning each word option into its member."""
     for name, choices in OPTION_CHOICES.items():
@@ -347,7 +473,7 @@ def _check_types(options: dict[str, Any]) -> None:
     for name in BOOLEAN_OPTIONS:
         if not isinstance(options[name], bool):
             raise InvalidRules(name, f"true or false, not {options[name]!r}")
-    for name in ("hand_size", "target", "boneyard_reserve"):
+    for name in ("hand_size", "target", "boneyard_reserve", "out_bonus"):
         value = options.get(name)
         if name in options and (not isinstance(value, int) or isinstance(value, bool)):
             raise InvalidRules(name, f"must be a whole number, not {value!r}")
@@ -377,7 +503,23 @@ def _check_combination(r: RuleSet) -> None:
                 raise InvalidRules(name, "the Block game has no drawing")
         if r.boneyard_reserve:
             raise InvalidRules("boneyard_reserve", "the Block game has no drawing")
-    if r.muggins_calls and not r.fives_scoring:
-        raise InvalidRules("muggins_calls", "needs fives_scoring")
+    if r.muggins_calls and not r.scores_the_count:
+        raise InvalidRules("muggins_calls", "needs end_count_scoring (fives or fives_and_threes)")
+    if r.muggins_calls and r.exact_target:
+        raise InvalidRules("exact_target", "muggins_calls and exact_target together are not offered")
+    low, high = OUT_BONUS_RANGE
+    if not low <= r.out_bonus <= high:
+        raise InvalidRules("out_bonus", f"a whole number from {low} to {high}, not {r.out_bonus}")
+    if not (r.scores_the_count or r.hand_end_pips or r.out_bonus):
+        raise InvalidRules(
+            "hand_end_pips",
+            "nothing could ever score: no end_count_scoring, no hand_end_pips and no out_bonus",
+        )
+    if r.hand_points is HandPoints.ALL_HANDS and r.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN:
+        raise InvalidRules(
+            "blocked_scoring",
+            "hand_points all_hands scores every hand's pips, the winner's own included: "
+            "blocked_scoring others_minus_own cannot go with it (use others)",
+        )
     if r.timeout_limit is not None and r.turn_seconds is None:
         raise InvalidRules("timeout_limit", "needs turn_seconds (no turn can time out without a clock)")

@@ -59,10 +59,10 @@ def push(st: MatchState, move: Move, dealer: Dealer | None = None, seat: int | N
     kind = move[0]
     mover: int = st.turn if seat is None else seat  # type: ignore[assignment]  # a legal move: a seat moves
     if kind == PLAY:
-        if st.rules.fives_scoring:
+        if st.rules.scores_the_count:
             perform_play(st, SINK, mover, move[1], move[2], auto=True)
         else:
-            # perform_play without fives_scoring (and so without muggins_calls) is exactly
+            # perform_play without end_count_scoring (and so without muggins_calls) is exactly
             # the sink's play; calling the effect directly saves two calls per move.
             st.on_tile_played(mover, move[1], move[2], None)
     elif kind == DRAW:
@@ -89,7 +89,7 @@ def start(st: MatchState, rng: random.Random) -> RandomDealer:
 def random_playout(st: MatchState, rng: random.Random, *, whole_match: bool = False) -> MatchState:
     """Play uniformly random legal moves until the hand (or the match) ends; ``st`` changes."""
     dealer = RandomDealer(rng, st.rules.set) if whole_match else None
-    if st.rules.fives_scoring:
+    if st.rules.scores_the_count:
         choice = rng.choice
         legal_moves = st.legal_moves
         while st.status == PLAYING and (st.hand_live or whole_match):

@@ -17,9 +17,9 @@ from .errors import ImpossibleEvent
 from .events import HandResult
 from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout, ends_of_key
 from .ruleset import RuleSet
-from .scoring import fives_points, hand_award
+from .scoring import count_points, credited, hand_award
 from .tiles import EVERY_TILE, Tile, TileSet, weight_key
-from .vocabulary import ActionType, BlockedScoring, BotLevel, Game, HandEndReason, Lead, SeatKind, Status, values
+from .vocabulary import ActionType, BotLevel, Game, HandEndReason, Lead, SeatKind, Status, values
 
 # Short names for the members the engine and its callers use most (and, in the hot paths,
 # module globals: reading ``Status.PLAYING`` off the enum class costs some 60 ns a time). A
@@ -256,10 +256,10 @@ class MatchState:
         pips = tuple(counts)
         hands = tuple(map(tuple, self.hands))
         out_side = side_of(went_out) if reason == DOMINO and went_out is not None else None
-        minus_own = rules.blocked_scoring == BlockedScoring.OTHERS_MINUS_OWN
-        side, points = hand_award(side_pips, out_side, minus_own, rules.round_to_five)
+        side, points = hand_award(side_pips, out_side, rules.hand_scoring)
         if side is None:
             return HandResult(self.hand_number, BLOCKED, None, None, 0, pips, hands, tuple(self.scores))
+        points = credited(points, self.scores[side], rules.target, rules.exact_target)
         winner: int | None = went_out if out_side is not None else None
         if winner is None:  # blocked: the side's lightest hand; on equal pips the lower seat
             for seat, p in enumerate(pips):
@@ -270,8 +270,9 @@ class MatchState:
         return HandResult(self.hand_number, reason, winner, side, points, pips, hands, tuple(scores))
 
     def scoring_count(self) -> int:
-        """Points the last play makes under ``fives_scoring`` (0 when it makes none)."""
-        return fives_points(self.layout.count())
+        """Points the last play makes under ``end_count_scoring`` (0 when it makes none; before
+        the exact target's ``credited``)."""
+        return count_points(self.layout.count(), self.rules.end_count_scoring)
 
     def side_at_target(self) -> int | None:
         target = self.rules.target

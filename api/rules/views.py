@@ -80,7 +80,7 @@ def view(st: MatchState, seat: int | None) -> dict[str, Any]:
     }
     if rules.partners:
         out["sides"] = [list(rules.seats_of_side(side)) for side in range(rules.sides)]
-    if rules.fives_scoring:
+    if rules.scores_the_count:
         out["count"] = st.layout.count()  # under muggins_calls too: what a scoring play claims
     if seat is not None:
         out["hand"] = [t.to_json() for t in st.hands[seat]]

@@ -64,6 +64,25 @@ class BlockedScoring(StrEnum):
     OTHERS = "others"
 
 
+class EndCountScoring(StrEnum):
+    """The ``end_count_scoring`` option: what the count (the open ends' sum after a play)
+    scores. ``fives``: the count itself when 5 divides it (All Fives, Muggins);
+    ``fives_and_threes``: a point per five and a point per three in it (Fives and Threes)."""
+
+    NONE = "none"
+    FIVES = "fives"
+    FIVES_AND_THREES = "fives_and_threes"
+
+
+class HandPoints(StrEnum):
+    """The ``hand_points`` option: whose pips a finished hand's winner scores. ``opponents``:
+    the other sides' (less its own when blocked under ``others_minus_own``); ``all_hands``:
+    every hand's, its partner's and, when blocked, its own included (the double-nine game)."""
+
+    OPPONENTS = "opponents"
+    ALL_HANDS = "all_hands"
+
+
 class Spinner(StrEnum):
     """The ``spinner`` option: a line game, or the first double opening four ways."""
 
@@ -73,12 +92,15 @@ class Spinner(StrEnum):
 
 class Family(StrEnum):
     """A rule set's family (``RuleSet.family``): ratings and leaderboards are kept per family,
-    since skill at one hardly carries to another. The scoring games (``fives_scoring``: All Fives,
-    Muggins) are one family whether they draw or block; the rest are the Draw or the Block game."""
+    since skill at one hardly carries to another. The scoring games are a family per way the
+    count scores (``end_count_scoring``: All Fives and Muggins; Fives and Threes) whether they
+    draw or block; the double-nine line games are one; the rest are the Draw or the Block game."""
 
     DRAW = "draw"
     BLOCK = "block"
     FIVES = "fives"
+    FIVES_AND_THREES = "fives_and_threes"
+    DOUBLE_NINE = "double_nine"
 
 
 class HandEndReason(StrEnum):
@@ -132,9 +154,11 @@ __all__ = [
     "BotLevel",
     "DrawUntil",
     "End",
+    "EndCountScoring",
     "Family",
     "Game",
     "HandEndReason",
+    "HandPoints",
     "Lead",
     "ScoredBy",
     "SeatKind",

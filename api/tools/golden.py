@@ -153,7 +153,7 @@ def _vectors() -> list[Vector]:
 
 
 def _short_target(preset: str) -> int:
-    return 100 if PRESETS[preset].options.get("fives_scoring") else 50
+    return 100 if PRESETS[preset].options.get("end_count_scoring") else 50
 
 
 VECTORS: tuple[Vector, ...] = tuple(_vectors())

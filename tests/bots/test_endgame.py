@@ -17,6 +17,7 @@ from api.bots.expert import Budget, _exact_line, _value
 from api.rules import resolve_rules
 from api.rules.layout import LEFT, RIGHT
 from api.rules.ruleset import RuleSet
+from api.rules.scoring import HandScoring
 from api.rules.simulate import push
 from api.rules.state import PLAYING, MatchState
 from api.rules.tiles import ALL_TILES
@@ -59,6 +60,9 @@ CASES = [
     pytest.param("standard-block", {"partners": True, "hand_size": 7, "target": 20}, 4, 9, [15, 12], id="near-target"),
 ]
 
+# blocked_scoring others_minus_own, not rounded (the standard games' hand scoring)
+MINUS_OWN = HandScoring(pips_counted=True, all_hands=False, minus_own=True, rounded=False, out_bonus=0)
+
 
 @pytest.mark.parametrize(("preset", "options", "players", "left", "scores"), CASES)
 def test_the_search_gives_the_engines_minimax_value(preset, options, players, left, scores):
@@ -73,8 +77,7 @@ def test_the_search_gives_the_engines_minimax_value(preset, options, players, le
         assert me is not None
         side = rules.side_of(me)
         sides = [rules.side_of(s) for s in range(players)]
-        minus_own = rules.blocked_scoring == "others_minus_own"
-        line = ExactLine(sides, me, st.scores[:], rules.target, BONUS, minus_own, rules.round_to_five, 10**6)
+        line = ExactLine(sides, me, st.scores[:], rules.target, BONUS, rules.hand_scoring, 10**6)
         got = line.solve([mask_of(h) for h in st.hands], st.layout.values[LEFT], st.layout.values[RIGHT], me)  # type: ignore[arg-type]
         assert got == minimax(st, side, st.scores[:])
         checked += 1
@@ -86,7 +89,7 @@ def test_a_solve_past_its_limit_stops_and_the_table_keeps_only_true_values():
     assert st is not None and st.turn is not None
     hands = [mask_of(h) for h in st.hands]
     a, b = st.layout.values[LEFT], st.layout.values[RIGHT]
-    args = ([0, 1, 0, 1], st.turn, [0, 0], 100, 50.0, True, False)
+    args = ([0, 1, 0, 1], st.turn, [0, 0], 100, 50.0, MINUS_OWN)
     whole = ExactLine(*args, limit=10**7)
     truth = whole.solve(hands, a, b, st.turn)  # type: ignore[arg-type]
     assert whole.visited > 200
@@ -100,7 +103,7 @@ def test_a_solve_past_its_limit_stops_and_the_table_keeps_only_true_values():
 
 def test_the_greedy_playout_sheds_the_heaviest_fitting_tile_and_ends_as_the_rules_say():
     # two players, no randomness: 6-6 is played (heaviest) on the 6, then the 6-5 on the 6, ...
-    line = ExactLine([0, 1], 0, [0, 0], 100, 50.0, True, False, 10**6)
+    line = ExactLine([0, 1], 0, [0, 0], 100, 50.0, MINUS_OWN, 10**6)
     tiles = {str(t): t for t in ALL_TILES}
     mine = mask_of([tiles["6-6"], tiles["6-5"], tiles["1-0"]])
     theirs = mask_of([tiles["4-4"]])

@@ -65,7 +65,7 @@ def test_the_exact_search_solves_a_double_nine_ending_as_the_engine_scores_it():
         pytest.skip("the random hand ended early")  # pragma: no cover - the seed is chosen
     me = st.turn
     sides = [rules.side_of(s) for s in range(4)]
-    line = ExactLine(sides, me, [0, 0], rules.target, 0.0, True, False, 10**6, rules.set)
+    line = ExactLine(sides, me, [0, 0], rules.target, 0.0, rules.hand_scoring, 10**6, rules.set)
     hands = [bits.mask_of(h) for h in st.hands]
     value = line.solve(hands, st.layout.values[LEFT], st.layout.values[RIGHT], me)
     assert isinstance(value, float) and -495 <= value <= 495

@@ -103,7 +103,7 @@ def test_a_random_playout_ends_where_pushing_the_same_choices_one_by_one_does(ca
         start = dealt(case, f"same-{n}")
         fast = random_playout(start.copy(), random.Random(n))
         slow, rng = start.copy(), random.Random(n)
-        if not slow.rules.fives_scoring:  # the line-game loop picks moves[int(random() * n)]
+        if not slow.rules.scores_the_count:  # the line-game loop picks moves[int(random() * n)]
             while slow.status == PLAYING and slow.hand_live:
                 moves = slow.legal_moves()
                 push(slow, moves[int(rng.random() * len(moves))])

@@ -25,7 +25,7 @@ CONFIGS = [(preset, players, {}) for preset, spec in PRESETS.items() for players
 CONFIGS += [
     (preset, players, {"muggins_calls": True})
     for preset, spec in PRESETS.items()
-    if spec.options.get("fives_scoring")
+    if spec.options.get("end_count_scoring") and not spec.options.get("exact_target")  # muggins_calls can go with it
     for players in spec.players
 ]
 CONFIGS += [
@@ -42,11 +42,18 @@ def _name(config) -> str:
 
 
 def points_of(st, action: dict) -> int:
-    """What a listed play scores under fives_scoring, counted here from the layout itself."""
+    """What a listed play scores under end_count_scoring, counted here from the layout itself."""
     after = st.layout.copy()
     after.place(Tile.from_json(action["tile"]), END_INDEX[action["end"]])
     count = after.count()
-    return count if count > 0 and count % 5 == 0 else 0
+    if count == 0:
+        return 0
+    if st.rules.end_count_scoring == "fives":
+        return count if count % 5 == 0 else 0  # (no preset plays fives to an exact target)
+    points = (0 if count % 5 else count // 5) + (0 if count % 3 else count // 3)  # fives_and_threes
+    if st.rules.exact_target and st.scores[st.rules.side_of(st.turn)] + points > st.rules.target:
+        return 0  # past an exact target a count scores nothing
+    return points
 
 
 def check_listing(st, seat: int) -> None:
@@ -55,7 +62,7 @@ def check_listing(st, seat: int) -> None:
     shown = view(st, seat)
     listed = shown["legal_actions"]
     assert listed == legal_actions(st, seat)
-    if rules.fives_scoring:
+    if rules.scores_the_count:
         assert shown["count"] == st.layout.count()  # under muggins_calls too
     else:
         assert "count" not in shown
@@ -67,7 +74,7 @@ def check_listing(st, seat: int) -> None:
     for action in listed:
         kind = action["type"]
         if kind == "play":
-            points = points_of(st, action) if rules.fives_scoring else 0
+            points = points_of(st, action) if rules.scores_the_count else 0
             expected = {k: action[k] for k in PLAY_KEYS}
             if points:
                 expected["scores"] = points
@@ -142,7 +149,7 @@ def test_a_client_sending_only_listed_actions_plays_every_preset_perfectly(confi
         st = replay(events, st)
         assert st.pending_muggins is None or rules.side_of(st.pending_muggins[0]) != mine
     assert st.status == ENDED and max(st.scores) >= rules.target
-    if rules.fives_scoring:
+    if rules.scores_the_count:
         assert scored_plays > 0
     if rules.muggins_calls:
         assert calls_made > 0, "the forgetful seats never left points to call: choose another seed"

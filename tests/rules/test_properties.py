@@ -64,6 +64,13 @@ COMBOS = [
     # double-twelve Draw game for two (15 each, 61 in the boneyard).
     ("standard-block", 4, {"set": "double-9", "partners": True, "hand_size": 10}),
     ("standard-draw", 2, {"set": "double-12", "hand_size": 15}),
+    # Fives and Threes' and the double-nine game's options on other games, and other forms of theirs.
+    ("fives-and-threes", 4, {"partners": False}),
+    ("fives-and-threes", 2, {"hand_end_pips": True, "out_bonus": 0, "exact_target": False}),
+    ("standard-block", 2, {"end_count_scoring": "fives_and_threes", "spinner": "first_double"}),
+    ("all-fives", 2, {"exact_target": True, "out_bonus": 5}),
+    ("standard-draw", 4, {"partners": True, "hand_points": "all_hands", "blocked_scoring": "others"}),
+    ("double-nine-partners", 4, {"lead": "highest_double", "round_to_five": True}),
 ]
 CASES = BASE_CASES + COMBOS
 CASE_IDS = [f"{p}-{n}-{'-'.join(sorted(o)) or 'plain'}" for p, n, o in CASES]
@@ -82,25 +89,46 @@ def side_of(rules, seat):
     return seat % 2 if rules.partners else seat
 
 
-def expected_hand_points(rules, reason, hands):
+def expected_count_points(rules, count):
+    fives, threes = count % 5 == 0, count % 3 == 0
+    if count == 0 or rules.end_count_scoring == "none":
+        return 0
+    if rules.end_count_scoring == "fives":
+        return count if fives else 0
+    return (count // 5 if fives else 0) + (count // 3 if threes else 0)
+
+
+def expected_hand_points(rules, reason, hands, scores):
     pips = [sum(t.pips for t in h) for h in hands]
     sides = 2 if rules.partners else rules.players
     side_pips = [sum(p for s, p in enumerate(pips) if side_of(rules, s) == side) for side in range(sides)]
+    every_hand = rules.hand_points == "all_hands"
     if reason == "domino":
         [out] = [s for s, h in enumerate(hands) if not h]
         side = side_of(rules, out)
-        points = sum(p for other, p in enumerate(side_pips) if other != side)
+        points = sum(p for other, p in enumerate(side_pips) if other != side or every_hand)
         winner = out
+    elif not rules.hand_end_pips:
+        return None, None, 0  # blocked, and no pips are counted: nobody wins it
     else:
         low = min(side_pips)
         if side_pips.count(low) > 1:
             return None, None, 0
         side = side_pips.index(low)
-        points = sum(side_pips) - low - (low if rules.blocked_scoring == "others_minus_own" else 0)
+        if every_hand:
+            points = sum(side_pips)
+        else:
+            points = sum(side_pips) - low - (low if rules.blocked_scoring == "others_minus_own" else 0)
         members = [s for s in range(rules.players) if side_of(rules, s) == side]
         winner = sorted(members, key=lambda s: (pips[s], s))[0]
+    if not rules.hand_end_pips:
+        points = 0
     if rules.round_to_five:
         points = points - points % 5 + (5 if points % 5 >= 3 else 0)
+    if reason == "domino":
+        points += rules.out_bonus
+    if rules.exact_target and scores[side] + points > rules.target:
+        points = 0  # past an exact target: not scored
     return winner, side, points
 
 
@@ -178,6 +206,8 @@ class Game:
             before = self.state
             if event.type == "hand_ended":
                 self.check_hand_end(before, event)
+            if self.log[-1].type == "tile_played" and not self.rules.muggins_calls:
+                self.check_count_scored(before, event)
             self.state = replay([event], self.state)
             self.log.append(event)
             # a second fold, of the JSON copies, one event at a time (every prefix of the log)
@@ -187,13 +217,31 @@ class Game:
             if event.type == "hand_ended":
                 self.hands_played += 1
 
+    def check_count_scored(self, before, event):
+        """After a play, the count scores (a points_scored event) exactly when the rule book says."""
+        count = before.layout.count()
+        side = side_of(self.rules, self.log[-1].seat)
+        points = expected_count_points(self.rules, count)
+        if self.rules.exact_target and before.scores[side] + points > self.rules.target:
+            points = 0
+        if points:
+            assert (event.type, event.how, event.count, event.points, event.side) == (
+                "points_scored",
+                "play",
+                count,
+                points,
+                side,
+            )
+        else:
+            assert event.type != "points_scored"
+
     def check_hand_end(self, before, event):
         assert before.hand_live
         reason = hand_must_end(before)
         assert reason == event.reason
         hands = [list(h) for h in event.hands]
         assert hands == before.hands
-        winner, side, points = expected_hand_points(self.rules, event.reason, hands)
+        winner, side, points = expected_hand_points(self.rules, event.reason, hands, before.scores)
         assert (event.winner, event.side, event.points) == (winner, side, points)
         assert list(event.pips) == [sum(t.pips for t in h) for h in hands]
         expected_scores = list(before.scores)

@@ -49,14 +49,42 @@ EXPECTED = {
     "winner-leads": (dict(STANDARD, lead="winner_any", blocked_scoring="others"), {2: 7}, {2: 100}),
     "all-fives": (FIVES, {2: 7, 3: 5, 4: 5}, {2: 200, 3: 200, 4: 200}),
     "muggins": (dict(FIVES, spinner="none"), {2: 7, 3: 5, 4: 5}, {2: 200, 3: 200, 4: 200}),
+    # docs/rules.md, section 12 (the JSON form names the later options only away from their defaults)
+    "fives-and-threes": (
+        dict(
+            STANDARD,
+            game="block",
+            lead="rotate_any",
+            end_count_scoring="fives_and_threes",
+            exact_target=True,
+            out_bonus=1,
+            hand_end_pips=False,
+        ),
+        {2: 7, 3: 5, 4: 5},
+        {2: 61, 3: 61, 4: 61},
+    ),
+    "double-nine-partners": (
+        dict(
+            STANDARD,
+            set="double-9",
+            game="block",
+            partners=True,
+            lead="winner_any",
+            hand_points="all_hands",
+            blocked_scoring="others",
+        ),
+        {4: 10},
+        {4: 100},
+    ),
 }
 CASES = [(p, n) for p, (_, sizes, _) in EXPECTED.items() for n in sizes]
+LATER = {"set", "end_count_scoring", "exact_target", "out_bonus", "hand_end_pips", "hand_points"}
 
 
 def test_the_preset_table_is_exactly_the_rule_books():
     assert set(PRESETS) == set(EXPECTED)
     assert DEFAULT_PRESET == "standard-draw"
-    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit", "set"}
+    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit"} | LATER
 
 
 @pytest.mark.parametrize("preset,players", CASES)
@@ -72,8 +100,31 @@ def test_every_preset_resolves_to_the_rule_books_values(preset, players):
         turn_seconds=None,
         timeout_limit=None,
     )
+    if preset == "fives-and-threes" and players == 4:
+        expected["partners"] = True  # the four-player form plays as partners by default
     assert rules.to_dict() == expected
-    assert rules.boneyard_size == 28 - players * sizes[players]
+    assert rules.boneyard_size == len(rules.set.tiles) - players * sizes[players]
+    assert RuleSet.from_dict(rules.to_dict()) == rules
+    assert resolve_rules(preset, rules.options(), players) == rules
+
+
+def test_fives_and_threes_for_four_plays_as_partners_unless_asked_alone():
+    assert resolve_rules("fives-and-threes", {}, 4).partners is True
+    assert resolve_rules("fives-and-threes", {"partners": False}, 4).partners is False
+    assert resolve_rules("fives-and-threes", {}, 3).partners is False
+
+
+def test_v1s_fives_scoring_reads_as_end_count_scoring_and_is_still_written():
+    """Earlier logs and clients say ``fives_scoring``; it reads as ``end_count_scoring: fives``."""
+    assert resolve_rules("standard-draw", {"fives_scoring": True}, 2).end_count_scoring == "fives"
+    assert resolve_rules("all-fives", {"fives_scoring": False}, 2).end_count_scoring == "none"
+    both = {"fives_scoring": False, "end_count_scoring": "fives_and_threes"}
+    assert resolve_rules("standard-block", both, 2).end_count_scoring == "fives_and_threes"
+    assert resolve_rules("all-fives", {}, 2).to_dict()["fives_scoring"] is True
+    assert "end_count_scoring" not in resolve_rules("all-fives", {}, 2).to_dict()
+    threes = resolve_rules("fives-and-threes", {}, 2).to_dict()
+    assert (threes["fives_scoring"], threes["end_count_scoring"]) == (False, "fives_and_threes")
+    assert not LATER & set(resolve_rules("standard-draw", {}, 2).to_dict())  # earlier logs read as before
 
 
 def test_standard_deal_leaves_14_13_and_8_in_the_boneyard():
@@ -153,6 +204,23 @@ def test_partners_sides_are_seats_0_2_against_1_3():
         ("standard-draw", {"game": "block", "draw_at_will": True}, 2, "draw_at_will"),
         ("standard-draw", {"muggins_calls": True}, 2, "muggins_calls"),
         ("all-fives", {"muggins_calls": True, "fives_scoring": False}, 2, "muggins_calls"),
+        ("standard-draw", {"muggins_calls": True, "end_count_scoring": "none"}, 2, "muggins_calls"),
+        ("all-fives", {"fives_scoring": True, "end_count_scoring": "none"}, 2, "end_count_scoring"),
+        ("all-fives", {"fives_scoring": False, "end_count_scoring": "fives"}, 2, "end_count_scoring"),
+        ("all-fives", {"fives_scoring": "yes"}, 2, "fives_scoring"),
+        ("standard-draw", {"end_count_scoring": "threes"}, 2, "end_count_scoring"),
+        ("standard-draw", {"end_count_scoring": True}, 2, "end_count_scoring"),
+        ("all-fives", {"muggins_calls": True, "exact_target": True}, 2, "exact_target"),
+        ("standard-draw", {"exact_target": "yes"}, 2, "exact_target"),
+        ("standard-draw", {"out_bonus": -1}, 2, "out_bonus"),
+        ("standard-draw", {"out_bonus": 101}, 2, "out_bonus"),
+        ("standard-draw", {"out_bonus": 1.5}, 2, "out_bonus"),
+        ("standard-draw", {"hand_end_pips": False}, 2, "hand_end_pips"),  # nothing could ever score
+        ("fives-and-threes", {"end_count_scoring": "none", "out_bonus": 0}, 2, "hand_end_pips"),
+        ("standard-draw", {"hand_points": "all_hands"}, 2, "blocked_scoring"),  # others_minus_own by default
+        ("standard-draw", {"hand_points": "partners"}, 2, "hand_points"),
+        ("double-nine-partners", {}, 2, "players"),
+        ("fives-and-threes", {}, 5, "players"),
         ("standard-draw", {"boneyard_reserve": 1}, 2, "boneyard_reserve"),
         ("standard-draw", {"target": "100"}, 2, "target"),
         ("standard-draw", {"target": 100.0}, 2, "target"),
