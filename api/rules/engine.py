@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from . import errors
+from .board import Place
 from .errors import ImpossibleEvent, ReplayError
 from .events import (
     Event,
@@ -414,16 +415,14 @@ def _decide_play(st: MatchState, sink: EventSink, cmd: Play) -> None:
     if cmd.tile not in hand:
         raise errors.TileNotInHand(f"{cmd.tile} is not in your hand")
     layout = st.layout
-    name = cmd.end
+    name: Place | None = cmd.end
     if name is None:
-        fits = layout.fits(cmd.tile)
+        fits = layout.places_for(cmd.tile)
         if not fits:
             raise errors.IllegalPlay(f"{cmd.tile} matches no open end")
         if len(fits) > 1:
-            raise errors.EndRequired(
-                f"{cmd.tile} fits the {' and '.join(END_NAMES[i] for i in fits)} ends: name the 'end'"
-            )
-        name = END_NAMES[fits[0]]
+            raise errors.EndRequired(f"{cmd.tile} fits the {' and '.join(fits)} ends: name the 'end'")
+        name = fits[0]
     end = END_INDEX[name]
     if layout.is_empty:
         if end not in (LEFT, RIGHT):  # up or down: no arm before the spinner

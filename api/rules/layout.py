@@ -1,16 +1,26 @@
-"""The tiles on the table: open ends, the spinner, and the count.
+"""The line's board: open ends, the spinner, and the count.
 
 Ends are addressed by index into ``END_NAMES``. Line games only ever open ``left`` and
 ``right``; with ``spinner="first_double"`` the first double played becomes the spinner,
 and once both of its sides hold a tile the arms ``up`` and ``down`` open on it.
+
+``Layout`` is the line games' ``board.Board``: the ends' names are its place ids. The engine's
+hot paths keep the int indices (``place``, ``fits``, ``accepts_any``, ``ends_key``); the
+protocol's questions (``open_places``, ``places_for``, ``put``, ``describe``) answer in ids, for
+the views and the event log, and are never asked in a playout.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from .board import Place
 from .tiles import EVERY_TILE, LARGEST_PIP, Tile
 from .vocabulary import End
+
+if TYPE_CHECKING:
+    from .board import Board
 
 # The tables below are sized once for the largest set (numbers 0 to 12), so one table
 # serves every set: a smaller set's tiles and numbers are a prefix of the largest's.
@@ -31,9 +41,9 @@ NUMBER_FIELDS: tuple[int, ...] = tuple(
     sum(_FIELD[n] for n in range(NUMBERS) if mask >> n & 1) for mask in range(1 << NUMBERS)
 )
 
-END_NAMES: tuple[End, ...] = tuple(End)  # by end index
+END_NAMES: tuple[End, ...] = tuple(End)  # by end index: the line's place ids
 LEFT, RIGHT, UP, DOWN = range(4)
-END_INDEX: dict[str, int] = {name: i for i, name in enumerate(END_NAMES)}
+END_INDEX: dict[Place, int] = {name: i for i, name in enumerate(END_NAMES)}
 
 # ``Layout.ends_key`` names the open numbers in one small int, four bits per end in
 # ``END_NAMES`` order, 15 for a closed end (above every number of every set):
@@ -168,7 +178,52 @@ class Layout:
         return total
 
     def ends_dict(self) -> dict[str, int]:
+        """The open ends by name (``tile_played.ends``, ``knocked.ends``)."""
         return {END_NAMES[i]: v for i, v in enumerate(self.values) if v is not None}
+
+    # --- the Board protocol: places by id ---------------------------------------------
+    def open_places(self) -> list[tuple[Place, int]]:
+        """Every open end by name, with its number: left, right, then up and down."""
+        return [(END_NAMES[i], v) for i, v in enumerate(self.values) if v is not None]
+
+    def places_for(self, tile: Tile) -> list[Place]:
+        """The ends ``tile`` fits, by name (``fits`` in ids): ``["left"]`` on an empty table."""
+        return [END_NAMES[i] for i in self.fits(tile)]
+
+    def put(self, tile: Tile, place: Place) -> None:
+        """``place`` by the end's name (``KeyError`` for a word that names no end)."""
+        self.place(tile, END_INDEX[place])
+
+    def describe(self, placed: Iterable[tuple[Tile, Place]]) -> dict[str, Any]:
+        """The tiles on the table oriented as they lie: the line left to right, and with a
+        spinner, the spinner and its arms (``placed``: this hand's tiles and ends, in order)."""
+        line: list[list[int]] = []
+        arms: dict[int, list[list[int]]] = {UP: [], DOWN: []}
+        spinner = self.spinner
+        # up and down only ever open on the spinner: an arm's first tile matches the spinner's number
+        arm_root = spinner.high if spinner is not None else None
+        values: list[int | None] = [None, None, arm_root, arm_root]
+        for tile, place in placed:
+            if not line:
+                line.append([tile.high, tile.low])
+                values[LEFT], values[RIGHT] = tile.high, tile.low
+                continue
+            end = END_INDEX[place]
+            number = values[end]
+            assert number is not None  # a tile was placed on this end: it was open
+            other = tile.other(number)
+            if end == LEFT:
+                line.insert(0, [other, number])
+            elif end == RIGHT:
+                line.append([number, other])
+            else:
+                arms[end].append([number, other])
+            values[end] = other
+        out: dict[str, Any] = {"line": line}
+        if self.uses_spinner:
+            out["spinner"] = spinner.to_json() if spinner else None
+            out["arms"] = {"up": arms[UP], "down": arms[DOWN]}
+        return out
 
     # --- change -----------------------------------------------------------------
     def place(self, tile: Tile, end: int) -> None:
@@ -211,3 +266,7 @@ class Layout:
             self.ends_key = values[LEFT] | values[RIGHT] << 4 | _NO_ARMS  # type: ignore[operator]
         else:  # (up and down open together)
             self.ends_key = values[LEFT] | values[RIGHT] << 4 | up << 8 | values[DOWN] << 12  # type: ignore[operator]
+
+
+if TYPE_CHECKING:
+    _LAYOUT_IS_A_BOARD: Board = Layout()  # mypy checks that Layout satisfies the protocol

@@ -19,40 +19,14 @@ from typing import Any
 from . import events
 from .engine import legal_actions
 from .events import HandResult
-from .layout import DOWN, END_NAMES, LEFT, RIGHT, UP
+from .layout import END_NAMES
 from .state import ENDED, OPEN_SEAT, MatchState
 from .tiles import pip_count
-from .vocabulary import Spinner
 
 
 def line_of_play(st: MatchState) -> dict[str, Any]:
-    """The tiles on the table, oriented as they lie: the line left to right, and the arms."""
-    line: list[list[int]] = []
-    arms: dict[int, list[list[int]]] = {UP: [], DOWN: []}
-    spinner = st.layout.spinner
-    # up and down only ever open on the spinner: an arm's first tile matches the spinner's number
-    arm_root = spinner.high if spinner is not None else None
-    values: list[int | None] = [None, None, arm_root, arm_root]
-    for _seat, tile, end in st.placements:
-        if not line:
-            line.append([tile.high, tile.low])
-            values[LEFT], values[RIGHT] = tile.high, tile.low
-            continue
-        number = values[end]
-        assert number is not None  # a tile was placed on this end: it was open
-        other = tile.other(number)
-        if end == LEFT:
-            line.insert(0, [other, number])
-        elif end == RIGHT:
-            line.append([number, other])
-        else:
-            arms[end].append([number, other])
-        values[end] = other
-    out: dict[str, Any] = {"line": line}
-    if st.rules.spinner != Spinner.NONE:
-        out["spinner"] = spinner.to_json() if spinner else None
-        out["arms"] = {"up": arms[UP], "down": arms[DOWN]}
-    return out
+    """The tiles on the table, oriented as they lie: the board's own description of itself."""
+    return st.layout.describe((tile, END_NAMES[end]) for _seat, tile, end in st.placements)
 
 
 def view(st: MatchState, seat: int | None) -> dict[str, Any]:
@@ -71,7 +45,7 @@ def view(st: MatchState, seat: int | None) -> dict[str, Any]:
         "hand_counts": [len(h) for h in st.hands],
         "drawn": list(st.drawn),
         "boneyard": len(st.boneyard),
-        "ends": [{"end": END_NAMES[i], "value": v} for i, v in st.layout.open_ends()],
+        "ends": [{"end": place, "value": v} for place, v in st.layout.open_places()],
         **line_of_play(st),
         "legal_actions": legal_actions(st, seat),
         "last_hand": _public_hand_result(st.last_result),
