@@ -51,11 +51,11 @@ class RuleSet:
     # Turn clocks (off by default; the engine itself is clock-free, see api/rules/clock.py).
     turn_seconds: int | None = None  # seconds a seat has for its turn before the server plays it
     timeout_limit: int | None = None  # turns timed out in a row before a bot takes the seat over
-    # The set of tiles (docs/rules.md, section 1): every count of tiles and pips is read from it. Left
-    # out of the JSON form when it is the default, so double-six logs read as they always did.
+    # The set of tiles (docs/rules.md, section 1): every count of tiles and pips is read from it.
     set: TileSet = DEFAULT_SET
-    # Fives and Threes' and the double-nine game's options (docs/rules.md, section 12), also left
-    # out of the JSON form at these defaults: every earlier game plays them so.
+    # Fives and Threes' and the double-nine game's options (docs/rules.md, sections 9 to 11). These
+    # and ``set`` are left out of the JSON form at their defaults (``LATER_OPTIONS``; ``to_dict``):
+    # every earlier game plays them so, and its logs read as they always did.
     exact_target: bool = False  # points past the target are not scored; the match ends on it exactly
     out_bonus: int = 0  # points for going out, after the hand's pips
     hand_end_pips: bool = True  # the hands' pips are scored when a hand ends
