@@ -1,5 +1,8 @@
 """Rule sets: a named preset plus option overrides, resolved to one immutable record.
 
+The presets are the registered game families' (``api/rules/games.py``; the line games' in
+``api/rules/line_games.py``): ``PRESETS`` here is the registry's own mapping.
+
 The resolved record is what a match stores (in ``match_created``) and what every view
 shows. It is a plain record of values, not a set of hooks: the engine, the state's fold, the
 views and the bots read its fields wherever an option changes what happens (some seventy
@@ -8,13 +11,17 @@ reads across ``api/rules`` and ``api/bots``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
+from .game_family import Preset
+from .games import PLAYER_COUNTS, family_of
+from .games import PRESETS as PRESETS  # read here, and by whatever imported it from here before the registry
 from .scoring import HandScoring
+from .tiles import DEFAULT_SET as DEFAULT_SET  # the default set's home is tiles.py
 from .tiles import TileSet
 from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
 
@@ -23,9 +30,8 @@ TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 OUT_BONUS_RANGE = (0, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
-MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: two to four hands
-PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
-DEFAULT_SET = TileSet.DOUBLE_6  # every game of the rule book's first part
+# A match's seats: the fewest and the most any registered game family plays (the HTTP bounds).
+MIN_PLAYERS, MAX_PLAYERS = PLAYER_COUNTS[0], PLAYER_COUNTS[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,16 +101,9 @@ class RuleSet:
 
     @property
     def family(self) -> Family:
-        """What ratings are kept per (docs/rules.md, section 14): the scoring games by how the
-        count scores, whatever their ``game``; the double-nine line games; else the Draw or the
-        Block game."""
-        if self.end_count_scoring is EndCountScoring.FIVES:
-            return Family.FIVES
-        if self.end_count_scoring is EndCountScoring.FIVES_AND_THREES:
-            return Family.FIVES_AND_THREES
-        if self.set is not DEFAULT_SET:
-            return Family.DOUBLE_NINE  # the one other set a line game is offered on (OFFERED_SETS)
-        return Family.DRAW if self.is_draw_game else Family.BLOCK
+        """What ratings are kept per (docs/rules.md, section 14), as the preset's game family
+        says (``GameFamily.rating_family``; the line games': ``line_games.rating_family``)."""
+        return family_of(self.preset).rating_family(self)
 
     @property
     def uses_spinner(self) -> bool:
@@ -240,155 +239,6 @@ _BASE: dict[str, Any] = dict(
 )
 
 
-# A preset's default that depends on the players and the options chosen so far.
-Rule = Callable[[int, Mapping[str, Any]], int]
-
-
-def _by_players(two: int, three: int, four: int) -> Rule:
-    return lambda players, _opts: {2: two, 3: three, 4: four}[players]
-
-
-@dataclass(frozen=True)
-class Preset:
-    """A named table: fixed options plus defaults that depend on the player count.
-
-    ``title`` and ``description`` are what a player is shown when choosing a table (the API
-    serves them at ``GET /v1/presets``): kept here, beside the options they describe.
-    """
-
-    name: str
-    title: str  # a short label for a menu
-    description: str  # one sentence: what makes this table different
-    options: Mapping[str, Any]
-    hand_size: Rule
-    target: Rule = lambda players, opts: 100
-    players: tuple[int, ...] = PLAYER_COUNTS
-    partners: Callable[[int], bool] = lambda players: False  # the default, when not fixed by ``options``
-
-
-def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
-    return 100 if players == 2 or opts.get("partners") else 61
-
-
-_FIVES: dict[str, Any] = dict(
-    spinner=Spinner.FIRST_DOUBLE,
-    end_count_scoring=EndCountScoring.FIVES,
-    lead=Lead.WINNER_ANY,
-    blocked_scoring=BlockedScoring.OTHERS,
-    round_to_five=True,
-)
-
-PRESETS: dict[str, Preset] = {
-    p.name: p
-    for p in (
-        Preset(
-            "standard-draw",
-            "Draw game (standard)",
-            "The standard Draw game, the default: a seat that cannot play draws from the boneyard until a tile fits.",
-            {},
-            _by_players(7, 5, 5),
-        ),
-        Preset(
-            "standard-block",
-            "Block game (standard)",
-            "The standard Block game: there is no drawing, and a seat that cannot play knocks.",
-            {"game": Game.BLOCK},
-            _by_players(7, 5, 5),
-        ),
-        Preset(
-            "pagat-draw",
-            "Draw game (pagat.com)",
-            "The Draw game as pagat.com deals it: 7 tiles each (6 with four players), the last two tiles of the "
-            "boneyard are never drawn, and 61 wins with three or four players without partners.",
-            {"boneyard_reserve": 2},
-            _by_players(7, 7, 6),
-            _pagat_target,
-        ),
-        Preset(
-            "pagat-block",
-            "Block game (pagat.com)",
-            "The Block game as pagat.com describes it: the standard Block game's options under pagat.com's name.",
-            {"game": Game.BLOCK},
-            _by_players(7, 5, 5),
-        ),
-        Preset(
-            "dominorules-draw",
-            "Draw game (dominorules.com)",
-            "The Draw game as dominorules.com plays it: 7 tiles each, the lead rotates, and a blocked hand's winner "
-            "scores the others' pips without subtracting its own.",
-            {"lead": Lead.ROTATE_ANY, "blocked_scoring": BlockedScoring.OTHERS},
-            _by_players(7, 7, 7),
-        ),
-        Preset(
-            "dominorules-block",
-            "Block game (dominorules.com)",
-            "The Block game as dominorules.com plays it: 7 tiles each, the lead rotates, and a blocked hand's winner "
-            "scores the others' pips without subtracting its own.",
-            {"game": Game.BLOCK, "lead": Lead.ROTATE_ANY, "blocked_scoring": BlockedScoring.OTHERS},
-            _by_players(7, 7, 7),
-        ),
-        Preset(
-            "winner-leads",
-            "Winner leads any tile",
-            "A two-player Draw game in which each hand's winner leads the next with any tile.",
-            {"lead": Lead.WINNER_ANY, "blocked_scoring": BlockedScoring.OTHERS},
-            _by_players(7, 7, 7),
-            players=(2,),
-        ),
-        Preset(
-            "all-fives",
-            "All Fives (spinner)",
-            "All Fives: the first double is a spinner and every play that makes the open ends add up to a multiple "
-            "of five scores that count; 200 wins.",
-            _FIVES,
-            _by_players(7, 5, 5),
-            lambda players, opts: 200,
-        ),
-        Preset(
-            "muggins",
-            "Muggins (no spinner)",
-            "Muggins: All Fives without a spinner, every play that makes the open ends add up to a multiple of five "
-            "scores that count; 200 wins.",
-            {**_FIVES, "spinner": Spinner.NONE},
-            _by_players(7, 5, 5),
-            lambda players, opts: 200,
-        ),
-        Preset(
-            "fives-and-threes",
-            "Fives and Threes",
-            "The British pub game: no drawing, every play whose open ends add up to a multiple of five or of three "
-            "scores a point per five and per three, going out scores 1, and 61 exactly wins; four play as partners.",
-            {
-                "game": Game.BLOCK,
-                "lead": Lead.ROTATE_ANY,
-                "end_count_scoring": EndCountScoring.FIVES_AND_THREES,
-                "exact_target": True,
-                "out_bonus": 1,
-                "hand_end_pips": False,
-            },
-            _by_players(7, 5, 5),
-            lambda players, opts: 61,
-            partners=lambda players: players == 4,
-        ),
-        Preset(
-            "double-nine-partners",
-            "Double-nine partners",
-            "The Latin partnership game on a double-nine set: 10 tiles each and no drawing, the highest double "
-            "dealt leads, and the side that goes out scores the pips left in every other hand; 100 wins.",
-            {
-                "set": TileSet.DOUBLE_9,
-                "game": Game.BLOCK,
-                "partners": True,
-                "lead": Lead.WINNER_ANY,
-                "hand_points": HandPoints.ALL_HANDS,
-                "blocked_scoring": BlockedScoring.OTHERS,
-            },
-            lambda players, opts: 10,
-            players=(4,),
-        ),
-    )
-}
-
 DEFAULT_PRESET = "standard-draw"
 
 
@@ -398,9 +248,11 @@ def resolve_rules(
     """Resolve ``preset`` + ``overrides`` for ``players`` seats, refusing what cannot work."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise InvalidRules("preset", f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
-    spec = PRESETS[preset]
-    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
-        raise InvalidRules("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
+    spec: Preset = PRESETS[preset]
+    family = family_of(preset)
+    counts = family.players
+    if not isinstance(players, int) or isinstance(players, bool) or players not in counts:
+        raise InvalidRules("players", f"{counts[0]} to {counts[-1]} players, not {players!r}")
     if players not in spec.players:
         raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
     if overrides is None:
@@ -424,6 +276,10 @@ def resolve_rules(
         options["target"] = spec.target(players, options)
     _check_types(options)
     rules = RuleSet(preset=preset, players=players, **options)
+    if rules.set not in family.sets:
+        raise InvalidRules(
+            "set", f"the {family.title.lower()} are played with {', '.join(family.sets)}, not {rules.set}"
+        )
     _check_combination(rules)
     return rules
 

@@ -8,7 +8,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from api.rules.board import MEXICAN, Board, Place, train_place
-from api.rules.tiles import Tile
+from api.rules.game_family import GameFamily, Preset, always
+from api.rules.ruleset import RuleSet
+from api.rules.tiles import Tile, TileSet
+from api.rules.vocabulary import Family, Game
 
 
 class ToyTrains:
@@ -51,3 +54,28 @@ class ToyTrains:
 def new_toy_trains(seats: int) -> Board:
     """The factory a toy family registers (typed as the protocol: ``ToyTrains`` satisfies it)."""
     return ToyTrains(seats, 12)
+
+
+# --- a toy family: what a new family's module and registration look like -----------------
+def _toy_rating_family(rules: RuleSet) -> Family:
+    return Family.BLOCK  # a toy: a real trains family brings its own ratings word (issue 34)
+
+
+TOY_PRESET = Preset(
+    "toy-trains",
+    "Toy trains",
+    "A test's toy: trains from a double-twelve engine, no drawing.",
+    {"set": TileSet.DOUBLE_12, "game": Game.BLOCK},
+    always(12),
+    always(150),
+)
+
+TOY_TRAINS = GameFamily(
+    name="toy-trains",
+    title="Toy trains",
+    presets=(TOY_PRESET,),
+    sets=(TileSet.DOUBLE_12,),
+    players=(2, 3, 4),
+    new_board=lambda rules: ToyTrains(rules.players, rules.set.top),
+    rating_family=_toy_rating_family,
+)

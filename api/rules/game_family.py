@@ -1,0 +1,87 @@
+"""What a game family is: its presets, its sets and seat counts, its board and its hooks.
+
+A *game family* is a kind of game the engine plays on one kind of board: today the line games
+(``api/rules/line_games.py``: Draw, Block, All Fives, Muggins, Fives and Threes, double-nine
+partners); the trains games of issue 34 come next. A family is a record, not a subclass: the
+few things that differ between families are values or small callables in named fields, which
+the rest of the code consults (python-chess's variants are the model: a few overridden hooks,
+not flags sprinkled through the code). ``api/rules/games.py`` registers the families and is
+where every reader finds them (``games.PRESETS``, ``games.family_of``).
+
+Not to be confused with ``vocabulary.Family``, the word ratings and leaderboards are kept per
+(``RuleSet.family``): a game family says which of those words each of its rule sets gets
+(``GameFamily.rating_family``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .tiles import TileSet
+from .vocabulary import Family
+
+if TYPE_CHECKING:
+    from .board import Board
+    from .ruleset import RuleSet
+
+#: A preset's default that depends on the player count and the options chosen so far.
+Rule = Callable[[int, Mapping[str, Any]], int]
+
+
+def by_players(two: int, three: int, four: int) -> Rule:
+    """A default that depends on the player count alone (2, 3 or 4 seats)."""
+    return lambda players, _opts: {2: two, 3: three, 4: four}[players]
+
+
+def always(value: int) -> Rule:
+    """A default whatever the players and the options."""
+    return lambda _players, _opts: value
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named table: fixed options plus defaults that depend on the player count.
+
+    ``title`` and ``description`` are what a player is shown when choosing a table (the API
+    serves them at ``GET /v1/presets``): kept here, beside the options they describe.
+    ``players`` left empty is every seat count the preset's family plays; the registry fills it
+    in (``games.register``), so a registered preset always names its counts.
+    """
+
+    name: str
+    title: str  # a short label for a menu
+    description: str  # one sentence: what makes this table different
+    options: Mapping[str, Any]
+    hand_size: Rule
+    target: Rule = lambda players, opts: 100
+    players: tuple[int, ...] = ()
+    partners: Callable[[int], bool] = lambda players: False  # the default, when not fixed by ``options``
+
+
+@dataclass(frozen=True)
+class GameFamily:
+    """A kind of game and what differs in it: registered once (``games.register``), read everywhere.
+
+    Where each field is consulted:
+
+    * ``presets``: ``games.PRESETS`` (rule-set resolution, ``GET /v1/presets``, the HTTP
+      schemas' preset names, the golden vectors, the bench and the scripts);
+    * ``sets`` and ``players``: ``ruleset.resolve_rules`` refuses any other set (field ``set``)
+      or seat count (field ``players``); ``games.PLAYER_COUNTS`` (the HTTP bounds) is the union
+      of every family's ``players``;
+    * ``new_board``: the board a hand starts on (``board.Board``);
+    * ``rating_family``: ``RuleSet.family``, the ratings' word for a rule set of this family.
+    """
+
+    name: str
+    title: str
+    presets: tuple[Preset, ...]
+    sets: tuple[TileSet, ...]
+    players: tuple[int, ...]
+    new_board: Callable[[RuleSet], Board]
+    rating_family: Callable[[RuleSet], Family]
+
+
+__all__ = ["GameFamily", "Preset", "Rule", "always", "by_players"]
