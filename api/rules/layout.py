@@ -179,7 +179,7 @@ class Layout:
 
     def ends_dict(self) -> dict[str, int]:
         """The open ends by name (``tile_played.ends``, ``knocked.ends``)."""
-        return {END_NAMES[i]: v for i, v in enumerate(self.values) if v is not None}
+        return dict(self.open_places())
 
     # --- the Board protocol: places by id ---------------------------------------------
     def open_places(self) -> list[tuple[Place, int]]:
