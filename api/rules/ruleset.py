@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
-from .scoring import HandScoring
+from .scoring import HandScoring, scoring_step
 from .tiles import TileSet
 from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
 
@@ -512,10 +512,16 @@ def _check_combination(r: RuleSet) -> None:
     low, high = OUT_BONUS_RANGE
     if not low <= r.out_bonus <= high:
         raise InvalidRules("out_bonus", f"a whole number from {low} to {high}, not {r.out_bonus}")
-    if not (r.scores_the_count or r.hand_end_pips or r.out_bonus):
+    step = scoring_step(r.end_count_scoring, r.hand_scoring)
+    if not step:
         raise InvalidRules(
             "hand_end_pips",
             "nothing could ever score: no end_count_scoring, no hand_end_pips and no out_bonus",
+        )
+    if r.exact_target and r.target % step:
+        raise InvalidRules(
+            "target",
+            f"with exact_target every score here is a multiple of {step}, so {r.target} could never be reached exactly",
         )
     if r.hand_points is HandPoints.ALL_HANDS and r.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN:
         raise InvalidRules(

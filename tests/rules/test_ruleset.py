@@ -220,6 +220,9 @@ def test_partners_sides_are_seats_0_2_against_1_3():
         ("standard-draw", {"hand_points": "all_hands"}, 2, "blocked_scoring"),  # others_minus_own by default
         ("standard-draw", {"hand_points": "partners"}, 2, "hand_points"),
         ("double-nine-partners", {}, 2, "players"),
+        ("all-fives", {"exact_target": True, "target": 202}, 2, "target"),  # every score a multiple of 5
+        ("all-fives", {"exact_target": True, "out_bonus": 5, "target": 61}, 2, "target"),
+        ("standard-draw", {"exact_target": True, "round_to_five": True, "out_bonus": 10, "target": 61}, 2, "target"),
         ("fives-and-threes", {}, 5, "players"),
         ("standard-draw", {"boneyard_reserve": 1}, 2, "boneyard_reserve"),
         ("standard-draw", {"target": "100"}, 2, "target"),
