@@ -129,7 +129,7 @@ INVALID_TILE = _entry(
     rules.InvalidTile,
     422,
     "Invalid tile",
-    'Not a tile of the double-six set, or not written as one (`[6, 3]` or `"6-3"`).',
+    'Not a tile of the match\'s set (its `rules.set`), or not written as one (`[6, 3]` or `"6-3"`).',
 )
 INVALID_RULES = _entry(
     rules.InvalidRules,

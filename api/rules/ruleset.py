@@ -426,10 +426,13 @@ def resolve_rules(
     return rules
 
 
-#: The sets a client may ask for today. The engine plays every ``TileSet``, but the HTTP
-#: documents, the views' bounds and the web table's tile faces speak double-six only: the larger
-#: sets open with their games (issue 33's presets), not before.
-OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6,)
+#: The sets a client may ask for today: those the line games play. The engine plays every
+#: ``TileSet``; double-twelve opens with the trains games that play it (issue 34), not before.
+OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
+#: The HTTP bounds read from the offered sets: the highest number a tile or an end shows, and
+#: the most tiles one hand can hold (the largest set dealt to the fewest players).
+LARGEST_OFFERED_TOP = max(s.top for s in OFFERED_SETS)
+LARGEST_OFFERED_HAND = max(len(s.tiles) for s in OFFERED_SETS) // MIN_PLAYERS
 
 
 def resolve_requested_rules(preset: str, overrides: Mapping[str, Any] | None, players: int) -> RuleSet:
