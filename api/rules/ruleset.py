@@ -23,8 +23,9 @@ TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 OUT_BONUS_RANGE = (0, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
-MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: two to four hands
+MIN_PLAYERS, MAX_PLAYERS = 2, 8  # the server's bound on a match's seats; each preset allows its own counts
 PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+LINE_GAME_PLAYERS = (2, 3, 4)  # the line games' tables (``Preset.players`` unless a preset says otherwise)
 DEFAULT_SET = TileSet.DOUBLE_6  # every game of the rule book's first part
 
 
@@ -260,7 +261,7 @@ class Preset:
     options: Mapping[str, Any]
     hand_size: Rule
     target: Rule = lambda players, opts: 100
-    players: tuple[int, ...] = PLAYER_COUNTS
+    players: tuple[int, ...] = LINE_GAME_PLAYERS
     partners: Callable[[int], bool] = lambda players: False  # the default, when not fixed by ``options``
 
 

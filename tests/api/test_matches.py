@@ -260,7 +260,7 @@ def test_rules_that_are_no_object_are_refused_even_when_falsy(client, path, rule
     "body",
     [
         {"seats": [{"name": "a", "type": "remote"}]},
-        {"seats": [{"name": "a", "type": "remote"}] * 5},
+        {"seats": [{"name": "a", "type": "remote"}] * 9},
         {"seats": [{"name": "", "type": "remote"}] * 2},
         {"seats": [{"name": "x" * 41, "type": "remote"}] * 2},
         {"seats": [{"name": "a", "type": "alien"}] * 2},
