@@ -95,7 +95,7 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         "description": "Options to change from the preset's (docs/rules.md lists every option and "
         "preset); `preset` and `players` are asked for beside them, not here. An unknown option, or a "
         "combination that cannot be played (partners without 4 players, muggins_calls without "
-        "fives_scoring…), is refused: 422 invalid_rules naming the `field`.",
+        "end_count_scoring, a set the server does not offer…), is refused: 422 invalid_rules naming the `field`.",
     }
     return {"HandResult": hand_result, "RuleOverrides": overrides}
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from api.services.ratings import NEWCOMER, final_ranks, rate
+
 from .helpers import act, assert_problem, auth, create, new_portal, portal_client, tokens_of, view, whole_audit
 from .test_presets import document_validator, presets
 
@@ -451,3 +453,10 @@ def test_a_challenge_of_more_seats_than_the_preset_allows_is_refused(app):
     assert accepted.status_code == 200, accepted.get_json()
     match = portal.get(f"/v1/matches/{accepted.get_json()['match_id']}").get_json()
     assert (match["rules"]["set"], match["players"]) == ("double-9", 4)
+
+
+def test_ratings_rank_and_rate_up_to_eight_sides():
+    """No preset seats more than four yet; the ratings already take the server's eight."""
+    assert final_ranks(3, [10, 20, 5, 61, 20, 0, 7, 7]) == [3, 1, 6, 0, 1, 7, 4, 4]
+    after = [side[0].mu for side in rate([[NEWCOMER]] * 8, list(range(8)))]
+    assert after == sorted(after, reverse=True) and after[0] > NEWCOMER.mu > after[-1]
