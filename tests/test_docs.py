@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from api.rules import PRESETS, resolve_rules
-from api.rules.ruleset import BOOLEAN_OPTIONS, DEFAULT_SET, OPTION_CHOICES, OPTION_NAMES
+from api.rules.ruleset import BOOLEAN_OPTIONS, OPTION_CHOICES, OPTION_NAMES
 from api.tools.golden import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,8 +58,8 @@ def test_the_rule_books_option_table_has_exactly_the_codes_options():
 
 
 def test_the_rule_book_gives_each_option_its_values_and_its_default():
-    standard = resolve_rules("standard-draw", {}, 2).options()
-    standard["set"] = DEFAULT_SET  # the default set goes unsaid in the record
+    rules = resolve_rules("standard-draw", {}, 2)
+    standard = {name: getattr(rules, name) for name in OPTION_NAMES}  # the record's values, said or unsaid
     for name, (_, values, default, _meaning) in option_table().items():
         if name in OPTION_CHOICES:
             assert [json.loads(v) for v in code_spans(values)] == list(OPTION_CHOICES[name]), name
@@ -81,12 +81,12 @@ def test_the_rule_book_says_what_each_preset_sets_for_every_player_count(preset)
     counts = [int(n) for n in re.findall(r"\d", players)]
     counts = list(range(counts[0], counts[-1] + 1))
     assert tuple(counts) == PRESETS[preset].players
-    standard = resolve_rules("standard-draw", {}, counts[0]).to_dict()
+    plain = resolve_rules("standard-draw", {}, counts[0])
     resolved = {n: resolve_rules(preset, {}, n).to_dict() for n in counts}
     changed = {
         k: v
         for k, v in resolved[counts[0]].items()
-        if k in OPTION_NAMES and k not in PER_PLAYER_COUNT and v != standard[k]
+        if k in OPTION_NAMES and k not in PER_PLAYER_COUNT and v != getattr(plain, k)
     }
     listed = dict(span.split(": ", 1) for span in code_spans(sets) if ": " in span)
     assert {k: json.loads(v) for k, v in listed.items()} == changed

@@ -1,6 +1,6 @@
 """What points are worth: the count's scoring, a finished hand's award, rounding, the exact target.
 
-The one home of these rules in Python (docs/rules.md, sections 5, 7, 9, 11 and 12). The count
+The one home of these rules in Python (docs/rules.md, sections 9, 10 and 11). The count
 itself is ``Layout``'s (``count()`` for the table, ``count_after()`` for a play not yet
 made); what it scores is ``count_points``. The engine, the state's effects, the listed
 actions' ``scores`` hints, the server's muggins claims, the views and the bots all ask
@@ -56,7 +56,7 @@ class HandScoring(NamedTuple):
 
 
 def hand_award(side_pips: list[int], out_side: int | None, scoring: HandScoring) -> tuple[int | None, int]:
-    """Which side a finished hand pays, and how much (docs/rules.md, sections 5, 7 and 12).
+    """Which side a finished hand pays, and how much (docs/rules.md, section 9).
 
     ``side_pips`` are the pips left in each side's hands; ``out_side`` is the side of the
     seat that went out (None: the hand blocked). Going out scores every other side's pips

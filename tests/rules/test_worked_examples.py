@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from api.rules import HandEndReason, HandResult, IllegalPlay, NothingToMuggins, WrongClaim
+from api.rules import HandEndReason, HandResult, IllegalPlay, NothingToMuggins, WrongClaim, legal_actions, resolve_rules
 from api.rules.clock import time_out
 from api.rules.engine import CallMuggins, Draw, Play
 from api.rules.scoring import round_to_five
-from tests.rules.support import SEED, T, Table
+from api.rules.state import MatchState
+from tests.rules.support import SEED, T, Table, tiles
 
 RULE_BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 CITED: dict[str, set[str]] = {}  # example label -> the figures its tests check
@@ -378,6 +379,93 @@ def test_a_timed_out_seat_plays_the_heaviest_tile_a_double_first():
         "left",
         True,
     )
+
+
+# --- Fives and Threes ----------------------------------------------------------------------------
+@example("E19", 2, 8)
+def test_fives_and_threes_scores_a_point_per_five_and_per_three():
+    t = Table("fives-and-threes", ["4-2 5-2 1-1", "5-4 5-5 6-6"])
+    assert scored(t.do(Play(0, T("4-2"), "left"))) == [(0, 2, 6, "play")]  # two threes
+    assert scored(t.do(Play(1, T("5-4"), "left"))) == [] and t.state.layout.count() == 7
+    assert scored(t.do(Play(0, T("5-2"), "right"))) == [(0, 2, 10, "play")]  # two fives
+    assert scored(t.do(Play(1, T("5-5"), "left"))) == [(1, 8, 15, "play")]  # 5-5 at an end counts 10
+    assert t.state.scores == [4, 8]
+
+
+@example("E19", 3)
+def test_fives_and_threes_a_lead_of_6_3_scores_3():
+    t = Table("fives-and-threes", ["6-3 1-1", "2-2 4-4"])
+    assert scored(t.do(Play(0, T("6-3"), "left"))) == [(0, 3, 9, "play")]
+
+
+@example("E20", 59)
+def test_fives_and_threes_points_past_61_are_not_scored_and_the_play_stands():
+    t = Table("fives-and-threes", ["6-6 1-0", "6-2 3-3"], scores=[59, 0])
+    listed = [a for a in legal_actions(t.state, 0) if a["type"] == "play" and a["tile"] == [6, 6]]
+    assert listed == [{"type": "play", "tile": [6, 6], "end": "left"}]  # no "scores": it would pass 61
+    events = t.do(Play(0, T("6-6"), "left"))
+    assert scored(events) == [] and t.types(events) == ["tile_played"]
+    assert t.state.scores == [59, 0] and t.state.layout.count() == 12
+
+
+@example("E20", 61)
+def test_fives_and_threes_chipping_out_scores_1_and_61_exactly_wins():
+    t = Table("fives-and-threes", ["4-3", "2-2 6-6"], scores=[60, 0])
+    events = t.do(Play(0, T("4-3"), "left"))
+    assert t.types(events) == ["tile_played", "hand_ended", "match_ended"]
+    result = ended(events)
+    assert (result.reason, result.winner, result.side, result.points) == ("domino", 0, 0, 1)
+    assert t.state.scores == [61, 0] and t.state.winner == 0
+
+
+@example("E20", 61)
+def test_fives_and_threes_a_count_reaching_61_ends_the_match_before_the_chip_out_point():
+    t = Table("fives-and-threes", ["5-5", "2-2 6-6"], scores=[59, 0])
+    events = t.do(Play(0, T("5-5"), "left"))
+    assert t.types(events) == ["tile_played", "points_scored", "match_ended"]
+    assert t.state.scores == [61, 0] and t.state.winner == 0
+
+
+@example("E20")
+def test_fives_and_threes_a_blocked_hand_scores_nothing():
+    t = Table("fives-and-threes", ["6-6 1-0", "2-2"])
+    result = ended(t.do(Play(0, T("6-6"), "left")))
+    assert (result.reason, result.winner, result.side, result.points, result.pips) == ("blocked", None, None, 0, (1, 4))
+    assert t.state.scores == [4, 0]  # the lead's count of 12 scored 4; the block adds nothing
+
+
+# --- the double-nine partnership game --------------------------------------------------------------
+@example("E21", 37)
+def test_double_nine_going_out_scores_every_other_hand_the_partners_too():
+    hands = ["9-9", "8-7", "6-5", "4-0"]
+    t = Table("double-nine-partners", hands, leader=2, hand_number=2)
+    result = ended(t.do(Play(2, T("6-5"), "left")))
+    assert (result.reason, result.winner, result.side, result.points) == ("domino", 2, 0, 18 + 15 + 4)
+    opponents = Table("double-nine-partners", hands, leader=2, hand_number=2, overrides={"hand_points": "opponents"})
+    assert ended(opponents.do(Play(2, T("6-5"), "left"))).points == 19
+
+
+@example("E22", 28)
+def test_double_nine_blocked_the_lighter_side_scores_all_four_hands():
+    t = Table("double-nine-partners", ["9-9 3-2", "5-4", "2-1", "6-5"], hand_number=2)
+    result = ended(t.do(Play(0, T("9-9"), "left")))
+    assert (result.reason, result.winner, result.side, result.points) == ("blocked", 2, 0, 28)
+    assert result.pips == (5, 9, 3, 11)
+
+
+@example("E22")
+def test_double_nine_blocked_with_equal_sides_scores_nothing():
+    t = Table("double-nine-partners", ["9-9 6-2", "5-4", "4-2", "5-0"], hand_number=2)
+    result = ended(t.do(Play(0, T("9-9"), "left")))
+    assert (result.reason, result.winner, result.side, result.points) == ("blocked", None, None, 0)
+
+
+@example("E23", "8-8")
+def test_double_nine_the_highest_double_dealt_leads_when_9_9_is_out_of_play():
+    rules = resolve_rules("double-nine-partners", {}, 4)
+    state = MatchState(rules, [{"name": f"p{i}", "type": "bot", "level": "random"} for i in range(4)])
+    hands = [tiles("9-8 7-7"), tiles("6-6 5-5"), tiles("0-0"), tiles("8-8 9-0")]
+    assert state.next_lead(hands) == (3, T("8-8"))  # forced: the server plays it
 
 
 # --- the rule book and these tests hold each other ----------------------------------------------
