@@ -271,7 +271,9 @@ def test_a_double_nine_partners_match_deals_double_nine_tiles_and_scores_all_han
     assert created["rules"]["set"] == "double-9"
     views_valid = document_validator("View")
     first = view(client, match_id, tokens[0])
-    assert len(first["hand"]) == 10 and first["boneyard"] == 15 and first["sides"] == [[0, 2], [1, 3]]
+    # 10 tiles each, the highest double dealt already led (forced); the other 15 never dealt
+    assert sorted(first["hand_counts"]) == [9, 10, 10, 10] and len(first["hand"]) == first["hand_counts"][0]
+    assert first["boneyard"] == 15 and first["sides"] == [[0, 2], [1, 3]] and len(first["line"]) == 1
     assert "count" not in first  # the count does not score here
     views_valid.validate(first)
     assert any(numbers_of(tile) > 6 for seat in range(4) for tile in view(client, match_id, tokens[seat])["hand"])
