@@ -322,11 +322,13 @@ def test_rule_sets_are_immutable():
 
 
 def test_what_a_client_asks_for_is_refused_naming_the_set_when_the_set_is_not_offered():
-    assert OFFERED_SETS == (TileSet.DOUBLE_6,)
+    assert OFFERED_SETS == (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
     assert resolve_requested_rules("standard-draw", {"set": "double-6"}, 2) == resolve_rules("standard-draw", {}, 2)
+    nine = resolve_requested_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+    assert nine.set is TileSet.DOUBLE_9
     with pytest.raises(InvalidRules) as refused:
-        resolve_requested_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+        resolve_requested_rules("standard-block", {"set": "double-12", "hand_size": 10}, 4)
     assert refused.value.field == "set"
     # a stored log names its set whatever is offered: reading one never asks
-    nine = resolve_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
-    assert RuleSet.from_dict(nine.to_dict()) == nine
+    twelve = resolve_rules("standard-block", {"set": "double-12", "hand_size": 10}, 4)
+    assert RuleSet.from_dict(twelve.to_dict()) == twelve
