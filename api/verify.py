@@ -191,6 +191,8 @@ def verify_audit(audit: Any, pins: Sequence[Pin] = ()) -> dict[str, Any]:
     extra = pin_problems(rows, pins)
     if audit.get("seed_commitment") != rows[0].data.get("seed_commitment"):
         extra.append("seq 1: the audit's seed_commitment is not the one match_created published")
+    if audit.get("shuffle_algorithm") != rows[0].data.get("seed_algorithm"):  # the set's (openapi/shuffle.md)
+        extra.append("seq 1: the audit's shuffle_algorithm is not the seed_algorithm match_created names")
     problems = extra + report.pop("problems")
     return {
         "verified": report.pop("verified") and not extra,

@@ -108,9 +108,9 @@ def _vectors() -> list[Vector]:
                 {"name": "Counter", "type": "bot", "level": "greedy"},
             ),
         ),
-        # exact_target with the hands' pips counted: a hand whose pips would pass the target
-        # ends with its side named and 0 points (seq 16), and the match ends on exactly 10
-        Vector("standard-draw-exact-target-2p", "standard-draw", 2, {"exact_target": True, "target": 10}),
+        # exact_target with the hands' pips counted: a blocked hand whose pips would pass the
+        # target ends with its side named and 0 points (seq 37), and the match ends on exactly 10
+        Vector("standard-block-exact-2p", "standard-block", 2, {"exact_target": True, "target": 10}),
         # the server draws and knocks for stuck seats: events with auto: true
         Vector("standard-draw-auto-3p", "standard-draw", 3, {"auto_draw": True, "auto_knock": True, "target": 50}),
         # client seeds (at creation and at a claim) change every deal; the claimed seat is remote
@@ -156,8 +156,9 @@ def _vectors() -> list[Vector]:
 
 def _short_target(preset: str) -> int:
     """About half the preset's target, to keep the files small: 50 for the games to 100, 100 for
-    the count games to 200, and 31 for an exact target of 61 (Fives and Threes), where the 2p
-    match ends mid-hand on exactly 31 and the 4p one makes a count that would pass it (no points)."""
+    the count games to 200, and 31 for an exact target of 61 (Fives and Threes): each of its
+    matches ends mid-hand on exactly 31, and the 2p and 4p ones make counts that would pass it
+    (no points_scored)."""
     options = PRESETS[preset].options
     if options.get("exact_target"):
         return 31

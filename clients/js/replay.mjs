@@ -275,7 +275,7 @@ export function replayAudit(audit, { pins = [] } = {}) {
     throw new LogError(1, `seed_algorithm ${created.seed_algorithm} is not the ${created.rules.set ?? "double-6"} set's ${algorithm}`);
   }
   if (audit.shuffle_algorithm !== algorithm) {
-    throw new LogError(0, `the audit's shuffle_algorithm ${audit.shuffle_algorithm} is not match_created's ${algorithm}`);
+    throw new LogError(1, `the audit's shuffle_algorithm ${audit.shuffle_algorithm} is not match_created's ${algorithm}`);
   }
   const m = new Match(created.rules, created.seats);
   const hands = [];
