@@ -8,10 +8,13 @@
 // Checks: the hash chain; every pinned head (--pin SEQ:HASH, repeatable, and --pins FILE, a JSON
 // array of {"seq": n, "hash": "hex"}: the `chain_head` a view or an event page showed earlier) is
 // in the log as it was pinned, so a log rewritten and re-chained since is caught; the seed against
-// its commitment; every deal and turn-up re-derived from the seed (boneyard-shuffle-v1, deal seed
-// with the seats' client seeds); every seat's move legal when made; every consequence the server
-// emits on its own (forced leads, automatic draws and knocks, points during play, hand ends, the
-// next deal, the match end) exactly as the rules give it; every timed-out turn (turn clocks)
+// its commitment; every deal and turn-up re-derived from the seed (deal seed with the seats'
+// client seeds) over the rule set's set, by the shuffle match_created names, which must be that
+// set's (boneyard-shuffle-v1 for double-six, -v2 for double-nine and double-twelve); every seat's
+// move legal when made; every consequence the server emits on its own (forced leads, automatic
+// draws and knocks, points during play, hand ends, the next deal, the match end) exactly as the
+// rules give it, under every scoring option (end_count_scoring, exact_target, out_bonus,
+// hand_end_pips, hand_points); every timed-out turn (turn clocks)
 // played as the rules play it, and the seat handed to a bot when it should be. A computer player's
 // move is checked legal like any seat's, but whether it is the one that bot makes is NOT checked
 // here (that takes the bots themselves): the summary counts those moves per level under

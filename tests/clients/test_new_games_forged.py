@@ -216,7 +216,7 @@ def test_the_js_count_points_are_pythons_and_the_rule_books_worked_examples():
     got = json.loads(done.stdout)
     for scoring in EndCountScoring:
         assert got["points"][scoring] == [count_points(c, scoring) for c in range(61)], scoring
-    # docs/rules.md and RULES.md: 3->1 5->1 6->2 9->3 10->2 12->4 15->8 18->6 20->4 21->7
+    # docs/rules.md, section 11 (Fives and Threes): 3->1 5->1 6->2 9->3 10->2 12->4 15->8 18->6 20->4 21->7
     examples = {3: 1, 5: 1, 6: 2, 9: 3, 10: 2, 12: 4, 15: 8, 18: 6, 20: 4, 21: 7, 7: 0, 0: 0}
     assert {c: got["points"]["fives_and_threes"][c] for c in examples} == examples
     assert got["points"]["fives"][15] == 15 and got["points"]["fives"][12] == 0
