@@ -1,7 +1,9 @@
-"""Forged logs of the new games (issue 33): Fives and Threes' count and exact target, the out
-bonus, all hands' pips, the double-nine deal. Each is rewritten from a golden vector and chained
-anew, so only the rules can tell; the JS replayer (clients/js/replay.mjs) and ``boneyard verify``
-(api/verify.py), two implementations of the rule book, each refuse it at the seq where it departs."""
+"""The new games (issue 33) through both verifiers: the JS replayer (clients/js/replay.mjs) and
+``boneyard verify`` (api/verify.py), two implementations of the rule book. Matches of every set
+and scoring option, played by the engine, are accepted and fold to the engine's own summary; logs
+forged from the golden vectors (Fives and Threes' count and exact target, the out bonus, all
+hands' pips, the double-nine deal), chained anew so that only the rules can tell, are refused by
+both at the seq where they depart."""
 
 from __future__ import annotations
 
@@ -16,12 +18,76 @@ from api.rules.engine import mutate
 from api.rules.events import event_from_dict
 from api.rules.scoring import count_points
 from api.rules.vocabulary import EndCountScoring
-from api.tools.golden import audit_document, log_of
+from api.tools.golden import Vector, audit_document, generate, log_of
 from api.verify import verify_audit
 
 from .support import REPLAYER, golden, node_binary, run_replayer
 
 V1, V2 = "boneyard-shuffle-v1", "boneyard-shuffle-v2"
+
+# Matches the golden vectors leave out, each played by the engine as the vectors are (bots, and a
+# person who lets turns run out): the larger sets under every lead, and the scoring options on
+# other games than their presets'.
+ANY_SET_AND_OPTION = [
+    Vector("double-12-draw", "standard-draw", 2, {"set": "double-12", "target": 30}),
+    Vector(
+        "double-9-block-all-hands",
+        "standard-block",
+        3,
+        {"set": "double-9", "hand_points": "all_hands", "blocked_scoring": "others", "target": 60},
+    ),
+    Vector(
+        "double-9-muggins-fives-and-threes",
+        "muggins",
+        2,
+        {"set": "double-9", "end_count_scoring": "fives_and_threes", "muggins_calls": True, "target": 60},
+    ),
+    Vector(
+        "spinner-fives-and-threes-exact-partners",
+        "all-fives",
+        4,
+        {"partners": True, "end_count_scoring": "fives_and_threes", "exact_target": True, "out_bonus": 5, "target": 61},
+    ),
+    Vector(
+        "double-12-turn-up-bonus-rounded",
+        "dominorules-draw",
+        3,
+        {"set": "double-12", "out_bonus": 3, "round_to_five": True, "target": 60},
+    ),
+    Vector(
+        "fives-and-threes-with-all-hands-pips",
+        "fives-and-threes",
+        3,
+        {"hand_end_pips": True, "hand_points": "all_hands", "blocked_scoring": "others", "target": 61},
+    ),
+    Vector(
+        "double-12-clock",  # timed-out turns play the heaviest tile: weights up to 12-12
+        "standard-draw",
+        2,
+        {"set": "double-12", "turn_seconds": 30, "target": 40},
+        ({"name": "Ada", "type": "bot", "level": "greedy"}, {"name": "Idle", "type": "remote"}),
+        timeouts=((1, (1, 2, 3, 5, 8, 13)),),
+    ),
+]
+
+
+@pytest.mark.parametrize("vector", ANY_SET_AND_OPTION, ids=[v.name for v in ANY_SET_AND_OPTION])
+def test_matches_of_every_set_and_scoring_option_are_accepted_by_both_verifiers(tmp_path, vector):
+    audit, expected = generate(vector)
+    created = audit["events"][0]
+    assert created["seed_algorithm"] == audit["shuffle_algorithm"] == (V1 if "set" not in vector.rules else V2)
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(audit))
+    done = run_replayer(path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    checks = summary.pop("checks")
+    assert summary == expected  # the engine's own fold (api.tools.golden.summarize)
+    assert checks["deals_checked"] >= expected["hand_number"] >= 1
+    timeouts = sum(1 for e in audit["events"] if e["type"] == "turn_timed_out")
+    assert checks["timeouts_checked"] == timeouts and (timeouts > 0) == bool(vector.timeouts)
+    report = verify_audit(audit)
+    assert report["verified"] is True, report["problems"]
 
 
 def _at(log: list[dict], seq: int, kind: str) -> dict:
