@@ -88,7 +88,7 @@ class Vector:
 
 
 def _vectors() -> list[Vector]:
-    # Targets are halved (100 -> 50, 200 -> 100) to keep the files small; still several hands each.
+    # Targets are about halved (_short_target) to keep the files small; still several hands each.
     out = [
         Vector(f"{name}-{players}p", name, players, {"target": _short_target(name)})
         for name, preset in PRESETS.items()
