@@ -225,6 +225,26 @@ class BotMoves {
   }
 }
 
+// The word options whose every value this replayer knows how to score (openapi/events.md,
+// Conventions): a value it does not know is refused rather than scored as some other.
+const RULE_WORDS = {
+  end_count_scoring: ["none", "fives", "fives_and_threes"],
+  hand_points: ["opponents", "all_hands"],
+  blocked_scoring: ["others_minus_own", "others"],
+  game: ["draw", "block"],
+  lead: ["highest_double", "winner_any", "rotate_any"],
+  spinner: ["none", "first_double"],
+};
+
+function checkRuleWords(rules) {
+  for (const [name, words] of Object.entries(RULE_WORDS)) {
+    const value = rules[name];
+    if (value !== undefined && !words.includes(value)) {
+      throw new LogError(1, `rules.${name} ${JSON.stringify(value)} is unknown to this replayer (knows ${words.join(", ")})`);
+    }
+  }
+}
+
 /** The pinned chain heads, each checked against the log: [{seq, hash}]. */
 function checkPins(rows, pins) {
   for (const pin of pins) {
@@ -280,6 +300,7 @@ export function replayAudit(audit, { pins = [] } = {}) {
   if (audit.shuffle_algorithm !== algorithm) {
     throw new LogError(1, `the audit's shuffle_algorithm ${audit.shuffle_algorithm} is not match_created's ${algorithm}`);
   }
+  checkRuleWords(created.rules);
   const m = new Match(created.rules, created.seats);
   const hands = [];
   const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,

@@ -289,3 +289,21 @@ def test_the_js_count_points_are_pythons_and_the_rule_books_worked_examples():
     # a side on 59 that makes 4 stays on 59 under an exact 61; 2 take it there
     assert got["credited"] == [0, 2, 4]
     assert got["read"] == ["fives", "none", "fives_and_threes"]
+
+
+def test_a_scoring_word_the_replayer_does_not_know_is_refused_not_scored_as_another(tmp_path):
+    audit, _ = golden("fives-and-threes-2p")
+    log = log_of(audit)
+    assert log[0]["rules"]["end_count_scoring"] == "fives_and_threes"
+    log[0]["rules"]["end_count_scoring"] = "fives_and_sevens"
+    forged = audit_document(audit["match_id"], audit["seed"], log)
+    path = tmp_path / "unknown-word.json"
+    path.write_text(json.dumps(forged))
+    done = run_replayer(path)
+    assert done.returncode == 1
+    assert (
+        'verification failed: seq 1: rules.end_count_scoring "fives_and_sevens" is unknown to this replayer '
+        "(knows none, fives, fives_and_threes)"
+    ) in done.stderr
+    report = verify_audit(forged)
+    assert report["verified"] is False and report["departure"]["seq"] == 1
