@@ -3,8 +3,8 @@ user and an integrator meet them: the presets document, whole matches played by 
 (remote seats, and computer players of every level), the views, the log, ``/audit``,
 ``/fairness``, ratings per family, and the refusals.
 
-Every score is checked against this file's own reading of the rule book (docs/rules.md,
-../shared/RULES.md "Beyond double-six"), not against the server's functions.
+Every score is checked against this file's own reading of the rule book (docs/rules.md, sections
+9 to 11 and examples E19 to E23), not against the server's functions.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .helpers import act, assert_problem, auth, create, new_portal, portal_clien
 from .test_presets import document_validator, presets
 
 TARGET = 61  # fives-and-threes: exactly 61 wins
-# The rule book's worked examples of the count (RULES.md): the count -> points.
+# The rule book's table of the count (docs/rules.md, section 11, Fives and Threes): count -> points.
 WORKED_COUNTS = {3: 1, 5: 1, 6: 2, 9: 3, 10: 2, 12: 4, 15: 8, 18: 6, 20: 4, 21: 7}
 SEEDED = {"RATELIMIT_ENABLED": False, "ALLOW_CLIENT_SEED": True}
 
