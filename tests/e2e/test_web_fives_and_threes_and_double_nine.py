@@ -15,15 +15,20 @@ storage, as the page keeps it):
   half as its numbers say (7, 8 and 9 among them), the partners' one score shown for both; and
   the numeral faces of a double-twelve set (10 to 12), drawn at the hand's smallest size, are
   figures tall enough to read, dark on ivory.
+
+On each match's first turn axe-core finds nothing serious (the count and target pills, the
+points badges, the faces), and each tile button's accessible name starts with its numbers.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 import requests
 
-from .playing import Screens, play_match, start_short_match
+from .playing import Screens, axe_script, play_match, serious_violations, start_short_match
 from .test_web_layout import TOUCH
 from .test_web_table import api_view, stored
 
@@ -61,6 +66,20 @@ NUMERALS_JS = """async () => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def axe_js() -> Path:
+    return axe_script()
+
+
+def names_and_faces(page) -> list[list[str]]:
+    """Each tile button in the hand: its accessible name, and the numbers its face is drawn with."""
+    found: list[list[str]] = page.eval_on_selector_all(
+        "#hand .hand-tile",
+        "els => els.map((el) => [el.getAttribute('aria-label'), el.querySelector('.tile').dataset.face])",
+    )
+    return found
+
+
 def luminance(rgb: str) -> float:
     """WCAG relative luminance of a computed "rgb(r, g, b)"."""
     channels = [int(part) / 255 for part in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
@@ -93,7 +112,9 @@ def events(base: str, page) -> list[dict[str, Any]]:
         after = answer["next_after"]
 
 
-def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target(page_at, live_server, artifacts):
+def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target(
+    page_at, live_server, artifacts, axe_js
+):
     page = page_at(PHONE_320[1], **TOUCH)
     start_short_match(page, [("You", "you"), ("Rand", "random")], "fives-and-threes", FIVES_SEED, FIVES_TARGET)
     turns_with_points: list[str] = []
@@ -114,6 +135,8 @@ def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target
         assert {tile: badge for tile, badge in shown if badge} == {t: f"+{n}" for t, n in best.items()}, where
         if best:
             turns_with_points.append(where)
+        if where == "turn 0":
+            assert serious_violations(page, axe_js) == [], where
 
     counts = play_match(Screens(page, (PHONE_320,), artifacts), "touch", shows_the_count_and_the_points)
 
@@ -131,7 +154,7 @@ def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target
 
 
 def test_double_nine_partners_deals_ten_faces_of_up_to_nine_pips_that_fit_the_smallest_phone(
-    page_at, live_server, artifacts
+    page_at, live_server, artifacts, axe_js
 ):
     page = page_at(PHONE_320[1], **TOUCH)
     page.goto("/play")
@@ -152,6 +175,10 @@ def test_double_nine_partners_deals_ten_faces_of_up_to_nine_pips_that_fit_the_sm
             numbers = [int(n) for n in face.split("-")]
             assert halves == numbers and numerals == 0, f"{where}: {face} drawn with {halves} pips"
             faces_seen.update(numbers)
+        for name, face in names_and_faces(page):
+            assert name == face or name.startswith(f"{face},"), f"{where}: {face} is named {name!r}"
+        if where == "turn 0":
+            assert serious_violations(page, axe_js) == [], where
 
     counts = play_match(Screens(page, (PHONE_320,), artifacts), "touch", faces_match_their_numbers)
 
