@@ -7,9 +7,11 @@ shows is compared with the public API's view for the same seat (its token read f
 storage, as the page keeps it):
 
 * Fives and Threes (2 players against the random computer, to 11 exactly): the count of the
-  open ends, each lifted tile's points (the best of its listed plays' ``scores``: none where a
-  play would pass the target), "To 11 exactly" beside the count; at the end the winning side
-  on exactly 11 and a log line for every points_scored event.
+  open ends, each lifted tile's points (the best of its listed plays' ``scores``), each listed
+  play's hint checked against the count it makes (``count_points``, the rules' one home): no
+  hint only where the points would take the side past 11, which this deal reaches; "To 11
+  exactly" beside the count; at the end the winning side on exactly 11 and a log line for
+  every points_scored event.
 * double-nine partners (4 players, the person's partner and both opponents computers, to 30):
   ten tiles in the hand, every face in the hand and on the line drawn with as many pips in each
   half as its numbers say (7, 8 and 9 among them), the partners' one score shown for both; and
@@ -27,6 +29,9 @@ from typing import Any
 
 import pytest
 import requests
+
+from api.rules.scoring import count_points
+from api.rules.vocabulary import EndCountScoring
 
 from .playing import Screens, axe_script, play_match, serious_violations, start_short_match
 from .test_web_layout import TOUCH
@@ -80,6 +85,19 @@ def names_and_faces(page) -> list[list[str]]:
     return found
 
 
+def count_after(view: dict[str, Any], tile: list[int], end: str) -> int:
+    """The open ends' sum once ``tile`` is played on ``end`` of the view's line (no spinner): a
+    double at an end counts both halves, the lead counts its two halves."""
+    a, b = tile
+    if not view["line"]:
+        return a + b
+    ends = {e["end"]: e["value"] for e in view["ends"]}
+    left_open = b if a == ends[end] else a
+    played = left_open * (2 if a == b else 1)
+    other_end, other_tile = ("right", view["line"][-1]) if end == "left" else ("left", view["line"][0])
+    return played + ends[other_end] * (2 if other_tile[0] == other_tile[1] else 1)
+
+
 def luminance(rgb: str) -> float:
     """WCAG relative luminance of a computed "rgb(r, g, b)"."""
     channels = [int(part) / 255 for part in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
@@ -118,6 +136,7 @@ def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target
     page = page_at(PHONE_320[1], **TOUCH)
     start_short_match(page, [("You", "you"), ("Rand", "random")], "fives-and-threes", FIVES_SEED, FIVES_TARGET)
     turns_with_points: list[str] = []
+    past_the_target: list[str] = []  # turns on which a play would have scored, but past the target
 
     def shows_the_count_and_the_points(where: str) -> None:
         view = my_view(page, live_server)
@@ -125,7 +144,15 @@ def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target
         assert page.inner_text("#target-pill") == f"To {FIVES_TARGET} exactly", where
         best: dict[str, int] = {}
         for action in view["legal_actions"]:
-            if action["type"] == "play" and action.get("scores"):
+            if action["type"] != "play":
+                continue
+            would = count_points(count_after(view, action["tile"], action["end"]), EndCountScoring.FIVES_AND_THREES)
+            if would and "scores" not in action:  # no hint: only where it would take the side past 11
+                assert view["scores"][0] + would > FIVES_TARGET, (where, action, would)
+                past_the_target.append(where)
+            else:
+                assert action.get("scores", 0) == would, (where, action, would)
+            if action.get("scores"):
                 key = f"{action['tile'][0]}-{action['tile'][1]}"
                 best[key] = max(best.get(key, 0), action["scores"])
         shown = page.eval_on_selector_all(
@@ -140,7 +167,9 @@ def test_fives_and_threes_shows_the_count_each_plays_points_and_the_exact_target
 
     counts = play_match(Screens(page, (PHONE_320,), artifacts), "touch", shows_the_count_and_the_points)
 
-    assert counts["hands"] >= 1 and turns_with_points, f"choose another FIVES_SEED: {counts}, {turns_with_points}"
+    assert counts["hands"] >= 1 and turns_with_points and past_the_target, (
+        f"choose another FIVES_SEED: {counts}, {turns_with_points}, {past_the_target}"
+    )
     view = my_view(page, live_server)
     assert view["status"] == "ended" and view["scores"][view["winner"]] == FIVES_TARGET
     assert max(view["scores"]) == FIVES_TARGET  # nobody passed it
