@@ -38,7 +38,8 @@ function logLines() {
       case "points_scored": li("points", `${seatName(e.seat)} scored ${e.points}${e.how === "muggins" ? " calling muggins" : ` (count ${e.count})`}`); break;
       case "hand_ended": li("result", e.winner === null
         ? `Hand ${e.hand_number} blocked: ${rules?.hand_end_pips === false ? "" : "a tie, "}nobody scores.`
-        : `Hand ${e.hand_number}: ${seatName(e.winner)} ${e.reason === "domino" ? "went out" : "won the blocked hand"}, +${e.points}.`); break;
+        : `Hand ${e.hand_number}: ${seatName(e.winner)} ${e.reason === "domino" ? "went out" : "won the blocked hand"}, ${
+          e.points === 0 && rules?.exact_target ? `no points (they would pass ${rules.target})` : `+${e.points}`}.`); break;
       case "match_ended": li("result", `${winnerName(e.winner)} won the match.`); break;
       default: li("sys", e.type.replace(/_/g, " "));
     }
