@@ -9,7 +9,7 @@ reads across ``api/rules`` and ``api/bots``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -60,12 +60,23 @@ class RuleSet:
     out_bonus: int = 0  # points for going out, after the hand's pips
     hand_end_pips: bool = True  # the hands' pips are scored when a hand ends
     hand_points: HandPoints = HandPoints.OPPONENTS
+    # What a finished hand pays (``scoring.hand_award``), from the options above: made once here,
+    # since every hand's end asks for it. Not an option (no JSON form, not compared).
+    hand_scoring: HandScoring = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Members, whatever spelled them (a plain "draw" too): the engine's hot paths compare
         # the word options by identity (``rules.game is Game.DRAW``), the cheapest question.
         for name, words in OPTION_CHOICES.items():
             object.__setattr__(self, name, words(getattr(self, name)))
+        scoring = HandScoring(
+            self.hand_end_pips,
+            self.hand_points is HandPoints.ALL_HANDS,
+            self.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN,
+            self.round_to_five,
+            self.out_bonus,
+        )
+        object.__setattr__(self, "hand_scoring", scoring)
 
     # --- derived questions the engine asks ------------------------------------
     @property
@@ -81,17 +92,6 @@ class RuleSet:
     def fives_scoring(self) -> bool:
         """v1's name for ``end_count_scoring: fives`` (the JSON form still says it)."""
         return self.end_count_scoring is EndCountScoring.FIVES
-
-    @property
-    def hand_scoring(self) -> HandScoring:
-        """What a finished hand pays (``scoring.hand_award``)."""
-        return HandScoring(
-            self.hand_end_pips,
-            self.hand_points is HandPoints.ALL_HANDS,
-            self.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN,
-            self.round_to_five,
-            self.out_bonus,
-        )
 
     @property
     def family(self) -> Family:
@@ -140,6 +140,8 @@ class RuleSet:
             cached = {}
             preset_sets = PRESETS[self.preset].options
             for name, value in asdict(self).items():  # asdict is slow, and views ask every time
+                if name == "hand_scoring":
+                    continue  # derived, not an option
                 if name == "end_count_scoring":
                     cached["fives_scoring"] = value is EndCountScoring.FIVES
                     if value is EndCountScoring.FIVES_AND_THREES:
@@ -193,7 +195,7 @@ V1_FIVES_SCORING = "fives_scoring"
 
 # Every option a client may name: the record's fields (not its echo fields), and v1's spelling.
 OPTION_NAMES = (
-    *(f.name for f in fields(RuleSet) if f.name not in ("preset", "players")),
+    *(f.name for f in fields(RuleSet) if f.init and f.name not in ("preset", "players")),
     V1_FIVES_SCORING,
 )
 
