@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from .errors import InvalidRules
-from .scoring import HandScoring
+from .scoring import HandScoring, scoring_step
 from .tiles import TileSet
 from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
 
@@ -23,8 +23,9 @@ TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 OUT_BONUS_RANGE = (0, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
-MIN_PLAYERS, MAX_PLAYERS = 2, 4  # a match's seats: two to four hands
+MIN_PLAYERS, MAX_PLAYERS = 2, 8  # the server's bound on a match's seats; each preset allows its own counts
 PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+LINE_GAME_PLAYERS = (2, 3, 4)  # the line games' tables (``Preset.players`` unless a preset says otherwise)
 DEFAULT_SET = TileSet.DOUBLE_6  # every game of the rule book's first part
 
 
@@ -262,7 +263,7 @@ class Preset:
     options: Mapping[str, Any]
     hand_size: Rule
     target: Rule = lambda players, opts: 100
-    players: tuple[int, ...] = PLAYER_COUNTS
+    players: tuple[int, ...] = LINE_GAME_PLAYERS
     partners: Callable[[int], bool] = lambda players: False  # the default, when not fixed by ``options``
 
 
@@ -428,10 +429,13 @@ def resolve_rules(
     return rules
 
 
-#: The sets a client may ask for today. The engine plays every ``TileSet``, but the HTTP
-#: documents, the views' bounds and the web table's tile faces speak double-six only: the larger
-#: sets open with their games (issue 33's presets), not before.
-OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6,)
+#: The sets a client may ask for today: those the line games play. The engine plays every
+#: ``TileSet``; double-twelve opens with the trains games that play it (issue 34), not before.
+OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
+#: The HTTP bounds read from the offered sets: the highest number a tile or an end shows, and
+#: the most tiles one hand can hold (the largest set dealt to the fewest players).
+LARGEST_OFFERED_TOP = max(s.top for s in OFFERED_SETS)
+LARGEST_OFFERED_HAND = max(len(s.tiles) for s in OFFERED_SETS) // MIN_PLAYERS
 
 
 def resolve_requested_rules(preset: str, overrides: Mapping[str, Any] | None, players: int) -> RuleSet:
@@ -512,10 +516,16 @@ def _check_combination(r: RuleSet) -> None:
     low, high = OUT_BONUS_RANGE
     if not low <= r.out_bonus <= high:
         raise InvalidRules("out_bonus", f"a whole number from {low} to {high}, not {r.out_bonus}")
-    if not (r.scores_the_count or r.hand_end_pips or r.out_bonus):
+    step = scoring_step(r.end_count_scoring, r.hand_scoring)
+    if not step:
         raise InvalidRules(
             "hand_end_pips",
             "nothing could ever score: no end_count_scoring, no hand_end_pips and no out_bonus",
+        )
+    if r.exact_target and r.target % step:
+        raise InvalidRules(
+            "target",
+            f"with exact_target every score here is a multiple of {step}, so {r.target} could never be reached exactly",
         )
     if r.hand_points is HandPoints.ALL_HANDS and r.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN:
         raise InvalidRules(

@@ -185,7 +185,6 @@ class TileSet(StrEnum):
 # The double-six set's tiles: the default set's, for what only ever plays it (a match's own
 # tiles are ``rules.set.tiles``).
 ALL_TILES: tuple[Tile, ...] = TileSet.DOUBLE_6.tiles
-MAX_PIP = TileSet.DOUBLE_6.top  # the highest number the HTTP schemas take today (they speak double-six only)
 
 
 def pip_count(tiles: Iterable[Tile]) -> int:
