@@ -210,10 +210,12 @@ def test_a_hand_that_drew_the_whole_boneyard_still_fits(page_at, artifacts, opti
 TEN_TILES_SEED = "d9-4"
 
 
+# The four windows under 900 px on one page (two device pixels per CSS pixel, as at 200% zoom: the
+# table lays itself out from the window alone), the desktop on another: two matches, not five.
 @pytest.mark.parametrize(
     ("options", "sizes"),
-    [(TOUCH, (PHONE_320, SIDEWAYS, PHONE_390)), (HIDPI, (ZOOM_200,)), (QUICK, (WIDE,))],
-    ids=["phones", "zoom200", "desktop-1280x800"],
+    [(TOUCH, (PHONE_320, SIDEWAYS, PHONE_390, ZOOM_200)), (QUICK, (WIDE,))],
+    ids=["phones-and-zoom200", "desktop-1280x800"],
 )
 def test_four_players_with_ten_tiles_each_fit_every_size(page_at, artifacts, options, sizes):
     """Ten tiles in hand and three opponents, at each of the five sizes: every tile and control in
