@@ -7,7 +7,8 @@ seed against its commitment, every event replayed through the rules (``api.rules
 deal re-derived, every move legal, every score) and every computer player's decision made again
 (``api.bots.audit``). To them this adds the chain heads pinned earlier (``--pin SEQ:HASH``,
 ``--pins FILE``): a log rewritten and chained anew since is caught by the first pin after the
-rewrite. The JavaScript replayer (clients/js/replay.mjs) checks all this without Python but
+rewrite; and the audit's header must be its log's (``seed_commitment`` and ``shuffle_algorithm``
+as ``match_created`` has them). The JavaScript replayer (clients/js/replay.mjs) checks all this without Python but
 the bots' decisions, which it counts as not re-checked: here they are made again.
 
 Prints a JSON report (``verified``, the first ``departure`` from an honest log, the counts of
@@ -191,6 +192,8 @@ def verify_audit(audit: Any, pins: Sequence[Pin] = ()) -> dict[str, Any]:
     extra = pin_problems(rows, pins)
     if audit.get("seed_commitment") != rows[0].data.get("seed_commitment"):
         extra.append("seq 1: the audit's seed_commitment is not the one match_created published")
+    if audit.get("shuffle_algorithm") != rows[0].data.get("seed_algorithm"):  # the set's (openapi/shuffle.md)
+        extra.append("seq 1: the audit's shuffle_algorithm is not the seed_algorithm match_created names")
     problems = extra + report.pop("problems")
     return {
         "verified": report.pop("verified") and not extra,

@@ -20,9 +20,10 @@ engines get their dealt states built *outside* the timer (they have no cheap cop
 are timed only for the playout. The engines alternate every 100 deals, so machine noise
 hits both; the ratio is other-engine time / Boneyard time over the same hands.
 
-Then full random matches to 100 (``simulate.random_match``): ``standard-draw`` with 2-4 players,
-and the double-nine partnership block (4 players as partners, 10 each of the 55 tiles, 15 out of
-play), the first game on a larger set.
+Then full random matches to their targets (``simulate.random_match``; 100 unless named):
+``standard-draw`` with 2-4 players, Fives and Threes for two (to 61 exactly) and the
+double-nine partnership game (4 players as partners, 10 each of the 55 tiles, 15 out of play);
+``--profile`` then prints where the double-nine row's time goes.
 """
 
 from __future__ import annotations
@@ -160,12 +161,26 @@ def _tiles_on_table(name, g) -> int:
 
 
 # (table, rules) of the full-match rows
+DOUBLE_NINE = ("double-nine-partners, 4p, 10 each", resolve_rules("double-nine-partners", {}, 4))
 MATCH_TABLES = [(f"standard-draw, {n}p", resolve_rules("standard-draw", {}, n)) for n in (2, 3, 4)] + [
-    (
-        "double-9 partners block, 4p, 10 each",
-        resolve_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4),
-    )
+    ("fives-and-threes, 2p (to 61 exactly)", resolve_rules("fives-and-threes", {}, 2)),
+    DOUBLE_NINE,
 ]
+
+
+def profile_of(table, seconds: float, seed: int, top: int = 14) -> str:
+    """cProfile of one full-match row (``--profile``): where its time goes, by own time."""
+    import cProfile
+    import io
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    match_rates([table], seconds, seed)
+    profiler.disable()
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("tottime").print_stats(top)
+    return out.getvalue()
 
 
 def match_rates(tables, seconds, seed):
@@ -192,6 +207,7 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="500 deals, 2 rounds, 1 s per match row")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", action="store_true", help="then print the double-nine row's profile (cProfile)")
     args = parser.parse_args(argv)
     if args.quick:
         args.deals, args.rounds, args.match_seconds = 500, 2, 1.0
@@ -241,12 +257,17 @@ def main(argv=None) -> int:
     for note in notes:
         print(f"\nNote: {note}")
 
-    print(f"\n## Full random matches to 100 ({args.match_seconds:g} s each)\n")
+    print(f"\n## Full random matches to each table's target ({args.match_seconds:g} s each)\n")
     print("| table | matches/s | hands/s | hands/match |")
     print("|---|---:|---:|---:|")
     for name, mps, hps, hpm in match_rates(MATCH_TABLES, args.match_seconds, args.seed):
         print(f"| {name} | {mps:,.0f} | {hps:,.0f} | {hpm:.1f} |")
 
+    if args.profile:
+        print(f"\n## Profile of the {DOUBLE_NINE[0]} row ({args.match_seconds:g} s, cProfile, own time)\n")
+        print("```")
+        print(profile_of(DOUBLE_NINE, args.match_seconds, args.seed).strip())
+        print("```")
     print(f"\nTotal time {time.perf_counter() - began:.1f} s")
     return 1 if (args.check and (missed or notes)) else 0
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from apispec import APISpec
 
-from api.rules.ruleset import MAX_TARGET, OFFERED_SETS, OPTION_NAMES
+from api.rules.ruleset import LARGEST_OFFERED_HAND, MAX_TARGET, OFFERED_SETS, OPTION_NAMES
 
 EVENTS_SCHEMA = Path(__file__).resolve().parents[2] / "openapi" / "events.schema.json"
 _DEFS = "#/$defs/"
@@ -86,7 +86,7 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
     # beside the overrides; in the overrides they are refused as any unknown option is.
     options = {name: dict(rule_set["properties"][name]) for name in OPTION_NAMES}
     options["target"]["maximum"] = MAX_TARGET
-    options["hand_size"]["maximum"] = 14  # two players hold at most the 28 tiles
+    options["hand_size"]["maximum"] = LARGEST_OFFERED_HAND  # the fewest players sharing the largest set
     options["set"]["enum"] = list(OFFERED_SETS)  # a log may name any set; a client, those offered
     overrides = {
         "type": "object",
@@ -95,7 +95,7 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         "description": "Options to change from the preset's (docs/rules.md lists every option and "
         "preset); `preset` and `players` are asked for beside them, not here. An unknown option, or a "
         "combination that cannot be played (partners without 4 players, muggins_calls without "
-        "fives_scoring…), is refused: 422 invalid_rules naming the `field`.",
+        "end_count_scoring, a set the server does not offer…), is refused: 422 invalid_rules naming the `field`.",
     }
     return {"HandResult": hand_result, "RuleOverrides": overrides}
 

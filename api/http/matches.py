@@ -48,8 +48,7 @@ from api.http.schema_fields import (
 )
 from api.http.waiting import waiting_client
 from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
-from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
-from api.rules.tiles import MAX_PIP
+from api.rules.ruleset import LARGEST_OFFERED_TOP, MAX_PLAYERS, MIN_PLAYERS
 from api.rules.vocabulary import ActionType, BotLevel, DrawUntil, End, values
 from api.services import commands
 from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, MAX_EVENTS_PAGE
@@ -162,7 +161,7 @@ def problems(*declared: codes.ProblemCode) -> Callable[[codes.ViewFunction], cod
 
 
 # --- schemas: what the routes below take and answer (they are also the OpenAPI document) ---
-# Far above any play's points (the open ends of a double-six line count under 50): every
+# Far above any play's points (the open ends of a double-nine line count under 100): every
 # integer a client sends has a bound, so none reaches the rules or the store unchecked.
 MAX_PLAY_POINTS = 1000
 
@@ -261,7 +260,14 @@ class ClaimSchema(ma.Schema):
     )
 
 
-TILE_TEXT = f"^[0-{MAX_PIP}]-[0-{MAX_PIP}]$"  # "6-4", as Tile.parse reads one
+def _number_pattern(top: int) -> str:
+    """A regular expression for the numbers 0 to ``top`` (at most 19), as Tile.parse reads them."""
+    return f"[0-{top}]" if top <= 9 else f"(?:[0-9]|1[0-{top - 10}])"
+
+
+# "6-4", as Tile.parse reads one: a number of the offered sets either side (a tile of another
+# set than the match's passes this shape and is refused by the rules, 422 invalid_tile).
+TILE_TEXT = f"^{_number_pattern(LARGEST_OFFERED_TOP)}-{_number_pattern(LARGEST_OFFERED_TOP)}$"
 
 
 class _ActionFields(ma.Schema):
@@ -414,7 +420,9 @@ class CreatedSeatSchema(SeatSchema):
 class EndSchema(ma.Schema):
     end = fields.String(validate=validate.OneOf(values(End)), **ALWAYS)
     value = fields.Integer(
-        validate=validate.Range(0, MAX_PIP), **ALWAYS, metadata={"description": "The number showing on that end"}
+        validate=validate.Range(0, LARGEST_OFFERED_TOP),
+        **ALWAYS,
+        metadata={"description": "The number showing on that end"},
     )
 
 

@@ -30,6 +30,7 @@ from api.http.problem_document import (
     ProblemSchema,
 )
 from api.rules import errors as rules
+from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 from api.services import errors as services
 from api.services import health, idempotency
 from api.serving import PROTOCOL_ERRORS
@@ -129,7 +130,7 @@ INVALID_TILE = _entry(
     rules.InvalidTile,
     422,
     "Invalid tile",
-    'Not a tile of the double-six set, or not written as one (`[6, 3]` or `"6-3"`).',
+    'Not a tile of the match\'s set (its `rules.set`), or not written as one (`[6, 3]` or `"6-3"`).',
 )
 INVALID_RULES = _entry(
     rules.InvalidRules,
@@ -413,8 +414,8 @@ INVALID_CHALLENGE = _entry(
     services.InvalidChallenge,
     422,
     "Invalid challenge",
-    "A challenge that cannot be; `reason`: `opponents` (1 to 3 distinct players, not the challenger), "
-    "`seats` (2 to 4 seats in all).",
+    f"A challenge that cannot be; `reason`: `opponents` (1 to {MAX_PLAYERS - 1} distinct players, not the "
+    f"challenger), `seats` ({MIN_PLAYERS} to {MAX_PLAYERS} seats in all).",
 )
 
 # --- slow down ---------------------------------------------------------------------------

@@ -37,8 +37,9 @@ FAMILY = fields.String(
     required=True,
     validate=validate.OneOf(values(Family)),
     metadata={
-        "description": "A rules family: `draw`, `block` or `fives` (the scoring games, All Fives and Muggins); "
-        "docs/rules.md, section 14"
+        "description": "A rules family, as a rule set's `family` names it (docs/rules.md, section 14): the Draw "
+        "and the Block game, the scoring games by how the count scores (`fives`: All Fives and Muggins; "
+        "`fives_and_threes`), the double-nine line games (`double_nine`)"
     },
 )
 

@@ -103,10 +103,25 @@ class Event:
                 value = _tiles_in(value)
             elif f.name in cls._hands_fields:
                 value = tuple(_tiles_in(h) for h in value)
+            elif f.type in _WHOLE_NUMBER_TYPES:
+                _check_whole_number(f.name, value, none_allowed=f.type != "int")
             elif isinstance(value, list):
                 value = tuple(value)
             kwargs[f.name] = value
         return cls(**kwargs)
+
+
+# The annotations (strings: ``from __future__ import annotations``) of the fields that hold one
+# whole number: JSON's ``true`` is no seat 1, nor ``2.0`` a seat 2, whatever Python's bool and
+# float would compare equal to.
+_WHOLE_NUMBER_TYPES = frozenset({"int", "int | None"})
+
+
+def _check_whole_number(name: str, value: Any, *, none_allowed: bool) -> None:
+    if value is None and none_allowed:
+        return
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name} is a whole number, not {value!r}")
 
 
 @dataclass(frozen=True)

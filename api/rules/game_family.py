@@ -68,9 +68,9 @@ class GameFamily:
 
     * ``presets``: ``games.PRESETS`` (rule-set resolution, ``GET /v1/presets``, the HTTP
       schemas' preset names, the golden vectors, the bench and the scripts);
-    * ``sets`` and ``players``: ``ruleset.resolve_rules`` refuses any other set (field ``set``)
-      or seat count (field ``players``); ``games.PLAYER_COUNTS`` (the HTTP bounds) is the union
-      of every family's ``players``;
+    * ``sets``: ``ruleset.resolve_rules`` refuses any other set (field ``set``);
+    * ``players``: the seat counts of a preset that names none, and the bound on those a preset
+      names (``games.register``), within the server's (``ruleset.MIN_PLAYERS``/``MAX_PLAYERS``);
     * ``new_board``: the board a hand starts on (``board.Board``);
     * ``rating_family``: ``RuleSet.family``, the ratings' word for a rule set of this family.
     """

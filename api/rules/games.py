@@ -5,8 +5,8 @@ at import: ``register(LINE_GAMES)`` below is the line games' registration, and a
 adds its own line beside it. Everything else reads the registry: ``PRESETS`` (rule-set
 resolution in ``ruleset.py``; through ``api.rules``, the HTTP schemas' preset names,
 ``GET /v1/presets`` and the web page's menus built from it, the golden vectors, the bench and
-the scripts), ``family_of`` (a preset's family: its sets, seat counts, board and ratings word)
-and ``PLAYER_COUNTS`` (every seat count some family plays: the HTTP bounds).
+the scripts) and ``family_of`` (a preset's family: its sets, seat counts, board and ratings
+word).
 
 Registration happens before anything reads the registry because the families are registered
 by this module itself; the HTTP layer builds its schemas from ``PRESETS`` when it is imported,
@@ -66,16 +66,7 @@ def family_of(preset: str) -> GameFamily:
     return _FAMILY_OF[preset]
 
 
-def player_counts() -> tuple[int, ...]:
-    """Every seat count some registered family plays, in order."""
-    return tuple(sorted({n for family in _FAMILIES.values() for n in family.players}))
-
-
 # --- the families ---------------------------------------------------------------------
 register(LINE_GAMES)
 
-#: The seat counts of the families registered above (a later registration does not widen it:
-#: the HTTP bounds are read from it when the HTTP layer is imported).
-PLAYER_COUNTS: tuple[int, ...] = player_counts()
-
-__all__ = ["FAMILIES", "PLAYER_COUNTS", "PRESETS", "family_of", "player_counts", "register", "unregister"]
+__all__ = ["FAMILIES", "PRESETS", "family_of", "register", "unregister"]

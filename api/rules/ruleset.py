@@ -18,9 +18,9 @@ from typing import Any
 
 from .errors import InvalidRules
 from .game_family import Preset
-from .games import PLAYER_COUNTS, family_of
 from .games import PRESETS as PRESETS  # read here, and by whatever imported it from here before the registry
-from .scoring import HandScoring
+from .games import family_of
+from .scoring import HandScoring, scoring_step
 from .tiles import DEFAULT_SET as DEFAULT_SET  # the default set's home is tiles.py
 from .tiles import TileSet
 from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
@@ -30,8 +30,8 @@ TURN_SECONDS_RANGE = (5, 86_400)  # five seconds to a day
 TIMEOUT_LIMIT_RANGE = (1, 100)
 OUT_BONUS_RANGE = (0, 100)
 CLOCK_OPTIONS = ("turn_seconds", "timeout_limit")  # null (off) by default
-# A match's seats: the fewest and the most any registered game family plays (the HTTP bounds).
-MIN_PLAYERS, MAX_PLAYERS = PLAYER_COUNTS[0], PLAYER_COUNTS[-1]
+MIN_PLAYERS, MAX_PLAYERS = 2, 8  # the server's bound on a match's seats; each game family allows its own counts
+PLAYER_COUNTS = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,10 +250,9 @@ def resolve_rules(
         raise InvalidRules("preset", f"unknown preset {preset!r}; one of {', '.join(PRESETS)}")
     spec: Preset = PRESETS[preset]
     family = family_of(preset)
-    counts = family.players
-    if not isinstance(players, int) or isinstance(players, bool) or players not in counts:
-        raise InvalidRules("players", f"{counts[0]} to {counts[-1]} players, not {players!r}")
-    if players not in spec.players:
+    if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
+        raise InvalidRules("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
+    if players not in spec.players:  # (within its family's counts: ``games.register`` saw to it)
         raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
     if overrides is None:
         overrides = {}
@@ -284,10 +283,13 @@ def resolve_rules(
     return rules
 
 
-#: The sets a client may ask for today. The engine plays every ``TileSet``, but the HTTP
-#: documents, the views' bounds and the web table's tile faces speak double-six only: the larger
-#: sets open with their games (issue 33's presets), not before.
-OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6,)
+#: The sets a client may ask for today: those the line games play. The engine plays every
+#: ``TileSet``; double-twelve opens with the trains games that play it (issue 34), not before.
+OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
+#: The HTTP bounds read from the offered sets: the highest number a tile or an end shows, and
+#: the most tiles one hand can hold (the largest set dealt to the fewest players).
+LARGEST_OFFERED_TOP = max(s.top for s in OFFERED_SETS)
+LARGEST_OFFERED_HAND = max(len(s.tiles) for s in OFFERED_SETS) // MIN_PLAYERS
 
 
 def resolve_requested_rules(preset: str, overrides: Mapping[str, Any] | None, players: int) -> RuleSet:
@@ -368,10 +370,16 @@ def _check_combination(r: RuleSet) -> None:
     low, high = OUT_BONUS_RANGE
     if not low <= r.out_bonus <= high:
         raise InvalidRules("out_bonus", f"a whole number from {low} to {high}, not {r.out_bonus}")
-    if not (r.scores_the_count or r.hand_end_pips or r.out_bonus):
+    step = scoring_step(r.end_count_scoring, r.hand_scoring)
+    if not step:
         raise InvalidRules(
             "hand_end_pips",
             "nothing could ever score: no end_count_scoring, no hand_end_pips and no out_bonus",
+        )
+    if r.exact_target and r.target % step:
+        raise InvalidRules(
+            "target",
+            f"with exact_target every score here is a multiple of {step}, so {r.target} could never be reached exactly",
         )
     if r.hand_points is HandPoints.ALL_HANDS and r.blocked_scoring is BlockedScoring.OTHERS_MINUS_OWN:
         raise InvalidRules(

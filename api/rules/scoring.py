@@ -12,6 +12,7 @@ Python's alone: ``boneyard verify`` and ``/fairness`` make their decisions again
 
 from __future__ import annotations
 
+from math import gcd
 from typing import NamedTuple
 
 from .vocabulary import EndCountScoring
@@ -84,4 +85,20 @@ def hand_award(side_pips: list[int], out_side: int | None, scoring: HandScoring)
     return side, points + scoring.out_bonus if out_side is not None else points
 
 
-__all__ = ["HandScoring", "count_points", "credited", "hand_award", "round_to_five"]
+def scoring_step(count_scoring: EndCountScoring, hand: HandScoring) -> int:
+    """The number every score of such a rule set is a multiple of (0: nothing can ever score).
+
+    Counts score multiples of 5 under ``fives`` and any number under ``fives_and_threes``;
+    a hand's pips any number, or multiples of 5 when rounded; the bonus its own amount. Under
+    an exact target only a target that is a multiple of this can ever be reached."""
+    steps = [hand.out_bonus]
+    if count_scoring is _FIVES:
+        steps.append(5)
+    elif count_scoring is _FIVES_AND_THREES:
+        steps.append(1)
+    if hand.pips_counted:
+        steps.append(5 if hand.rounded else 1)
+    return gcd(*steps)
+
+
+__all__ = ["HandScoring", "count_points", "credited", "hand_award", "round_to_five", "scoring_step"]

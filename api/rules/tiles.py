@@ -187,7 +187,6 @@ DEFAULT_SET = TileSet.DOUBLE_6  # every game of the rule book's first part (a ru
 # The double-six set's tiles: the default set's, for what only ever plays it (a match's own
 # tiles are ``rules.set.tiles``).
 ALL_TILES: tuple[Tile, ...] = DEFAULT_SET.tiles
-MAX_PIP = TileSet.DOUBLE_6.top  # the highest number the HTTP schemas take today (they speak double-six only)
 
 
 def pip_count(tiles: Iterable[Tile]) -> int:

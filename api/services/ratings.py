@@ -2,7 +2,7 @@
 
 The model is openskill's Plackett-Luce (``MODEL``, the library's defaults: mu 25, sigma 25/3,
 beta 25/6, tau 25/300): a Weng-Lin Bayesian model that rates any number of sides, each a team,
-from one ranking, so one model serves two players, a free-for-all of three or four, and
+from one ranking, so one model serves two players, a free-for-all of up to eight, and
 partners (each side one team; a team's strength is its members' summed). A rating is (mu,
 sigma); the leaderboard orders by the model's conservative ``ordinal`` (mu - 3 sigma), so a
 newcomer with few matches is not ranked above a player who has proved as much.

@@ -97,12 +97,14 @@ def audit_handler(command: GetAudit, flow: MatchFlow) -> Answer:
     with flow.store.unit_of_work(readonly=True) as uow:
         record = flow.ended_record(uow, command.match_id, "the audit log")
         stored = uow.events.load(command.match_id, after=command.after, limit=limit)
+        created = stored[0] if command.after == 0 and stored else uow.events.load(command.match_id, limit=1)[0]
     last = stored[-1].seq if stored else command.after
     return {
         "match_id": command.match_id,
         "seed": record.seed,
         "seed_commitment": record.seed_commitment,
-        "shuffle_algorithm": SHUFFLE_ALGORITHM,
+        # The match's own shuffle, as match_created names it (the set's: openapi/shuffle.md).
+        "shuffle_algorithm": created.data.get("seed_algorithm", SHUFFLE_ALGORITHM),
         "seq": record.last_seq,
         "chain_head": record.head.to_dict(),
         # The rows as stored (not upcast): what the hash chain covers, verifiable as shown.

@@ -8,10 +8,13 @@
 // Checks: the hash chain; every pinned head (--pin SEQ:HASH, repeatable, and --pins FILE, a JSON
 // array of {"seq": n, "hash": "hex"}: the `chain_head` a view or an event page showed earlier) is
 // in the log as it was pinned, so a log rewritten and re-chained since is caught; the seed against
-// its commitment; every deal and turn-up re-derived from the seed (boneyard-shuffle-v1, deal seed
-// with the seats' client seeds); every seat's move legal when made; every consequence the server
-// emits on its own (forced leads, automatic draws and knocks, points during play, hand ends, the
-// next deal, the match end) exactly as the rules give it; every timed-out turn (turn clocks)
+// its commitment; every deal and turn-up re-derived from the seed (deal seed with the seats'
+// client seeds) over the rule set's set, by the shuffle match_created names, which must be that
+// set's (boneyard-shuffle-v1 for double-six, -v2 for double-nine and double-twelve); every seat's
+// move legal when made; every consequence the server emits on its own (forced leads, automatic
+// draws and knocks, points during play, hand ends, the next deal, the match end) exactly as the
+// rules give it, under every scoring option (end_count_scoring, exact_target, out_bonus,
+// hand_end_pips, hand_points); every timed-out turn (turn clocks)
 // played as the rules play it, and the seat handed to a bot when it should be. A computer player's
 // move is checked legal like any seat's, but whether it is the one that bot makes is NOT checked
 // here (that takes the bots themselves): the summary counts those moves per level under
@@ -23,7 +26,7 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
 import { END_NAMES, ImpossibleEvent, Match, key, norm, turnUpLeader } from "./rules.mjs";
-import { ALGORITHM, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
+import { algorithmFor, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
 
 export class LogError extends Error {
   constructor(seq, message) {
@@ -114,10 +117,10 @@ function deal(m, serverSeed) {
   const number = m.handNumber + 1;
   const out = [];
   if (m.rules.lead === "rotate_any" && number === 1 && m.turnUpLeader === null) {
-    const tiles = shuffledTiles(seed, "turn-up").slice(0, m.players);
+    const tiles = shuffledTiles(seed, "turn-up", m.top).slice(0, m.players);
     return [{ type: "tiles_turned_up", tiles, leader: turnUpLeader(tiles) }];
   }
-  const order = shuffledTiles(seed, `hand:${number}`);
+  const order = shuffledTiles(seed, `hand:${number}`, m.top);  // the rule set's whole set
   const n = m.rules.hand_size;
   const hands = Array.from({ length: m.players }, (_, s) => order.slice(s * n, (s + 1) * n));
   const [leader, forced] = m.nextLead(hands);
@@ -125,20 +128,21 @@ function deal(m, serverSeed) {
   return out.concat(forced ? [{ forcedLead: forced, leader }] : []);
 }
 
-/** The tile_played of a forced lead, and its points (the lead alone may score in fives games). */
+/** A play's tile_played, and the points_scored that must follow it (null when none): the count's
+ *  points under end_count_scoring (the lead alone may score), with the right claim under
+ *  muggins_calls, and none past an exact target (the play stands, no points_scored). */
 function playEvents(m, seat, tile, endIndex, claim, auto) {
   const after = m.layout.copy();
   after.place(tile, endIndex);
-  const count = after.scoringCount();
-  if (auto && m.rules.muggins_calls) claim = count || null;
+  const made = m.countPoints(after);
+  if (auto && m.rules.muggins_calls) claim = made || null;
   const played = { type: "tile_played", seat, tile: norm(tile), end: END_NAMES[endIndex], ends: after.endsObject(), auto, claim };
-  let points = null;
-  if (m.rules.fives_scoring && count && (!m.rules.muggins_calls || claim === count)) {
-    const scores = [...m.scores];
-    scores[m.sideOf(seat)] += count;
-    points = { type: "points_scored", seat, side: m.sideOf(seat), points: count, count, how: "play", scores };
-  }
-  return [played, points];
+  const side = m.sideOf(seat);
+  const points = made && (!m.rules.muggins_calls || claim === made) ? m.credit(made, side) : 0;
+  if (!points) return [played, null];
+  const scores = [...m.scores];
+  scores[side] += points;
+  return [played, { type: "points_scored", seat, side, points, count: after.count(), how: "play", scores }];
 }
 
 /** A seat's own move: legal now? Returns the points_scored that must follow it, if any. */
@@ -172,7 +176,7 @@ function checkMove(m, e, seq) {
       if (!m.rules.muggins_calls) fail("a claim outside muggins_calls");
       const after = m.layout.copy();
       after.place(e.tile, endIndex);
-      if (e.claim !== after.scoringCount() || e.claim === 0) fail(`claim ${e.claim} but the play scores ${after.scoringCount()}`);
+      if (e.claim !== m.countPoints(after) || e.claim === 0) fail(`claim ${e.claim} but the play scores ${m.countPoints(after)}`);
     }
     const [played, points] = playEvents(m, e.seat, e.tile, endIndex, e.claim, false);
     if (!equal(e, played)) fail(`play should be logged as ${JSON.stringify(played)}`);
@@ -221,6 +225,26 @@ class BotMoves {
   }
 }
 
+// The word options whose every value this replayer knows how to score (openapi/events.md,
+// Conventions): a value it does not know is refused rather than scored as some other.
+const RULE_WORDS = {
+  end_count_scoring: ["none", "fives", "fives_and_threes"],
+  hand_points: ["opponents", "all_hands"],
+  blocked_scoring: ["others_minus_own", "others"],
+  game: ["draw", "block"],
+  lead: ["highest_double", "winner_any", "rotate_any"],
+  spinner: ["none", "first_double"],
+};
+
+function checkRuleWords(rules) {
+  for (const [name, words] of Object.entries(RULE_WORDS)) {
+    const value = rules[name];
+    if (value !== undefined && !words.includes(value)) {
+      throw new LogError(1, `rules.${name} ${JSON.stringify(value)} is unknown to this replayer (knows ${words.join(", ")})`);
+    }
+  }
+}
+
 /** The pinned chain heads, each checked against the log: [{seq, hash}]. */
 function checkPins(rows, pins) {
   for (const pin of pins) {
@@ -264,9 +288,19 @@ export function replayAudit(audit, { pins = [] } = {}) {
   if (seedCommitment(serverSeed) !== created.seed_commitment || audit.seed_commitment !== created.seed_commitment) {
     throw new LogError(1, "the revealed seed does not match the commitment published at match_created");
   }
-  if (created.seed_algorithm !== ALGORITHM || audit.shuffle_algorithm !== ALGORITHM) {
-    throw new LogError(1, `unknown shuffle ${created.seed_algorithm}; this replayer knows ${ALGORITHM}`);
+  let algorithm;  // the shuffle of the rule set's set: v1 for double-six, v2 for the others
+  try {
+    algorithm = algorithmFor(created.rules?.set);
+  } catch (err) {
+    throw new LogError(1, `${err.message}: this replayer knows the sets double-6, double-9 and double-12`);
   }
+  if (created.seed_algorithm !== algorithm) {
+    throw new LogError(1, `seed_algorithm ${created.seed_algorithm} is not the ${created.rules.set ?? "double-6"} set's ${algorithm}`);
+  }
+  if (audit.shuffle_algorithm !== algorithm) {
+    throw new LogError(1, `the audit's shuffle_algorithm ${audit.shuffle_algorithm} is not match_created's ${algorithm}`);
+  }
+  checkRuleWords(created.rules);
   const m = new Match(created.rules, created.seats);
   const hands = [];
   const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,

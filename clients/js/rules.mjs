@@ -1,5 +1,7 @@
 // The rules needed to check a log: the layout (ends, spinner, count), the state, legality,
-// hand results and every consequence the server must emit on its own (openapi/events.md).
+// hand results and every consequence the server must emit on its own (openapi/events.md), for
+// every set (double-6, -9, -12: the rule set's `set`) and every scoring option.
+import { topOf } from "./shuffle.mjs";
 
 export const END_NAMES = ["left", "right", "up", "down"];
 
@@ -15,8 +17,9 @@ const pips = (t) => t[0] + t[1];
 const isDouble = (t) => t[0] === t[1];
 const has = (t, n) => t[0] === n || t[1] === n;
 const pipCount = (tiles) => tiles.reduce((sum, t) => sum + pips(t), 0);
-// The forced play's order of weight: pips, then a double, then the higher end (one number per tile).
-const forcedWeight = (t) => pips(t) * 100 + (isDouble(t) ? 10 : 0) + Math.max(t[0], t[1]);
+// The forced play's order of weight: pips, then a double, then the higher end (one number per
+// tile: a high end is at most 12, below the double's 50, and pips are at most 24).
+const forcedWeight = (t) => pips(t) * 100 + (isDouble(t) ? 50 : 0) + Math.max(t[0], t[1]);
 const heavier = (a, b) => pips(a) > pips(b) || (pips(a) === pips(b) && Math.max(...a) > Math.max(...b));
 
 export class Layout {
@@ -48,11 +51,6 @@ export class Layout {
       if (v !== null && (i < UP || this.occupied[i])) total += this.doubles[i] ? 2 * v : v;
     }
     return total;
-  }
-
-  scoringCount() {
-    const c = this.count();
-    return c > 0 && c % 5 === 0 ? c : 0;
   }
 
   endsObject() {
@@ -98,23 +96,64 @@ export class Layout {
   }
 }
 
+// --- what points are worth (api/rules/scoring.py, written again here on purpose) ------------
+
+/** The rule set's `end_count_scoring`: named in the rules object when it is `fives_and_threes`;
+ *  otherwise v1's `fives_scoring` says it (true: `fives`, false: `none`). */
+export function endCountScoring(rules) {
+  if (rules.end_count_scoring !== undefined && rules.end_count_scoring !== null) return rules.end_count_scoring;
+  return rules.fives_scoring ? "fives" : "none";
+}
+
+/** What a count (the open ends' sum after a play) scores: under `fives` the count itself when 5
+ *  divides it; under `fives_and_threes` a point per five when 5 divides it plus a point per three
+ *  when 3 divides it (15: 3 + 5 = 8); nothing under `none`. */
+export function countPoints(count, scoring) {
+  if (count <= 0) return 0;
+  if (scoring === "fives") return count % 5 === 0 ? count : 0;
+  if (scoring === "fives_and_threes") return (count % 5 ? 0 : count / 5) + (count % 3 ? 0 : count / 3);
+  return 0;
+}
+
+/** The points a side on `score` is credited with when it makes `points`: all of them, but none
+ *  under `exact_target` when they would take it past `target` (the play or the hand stands). */
+export function credited(points, score, target, exact) {
+  return exact && score + points > target ? 0 : points;
+}
+
+/** The options that say what a finished hand pays (defaults: every game before Fives and Threes). */
+function handScoring(rules) {
+  return {
+    pipsCounted: rules.hand_end_pips ?? true,
+    allHands: (rules.hand_points ?? "opponents") === "all_hands",
+    minusOwn: rules.blocked_scoring === "others_minus_own",
+    rounded: rules.round_to_five,
+    outBonus: rules.out_bonus ?? 0,
+  };
+}
+
 /** api/rules/scoring.py hand_award: which side a finished hand pays, and how much. `sidePips` are
  *  the pips left in each side's hands; `outSide` the side of the seat that went out (null: the hand
- *  blocked). Going out scores every other side's pips; blocked, the lightest side scores the others'
- *  (less its own when `minusOwn`); a tie for lightest pays nobody: [null, 0]. */
-function handAward(sidePips, outSide, minusOwn, rounded) {
+ *  blocked). Going out scores every other side's pips (under `allHands` every hand's, the
+ *  partner's included) plus the out bonus; blocked, the lightest side scores the others' (less its
+ *  own when `minusOwn`; under `allHands` every hand's, its own included); a tie for lightest pays
+ *  nobody: [null, 0]. Without `pipsCounted` going out pays the bonus alone, a blocked hand nothing.
+ *  The bonus comes after the rounding. */
+function handAward(sidePips, outSide, scoring) {
+  if (!scoring.pipsCounted) return outSide === null ? [null, 0] : [outSide, scoring.outBonus];
   const total = sidePips.reduce((a, b) => a + b, 0);
   let side, points;
   if (outSide !== null) {
     side = outSide;
-    points = total - sidePips[side];
+    points = scoring.allHands ? total : total - sidePips[side];
   } else {
     const low = Math.min(...sidePips);
     if (sidePips.filter((p) => p === low).length > 1) return [null, 0];
     side = sidePips.indexOf(low);
-    points = minusOwn ? total - low - low : total - low;
+    points = scoring.allHands ? total : scoring.minusOwn ? total - low - low : total - low;
   }
-  return [side, rounded ? Math.floor((points + 2) / 5) * 5 : points];
+  if (scoring.rounded) points = Math.floor((points + 2) / 5) * 5;
+  return [side, outSide !== null ? points + scoring.outBonus : points];
 }
 
 export class Match {
@@ -122,6 +161,9 @@ export class Match {
     this.rules = rules;
     this.seats = seats.map((s) => ({ ...s }));
     this.players = rules.players;
+    this.top = topOf(rules.set);            // the set's highest number: 6, 9 or 12
+    this.countScoring = endCountScoring(rules);
+    this.handScoring = handScoring(rules);
     this.sides = rules.partners ? 2 : rules.players;
     this.status = "waiting";
     this.handNumber = 0;
@@ -148,6 +190,10 @@ export class Match {
   }
   canPlay(seat) { return this.hands[seat].some((t) => this.layout.accepts(t)); }
   isBot(seat) { return this.seats[seat].type === "bot"; }
+  /** What the count of `layout` scores under the rules' end_count_scoring (before the exact target). */
+  countPoints(layout) { return countPoints(layout.count(), this.countScoring); }
+  /** `points` made now by `side`, as credited (none past an exact target). */
+  credit(points, side) { return credited(points, this.scores[side], this.rules.target, this.rules.exact_target === true); }
 
   /** What a timed-out seat plays: [tile, end index] of its heaviest playable tile (equal weight:
    *  the double, then the higher end), on the first open end it fits (left, right, up, down),
@@ -185,9 +231,9 @@ export class Match {
     const sidePips = new Array(this.sides).fill(0);
     seatPips.forEach((p, seat) => { sidePips[this.sideOf(seat)] += p; });
     const outSide = reason === "domino" ? this.sideOf(wentOut) : null;
-    const [side, points] = handAward(sidePips, outSide, this.rules.blocked_scoring === "others_minus_own",
-                                     this.rules.round_to_five);
+    const [side, award] = handAward(sidePips, outSide, this.handScoring);
     if (side === null) return { reason, winner: null, side: null, points: 0, pips: seatPips };
+    const points = this.credit(award, side);  // past an exact target: the hand stands, its side scores 0
     let winner = wentOut;
     if (outSide === null) { // blocked: the side's lightest hand; on equal pips the lower seat
       const members = [...Array(this.players).keys()].filter((s) => this.sideOf(s) === side);
@@ -200,7 +246,7 @@ export class Match {
   nextLead(hands) {
     const rules = this.rules;
     const firstHand = this.handNumber === 0;
-    if (leadIsForced(rules, this.handNumber + 1)) return forcedLead(hands);
+    if (leadIsForced(rules, this.handNumber + 1)) return forcedLead(hands, this.top);
     if (rules.lead === "rotate_any") return [firstHand ? this.turnUpLeader : this.next(this.leader), null];
     // winner_any after the first hand: the last hand's winner, or who was left with fewest tiles
     const last = this.lastResult;
@@ -244,7 +290,7 @@ export class Match {
         this.turn = this.next(e.seat);
         this.pendingMuggins = null;
         if (this.rules.muggins_calls && e.claim === null) {
-          const points = this.layout.scoringCount();
+          const points = this.countPoints(this.layout);
           if (points) this.pendingMuggins = [e.seat, points];
         }
         break;
@@ -285,9 +331,10 @@ function leadIsForced(rules, handNumber) {
   return rules.lead === "highest_double" || (rules.lead === "winner_any" && handNumber === 1);
 }
 
-/** Highest double sets; with no double dealt, the heaviest tile (higher end on ties). */
-function forcedLead(hands) {
-  for (let n = 6; n >= 0; n--) {
+/** The set's highest double dealt sets (top: the set's highest number); with no double dealt,
+ *  the heaviest tile (higher end on ties). */
+function forcedLead(hands, top) {
+  for (let n = top; n >= 0; n--) {
     for (let seat = 0; seat < hands.length; seat++) {
       if (hands[seat].some((t) => t[0] === n && t[1] === n)) return [seat, [n, n]];
     }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from api.rules.tiles import LARGEST_PIP  # any set's tile
+
 PROBLEM = "application/problem+json"
 # two remote seats: the match most API tests start from
 TWO_REMOTE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
@@ -72,7 +74,9 @@ def tiles_in(body, skip=()) -> set[tuple[int, int]]:
 
     def walk(node):
         if isinstance(node, list):
-            if len(node) == 2 and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 6 for v in node):
+            if len(node) == 2 and all(
+                isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= LARGEST_PIP for v in node
+            ):
                 found.add((max(node), min(node)))
             for item in node:
                 walk(item)

@@ -46,3 +46,4 @@ def store_ended_log(store, vector: Vector, rows: list[dict]) -> tuple[str, dict]
 
 LONG = Vector("long-draw-2p", "standard-draw", 2, {"target": 400})  # 1,248 events
 SHORT = Vector("short-block-2p", "standard-block", 2, {"target": 30})
+DOUBLE_NINE = Vector("double-nine-4p", "double-nine-partners", 4, {"target": 100})  # a set other than double-six

@@ -13,7 +13,7 @@ from api.services.commands import GetFairness
 from api.store import tables
 
 from .helpers import assert_problem, whole_audit
-from .stored_matches import LONG, SHORT, store_ended_match
+from .stored_matches import DOUBLE_NINE, LONG, SHORT, store_ended_match
 
 HEADER = ("match_id", "seed", "seed_commitment", "shuffle_algorithm", "seq")
 
@@ -39,6 +39,22 @@ def test_the_audit_of_a_long_log_comes_in_pages_each_with_the_seed_and_seq(app, 
     assert [p["next_after"] for p in pages] == [400, 800, 1200, None]
     assert [row for p in pages for row in p["events"]] == expected["events"]
     assert whole_audit(client, match_id, limit=777) == expected
+
+
+def test_every_audit_page_names_the_shuffle_of_the_matchs_set(app, client):
+    """A double-nine match is dealt by boneyard-shuffle-v2 (openapi/shuffle.md): every page's
+    header says so, the pages without match_created too, as the replayers require."""
+    match_id, expected = store_ended_match(_store(app), DOUBLE_NINE)
+    assert expected["events"][0]["seed_algorithm"] == expected["shuffle_algorithm"] == "boneyard-shuffle-v2"
+    after = 0
+    while after is not None:
+        page = client.get(f"/v1/matches/{match_id}/audit?after={after}&limit=30").get_json()
+        assert page["shuffle_algorithm"] == "boneyard-shuffle-v2"
+        after = page["next_after"]
+    assert whole_audit(client, match_id, limit=30) == expected
+    short_id, short = store_ended_match(_store(app), SHORT)  # double-six: v1, as ever
+    assert client.get(f"/v1/matches/{short_id}/audit?after=5").get_json()["shuffle_algorithm"] == "boneyard-shuffle-v1"
+    assert short["shuffle_algorithm"] == "boneyard-shuffle-v1"
 
 
 def test_audit_pages_are_bounded_and_past_the_end_is_an_empty_last_page(app, client):

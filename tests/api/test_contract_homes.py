@@ -13,7 +13,15 @@ import pytest
 from api.bots import LEVELS
 from api.http.matches import ActionSchema, SeatSpecSchema
 from api.rules import ACTION_FIELDS, RuleSet
-from api.rules.ruleset import BOOLEAN_OPTIONS, MAX_TARGET, OPTION_CHOICES, OPTION_NAMES
+from api.rules.ruleset import (
+    BOOLEAN_OPTIONS,
+    LARGEST_OFFERED_HAND,
+    MAX_TARGET,
+    OFFERED_SETS,
+    OPTION_CHOICES,
+    OPTION_NAMES,
+    V1_FIVES_SCORING,
+)
 from api.rules.vocabulary import BotLevel, End, HandEndReason, ScoredBy, SeatKind, Status, values
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
@@ -63,7 +71,9 @@ def test_only_computer_seats_have_a_level():
 def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
     assert SCHEMAS["BotLevel"]["enum"] == list(LEVELS)
     rule_set = SCHEMAS["RuleSet"]["properties"]
-    assert set(rule_set) == {f.name for f in fields(RuleSet)}
+    # The record's fields (not those it derives, such as hand_scoring), and v1's spelling of
+    # end_count_scoring, still written (RuleSet.to_dict).
+    assert set(rule_set) == {f.name for f in fields(RuleSet) if f.init} | {V1_FIVES_SCORING}
     for name, choices in OPTION_CHOICES.items():
         assert rule_set[name]["enum"] == list(choices), name
     for name in BOOLEAN_OPTIONS:
@@ -73,6 +83,9 @@ def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
     # The options alone: the echo fields (preset, players) are the answer's RuleSet's, not input.
     assert set(overrides["properties"]) == set(OPTION_NAMES) == set(rule_set) - {"preset", "players"}
     assert overrides["properties"]["target"]["maximum"] == MAX_TARGET
+    # A client asks for the offered sets only, and a hand of the largest dealt to two: 55 // 2.
+    assert overrides["properties"]["set"]["enum"] == ["double-6", "double-9"] == list(OFFERED_SETS)
+    assert overrides["properties"]["hand_size"]["maximum"] == 27 == LARGEST_OFFERED_HAND
 
 
 def test_the_word_lists_of_the_document_are_the_vocabularys():

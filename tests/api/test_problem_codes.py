@@ -736,7 +736,7 @@ def _matchmaking_rows() -> dict[tuple[str, str], Callable]:
         ),
         (f"POST {SEEKS}", "portal_key_required"): lambda w: _no_public_space(w).client.post(SEEKS, json={}),
         (f"POST {SEEKS}", "player_ref_needs_portal"): lambda w: w.client.post(SEEKS, json={"player_ref": "ana"}),
-        (f"POST {SEEKS}", "invalid_request"): lambda w: w.client.post(SEEKS, json={"players": 5}),
+        (f"POST {SEEKS}", "invalid_request"): lambda w: w.client.post(SEEKS, json={"players": 9}),
         (f"POST {SEEKS}", "rated_needs_player"): lambda w: w.client.post(SEEKS, json={"rated": True}),
         (f"POST {SEEKS}", "invalid_seek"): lambda w: w.client.post(SEEKS, json={"rating_min": 3, "rating_max": 2}),
         (f"POST {SEEKS}", "already_seeking"): _already_seeking,

@@ -60,6 +60,9 @@ TABLES = [
     ("standard-draw", 2, {"turn_seconds": 30, "timeout_limit": 2}),
     ("dominorules-draw", 3, {"turn_seconds": 5, "auto_draw": True}),
     ("all-fives", 3, {"turn_seconds": 5, "timeout_limit": 1}),
+    ("fives-and-threes", 2, {}),
+    ("fives-and-threes", 4, {}),
+    ("double-nine-partners", 4, {}),  # 15 of the 55 tiles never dealt, secret to the end
 ]
 TARGETS = (15, 40, 120)
 CHECKED_TYPES: set[str] = set()  # the type of every event check_event has looked at

@@ -41,8 +41,21 @@ def test_the_vectors_hold_every_event_type_and_flag():
     seen = set()
     for name in VECTOR_NAMES:
         rows = golden(name)[0]["events"]
+        rules = rows[0]["rules"]
+        seen.add(f"deal:{rows[0]['seed_algorithm']}")
         for i, row in enumerate(rows):
             seen.add(row["type"])
+            # the new games' options (issue 33): an exact target met mid-hand, a hand whose
+            # points would pass it (0, its side named), the bonus alone where no pips count
+            won = row["type"] == "hand_ended" and row["side"] is not None  # a hand that pays a side
+            if rules.get("exact_target") and row["type"] == "match_ended" and row["hands"]:
+                seen.add("match_ended:exact-target-mid-hand")
+            if rules.get("exact_target") and won and row["points"] == 0 < sum(row["pips"]):
+                seen.add("hand_ended:past-exact-target")
+            if rules.get("hand_end_pips") is False and won:
+                seen.add(f"hand_ended:bonus-alone-{row['reason']}-{row['points']}")
+            if rules.get("hand_points") == "all_hands" and won:
+                seen.add(f"hand_ended:all-hands-{row['reason']}")
             if row["type"] == "turn_timed_out":
                 # what the server did with the turn: draw first, play (with a claim), lead, knock
                 after = rows[i + 1]
@@ -88,6 +101,13 @@ def test_the_vectors_hold_every_event_type_and_flag():
         "timed_out:knocked",
         "timed_out:lead",
         "timed_out:in_a_row",
+        "deal:boneyard-shuffle-v1",
+        "deal:boneyard-shuffle-v2",
+        "match_ended:exact-target-mid-hand",
+        "hand_ended:past-exact-target",
+        "hand_ended:bonus-alone-domino-1",
+        "hand_ended:all-hands-domino",
+        "hand_ended:all-hands-blocked",
     }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -314,11 +315,12 @@ def play_turn_by_keyboard(page: Page, where: str, screens: Screens | None = None
     return "knock"
 
 
-def play_match(screens: Screens, how: How) -> dict[str, int]:
+def play_match(screens: Screens, how: How, on_turn: Callable[[str], None] | None = None) -> dict[str, int]:
     """Play the match to its end with one kind of input, checking the layout on every turn and
     every dialog at each of ``screens``' sizes (and playing at each in turn); screenshots of the
-    first turn, the first hand's result and the end at each size. Answers how many turns and
-    hands were played, and how many turns were each kind of Move."""
+    first turn, the first hand's result and the end at each size. ``on_turn(where)`` runs on each
+    turn of the person on screen before their move (a test's own checks of the table). Answers
+    how many turns and hands were played, and how many turns were each kind of Move."""
     page = screens.page
     counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0}
     for _ in range(MAX_STEPS):
@@ -345,6 +347,8 @@ def play_match(screens: Screens, how: How) -> dict[str, int]:
             page.wait_for_function("document.querySelector('#overlay').hidden || !!document.querySelector('#rematch')")
             continue
         screens.check(TABLE_CONTROLS, where, opponents=True, shot="table" if counts["turns"] == 0 else None)
+        if on_turn is not None:
+            on_turn(where)
         seq = page.evaluate("document.body.dataset.seq")
         if how == "keyboard":
             move = play_turn_by_keyboard(page, where, screens)

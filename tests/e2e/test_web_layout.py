@@ -202,3 +202,30 @@ def test_a_hand_that_drew_the_whole_boneyard_still_fits(page_at, artifacts, opti
     wait_for_my_turn_or_dialog(page)
     assert page.locator("#hand .hand-tile").count() == 21
     Screens(page, sizes, artifacts).check(f"{TABLE_CONTROLS}, #hand .hand-tile", "21 tiles in hand", shot="long-hand")
+
+
+# Double-nine partners deals ten tiles to each of four players: the longest hand dealt, with three
+# opponents beside it and the line of double-nine tiles. A deal whose first turn is the person's
+# (found by trying seeds: the highest double dealt leads, then the turn passes to the left).
+TEN_TILES_SEED = "d9-4"
+
+
+# The four windows under 900 px on one page (two device pixels per CSS pixel, as at 200% zoom: the
+# table lays itself out from the window alone), the desktop on another: two matches, not five.
+@pytest.mark.parametrize(
+    ("options", "sizes"),
+    [(TOUCH, (PHONE_320, SIDEWAYS, PHONE_390, ZOOM_200)), (QUICK, (WIDE,))],
+    ids=["phones-and-zoom200", "desktop-1280x800"],
+)
+def test_four_players_with_ten_tiles_each_fit_every_size(page_at, artifacts, options, sizes):
+    """Ten tiles in hand and three opponents, at each of the five sizes: every tile and control in
+    the window (the whole match at 320×568 is played in test_web_fives_and_threes_and_double_nine.py)."""
+    page = page_at(sizes[0][1], **options)
+    four = [("You", "you"), ("Rand", "random"), ("Partner", "random"), ("Greedy", "greedy")]
+    start_short_match(page, four, preset="double-nine-partners", seed=TEN_TILES_SEED)
+    wait_for_my_turn_or_dialog(page)
+    assert page.locator("#hand .hand-tile").count() == 10 and page.locator("#opponents .opp").count() == 3
+    Screens(page, sizes, artifacts).check(
+        f"{TABLE_CONTROLS}, #hand .hand-tile", "ten tiles in hand", opponents=True, shot="ten-tiles"
+    )
+    assert real_errors(page) == []

@@ -167,6 +167,20 @@ def test_partners_for_four_players_make_two_sides_seated_across(page_at, live_se
     page.check("input[name=players][value='3']", force=True)
     assert not page.is_visible("#partners-field") and page.locator("#seat-list [data-team]").count() == 0
 
+    # Fives and Threes' four play as partners by themselves: the box starts ticked, and unticked
+    # it is sent (the server's default would otherwise seat them as partners)
+    page.select_option("#preset", "fives-and-threes")
+    page.check("input[name=players][value='4']", force=True)
+    assert page.is_checked("#partners") and page.locator("#seat-list [data-team]").count() == 4
+    page.uncheck("#partners")
+    page.evaluate("delete document.body.dataset.seq; document.body.removeAttribute('data-settled')")  # the last table's
+    page.click("#start")
+    page.wait_for_function("document.body.dataset.seq !== undefined && document.body.hasAttribute('data-settled')")
+    assert bodies[-1]["preset"] == "fives-and-threes" and bodies[-1]["rules"] == {"partners": False}
+    state = page.evaluate(f"JSON.parse(localStorage.getItem('{OLD_STORE_KEY}'))")
+    view = api_view(live_server, state["id"], state["local"]["0"])
+    assert view["rules"]["partners"] is False and not view.get("sides")
+
 
 def test_a_block_game_has_no_boneyard_pill_and_no_draw_button(page_at, live_server):
     page = page_at(DESKTOP)

@@ -51,7 +51,7 @@ def test_the_line_games_are_the_one_family_today_with_every_preset_in_menu_order
     assert list(games.FAMILIES) == ["line"]
     assert list(games.PRESETS) == LINE_PRESETS
     assert {name: games.family_of(name).name for name in LINE_PRESETS} == dict.fromkeys(LINE_PRESETS, "line")
-    assert games.PLAYER_COUNTS == (2, 3, 4)
+    assert LINE_GAMES.players == (2, 3, 4)
 
 
 def test_a_preset_that_names_no_seat_counts_plays_its_familys():
@@ -92,9 +92,9 @@ def test_a_set_the_family_does_not_play_is_refused_naming_the_set(toy_family):
 
 def test_a_seat_count_the_family_does_not_play_is_refused_naming_players():
     with pytest.raises(InvalidRules) as refused:
-        resolve_rules("standard-draw", {}, 5)
+        resolve_rules("standard-draw", {}, 5)  # within the server's 2 to 8, not the line games' 2 to 4
     assert refused.value.field == "players"
-    assert str(refused.value).endswith("2 to 4 players, not 5")
+    assert str(refused.value).endswith("preset standard-draw is for 2 or 3 or 4 players")
 
 
 def test_a_family_or_preset_name_already_taken_is_refused(toy_family):

@@ -78,6 +78,7 @@ def test_an_event_with_a_field_of_another_type_is_unreadable_to_the_bot_recheck_
     tile = state.hands[state.turn][0]
     play = {"type": "tile_played", "seat": str(state.turn), "tile": tile.to_json(), "end": "left", "ends": {}}
     forged = [*log, {**play, "auto": False, "claim": None}]
-    assert verify_log(forged, seed).problems == [f"seq {len(forged)}: refused by the rules: no seat '{state.turn}'"]
+    malformed = f"malformed tile_played event: seat is a whole number, not '{state.turn}'"
+    assert verify_log(forged, seed).problems == [f"seq {len(forged)}: refused by the rules: {malformed}"]
     problems = recheck_bot_moves(forged, seed).problems
     assert len(problems) == 1 and problems[0].startswith(f"seq {len(forged)}: unreadable event: ")

@@ -68,7 +68,7 @@ COMBOS = [
     ("fives-and-threes", 4, {"partners": False}),
     ("fives-and-threes", 2, {"hand_end_pips": True, "out_bonus": 0, "exact_target": False}),
     ("standard-block", 2, {"end_count_scoring": "fives_and_threes", "spinner": "first_double"}),
-    ("all-fives", 2, {"exact_target": True, "out_bonus": 5}),
+    ("fives-and-threes", 2, {"hand_end_pips": True, "round_to_five": True}),
     ("standard-draw", 4, {"partners": True, "hand_points": "all_hands", "blocked_scoring": "others"}),
     ("double-nine-partners", 4, {"lead": "highest_double", "round_to_five": True}),
 ]

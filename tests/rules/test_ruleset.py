@@ -220,6 +220,9 @@ def test_partners_sides_are_seats_0_2_against_1_3():
         ("standard-draw", {"hand_points": "all_hands"}, 2, "blocked_scoring"),  # others_minus_own by default
         ("standard-draw", {"hand_points": "partners"}, 2, "hand_points"),
         ("double-nine-partners", {}, 2, "players"),
+        ("all-fives", {"exact_target": True, "target": 202}, 2, "target"),  # every score a multiple of 5
+        ("all-fives", {"exact_target": True, "out_bonus": 5, "target": 61}, 2, "target"),
+        ("standard-draw", {"exact_target": True, "round_to_five": True, "out_bonus": 10, "target": 61}, 2, "target"),
         ("fives-and-threes", {}, 5, "players"),
         ("standard-draw", {"boneyard_reserve": 1}, 2, "boneyard_reserve"),
         ("standard-draw", {"target": "100"}, 2, "target"),
@@ -319,11 +322,13 @@ def test_rule_sets_are_immutable():
 
 
 def test_what_a_client_asks_for_is_refused_naming_the_set_when_the_set_is_not_offered():
-    assert OFFERED_SETS == (TileSet.DOUBLE_6,)
+    assert OFFERED_SETS == (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
     assert resolve_requested_rules("standard-draw", {"set": "double-6"}, 2) == resolve_rules("standard-draw", {}, 2)
+    nine = resolve_requested_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+    assert nine.set is TileSet.DOUBLE_9
     with pytest.raises(InvalidRules) as refused:
-        resolve_requested_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
+        resolve_requested_rules("standard-block", {"set": "double-12", "hand_size": 10}, 4)
     assert refused.value.field == "set"
     # a stored log names its set whatever is offered: reading one never asks
-    nine = resolve_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
-    assert RuleSet.from_dict(nine.to_dict()) == nine
+    twelve = resolve_rules("standard-block", {"set": "double-12", "hand_size": 10}, 4)
+    assert RuleSet.from_dict(twelve.to_dict()) == twelve

@@ -114,6 +114,17 @@ def test_an_event_with_a_word_outside_the_vocabulary_is_malformed():
 
 
 @pytest.mark.parametrize(
+    "field,bad",
+    [("seat", True), ("seat", 1.0), ("seat", "1"), ("claim", False), ("claim", 5.0)],  # JSON true is no seat 1
+)
+def test_an_event_with_a_number_that_is_no_whole_number_is_malformed(field, bad):
+    good = {"type": "tile_played", "seat": 1, "tile": [6, 6], "end": "left", "ends": {}, "claim": 5}
+    assert (event_from_dict(good).seat, event_from_dict(good).claim) == (1, 5)
+    with pytest.raises(InvalidAction, match=f"{field} is a whole number"):
+        event_from_dict({**good, field: bad})
+
+
+@pytest.mark.parametrize(
     "action",
     [{"type": "Play", "tile": [6, 6]}, {"type": ["play"]}, {"type": "play", "tile": [6, 6], "end": 0}],
 )

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules
+from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 from api.store.matchmaking import ChallengeRecord
 from api.store.records import MatchRecord
 
@@ -50,11 +51,14 @@ def create_challenge_handler(command: CreateChallenge, flow: MatchFlow) -> Answe
     opponents = list(command.opponents)
     if not opponents or len(set(opponents)) != len(opponents) or me in opponents:
         raise errors.InvalidChallenge(
-            "opponents names 1 to 3 distinct players of the portal, not the challenger", reason="opponents"
+            f"opponents names 1 to {MAX_PLAYERS - 1} distinct players of the portal, not the challenger",
+            reason="opponents",
         )
     players = 1 + len(opponents) + len(command.bots)
-    if not 2 <= players <= 4:
-        raise errors.InvalidChallenge(f"a match has 2 to 4 seats, not {players}", reason="seats")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise errors.InvalidChallenge(
+            f"a match has {MIN_PLAYERS} to {MAX_PLAYERS} seats, not {players}", reason="seats"
+        )
     resolve_requested_rules(command.preset, command.overrides or {}, players)  # InvalidRules: 422
     now = flow.now()
     seats = [{"player_ref": me, "type": REMOTE_SEAT, "level": None, "answer": ACCEPTED, "token": None}]

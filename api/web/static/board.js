@@ -10,8 +10,8 @@ import { $, h } from "./dom.js";
 import { renderLog } from "./log.js";
 import { levelTitle, presetTitle } from "./presets.js";
 import {
-  distinctPlays, isLocal, legal, myTurn, passName, plays, seatName, selectedTileKey, shownView, sideOf, state, subjectVerb,
-  winnerName,
+  COUNT_RULES, countScoring, distinctPlays, exactTargetRule, isLocal, legal, myTurn, passName, plays, seatName,
+  selectedTileKey, shownView, sideOf, state, subjectVerb, targetText, winnerName,
 } from "./state.js";
 import { sameTile, tileEl, tileKey } from "./tiles.js";
 
@@ -41,7 +41,7 @@ export function render() {
 function renderMeta(v) {
   $("#match-meta").replaceChildren(
     h("span", {}, presetTitle(v.rules.preset)), h("span", { class: "dot" }, "·"),
-    h("span", {}, `to ${v.rules.target}`), h("span", { class: "dot" }, "·"),
+    h("span", {}, `to ${targetText(v.rules)}`), h("span", { class: "dot" }, "·"),
     h("span", {}, `hand ${v.hand_number}`));
 }
 
@@ -77,6 +77,12 @@ function renderStatus(v, hidden) {
   const countPill = $("#count-pill");
   countPill.hidden = v.count === undefined || v.count === null;
   if (!countPill.hidden) $("#ends-count").textContent = String(v.count);
+  countPill.title = COUNT_RULES[countScoring(v.rules)] ?? "Sum of the open ends";
+  // an exact target says so beside the count: a play that would pass it shows no points
+  const targetPill = $("#target-pill");
+  targetPill.hidden = !v.rules.exact_target;
+  $("#target-exactly").textContent = String(v.rules.target);
+  targetPill.title = v.rules.exact_target ? exactTargetRule(v.rules) : "";
   let text;
   if (state.playback) text = state.playback.said;   // new events playing out: what just happened
   else if (v.status === "ended") text = `Match over: ${subjectVerb(winnerName(v.winner), "wins", "win")}. Press N for a new match.`;

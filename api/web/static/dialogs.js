@@ -8,7 +8,7 @@ import { render } from "./board.js";
 import { $, $$, h } from "./dom.js";
 import { progressPanel } from "./progress.js";
 import {
-  isYou, localSeats, passName, seatName, setOverlay, sideOf, state, subjectVerb, winnerName,
+  exactTargetRule, isYou, localSeats, passName, seatName, setOverlay, sideOf, state, subjectVerb, winnerName,
 } from "./state.js";
 import { tileEl } from "./tiles.js";
 
@@ -103,12 +103,19 @@ export function closeOverlay() {
 
 // --- the dialogs ----------------------------------------------------------------------------
 function handHeadline(result) {
+  const rules = state.view.rules;
   const pts = result.points === 1 ? "1 point" : `${result.points} points`;
-  if (result.winner === null || result.winner === undefined) return "Blocked, and a tie for the lowest count: nobody scores.";
+  if (result.winner === null || result.winner === undefined) {
+    // where no pips are counted (Fives and Threes) a blocked hand has no winner at all
+    return rules.hand_end_pips === false ? "Blocked: no one went out, and nobody scores for the hand."
+      : "Blocked, and a tie for the lowest count: nobody scores.";
+  }
   // "to you" mid-sentence for the seat named You ("You went out: 6 points to you.")
   const to = isYou(winnerName(result.side)) ? "you" : winnerName(result.side);
-  if (result.reason === "domino") return `${seatName(result.winner)} went out: ${pts} to ${to}.`;
-  return `Blocked. ${subjectVerb(seatName(result.winner), "holds", "hold")} the fewest pips: ${pts} to ${to}.`;
+  // a hand won with no points at an exact target: they would have passed it
+  const award = result.points === 0 && rules.exact_target ? `no points to ${to}. ${exactTargetRule(rules)}` : `${pts} to ${to}.`;
+  if (result.reason === "domino") return `${seatName(result.winner)} went out: ${award}`;
+  return `Blocked. ${subjectVerb(seatName(result.winner), "holds", "hold")} the fewest pips: ${award}`;
 }
 
 function scoreTable(scores, winnerSide) {
@@ -164,7 +171,8 @@ export function showMatchEnd(onNewMatch) {
     card.append(
       h("h2", { id: "overlay-title", class: "trophy" },
         mine ? "You win the match!" : `${subjectVerb(winnerName(v.winner), "wins", "win")} the match`),
-      h("p", { class: "headline" }, `First to ${v.rules.target} ${v.rules.target === 1 ? "point" : "points"}.`),
+      h("p", { class: "headline" },
+        `First to ${v.rules.target} ${v.rules.target === 1 ? "point" : "points"}${v.rules.exact_target ? " exactly" : ""}.`),
       scoreTable(v.scores, v.winner),
       // one person against the computer: the match just counted in the progress on this device
       localSeats().length === 1 && state.match.humans === 1

@@ -4,7 +4,7 @@
 // this screen), and folds a run of draws by one seat into one line.
 
 import { $, h } from "./dom.js";
-import { seatName, shownEvents, subjectVerb, winnerName } from "./state.js";
+import { seatName, shownEvents, state, subjectVerb, targetText, winnerName } from "./state.js";
 
 function endsText(ends) {
   const vals = Object.values(ends || {});
@@ -12,6 +12,9 @@ function endsText(ends) {
 }
 
 function logLines() {
+  const rules = state.view?.rules;
+  // a block game never draws: the tiles not dealt are out of play, not a boneyard
+  const undealt = (n) => (rules?.game === "block" ? `${n} out of play` : `${n} in the boneyard`);
   const lines = [];
   let lastDraw = null;
   // while new events play out, only those shown so far
@@ -25,16 +28,18 @@ function logLines() {
     lastDraw = null;
     const li = (cls, ...text) => lines.push(h("li", { class: `ev-${cls}`, dataset: { event: e.type, seq: String(e.seq) } }, ...text));
     switch (e.type) {
-      case "match_created": li("sys", `New match: first to ${e.rules.target}.`); break;
+      case "match_created": li("sys", `New match: first to ${targetText(e.rules)}.`); break;
       case "seat_claimed": li("sys", `${e.name} took seat ${e.seat + 1}.`); break;
       case "tiles_turned_up": li("sys", `Tiles turned up; ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
-      case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${e.boneyard} in the boneyard. ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
+      case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${undealt(e.boneyard)}. ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
       case "tile_played": li("play", `${seatName(e.seat)} ${e.auto ? "led" : "played"} `, h("b", {}, `${e.tile[0]}-${e.tile[1]}`),
         e.auto ? "" : ` on the ${e.end}${e.end === "up" || e.end === "down" ? " arm" : ""}`, `  (ends ${endsText(e.ends)})`); break;
       case "knocked": li("knock", `${seatName(e.seat)} knocked: nothing for ${endsText(e.ends)}`); break;
       case "points_scored": li("points", `${seatName(e.seat)} scored ${e.points}${e.how === "muggins" ? " calling muggins" : ` (count ${e.count})`}`); break;
-      case "hand_ended": li("result", e.winner === null ? `Hand ${e.hand_number} blocked: a tie, nobody scores.`
-        : `Hand ${e.hand_number}: ${seatName(e.winner)} ${e.reason === "domino" ? "went out" : "won the blocked hand"}, +${e.points}.`); break;
+      case "hand_ended": li("result", e.winner === null
+        ? `Hand ${e.hand_number} blocked: ${rules?.hand_end_pips === false ? "" : "a tie, "}nobody scores.`
+        : `Hand ${e.hand_number}: ${seatName(e.winner)} ${e.reason === "domino" ? "went out" : "won the blocked hand"}, ${
+          e.points === 0 && rules?.exact_target ? `no points (they would pass ${rules.target})` : `+${e.points}`}.`); break;
       case "match_ended": li("result", `${winnerName(e.winner)} won the match.`); break;
       default: li("sys", e.type.replace(/_/g, " "));
     }

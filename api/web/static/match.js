@@ -45,7 +45,7 @@ export async function startMatch(config) {
   // only the options the player changed: the server's preset decides the rest (its target among them)
   const rules = {};
   if (config.target !== null && config.target !== undefined) rules.target = config.target;
-  if (config.partners) rules.partners = true;
+  if (config.partners !== null && config.partners !== undefined) rules.partners = config.partners;
   const { data } = await createMatch({ preset: config.preset, rules, seats }, savedApiKey());
   const local = {};
   for (const seat of data.seats) if (seat.token) local[seat.seat] = seat.token;

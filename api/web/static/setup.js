@@ -17,7 +17,8 @@ const TARGET_CHOICES = [50, 61, 100, 150, 200, 250, 300];
 
 // a computer seat starts at the server's default level (known once the list arrived)
 const seatDefaults = (i) => (i === 0 ? { kind: "you", name: "You" } : { kind: null, name: `Computer ${i}` });
-const seatConfig = [0, 1, 2, 3].map(seatDefaults);
+const seatConfig = [];   // seat i's settings, made the first time a player count shows seat i
+const seatAt = (i) => (seatConfig[i] ??= seatDefaults(i));
 
 function defaultName(kind, i) {
   if (kind === "you") return "You";
@@ -25,15 +26,24 @@ function defaultName(kind, i) {
   return `Computer ${i}`;
 }
 
-const playerCount = () => Number($("input[name=players]:checked").value);
-const partnersOn = () => playerCount() === 4 && !$("#partners-field").hidden && $("#partners").checked;
+const playerCount = () => Number($("input[name=players]:checked")?.value);
+const chosenPreset = () => presetNamed($("#preset").value);
+/** The preset's rules for `players` as the server resolved them (undefined: a count it does not allow). */
+const presetRules = (preset, players) => preset?.rules?.find((r) => r.players === players);
+/** Partners are offered for the table the server lists `partner_rules` for (four players). */
+const partnersOffered = () => playerCount() === chosenPreset()?.partner_rules?.players;
+const partnersOn = () => partnersOffered() && $("#partners").checked;
+/** What the preset plays at this count with no option sent: partners (Fives and Threes' four) or not. */
+const partnersByDefault = () => Boolean(presetRules(chosenPreset(), playerCount())?.partners);
 
 /** The rules' own target for the preset, player count and partnerships, as the server resolved
- *  them (GET /v1/presets: `rules` per player count, `partner_rules` for four as partners). */
+ *  them (GET /v1/presets: `rules` per player count, `partner_rules` for four as partners; four
+ *  alone, where the preset's four play as partners by default, is not listed: no number). */
 function defaultTarget() {
-  const preset = presetNamed($("#preset").value);
+  const preset = chosenPreset();
   if (partnersOn()) return preset?.partner_rules?.target ?? null;
-  return preset?.rules?.find((r) => r.players === playerCount())?.target ?? null;
+  const rules = presetRules(preset, playerCount());
+  return rules && !rules.partners ? rules.target : null;
 }
 
 /** The target menu: the rules' default first (not sent: the server applies it), then other
@@ -48,34 +58,50 @@ function renderTargets() {
   select.value = [...select.options].some((o) => o.value === picked) ? picked : "";
 }
 
-/** Partners only with four players; on, the seat list shows who plays with whom. */
+/** Partners only at the partners' table; on, the seat list shows who plays with whom. */
 function renderPartners() {
   // a preset without a four-player table has no partnerships (the server lists none)
-  $("#partners-field").hidden = playerCount() !== 4 || !presetNamed($("#preset").value)?.partner_rules;
+  $("#partners-field").hidden = !partnersOffered();
   renderSeats();
   renderTargets();
 }
 
 function renderPresets() {
+  renderPlayerCounts();
   const select = $("#preset");
   select.replaceChildren(...presets().map((p) => h("option", { value: p.name, title: p.description }, p.title)));
   select.value = defaultPreset();
   onPresetChange();
 }
 
-/** A preset names the player counts it allows (winner-leads: two): only those can be chosen. */
+/** The Players row: one choice for each count some preset allows (the server's, not the page's:
+ *  more seats appear here when the server offers them); the count picked stays picked. */
+function renderPlayerCounts() {
+  const picked = playerCount();
+  const counts = [...new Set(presets().flatMap((p) => p.players))].sort((a, b) => a - b);
+  $("#player-counts").replaceChildren(...counts.map((n) => h("label", {},
+    h("input", { type: "radio", name: "players", value: String(n), checked: n === picked }), h("span", {}, String(n)))));
+}
+
+/** A preset names the player counts it allows (winner-leads: two; double-nine partners: four):
+ *  only those can be chosen. Partners start as the preset plays them with no option sent. */
 function onPresetChange() {
-  const preset = presetNamed($("#preset").value);
+  const preset = chosenPreset();
   $("#preset-about").textContent = preset?.description ?? "";
-  const allowed = preset?.players ?? [2, 3, 4];
+  const allowed = preset?.players ?? [];
   const radios = $$("input[name=players]");
   radios.forEach((r) => { r.disabled = !allowed.includes(Number(r.value)); });
-  if (!allowed.includes(playerCount())) radios.find((r) => Number(r.value) === allowed[0]).checked = true;
+  if (!allowed.includes(playerCount())) {
+    const first = radios.find((r) => Number(r.value) === allowed[0]);
+    if (first) first.checked = true;
+  }
+  $("#partners").checked = Boolean(presetRules(preset, preset?.partner_rules?.players)?.partners);
   renderPartners();   // the seats, whether partners are offered, and the target follow the preset
 }
 
 function renderSeats() {
-  $("#seat-list").replaceChildren(...seatConfig.slice(0, playerCount()).map((seat, i) => {
+  const count = playerCount() || 0;
+  $("#seat-list").replaceChildren(...Array.from({ length: count }, (_, i) => seatAt(i)).map((seat, i) => {
     seat.kind ??= defaultBotLevel();
     const select = h("select", { "aria-label": `Seat ${i + 1} is played by`, dataset: { seatKind: String(i) } },
       h("option", { value: "you" }, "You"),
@@ -113,14 +139,16 @@ function renderSavedMatches() {
 
 async function onSetupSubmit(ev) {
   ev.preventDefault();
-  const seats = seatConfig.slice(0, playerCount()).map((s) => ({ ...s, name: s.name.trim() || defaultName(s.kind, 0) }));
+  const seats = Array.from({ length: playerCount() }, (_, i) => seatAt(i)).map((s) => ({ ...s, name: s.name.trim() || defaultName(s.kind, 0) }));
   const keyInput = $("#api-key");
   if (!$("#api-key-field").hidden && keyInput.value) rememberApiKey(keyInput.value);
   const start = $("#start");
   start.disabled = true;
   try {
     const target = $("#target").value;   // "" is the rules' default: sent only when changed
-    await startMatch({ seats, preset: $("#preset").value, target: target ? Number(target) : null, partners: partnersOn() });
+    // partners sent only where they differ from what the preset plays at this count by itself
+    const partners = partnersOffered() && partnersOn() !== partnersByDefault() ? partnersOn() : null;
+    await startMatch({ seats, preset: $("#preset").value, target: target ? Number(target) : null, partners });
   } catch (err) {
     // a server that needs a portal key to create matches says so by code: ask for the key
     if (KEY_CODES.includes(err.code)) { $("#api-key-field").hidden = false; keyInput.focus(); }
@@ -164,7 +192,7 @@ async function fillMenus() {
 export async function bindSetup() {
   $("#setup-form").addEventListener("submit", onSetupSubmit);
   $("#preset").addEventListener("change", onPresetChange);
-  $$("input[name=players]").forEach((r) => r.addEventListener("change", renderPartners));
+  $("#player-counts").addEventListener("change", renderPartners);   // its radios are made from the server's list
   $("#partners").addEventListener("change", renderPartners);
   $("#resume").addEventListener("click", resumeTable);
   $("#progress-open").addEventListener("click", () => showProgress());

@@ -190,6 +190,26 @@ export function distinctPlays(key) {
   });
 }
 
+// --- what the rules say, in words ----------------------------------------------------------
+/** How the count of the open ends scores: "none" | "fives" (All Fives) | "fives_and_threes".
+ *  A rule set names it in `end_count_scoring`; one written before that option (a v1 log, a
+ *  server of an earlier version) says only `fives_scoring`, true for fives. */
+export const countScoring = (rules) => rules?.end_count_scoring ?? (rules?.fives_scoring ? "fives" : "none");
+
+/** The count pill's explanation: what a count scores under these rules. */
+export const COUNT_RULES = {
+  fives: "Sum of the open ends: a multiple of five scores that many points",
+  fives_and_threes: "Sum of the open ends: a multiple of five scores a point per five, a multiple of three a point "
+    + "per three (15 scores 5 + 3 = 8)",
+};
+
+/** The target as the table says it: "61", or "61 exactly" where points past it are not scored. */
+export const targetText = (rules) => `${rules.target}${rules.exact_target ? " exactly" : ""}`;
+
+/** Why a play or a hand scored nothing at an exact target, in one sentence. */
+export const exactTargetRule = (rules) =>
+  `A side must reach ${rules.target} exactly: points that would take it past ${rules.target} are not scored (the play stands).`;
+
 /** A seat named "You" (the setup form's name for the person holding the device). */
 export const isYou = (name) => String(name).trim().toLowerCase() === "you";
 
