@@ -17,14 +17,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .tiles import TileSet
-from .vocabulary import Family
+from .vocabulary import EndCountScoring, Family
 
 if TYPE_CHECKING:
     from .board import Board
-    from .ruleset import RuleSet
+
+
+class ResolvedRules(Protocol):
+    """What a family's hooks read of a resolved rule set (``ruleset.RuleSet`` is one): a
+    protocol rather than the class, so that the families, which ``ruleset`` reads through the
+    registry, do not import ``ruleset`` back. A family whose hooks need more adds it here."""
+
+    @property
+    def set(self) -> TileSet: ...
+    @property
+    def uses_spinner(self) -> bool: ...
+    @property
+    def is_draw_game(self) -> bool: ...
+    @property
+    def end_count_scoring(self) -> EndCountScoring: ...
+
 
 #: A preset's default that depends on the player count and the options chosen so far.
 Rule = Callable[[int, Mapping[str, Any]], int]
@@ -80,8 +95,8 @@ class GameFamily:
     presets: tuple[Preset, ...]
     sets: tuple[TileSet, ...]
     players: tuple[int, ...]
-    new_board: Callable[[RuleSet], Board]
-    rating_family: Callable[[RuleSet], Family]
+    new_board: Callable[[ResolvedRules], Board]
+    rating_family: Callable[[ResolvedRules], Family]
 
 
 __all__ = ["GameFamily", "Preset", "Rule", "always", "by_players"]

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .game_family import GameFamily, Preset, always, by_players
+from .game_family import GameFamily, Preset, ResolvedRules, always, by_players
 from .layout import Layout
 from .tiles import DEFAULT_SET, TileSet
 from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-
-    from .ruleset import RuleSet
 
 
 def _pagat_target(players: int, opts: Mapping[str, Any]) -> int:
@@ -142,12 +140,12 @@ PRESETS: tuple[Preset, ...] = (
 )
 
 
-def new_line(rules: RuleSet) -> Layout:
+def new_line(rules: ResolvedRules) -> Layout:
     """The empty table a hand starts on: a line, with a spinner when the rules name one."""
     return Layout(rules.uses_spinner)
 
 
-def rating_family(rules: RuleSet) -> Family:
+def rating_family(rules: ResolvedRules) -> Family:
     """What ratings are kept per (docs/rules.md, section 14): the scoring games by how the
     count scores, whatever their ``game``; the line games on a larger set; else the Draw or
     the Block game."""
