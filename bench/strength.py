@@ -3,8 +3,11 @@
     python bench/strength.py                 # default: 120 matches per row, ~10 min on 2 cores
     python bench/strength.py --matches 40    # quicker look
     python bench/strength.py --rows block-expert-greedy,partners-expert-greedy
+    python bench/strength.py --rows d9partners-expert-greedy,f3-expert-greedy   # issue 33's games
 
-Every row plays matches to 100 between two levels on fixed seeds. Each seed is played
+Every row plays matches between two levels on fixed seeds: to 100 (``--target``), except the
+rows of presets whose target is part of the game (``fives-and-threes``: exactly 61;
+``double-nine-partners``: 100), played to their preset's own target. Each seed is played
 twice with the seats swapped (the first level's side first, then the other's), so both
 sides see the same deals and luck evens out. Win rates (of matches, and of the hands a
 side won) come with 95% Wilson score intervals. The engine drives the matches directly,
@@ -42,26 +45,41 @@ class Row:
     first: str  # the level whose wins are counted
     second: str
     label: str
+    own_target: bool = False  # played to the preset's target, not ``--target``
 
 
 PARTNERS = (("partners", True),)
 
 
-def _row(game: str, preset: str, players: int, options: tuple, first: str, second: str, what: str) -> Row:
-    return Row(f"{game}-{first}-{second}", preset, players, options, first, second, f"{what}  {first} vs {second}")
+def _row(
+    game: str, preset: str, players: int, options: tuple, first: str, second: str, what: str, own: bool = False
+) -> Row:
+    label = f"{what}  {first} vs {second}"
+    return Row(f"{game}-{first}-{second}", preset, players, options, first, second, label, own)
 
 
-ROWS = tuple(
-    _row(game, preset, players, options, first, second, what)
-    for game, preset, players, options, what in (
-        ("draw", "standard-draw", 2, (), "2p standard-draw "),
-        ("block", "standard-block", 2, (), "2p standard-block"),
-        ("partners", "standard-block", 4, PARTNERS, "4p partners block"),
-        ("partners7", "standard-block", 4, (*PARTNERS, ("hand_size", 7)), "4p partners block, 7 each"),
-        ("fives", "all-fives", 2, (), "2p all-fives     "),
+ROWS = (
+    tuple(
+        _row(game, preset, players, options, first, second, what)
+        for game, preset, players, options, what in (
+            ("draw", "standard-draw", 2, (), "2p standard-draw "),
+            ("block", "standard-block", 2, (), "2p standard-block"),
+            ("partners", "standard-block", 4, PARTNERS, "4p partners block"),
+            ("partners7", "standard-block", 4, (*PARTNERS, ("hand_size", 7)), "4p partners block, 7 each"),
+            ("fives", "all-fives", 2, (), "2p all-fives     "),
+        )
+        for first, second in (("expert", "greedy"), ("intermediate", "greedy"), ("expert", "intermediate"))
     )
-    for first, second in (("expert", "greedy"), ("intermediate", "greedy"), ("expert", "intermediate"))
-) + (_row("draw", "standard-draw", 2, (), "expert", "random", "2p standard-draw "),)
+    + (_row("draw", "standard-draw", 2, (), "expert", "random", "2p standard-draw "),)
+    + tuple(
+        _row(game, preset, players, (), first, second, what, own=True)
+        for game, preset, players, what in (
+            ("d9partners", "double-nine-partners", 4, "4p double-nine partners"),
+            ("f3", "fives-and-threes", 2, "2p fives-and-threes"),
+        )
+        for first, second in (("expert", "greedy"), ("intermediate", "greedy"))
+    )
+)
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -82,7 +100,8 @@ def _levels(row: Row, first_side: int) -> list[str]:
 
 def _one_match(job):
     row, index, target = job
-    rules = resolve_rules(row.preset, {**dict(row.options), "target": target}, row.players)
+    options = dict(row.options) if row.own_target else {**dict(row.options), "target": target}
+    rules = resolve_rules(row.preset, options, row.players)
     first_side = index % 2  # seats swapped on every other match
     levels = _levels(row, first_side)
     times: list[tuple[str, float]] = []
@@ -127,7 +146,9 @@ def main(argv=None) -> int:
     matches = max(2, args.matches + args.matches % 2)
     jobs = [(row, i, args.target) for row in rows for i in range(matches)]
 
-    print(f"{matches} matches to {args.target} per row, seats swapped on every seed, {args.jobs} jobs")
+    own = ", ".join(r.name for r in rows if r.own_target)
+    to = f"{args.target}" + (f" (to their preset's target: {own})" if own else "")
+    print(f"{matches} matches to {to} per row, seats swapped on every seed, {args.jobs} jobs")
     t0 = time.perf_counter()
     results: dict[str, list[bool]] = {r.name: [] for r in rows}
     hands: dict[str, list[int]] = {r.name: [0, 0] for r in rows}

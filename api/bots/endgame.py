@@ -242,8 +242,10 @@ class ExactLine:
             turn = (turn + 1) % players
 
     def _going_out(self) -> tuple[list[float], list[float]]:
-        """With two sides, what a hand that goes out is worth, by the pips the paying side holds:
-        our side going out (the others pay theirs), and the others going out (we pay ours)."""
+        """With two sides, what a hand that goes out is worth, by the pips that pay: our side going
+        out (the others pay theirs), and the others going out (we pay ours). Under ``all_hands``
+        every hand pays, so the tables are read at both sides' pips together (the award depends
+        on their sum alone)."""
         mine, theirs = self.my_side, 1 - self.my_side
         ours_out, theirs_out = [], []
         for pips in range(self.bits.tile_set.total_pips + 1):
@@ -272,6 +274,7 @@ class ExactLine:
         shift = set_bits.tile_set.total_pips.bit_length()
         line = self
         two_sides = self.side_count == 2
+        all_hands = self.scoring.all_hands
         ours_out, theirs_out = self._going_out() if two_sides else ([], [])
         blocked: dict[int, float] = {}  # two sides: (our pips, theirs) -> a blocked hand's value
 
@@ -339,7 +342,10 @@ class ExactLine:
                     else:
                         continue
                     if not rest and two_sides:  # went out
-                        v = ours_out[theirs] if maximize else theirs_out[mine]
+                        if all_hands:  # every hand pays, the partner's too
+                            v = ours_out[left_mine + theirs] if maximize else theirs_out[mine + left_theirs]
+                        else:
+                            v = ours_out[theirs] if maximize else theirs_out[mine]
                     elif not rest:
                         v = ended(hands, side)
                     elif on == a:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from api.rules.layout import LEFT, RIGHT, UP
 from api.rules.ruleset import RuleSet
-from api.rules.scoring import count_points
+from api.rules.scoring import count_points, credited
 from api.rules.simulate import push
 from api.rules.state import DRAW, ENDED, KNOCK, MUGGINS, PLAY, PLAYING, MatchState, Move
 from api.rules.tiles import Tile
@@ -368,13 +368,15 @@ def _solved_playout(
 
 def rollout(st: MatchState, rng: random.Random, epsilon: float, scoring: EndCountScoring) -> MatchState:
     """Play the hand out: every seat sheds its best-scoring (by ``scoring``, the rules'
-    ``end_count_scoring``), then heaviest tile (``epsilon`` random)."""
+    ``end_count_scoring``; under ``exact_target`` a play reaching the target first, and points
+    past it count for nothing), then heaviest tile (``epsilon`` random)."""
     while st.hand_live and st.status == PLAYING:
         push(st, policy_move(st, rng, epsilon, scoring))
     return st
 
 
 _NO_COUNT = EndCountScoring.NONE
+_WINS = 1_000  # a play's points in the playout policy's eyes when they reach an exact target: the match
 
 
 def policy_move(st: MatchState, rng: random.Random, epsilon: float, scoring: EndCountScoring) -> Move:
@@ -387,6 +389,11 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, scoring: End
     plays: list[Move] = []
     best: Move | None = None
     best_key = -1
+    score = target = 0
+    exact = False
+    if scoring is not _NO_COUNT:
+        rules = st.rules
+        score, target, exact = st.scores[rules.side_of(st.turn)], rules.target, rules.exact_target  # type: ignore[arg-type]
     for t in hand:
         h, low = t.high, t.low
         for i in range(4):
@@ -394,7 +401,12 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, scoring: End
             if v is not None and (h == v or low == v):
                 key = 2 * t.pips + t.is_double
                 if scoring is not _NO_COUNT:
-                    key += 64 * count_points(layout.count_after(t, i), scoring)
+                    points = count_points(layout.count_after(t, i), scoring)
+                    if exact:  # points past an exact target score nothing; reaching it wins
+                        points = credited(points, score, target, True)
+                        if points and score + points == target:
+                            points = _WINS
+                    key += 64 * points
                 move = (PLAY, t, i)
                 plays.append(move)
                 if key > best_key:

@@ -147,7 +147,7 @@ def test_a_computer_opponent_plays_at_its_fixed_rating_and_never_moves(portal):
     assert ratings_of(portal, "house-bot") == {}  # a computer's seat is never rated, whatever its player_ref
     assert portal.get("/v1/ratings/bots").get_json() == bots_before
     shown = {(r["family"], r["level"]): r for r in bots_before["items"]}
-    assert len(shown) == 3 * 4  # three families, four levels
+    assert len(shown) == len(Family) * 4  # every family, four levels
     assert shown[("fives", "expert")]["mu"] == fixed.mu
     assert shown[("fives", "expert")]["ordinal"] == pytest.approx(fixed.mu - 3 * fixed.sigma)
 

@@ -51,6 +51,8 @@ def minimax(st: MatchState, side: int, before: list[int]) -> float:
     return max(values) if st.rules.side_of(st.turn) == side else min(values)  # type: ignore[arg-type]
 
 
+ALL_HANDS = {"hand_points": "all_hands", "blocked_scoring": "others"}
+
 CASES = [
     pytest.param("standard-block", {"partners": True, "hand_size": 7}, 4, 9, [0, 0], id="partners"),
     pytest.param("standard-block", {}, 2, 8, [0, 0], id="two"),
@@ -58,6 +60,17 @@ CASES = [
     pytest.param("standard-block", {"round_to_five": True}, 2, 8, [0, 0], id="rounded"),
     # the match ends in most lines: the bonus decides
     pytest.param("standard-block", {"partners": True, "hand_size": 7, "target": 20}, 4, 9, [15, 12], id="near-target"),
+    # double-nine-partners' hand scoring: going out, or the lighter side when blocked, scores every hand
+    pytest.param("standard-block", {**ALL_HANDS, "partners": True, "hand_size": 7}, 4, 9, [0, 0], id="all-hands"),
+    # points past an exact target are lost, and reaching it exactly ends the match
+    pytest.param(
+        "standard-block",
+        {**ALL_HANDS, "partners": True, "hand_size": 7, "target": 20, "exact_target": True},
+        4,
+        9,
+        [15, 12],
+        id="all-hands-exact-target",
+    ),
 ]
 
 # blocked_scoring others_minus_own, not rounded (the standard games' hand scoring)
@@ -77,7 +90,9 @@ def test_the_search_gives_the_engines_minimax_value(preset, options, players, le
         assert me is not None
         side = rules.side_of(me)
         sides = [rules.side_of(s) for s in range(players)]
-        line = ExactLine(sides, me, st.scores[:], rules.target, BONUS, rules.hand_scoring, 10**6)
+        line = ExactLine(
+            sides, me, st.scores[:], rules.target, BONUS, rules.hand_scoring, 10**6, rules.set, rules.exact_target
+        )
         got = line.solve([mask_of(h) for h in st.hands], st.layout.values[LEFT], st.layout.values[RIGHT], me)  # type: ignore[arg-type]
         assert got == minimax(st, side, st.scores[:])
         checked += 1
