@@ -291,3 +291,21 @@ def test_every_module_name_and_project_path_the_docs_and_comments_mention_exists
         for number, line in prose_lines(path, text):
             stale.extend(f"{path.relative_to(ROOT)}:{number}: {name}" for name in dangling(line))
     assert stale == [], "renamed or removed, still mentioned:\n" + "\n".join(sorted(stale))
+
+
+# --- the event schema's option descriptions ----------------------------------------------------------
+def test_each_rule_set_option_the_event_schema_describes_cites_a_rule_book_section_that_names_it():
+    """A reader sent to "docs/rules.md, section N" for an option must find that option there."""
+    schema = json.loads((ROOT / "openapi" / "events.schema.json").read_text())
+    book = RULE_BOOK.read_text()
+    citation = re.compile(r"docs/rules\.md, sections? (\d+(?:(?:, | and | to )\d+)*)")
+    cited = {}
+    for name, spec in schema["$defs"]["RuleSet"]["properties"].items():
+        for match in citation.finditer(spec.get("description", "")):
+            numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+            if " to " in match.group(1):
+                numbers = list(range(numbers[0], numbers[-1] + 1))
+            cited[name] = numbers
+            for number in numbers:
+                assert f"`{name}`" in section(book, number), f"{name}: section {number} does not name it"
+    assert {"set", "end_count_scoring"} <= set(cited)  # the test reads the citations it is about
