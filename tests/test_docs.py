@@ -101,6 +101,16 @@ def test_the_rule_book_states_each_presets_target():
     assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100  # "100 with 2 players or partners"
 
 
+def test_the_option_table_names_each_preset_whose_target_is_not_the_default():
+    """The `target` row's default cell names, by its code, every preset that does not play to 100."""
+    default = option_table()["target"][2]
+    for preset in PRESETS:
+        targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
+        if targets != {100}:
+            assert f"`{preset}`" in default, preset
+            assert all(str(t) in default for t in targets - {100}), preset
+
+
 # --- the golden vector format ------------------------------------------------------------------------
 def documented_fields(heading: str) -> set[str]:
     """The field names (first column) of the table under ``heading`` in openapi/golden.md."""
