@@ -111,6 +111,15 @@ def test_the_option_table_names_each_preset_whose_target_is_not_the_default():
             assert all(str(t) in default for t in targets - {100}), preset
 
 
+def test_the_readmes_option_table_gives_every_presets_target():
+    """The README's short table of options says every default target a preset plays to."""
+    readme = (ROOT / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `target` |"))
+    for preset in PRESETS:
+        for target in {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}:
+            assert str(target) in row, (preset, target)
+
+
 # --- the golden vector format ------------------------------------------------------------------------
 def documented_fields(heading: str) -> set[str]:
     """The field names (first column) of the table under ``heading`` in openapi/golden.md."""
