@@ -101,6 +101,25 @@ def test_the_rule_book_states_each_presets_target():
     assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100  # "100 with 2 players or partners"
 
 
+def test_the_option_table_names_each_preset_whose_target_is_not_the_default():
+    """The `target` row's default cell names, by its code, every preset that does not play to 100."""
+    default = option_table()["target"][2]
+    for preset in PRESETS:
+        targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
+        if targets != {100}:
+            assert f"`{preset}`" in default, preset
+            assert all(str(t) in default for t in targets - {100}), preset
+
+
+def test_the_readmes_option_table_gives_every_presets_target():
+    """The README's short table of options says every default target a preset plays to."""
+    readme = (ROOT / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `target` |"))
+    for preset in PRESETS:
+        for target in {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}:
+            assert str(target) in row, (preset, target)
+
+
 # --- the golden vector format ------------------------------------------------------------------------
 def documented_fields(heading: str) -> set[str]:
     """The field names (first column) of the table under ``heading`` in openapi/golden.md."""
@@ -291,3 +310,21 @@ def test_every_module_name_and_project_path_the_docs_and_comments_mention_exists
         for number, line in prose_lines(path, text):
             stale.extend(f"{path.relative_to(ROOT)}:{number}: {name}" for name in dangling(line))
     assert stale == [], "renamed or removed, still mentioned:\n" + "\n".join(sorted(stale))
+
+
+# --- the event schema's option descriptions ----------------------------------------------------------
+def test_each_rule_set_option_the_event_schema_describes_cites_a_rule_book_section_that_names_it():
+    """A reader sent to "docs/rules.md, section N" for an option must find that option there."""
+    schema = json.loads((ROOT / "openapi" / "events.schema.json").read_text())
+    book = RULE_BOOK.read_text()
+    citation = re.compile(r"docs/rules\.md, sections? (\d+(?:(?:, | and | to )\d+)*)")
+    cited = {}
+    for name, spec in schema["$defs"]["RuleSet"]["properties"].items():
+        for match in citation.finditer(spec.get("description", "")):
+            numbers = [int(n) for n in re.findall(r"\d+", match.group(1))]
+            if " to " in match.group(1):
+                numbers = list(range(numbers[0], numbers[-1] + 1))
+            cited[name] = numbers
+            for number in numbers:
+                assert f"`{name}`" in section(book, number), f"{name}: section {number} does not name it"
+    assert {"set", "end_count_scoring"} <= set(cited)  # the test reads the citations it is about

@@ -6,13 +6,21 @@ import pytest
 from openskill.models import PlackettLuce
 
 from api.bots.ratings import bot_rating
+from api.rules import resolve_rules
 from api.rules.vocabulary import Family
 from api.services import errors
 from api.services.bus import MessageBus
-from api.services.commands import GetPlayerRatings, GetRatingHistory, GetSummary, SeatSpec, SweepClocks
+from api.services.commands import (
+    CreateMatch,
+    GetPlayerRatings,
+    GetRatingHistory,
+    GetSummary,
+    SeatSpec,
+    SweepClocks,
+)
 
 from .conftest import Clock
-from .support import ANA, create, play_to_end, portal, tokens_of
+from .support import ANA, SEED, create, play_to_end, portal, tokens_of
 
 MODEL = PlackettLuce()
 BEN = SeatSpec("Ben", "remote", player_ref="ben")
@@ -49,3 +57,25 @@ def test_a_rated_match_is_refused_without_a_portal_or_a_named_player(bus: Messag
         create(bus, SeatSpec("A", "remote"), SeatSpec("B", "remote"), rated=True)
     with pytest.raises(errors.InvalidRatedSeats):
         create(bus, ANA, SeatSpec("B", "remote"), rated=True)
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "rules"),
+    [
+        ("standard-block", 2, {"target": 10}),
+        ("all-fives", 2, {"target": 20}),
+        ("fives-and-threes", 2, {"target": 10}),
+        ("double-nine-partners", 4, {"target": 30}),
+    ],
+)
+def test_a_rated_match_against_computer_players_ends_and_rates_the_person_in_every_family(
+    bus: MessageBus, preset: str, players: int, rules: dict
+):
+    """The end of a rated match reads each computer seat's fixed rating for the match's family:
+    a family without one would fail the last move, and the match could never end."""
+    bots = [SeatSpec(f"Bot {n}", "bot", "greedy") for n in range(1, players)]
+    created = bus.handle(CreateMatch(preset, rules, [ANA, *bots], SEED, caller=portal(bus), rated=True))
+    final = play_to_end(bus, created["id"], tokens_of(created))
+    assert final["status"] == "ended"
+    family = resolve_rules(preset, rules, players).family
+    assert [r["family"] for r in bus.handle(GetPlayerRatings("ana", portal(bus)))["ratings"]] == [family]
