@@ -23,7 +23,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .board import Place, train_place
-from .errors import BoneyardEmpty, IllegalPlay, ImpossibleEvent, MatchOver, MustPlay, NotYourTurn, TileNotInHand
+from .errors import (
+    BoneyardEmpty,
+    IllegalPlay,
+    ImpossibleEvent,
+    MatchOver,
+    MustDraw,
+    MustPlay,
+    NotYourTurn,
+    TileNotInHand,
+)
 from .events import Event
 from .shuffle import deal_label, shuffled_tiles
 from .tiles import Tile
@@ -77,6 +86,8 @@ class TrainsState:
 
     @property
     def engine(self) -> Tile:
+        """The engine double of the round in play (or last played)."""
+        assert self.round, "no round dealt yet"
         number = self.rules.engine(self.round)
         return Tile(number, number)
 
@@ -111,6 +122,13 @@ def _new_board(rules: TrainsRules, engine: int) -> TrainsBoard:
 
 
 # --- the folds: one per event type ----------------------------------------------------------
+# A fold refuses an event the rules could not have given (``ImpossibleEvent``), so that a
+# stored log is checked as it is replayed, as the line games' are.
+def _require(condition: bool, event: Event, why: str) -> None:
+    if not condition:
+        raise ImpossibleEvent(f"{event.type}: {why}")
+
+
 def _fold_round_started(state: TrainsState, event: RoundStarted) -> None:
     state.round = event.round
     state.board = _new_board(state.rules, event.engine)
@@ -125,6 +143,8 @@ def _fold_tile_played(state: TrainsState, event: TilePlayed) -> None:
     board = state.board
     assert board is not None
     seat, tile = event.seat, event.tile
+    _require(seat == state.to_move, event, f"seat {state.to_move} is to move, not {seat}")
+    _require(Play(tile, event.place) in legal_moves(state), event, f"{tile} may not go on {event.place}")
     state.hands[seat].remove(tile)
     board.put(tile, event.place)
     state.placed.append((tile, event.place))
@@ -138,14 +158,18 @@ def _fold_tile_played(state: TrainsState, event: TilePlayed) -> None:
 
 
 def _fold_tile_drawn(state: TrainsState, event: TileDrawn) -> None:
-    if not state.boneyard or state.boneyard[0] is not event.tile:
-        raise ImpossibleEvent(f"tile_drawn: {event.tile} is not the boneyard's next tile")
+    _require(event.seat == state.to_move and legal_moves(state) == [DRAW], event, f"seat {event.seat} may not draw")
+    _require(state.boneyard[0] is event.tile, event, f"{event.tile} is not the boneyard's next tile")
     state.boneyard.pop(0)
     state.hands[event.seat].append(event.tile)
     state.drawn = event.tile
 
 
 def _fold_passed(state: TrainsState, event: Passed) -> None:
+    seat = event.seat
+    stuck = legal_moves(state) == [PASS] or (state.drawn is not None and not legal_moves(state))
+    _require(seat == state.to_move and stuck, event, f"seat {seat} may not pass")
+    _require(event.marker == (state.rules.game is TrainsGame.MEXICAN_TRAIN), event, "a marker is Mexican Train's")
     if event.marker:
         assert isinstance(state.board, MexicanTrainBoard)
         state.board.mark(event.seat)
@@ -154,6 +178,8 @@ def _fold_passed(state: TrainsState, event: Passed) -> None:
 
 
 def _fold_round_ended(state: TrainsState, event: RoundEnded) -> None:
+    added = [total + pips for total, pips in zip(state.totals, event.pips, strict=True)]
+    _require(list(event.totals) == added, event, "the totals are not the last totals plus the pips")
     state.totals = list(event.totals)
     state.round_pips.append(event.pips)
     state.to_move = None
@@ -293,9 +319,11 @@ def _check(state: TrainsState, seat: int, move: Move, legal: list[Move]) -> None
         if state.drawn is not None:
             raise IllegalPlay(f"after a draw only the drawn tile {state.drawn} may be played")
         raise IllegalPlay(f"{move.tile} may not go on {move.place} now")
-    if isinstance(move, Draw) and not state.boneyard:
+    if isinstance(move, Draw) and state.drawn is None and not state.boneyard:
         raise BoneyardEmpty("the boneyard is empty")
-    raise MustPlay(f"seat {seat} must play: {'draw' if legal == [DRAW] else 'a tile'}")
+    if isinstance(move, Pass) and legal == [DRAW]:
+        raise MustDraw(f"seat {seat} cannot play and must draw before passing")
+    raise MustPlay(f"seat {seat} must play {'the tile it drew' if state.drawn is not None else 'a tile'}")
 
 
 def decide(state: TrainsState, seat: int, move: Move, seed: str) -> list[Event]:

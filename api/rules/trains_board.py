@@ -30,6 +30,22 @@ if TYPE_CHECKING:
     from .board import Board
 
 
+def _laid_out(placed: Iterable[tuple[Tile, Place]], starts: dict[Place, int]) -> dict[Place, list[list[int]]]:
+    """Each place's tiles as they lie, from the middle outwards: ``[inner, outer]`` numbers."""
+    ends = dict(starts)
+    laid: dict[Place, list[list[int]]] = {p: [] for p in starts}
+    for tile, place in placed:
+        inner = ends[place]
+        ends[place] = tile.other(inner)
+        laid[place].append([inner, ends[place]])
+    return laid
+
+
+def _toe_number(place: Place) -> int:
+    """The number a toe starts from: its foot's double (``toe:<number>:<k>``)."""
+    return int(place.split(":")[1])
+
+
 @dataclass(slots=True)
 class _Train:
     """One train of Mexican Train: its open number and owner (None: the Mexican train)."""
@@ -112,16 +128,20 @@ class MexicanTrainBoard:
         return other
 
     def describe(self, placed: Iterable[tuple[Tile, Place]]) -> dict[str, Any]:
-        tiles: dict[Place, list[list[int]]] = {p: [] for p in self.trains}
-        for tile, place in placed:
-            tiles[place].append(tile.to_json())
+        tiles = _laid_out(placed, {p: self.engine for p in self.trains})
         return {
             "engine": [self.engine, self.engine],
             "trains": [
-                {"id": p, "owner": t.owner, "open": t.end, "marker": t.marked, "tiles": tiles[p]}
+                {
+                    "id": p,
+                    "owner": t.owner,
+                    "open": t.end,
+                    "marker": t.marked,
+                    "awaits_cover": p == self.uncovered,
+                    "tiles": tiles[p],
+                }
                 for p, t in self.trains.items()
             ],
-            "uncovered_double": self.uncovered,
         }
 
 
@@ -199,9 +219,7 @@ class ChickenFootBoard:
         return other
 
     def describe(self, placed: Iterable[tuple[Tile, Place]]) -> dict[str, Any]:
-        tiles: dict[Place, list[list[int]]] = {p: [] for p in self.arms}
-        for tile, place in placed:
-            tiles.setdefault(place, []).append(tile.to_json())
+        tiles = _laid_out(placed, {p: _toe_number(p) for p in self.arms})
         foot = self.foot
         return {
             "engine": [self.engine, self.engine],

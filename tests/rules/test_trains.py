@@ -6,13 +6,24 @@ from __future__ import annotations
 import pytest
 
 from api.rules.board import MEXICAN, toe_place, train_place
-from api.rules.errors import BoneyardEmpty, IllegalPlay, InvalidRules, MatchOver, MustPlay, NotYourTurn, TileNotInHand
+from api.rules.errors import (
+    BoneyardEmpty,
+    IllegalPlay,
+    ImpossibleEvent,
+    InvalidRules,
+    MatchOver,
+    MustDraw,
+    MustPlay,
+    NotYourTurn,
+    TileNotInHand,
+)
 from api.rules.shuffle import deal_label, shuffled_tiles
 from api.rules.tiles import Tile
 from api.rules.trains import (
     DRAW,
     PASS,
     Play,
+    apply,
     deal,
     decide,
     hand_pips,
@@ -224,7 +235,7 @@ def test_a_drawn_tile_that_fits_is_played_at_once_where_the_player_chooses_and_o
     rules = trains_rules(MT, 2)
     state = dealt(rules, [tiles("3-4", "5-6"), tiles("1-2")], tiles("12-7", "8-9"))
     assert legal_moves(state) == [DRAW]
-    with pytest.raises(MustPlay):
+    with pytest.raises(MustDraw):
         decide(state, 0, PASS, SEED)
     assert play(state, 0, DRAW, SEED) == [TileDrawn(0, Tile(12, 7))]
     assert legal_moves(state) == [P("12-7", "train:0"), P("12-7", MEXICAN)]
@@ -359,3 +370,31 @@ def test_a_round_ended_deals_the_next_with_the_next_engine_and_leader():
 def test_start_deals_round_one():
     rules = trains_rules(CF, 4)
     assert start(rules, SEED) == [deal(rules, SEED, 1)]
+
+
+# --- replaying a stored log checks it ----------------------------------------------------------
+@pytest.mark.parametrize(
+    ("forged", "why"),
+    [
+        (TilePlayed(0, Tile(12, 1), "train:1"), "may not go on train:1"),  # seat 1's train is not marked
+        (TilePlayed(1, Tile(12, 2), "train:1"), "seat 0 is to move"),
+        (TileDrawn(0, Tile(8, 9)), "may not draw"),  # seat 0 can play
+        (Passed(0, marker=True), "may not pass"),
+        (RoundEnded(1, None, (13, 2), (10, 2)), "totals"),
+    ],
+)
+def test_a_replayed_event_the_rules_could_not_have_given_is_refused(forged, why):
+    rules = trains_rules(MT, 2)
+    state = dealt(rules, [tiles("12-1", "7-6"), tiles("12-2")], tiles("8-9"))
+    with pytest.raises(ImpossibleEvent, match=why):
+        apply(state, forged)
+
+
+def test_a_replayed_draw_must_be_the_boneyards_next_tile():
+    rules = trains_rules(MT, 2)
+    state = dealt(rules, [tiles("1-2"), tiles("12-2")], tiles("8-9", "3-3"))
+    with pytest.raises(ImpossibleEvent, match="next tile"):
+        apply(state, TileDrawn(0, Tile(3, 3)))
+    apply(state, TileDrawn(0, Tile(8, 9)))
+    with pytest.raises(ImpossibleEvent, match="a marker is Mexican Train's"):
+        apply(state, Passed(0, marker=False))
