@@ -130,6 +130,10 @@ def _require(condition: bool, event: Event, why: str) -> None:
 
 
 def _fold_round_started(state: TrainsState, event: RoundStarted) -> None:
+    rules, number = state.rules, event.round
+    _require(state.to_move is None and not state.is_over and number == state.round + 1, event, f"round {number} now")
+    _require(number <= rules.rounds, event, f"the match plays {rules.rounds} rounds")
+    _require((event.engine, event.leader) == (rules.engine(number), rules.leader(number)), event, "engine or leader")
     state.round = event.round
     state.board = _new_board(state.rules, event.engine)
     state.hands = [list(hand) for hand in event.hands]
@@ -178,6 +182,9 @@ def _fold_passed(state: TrainsState, event: Passed) -> None:
 
 
 def _fold_round_ended(state: TrainsState, event: RoundEnded) -> None:
+    ended = is_certainly_blocked(state) if event.winner is None else not state.hands[event.winner]
+    _require(state.to_move is not None and event.round == state.round and ended, event, "the round goes on")
+    _require(event.pips == tuple(hand_pips(state.rules, hand) for hand in state.hands), event, "pips")
     added = [total + pips for total, pips in zip(state.totals, event.pips, strict=True)]
     _require(list(event.totals) == added, event, "the totals are not the last totals plus the pips")
     state.totals = list(event.totals)
@@ -187,6 +194,8 @@ def _fold_round_ended(state: TrainsState, event: RoundEnded) -> None:
 
 
 def _fold_match_ended(state: TrainsState, event: MatchEnded) -> None:
+    over = state.to_move is None and state.round == state.rules.rounds and list(event.totals) == state.totals
+    _require(over and event.winners == lowest_totals(state.totals), event, "not the match's end")
     state.winners = event.winners
 
 

@@ -23,6 +23,7 @@ from api.rules.trains import (
     DRAW,
     PASS,
     Play,
+    TrainsState,
     apply,
     deal,
     decide,
@@ -30,16 +31,58 @@ from api.rules.trains import (
     is_certainly_blocked,
     legal_moves,
     lowest_totals,
+    new_state,
     play,
     start,
 )
 from api.rules.trains_board import ChickenFootBoard, MexicanTrainBoard
 from api.rules.trains_events import MatchEnded, Passed, RoundEnded, RoundStarted, TileDrawn, TilePlayed
-from api.rules.trains_rules import TrainsGame, trains_rules
-from tests.rules.trains_support import P, dealt, filled, tiles
+from api.rules.trains_rules import TrainsGame, TrainsRules, trains_rules
 
 MT, CF = TrainsGame.MEXICAN_TRAIN, TrainsGame.CHICKEN_FOOT
 SEED = "trains-seed"
+
+
+# --- helpers: a round dealt by hand, moves written briefly -------------------------------
+def tiles(*texts: str) -> tuple[Tile, ...]:
+    return tuple(Tile.parse(t) for t in texts)
+
+
+def dealt(
+    rules: TrainsRules, hands: list[tuple[Tile, ...]], boneyard: tuple[Tile, ...] = (), round_number: int = 1
+) -> TrainsState:
+    """A state at the start of a round dealt exactly as given (hands and boneyard)."""
+    state = new_state(rules)
+    engine = rules.engine(round_number)
+    apply(state, RoundStarted(round_number, engine, rules.leader(round_number), tuple(hands), boneyard))
+    return state
+
+
+def filled(
+    rules: TrainsRules, hands: list[tuple[Tile, ...]], boneyard_first: tuple[Tile, ...], avoid: dict[int, int]
+) -> tuple[list[tuple[Tile, ...]], tuple[Tile, ...]]:
+    """A whole deal of round 1: the given tiles, each hand filled up to ``hand_size`` in the
+    set's canonical order (seat s skipping every tile showing ``avoid[s]``), the rest the
+    boneyard after ``boneyard_first``."""
+    engine = Tile(rules.top, rules.top)
+    taken = {engine, *boneyard_first, *(t for hand in hands for t in hand)}
+    rest = [t for t in rules.tile_set.tiles if t not in taken]
+    full = []
+    for seat, hand in enumerate(hands):
+        hand = list(hand)
+        for t in list(rest):
+            if len(hand) == rules.hand_size:
+                break
+            if seat in avoid and t.has(avoid[seat]):
+                continue
+            hand.append(t)
+            rest.remove(t)
+        full.append(tuple(hand))
+    return full, (*boneyard_first, *rest)
+
+
+def P(tile: str, place: str) -> Play:
+    return Play(Tile.parse(tile), place)
 
 
 # --- options -------------------------------------------------------------------------------
@@ -380,7 +423,8 @@ def test_start_deals_round_one():
         (TilePlayed(1, Tile(12, 2), "train:1"), "seat 0 is to move"),
         (TileDrawn(0, Tile(8, 9)), "may not draw"),  # seat 0 can play
         (Passed(0, marker=True), "may not pass"),
-        (RoundEnded(1, None, (13, 2), (10, 2)), "totals"),
+        (RoundEnded(1, None, (13, 2), (13, 2)), "the round goes on"),
+        (RoundStarted(2, 11, 1, ((), ()), ()), "round 2 now"),
     ],
 )
 def test_a_replayed_event_the_rules_could_not_have_given_is_refused(forged, why):
@@ -398,3 +442,24 @@ def test_a_replayed_draw_must_be_the_boneyards_next_tile():
     apply(state, TileDrawn(0, Tile(8, 9)))
     with pytest.raises(ImpossibleEvent, match="a marker is Mexican Train's"):
         apply(state, Passed(0, marker=False))
+
+
+@pytest.mark.parametrize(
+    ("forged", "why"),
+    [
+        (RoundEnded(1, None, (3, 9), (3, 8)), "totals"),
+        (RoundEnded(1, None, (3, 8), (3, 8)), "pips"),
+        (RoundEnded(1, 0, (3, 9), (3, 9)), "the round goes on"),  # seat 0 did not go out
+    ],
+)
+def test_a_replayed_round_end_must_be_the_rounds_own(forged, why):
+    rules = trains_rules(MT, 2, rounds=1)
+    state = dealt(rules, [tiles("12-3", "1-2"), tiles("4-5")])
+    apply(state, TilePlayed(0, Tile(12, 3), "train:0"))  # a certain block
+    with pytest.raises(ImpossibleEvent, match=why):
+        apply(state, forged)
+    apply(state, RoundEnded(1, None, (3, 9), (3, 9)))
+    with pytest.raises(ImpossibleEvent, match="not the match's end"):
+        apply(state, MatchEnded((3, 9), (0, 1)))
+    apply(state, MatchEnded((3, 9), (0,)))
+    assert state.winners == (0,)
