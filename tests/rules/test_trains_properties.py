@@ -70,6 +70,14 @@ def test_random_matches_end_with_every_tile_accounted_for_and_totals_summed(game
         assert e.winner is None or e.pips[e.winner] == 0
 
 
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_random_mexican_train_matches_without_the_cover_rule_end_and_sum_their_totals(players):
+    state, log = playout(TrainsGame.MEXICAN_TRAIN, players, 11, double_must_be_covered=False)
+    ended = [e for e in log if isinstance(e, RoundEnded)]
+    assert len(ended) == 13
+    assert state.totals == [sum(e.pips[s] for e in ended) for s in range(players)]
+
+
 @pytest.mark.parametrize("game", list(TrainsGame))
 def test_a_log_replays_to_the_same_state_and_reads_back_from_its_json(game):
     state, log = playout(game, 4, 3, rounds=3)
