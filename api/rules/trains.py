@@ -27,6 +27,7 @@ from .errors import (
     BoneyardEmpty,
     IllegalPlay,
     ImpossibleEvent,
+    MatchNotStarted,
     MatchOver,
     MustDraw,
     MustPlay,
@@ -291,16 +292,11 @@ class _Decision:
 
 
 def start(rules: TrainsRules, seed: str) -> list[Event]:
-    """The events that begin a match: round 1's deal (and, if it is blocked at once, what follows)."""
-    decision = _Decision(new_state(rules))
-    _begin_round(decision, seed, 1)
-    return decision.events
+    """The events that begin a match: round 1's deal.
 
-
-def _begin_round(decision: _Decision, seed: str, round_number: int) -> None:
-    decision.emit(deal(decision.state.rules, seed, round_number))
-    if is_certainly_blocked(decision.state):
-        _end_round(decision, seed, winner=None)
+    No round starts blocked: every tile showing the engine's number is in a hand or the
+    boneyard, and the engine's number is the one every place shows."""
+    return [deal(rules, seed, 1)]
 
 
 def _end_round(decision: _Decision, seed: str, winner: int | None) -> None:
@@ -310,12 +306,14 @@ def _end_round(decision: _Decision, seed: str, winner: int | None) -> None:
     totals = tuple(total + p for total, p in zip(state.totals, pips, strict=True))
     decision.emit(RoundEnded(state.round, winner, pips, totals))
     if state.round < rules.rounds:
-        _begin_round(decision, seed, state.round + 1)
+        decision.emit(deal(rules, seed, state.round + 1))  # (never blocked at once: see ``start``)
     else:
         decision.emit(MatchEnded(totals, lowest_totals(totals)))
 
 
 def _check(state: TrainsState, seat: int, move: Move, legal: list[Move]) -> None:
+    if not state.round:
+        raise MatchNotStarted("no round has been dealt")
     if state.is_over:
         raise MatchOver("the match is over")
     if seat != state.to_move:

@@ -11,6 +11,7 @@ from api.rules.errors import (
     IllegalPlay,
     ImpossibleEvent,
     InvalidRules,
+    MatchNotStarted,
     MatchOver,
     MustDraw,
     MustPlay,
@@ -292,6 +293,8 @@ def test_a_drawn_tile_that_fits_is_played_at_once_where_the_player_chooses_and_o
 
 def test_refusals_name_what_is_wrong():
     rules = trains_rules(MT, 2)
+    with pytest.raises(MatchNotStarted):
+        decide(new_state(rules), 0, PASS, SEED)
     state = dealt(rules, [tiles("12-4", "7-7"), tiles("4-2")])
     with pytest.raises(NotYourTurn):
         decide(state, 1, PASS, SEED)
