@@ -69,8 +69,8 @@ def filled(
     taken = {engine, *boneyard_first, *(t for hand in hands for t in hand)}
     rest = [t for t in rules.tile_set.tiles if t not in taken]
     full = []
-    for seat, hand in enumerate(hands):
-        hand = list(hand)
+    for seat, given in enumerate(hands):
+        hand = list(given)
         for t in list(rest):
             if len(hand) == rules.hand_size:
                 break
@@ -80,6 +80,11 @@ def filled(
             rest.remove(t)
         full.append(tuple(hand))
     return full, (*boneyard_first, *rest)
+
+
+def mexican_board(state: TrainsState) -> MexicanTrainBoard:
+    assert isinstance(state.board, MexicanTrainBoard)
+    return state.board
 
 
 def P(tile: str, place: str) -> Play:
@@ -224,7 +229,7 @@ def test_the_player_of_a_double_who_cannot_cover_draws_and_plays_the_drawn_tile_
     with pytest.raises(IllegalPlay):
         decide(state, 0, P("2-2", MEXICAN), SEED)
     play(state, 0, P("6-0", "train:0"), SEED)
-    assert state.board.uncovered is None and state.to_move == 1
+    assert mexican_board(state).uncovered is None and state.to_move == 1
 
 
 def test_an_uncovered_double_is_every_players_only_play_until_covered():
@@ -250,7 +255,7 @@ def test_a_seat_that_cannot_cover_draws_then_passes_with_a_marker():
     assert play(state, 0, DRAW, SEED) == [TileDrawn(0, Tile(3, 3)), Passed(0, marker=True)]
     assert legal_moves(state) == [DRAW]  # seat 1 may not play 1-5 on its own train
     assert play(state, 1, DRAW, SEED) == [TileDrawn(1, Tile(9, 2)), Passed(1, marker=True)]
-    assert state.board.uncovered == "train:0"
+    assert mexican_board(state).uncovered == "train:0"
 
 
 def test_without_the_cover_rule_a_double_earns_one_more_tile_anywhere_open():
@@ -259,7 +264,7 @@ def test_without_the_cover_rule_a_double_earns_one_more_tile_anywhere_open():
     play(state, 0, P("12-6", "train:0"), SEED)
     play(state, 1, P("12-1", "train:1"), SEED)
     play(state, 0, P("6-6", "train:0"), SEED)
-    assert state.to_move == 0 and state.board.uncovered is None
+    assert state.to_move == 0 and mexican_board(state).uncovered is None
     assert legal_moves(state) == [P("12-3", MEXICAN)]
     play(state, 0, P("12-3", MEXICAN), SEED)
     assert legal_moves(state) == [P("1-5", "train:1")]  # nobody must cover the 6-6

@@ -67,8 +67,8 @@ def test_a_chicken_foot_board_fills_the_engines_sides_in_order_then_grows_arms()
     board.put(T("2-2"), "toe:6:1")
     assert board.open_places() == [("toe:2:0", 2)] and board.reachable_numbers() == {2}
     placed_toes = [(T("2-0"), "toe:2:0"), (T("2-5"), "toe:2:1")]
-    for tile, place in placed_toes:
-        board.put(tile, place)
+    for toe, place in placed_toes:
+        board.put(toe, place)
     assert board.describe([(T("6-2"), "toe:6:1"), (T("2-2"), "toe:6:1"), *placed_toes])["toes_needed"] == {
         "number": 2,
         "next": "toe:2:2",
