@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .board import Place
-from .errors import InvalidAction
+from .errors import InvalidAction, RulesError
 from .events import Event, Hands
 from .tiles import Tile
 
@@ -84,10 +84,16 @@ EVENT_TYPES: dict[str, type[Event]] = {
 
 
 def trains_event_from_dict(data: dict[str, Any]) -> Event:
-    cls = EVENT_TYPES.get(data.get("type", ""))
+    """Read a trains event in its JSON form, refusing it as ``events.event_from_dict`` does."""
+    cls = EVENT_TYPES.get(data.get("type", "")) if isinstance(data, dict) else None
     if cls is None:
-        raise InvalidAction(f"no trains event of type {data.get('type')!r}")
-    return cls._from_fields(data)
+        raise InvalidAction(f"no trains event of type {data.get('type') if isinstance(data, dict) else data!r}")
+    try:
+        return cls._from_fields(data)
+    except RulesError:
+        raise  # a tile that is no tile: already precise
+    except (TypeError, ValueError) as exc:
+        raise InvalidAction(f"malformed {cls.type} event: {exc}") from None
 
 
 __all__ = [

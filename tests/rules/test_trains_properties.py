@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from api.rules.errors import InvalidAction
 from api.rules.events import Event
 from api.rules.trains import Play, TrainsState, apply, hand_pips, legal_moves, new_state, play, replay, start
 from api.rules.trains_board import MexicanTrainBoard
@@ -82,6 +83,10 @@ def test_random_mexican_train_matches_without_the_cover_rule_end_and_sum_their_t
 def test_a_log_replays_to_the_same_state_and_reads_back_from_its_json(game):
     state, log = playout(game, 4, 3, rounds=3)
     assert [trains_event_from_dict(e.to_dict()) for e in log] == log
+    with pytest.raises(InvalidAction, match="no trains event"):
+        trains_event_from_dict({"type": "knocked", "seat": 0})
+    with pytest.raises(InvalidAction, match="malformed passed event"):
+        trains_event_from_dict({"type": "passed", "seat": True, "marker": False})
     again = replay(state.rules, log)
     assert (again.totals, again.round_pips, again.winners) == (state.totals, state.round_pips, state.winners)
 
