@@ -10,7 +10,8 @@ view's ``ends``) and of the event log (``tile_played.end``), so they never chang
 * the trains games (issue 34): each seat's train ``train:<seat>`` (``train_place(2)`` is
   ``"train:2"``) and the public ``mexican`` train;
 * Chicken Foot's arms: ``toe:<number>:<k>``, the k-th toe (0, 1, 2) of the chicken foot
-  grown on the double showing ``number`` (``toe_place(5, 1)`` is ``"toe:5:1"``).
+  grown on the double showing ``number`` (``toe_place(5, 1)`` is ``"toe:5:1"``); the engine
+  is the foot of four toes, its sides ``toe:<engine>:0`` to ``:3`` (``trains_board.py``).
 
 The protocol is the description around the engine's hot paths, not a layer under them: the
 line's ``Layout`` keeps its int indices and bit tables (``state.turn_moves``,
@@ -39,7 +40,8 @@ def train_place(seat: int) -> Place:
 
 
 def toe_place(number: int, toe: int) -> Place:
-    """The id of a chicken foot's toe: the ``toe``-th (0 to 2) on the double showing ``number``."""
+    """The id of a chicken foot's toe: the ``toe``-th (0 to 2; the engine's sides 0 to 3) on the
+    double showing ``number``."""
     return f"toe:{number}:{toe}"
 
 
