@@ -382,8 +382,7 @@ def _check_combination(r: RuleSet) -> None:
     if not (r.scores_the_count or r.hand_end_pips):
         raise InvalidRules(
             "hand_end_pips",
-            "only going out would score (no end_count_scoring, no hand_end_pips): a match would take hundreds "
-            "of hands",
+            "only going out would score (no end_count_scoring, no hand_end_pips): a match would take hundreds of hands",
         )
     if r.exact_target and not r.scores_the_count:
         raise InvalidRules(
