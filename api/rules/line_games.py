@@ -125,7 +125,8 @@ PRESETS: tuple[Preset, ...] = (
         "double-nine-partners",
         "Double-nine partners",
         "The Latin partnership game on a double-nine set: 10 tiles each and no drawing, the highest double "
-        "dealt leads, and the side that goes out scores the pips left in every other hand; 100 wins.",
+        "dealt leads the first hand and each hand's winner the next, and the side that goes out scores the "
+        "pips left in every other hand; 100 wins.",
         {
             "set": TileSet.DOUBLE_9,
             "game": Game.BLOCK,

@@ -253,7 +253,7 @@ def resolve_rules(
     if not isinstance(players, int) or isinstance(players, bool) or players not in PLAYER_COUNTS:
         raise InvalidRules("players", f"{MIN_PLAYERS} to {MAX_PLAYERS} players, not {players!r}")
     if players not in spec.players:  # (within its family's counts: ``games.register`` saw to it)
-        raise InvalidRules("players", f"preset {preset} is for {' or '.join(map(str, spec.players))} players")
+        raise InvalidRules("players", f"preset {preset} is for {_spoken_list(spec.players)} players")
     if overrides is None:
         overrides = {}
     if not isinstance(overrides, Mapping):
@@ -299,6 +299,12 @@ def resolve_requested_rules(preset: str, overrides: Mapping[str, Any] | None, pl
     if rules.set not in OFFERED_SETS:
         raise InvalidRules("set", f"{rules.set} is not offered yet; one of {', '.join(OFFERED_SETS)}")
     return rules
+
+
+def _spoken_list(counts: tuple[int, ...]) -> str:
+    """``(2, 3, 4)`` as "2, 3 or 4"; ``(4,)`` as "4"."""
+    words = [str(n) for n in counts]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def _read_v1_fives_scoring(overrides: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -418,7 +418,7 @@ def test_rules_that_cannot_be_played_are_refused_naming_the_field(client, preset
     problem = assert_problem(client.post("/v1/matches", json=body), 422, "invalid_rules")
     assert problem["field"] == field, problem
     if field == "players":
-        allowed = {"fives-and-threes": "2 or 3 or 4", "standard-draw": "2 or 3 or 4", "double-nine-partners": "4"}
+        allowed = {"fives-and-threes": "2, 3 or 4", "standard-draw": "2, 3 or 4", "double-nine-partners": "4"}
         assert allowed[preset] + " players" in problem["detail"]
     assert client.get("/v1/matches").get_json()["items"] == []
 

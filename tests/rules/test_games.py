@@ -94,7 +94,7 @@ def test_a_seat_count_the_family_does_not_play_is_refused_naming_players():
     with pytest.raises(InvalidRules) as refused:
         resolve_rules("standard-draw", {}, 5)  # within the server's 2 to 8, not the line games' 2 to 4
     assert refused.value.field == "players"
-    assert str(refused.value).endswith("preset standard-draw is for 2 or 3 or 4 players")
+    assert str(refused.value).endswith("preset standard-draw is for 2, 3 or 4 players")
 
 
 def test_a_family_or_preset_name_already_taken_is_refused(toy_family):
