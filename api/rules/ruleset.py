@@ -382,20 +382,6 @@ def _check_combination(r: RuleSet) -> None:
             "hand_end_pips",
             "nothing could ever score: no end_count_scoring, no hand_end_pips and no out_bonus",
         )
-    # Two rule sets that can score, but so rarely that a match would outlast the server's bound on
-    # a match's events (api/services): the count's small scores are what land a side on a target
-    # exactly, and a game that scores only its going-out bonus takes hundreds of hands to 100.
-    if not (r.scores_the_count or r.hand_end_pips):
-        raise InvalidRules(
-            "hand_end_pips",
-            "only going out would score (no end_count_scoring, no hand_end_pips): a match would take hundreds of hands",
-        )
-    if r.exact_target and not r.scores_the_count:
-        raise InvalidRules(
-            "exact_target",
-            "needs end_count_scoring: only the count's small scores can land a side on the target exactly "
-            "(a hand's pips would nearly always pass it)",
-        )
     if r.exact_target and r.target % step:
         raise InvalidRules(
             "target",

@@ -6,7 +6,7 @@ of its type (``apply``), so a state is its log folded from ``new_state`` (``repl
 server knows the whole deal, so a draw is decided into the tile it gives, and a command that
 ends a round carries the rest of it: the round's end, then the next deal or the match's end.
 
-The flow (RULES.md, "Trains games"): the seat to move plays one tile on a place open to it; a
+The flow (the rule book's trains games, issue 34): the seat to move plays one tile on a place open to it; a
 seat that cannot play draws one tile while the boneyard has any, and that tile alone may then
 be played (if it fits nowhere, the seat passes at once); with the boneyard empty a stuck seat
 passes. In Mexican Train a pass puts a marker on the seat's own train, and a double earns its

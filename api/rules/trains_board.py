@@ -3,7 +3,7 @@ Chicken Foot's arms, grown from the round's engine double in the middle.
 
 * ``MexicanTrainBoard``: one train per seat (``train:<seat>``) and the public ``mexican``
   train, each starting at the engine's number; the seats' markers; the one double awaiting
-  cover, when ``double_must_be_covered`` (RULES.md: no double covers a double, so at most one).
+  cover, when ``double_must_be_covered`` (no double covers a double, so at most one).
 * ``ChickenFootBoard``: the engine's four sides first, then arms; a double at an arm's end
   grows a chicken foot of three toes, required before anything else. Every arm is named by
   the toe it starts from: the engine's four sides are the toes ``toe:<engine>:0`` to ``:3``

@@ -2,7 +2,7 @@
 
 A record of its own, not yet fields of ``ruleset.RuleSet``: the trains games are not offered
 until the whole of issue 34 lands (docs/game-families.md says what registering them opens).
-Every default and bound is RULES.md's ("Trains games") and lives here.
+Every default and bound is the rule book's (its trains games, issue 34) and lives here.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ SETS = {TrainsGame.MEXICAN_TRAIN: TileSet.DOUBLE_12, TrainsGame.CHICKEN_FOOT: Ti
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 DOUBLE_BLANK_CHOICES = (0, 50)  # what 0-0 counts in a hand at a round's end
 
-#: Hand sizes by player count (RULES.md): Mexican Train deals from 90 tiles, Chicken Foot from 54.
+#: Hand sizes by player count (the rule book): Mexican Train deals from 90 tiles, Chicken Foot from 54.
 HAND_SIZES: dict[TrainsGame, dict[int, int]] = {
     TrainsGame.MEXICAN_TRAIN: {2: 15, 3: 15, 4: 15, 5: 12, 6: 12, 7: 10, 8: 10},
     TrainsGame.CHICKEN_FOOT: {2: 15, 3: 11, 4: 11, 5: 8, 6: 8, 7: 6, 8: 6},

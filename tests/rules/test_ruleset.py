@@ -220,10 +220,6 @@ def test_partners_sides_are_seats_0_2_against_1_3():
         ("standard-draw", {"hand_points": "all_hands"}, 2, "blocked_scoring"),  # others_minus_own by default
         ("standard-draw", {"hand_points": "partners"}, 2, "hand_points"),
         ("double-nine-partners", {}, 2, "players"),
-        ("double-nine-partners", {"exact_target": True, "target": 3}, 4, "exact_target"),  # pips pass it
-        ("standard-draw", {"exact_target": True}, 2, "exact_target"),
-        ("fives-and-threes", {"end_count_scoring": "none"}, 2, "hand_end_pips"),  # the bonus alone
-        ("standard-block", {"hand_end_pips": False, "out_bonus": 5}, 2, "hand_end_pips"),
         ("all-fives", {"exact_target": True, "target": 202}, 2, "target"),  # every score a multiple of 5
         ("all-fives", {"exact_target": True, "out_bonus": 5, "target": 61}, 2, "target"),
         ("muggins", {"exact_target": True, "muggins_calls": False, "target": 61}, 2, "target"),

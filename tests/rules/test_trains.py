@@ -1,4 +1,4 @@
-"""The trains games' rules (RULES.md, "Trains games"): options, deals, the worked examples,
+"""The trains games' rules (the rule book's trains games, issue 34): options, deals, the worked examples,
 markers, doubles to cover, chicken feet, draws, blocks, scoring and the match's end."""
 
 from __future__ import annotations
