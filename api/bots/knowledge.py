@@ -265,15 +265,21 @@ class Knowledge:
         return holders, order
 
     def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
-        """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
+        """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard.
+
+        The constrained slots go first, most constrained first, each taking a tile drawn
+        uniformly among those it may hold; the free slots (the boneyard's among them) then share
+        what is left, shuffled again. Taking the *first* fitting tile of one shuffle instead left
+        the tiles a constrained slot had skipped at the front, for the next free slots to take:
+        with a double-nine hand that lacks two numbers, a third of its 9s went to the first free
+        hand (twice their share) and too few to the 15 tiles out of play (``test_knowledge``)."""
         holders, order = self._holders
         barred = self.barred
         pool = self.unseen
-        # Most constrained slots first; each takes a random tile it may hold.
         for attempt in range(_RETRIES + 1):
             remaining = pool[:]
-            rng.shuffle(remaining)
             got: list[Tile | None] = [None] * len(holders)
+            free: list[int] = []
             ok = True
             for i in order:
                 seat, mask = holders[i]
@@ -281,16 +287,19 @@ class Knowledge:
                 if attempt == _RETRIES:
                     mask = 0
                 if not mask and not bar:
-                    got[i] = remaining.pop(0)  # any tile will do: the first
+                    free.append(i)
                     continue
-                for j, t in enumerate(remaining):
-                    if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1:
-                        got[i] = remaining.pop(j)
-                        break
-                else:
+                fitting = [
+                    j for j, t in enumerate(remaining) if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1
+                ]
+                if not fitting:
                     ok = False
                     break
+                got[i] = remaining.pop(fitting[rng.randrange(len(fitting))])
             if ok:
+                rng.shuffle(remaining)
+                for i, tile in zip(free, remaining):
+                    got[i] = tile
                 break
         hands: dict[int, list[Tile]] = {s: [] for s in self.slots}
         boneyard: list[Tile] = []
