@@ -11,7 +11,8 @@ from collections import Counter
 
 from api.bots.arena import BotMatch
 from api.bots.knowledge import Knowledge, tile_mask
-from api.rules import resolve_rules
+from api.rules import Tile, resolve_rules
+from api.rules.layout import Layout
 
 DEALS = 4000
 TOLERANCE = 0.035  # about 4 standard errors of one frequency over DEALS deals (p near 0.2..0.5)
@@ -64,3 +65,21 @@ def test_a_knock_in_double_nine_spreads_the_tiles_it_rules_out_evenly_over_the_o
                 expected = (1 - sizes[short] / fitting) * size / others
             got = seen[(t, holder)] / DEALS
             assert abs(got - expected) < TOLERANCE, (t, holder, got, expected)
+
+
+def test_each_deal_is_weighed_by_how_much_dealing_slot_by_slot_underrates_it():
+    # Seat 1 lacks 6, seat 2 lacks 5, one hidden tile each, two tiles out of play. The consistent
+    # deals (seat 1, seat 2) are (5-2, 6-2), (5-2, 1-0), (1-0, 6-2): a third each, so seat 1 holds
+    # 5-2 two times in three. Dealt slot by slot, seat 1 takes 5-2 or 1-0 alike (half the time
+    # each), and the weights must restore the two thirds.
+    rules = resolve_rules("standard-block", {"partners": True}, 4)
+    unseen = [Tile.parse(t) for t in ("1-0", "5-2", "6-2", "6-5")]
+    know = Knowledge(rules, {}, 0, [], [], [], {1: [1 << 6], 2: [1 << 5], 3: []}, unseen, 2, Layout(False), [], 0)
+    rng = random.Random(5)
+    draws = [know.weighed_sample(rng) for _ in range(DEALS)]
+    five_two = Tile.parse("5-2")
+    dealt = sum(five_two in hands[1] for hands, _, _ in draws) / DEALS
+    weighed = sum(w for hands, _, w in draws if five_two in hands[1]) / sum(w for _, _, w in draws)
+    assert abs(dealt - 1 / 2) < TOLERANCE
+    assert abs(weighed - 2 / 3) < TOLERANCE
+    assert all(Tile.parse("6-5") not in hands[1] + hands[2] for hands, _, _ in draws)
