@@ -108,8 +108,9 @@ class Sighted(Knowledge):
 
     truth: dict[int, list[Tile]]
 
-    def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
-        return {seat: list(hand) for seat, hand in self.truth.items()}, []
+    def weighed_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile], float]:
+        # ``sample`` and the expert's weighed deals both deal through this
+        return {seat: list(hand) for seat, hand in self.truth.items()}, [], 1.0
 
 
 def sighted(know: Knowledge, truth: dict[int, list[Tile]]) -> Sighted:

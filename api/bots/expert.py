@@ -221,18 +221,23 @@ Deal = tuple[dict[int, list[Tile]], list[Tile]]  # hidden hands by seat, and the
 def _weighed_deals(
     know: Knowledge, rng: random.Random, budget: Budget, deals: int
 ) -> tuple[list[Deal], list[float]] | None:
-    """``budget.inference`` deals for each one to be played out, with their cumulative likelihoods;
-    None when inference is off or no seat has made a choice to learn from."""
-    if budget.inference <= 1 or not know.choices:
+    """``budget.inference`` deals for each one to be played out, with their cumulative weights: how
+    likely each makes the other seats' choices, times the sampler's own correction
+    (``Knowledge.weighed_sample``); None when inference is off."""
+    if budget.inference <= 1:
         return None
     powers = lean_powers(budget.lean)
     signaller = signalling_partner(know) if budget.signal else None
     signals = signal_powers(budget.signal_lean)
-    candidates = [know.sample(rng) for _ in range(budget.inference * deals)]
+    candidates: list[Deal] = []
     cumulative = []
     total = 0.0
-    for hands, _boneyard in candidates:
-        total += know.likelihood(hands, powers, budget.stray, signaller=signaller, signal_powers=signals)
+    for _ in range(budget.inference * deals):
+        hands, boneyard, weight = know.weighed_sample(rng)
+        if know.choices:
+            weight *= know.likelihood(hands, powers, budget.stray, signaller=signaller, signal_powers=signals)
+        total += weight
+        candidates.append((hands, boneyard))
         cumulative.append(total)
     if not total > 0.0:
         return None  # every guess underflowed: no guidance

@@ -266,14 +266,33 @@ class Knowledge:
 
     def sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]]:
         """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
+        hands, boneyard, _weight = self.weighed_sample(rng)
+        return hands, boneyard
+
+    def weighed_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile], float]:
+        """A deal as ``sample`` makes it, and its weight: how much likelier it is in truth than
+        this way of dealing makes it, up to a constant factor (every consistent deal is equally
+        likely in truth).
+
+        The constrained slots go first, most constrained first, each taking a tile drawn
+        uniformly among those it may hold; the free slots (the boneyard's among them) then share
+        what is left, shuffled again. Taking the *first* fitting tile of one shuffle instead left
+        the tiles a constrained slot had skipped at the front, for the next free slots to take:
+        with a double-nine hand that lacks two numbers, a third of its 9s went to the first free
+        hand (twice their share) and too few to the 15 tiles out of play (``test_knowledge``).
+        When several seats lack different numbers, dealing one slot after another still favours
+        some deals: one is dealt with the product of ``1 / fitting tiles`` over the constrained
+        slots, so its weight is the product of ``fitting / remaining`` (the remaining count is
+        the same at each step for every deal: a constant factor that keeps the weight <= 1).
+        ``expert._weighed_deals`` draws deals in proportion to it."""
         holders, order = self._holders
         barred = self.barred
         pool = self.unseen
-        # Most constrained slots first; each takes a random tile it may hold.
         for attempt in range(_RETRIES + 1):
             remaining = pool[:]
-            rng.shuffle(remaining)
+            weight = 1.0
             got: list[Tile | None] = [None] * len(holders)
+            free: list[int] = []
             ok = True
             for i in order:
                 seat, mask = holders[i]
@@ -281,23 +300,27 @@ class Knowledge:
                 if attempt == _RETRIES:
                     mask = 0
                 if not mask and not bar:
-                    got[i] = remaining.pop(0)  # any tile will do: the first
+                    free.append(i)
                     continue
-                for j, t in enumerate(remaining):
-                    if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1:
-                        got[i] = remaining.pop(j)
-                        break
-                else:
+                fitting = [
+                    j for j, t in enumerate(remaining) if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1
+                ]
+                if not fitting:
                     ok = False
                     break
+                weight *= len(fitting) / len(remaining)
+                got[i] = remaining.pop(fitting[rng.randrange(len(fitting))])
             if ok:
+                rng.shuffle(remaining)
+                for i, tile in zip(free, remaining):
+                    got[i] = tile
                 break
         hands: dict[int, list[Tile]] = {s: [] for s in self.slots}
         boneyard: list[Tile] = []
         for (s, _m), taken in zip(holders, got):
             assert taken is not None  # the last attempt ignores the masks: every slot got a tile
             (boneyard if s == -1 else hands[s]).append(taken)
-        return hands, boneyard
+        return hands, boneyard, weight
 
     def state(self, hands: dict[int, list[Tile]], boneyard: list[Tile]) -> MatchState:
         """The match as it would be with these hidden tiles, built by the engine's effects."""
