@@ -77,6 +77,13 @@ class ProblemSchema(ma.Schema):
     class Meta:
         unknown = ma.INCLUDE
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> ProblemSchema:
+        # A schema is never changed once made, so a copy of one is the schema itself. apispec
+        # copies every response it documents, and flask-smorest documents one per HTTP status
+        # for each app (``ERROR_SCHEMA``, one instance per process): copying the schema's fields
+        # each time was most of what making a later app cost beside its routes.
+        return self
+
     type = ma.fields.String(
         required=True, metadata={"description": "URI naming the problem type: `https://boneyard.dev/problems/<code>`"}
     )

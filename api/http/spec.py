@@ -11,7 +11,6 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask, Response
 from flask_smorest import Api
-from flask_smorest.spec import openapi_cli
 from werkzeug.exceptions import HTTPException
 
 from api.http import errors, input_guard, problem_codes
@@ -37,26 +36,21 @@ class BoneyardApi(Api):
     making it (converting every schema of every operation) is three quarters of the making of
     an app: the test suite makes hundreds. So the first app of a process with a given such
     config documents its blueprints; every later one registers the same blueprints without
-    documenting them, and takes that finished spec as its own (:func:`make_api`).
+    documenting them, and takes that finished spec as its own (:func:`complete_spec`). Only
+    flask-smorest's public hooks are overridden (``ERROR_SCHEMA``, ``register_blueprint``,
+    ``handle_http_exception``).
     """
 
-    ERROR_SCHEMA = errors.ProblemSchema
+    # One instance per process (a schema copies as itself: ``ProblemSchema.__deepcopy__``):
+    # flask-smorest documents an error response per HTTP status for every app it starts.
+    ERROR_SCHEMA = errors.ProblemSchema()
 
     def __init__(self, app: Flask, **kwargs: Any) -> None:
+        self.flask_app = app
         self.document_key = _document_config(app)
         #: The spec this process made already for this config (None: this app makes it).
         self.documented = MADE_DOCUMENTS.get(self.document_key)
         super().__init__(app, **kwargs)
-
-    def _init_spec(self, **kwargs: Any) -> None:
-        if self.documented is None:
-            super()._init_spec(**kwargs)
-            return
-        # A later app of this process: the finished document is this config's own, so none is
-        # begun (flask-smorest's start of one, its lazy responses converted through marshmallow,
-        # was half of what was left of making an app). Only its command group is kept.
-        self.spec = self.documented
-        self._app.cli.add_command(openapi_cli)
 
     def handle_http_exception(self, error: HTTPException) -> Response:
         return errors.handle_http_exception(error)
@@ -67,8 +61,8 @@ class BoneyardApi(Api):
             return
         # flask-smorest's own registration (pinned 0.47.0), less its documenting: the name ->
         # Api entry its request-time helpers look up, then Flask's registration.
-        self._app.extensions["flask-smorest"]["blp_name_to_api"][options.get("name", blp.name)] = self
-        self._app.register_blueprint(blp, **options)
+        self.flask_app.extensions["flask-smorest"]["blp_name_to_api"][options.get("name", blp.name)] = self
+        self.flask_app.register_blueprint(blp, **options)
 
 
 class ShapedMarshmallowPlugin(MarshmallowPlugin):
