@@ -94,13 +94,16 @@ class Family(StrEnum):
     """A rule set's family (``RuleSet.family``): ratings and leaderboards are kept per family,
     since skill at one hardly carries to another. The scoring games are a family per way the
     count scores (``end_count_scoring``: All Fives and Muggins; Fives and Threes) whether they
-    draw or block; the double-nine line games are one; the rest are the Draw or the Block game."""
+    draw or block; the double-nine line games are one; the rest are the Draw or the Block game.
+    Each trains game is a family of its own (``mexican_train``, ``chicken_foot``)."""
 
     DRAW = "draw"
     BLOCK = "block"
     FIVES = "fives"
     FIVES_AND_THREES = "fives_and_threes"
     DOUBLE_NINE = "double_nine"
+    MEXICAN_TRAIN = "mexican_train"
+    CHICKEN_FOOT = "chicken_foot"
 
 
 class HandEndReason(StrEnum):
