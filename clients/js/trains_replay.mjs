@@ -8,6 +8,7 @@ import { dealSeed } from "./shuffle.mjs";
 import { TrainsMatch, lowestTotals, placeFromWire, placeName, placeToWire, rulesProblem } from "./trains.mjs";
 
 const SEAT_MOVES = ["tile_placed", "tile_drawn", "passed"];
+const SERVER_EVENTS = ["round_started", "round_ended", "match_ended"];
 const isTile = (t) => Array.isArray(t) && t.length === 2 && t.every(Number.isInteger);
 
 /** round_ended as the rules give it now: `winner` went out (null: the round is blocked). */
@@ -47,6 +48,9 @@ function somePlay(m) {
 /** A seat's own move: legal now, and logged as the rules write it? */
 function checkMove(m, e, seq) {
   const fail = (msg) => { throw new LogError(seq, msg); };
+  if (SERVER_EVENTS.includes(e.type) && m.roundLive) {
+    fail(`${e.type} where the rules give none: the round goes on, seat ${m.turn} to move`);
+  }
   if (!SEAT_MOVES.includes(e.type)) fail(`${e.type} is not a seat's move here`);
   if (m.status !== "playing" || !m.roundLive) fail(`${e.type} while no round is being played`);
   const seat = e.seat;

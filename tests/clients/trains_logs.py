@@ -10,6 +10,7 @@ seed is the server seed."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,12 +78,21 @@ def _wire(event: Event, state: trains.TrainsState, seed: str) -> dict[str, Any]:
 
 @dataclass
 class Played:
-    """A whole match: its rules, the engine's final state, its log (event dicts) and audit."""
+    """A whole match: its rules, the engine's final state, its log (event dicts) and audit, and
+    the engine's events (``events[i]`` is logged as ``log[i + 1]``, after match_created)."""
 
     rules: TrainsRules
     state: trains.TrainsState
     log: list[dict[str, Any]]
     audit: dict[str, Any]
+    events: list[Event]
+
+    def states(self) -> Iterator[tuple[int, trains.TrainsState, Event]]:
+        """Each event's index in the log, the state before it (a copy) and the event."""
+        state = trains.new_state(self.rules)
+        for i, event in enumerate(self.events, start=1):
+            yield i, state.copy(), event
+            trains.apply(state, event)
 
 
 def play_match(game: str, players: int, seed: str, choices: int = 0, **options: Any) -> Played:
@@ -97,13 +107,15 @@ def play_match(game: str, players: int, seed: str, choices: int = 0, **options: 
         "seed_algorithm": algorithm_for(rules.tile_set),
         "seeded_by_client": False,
     }
-    log = [created]
+    log: list[dict[str, Any]] = [created]
+    played: list[Event] = []
     state = trains.new_state(rules)
 
     def fold(events: list[Event]) -> None:
         for event in events:
             trains.apply(state, event)
             log.append(_wire(event, state, seed))
+            played.append(event)
 
     fold(trains.start(rules, seed))
     while not state.is_over:
@@ -111,7 +123,7 @@ def play_match(game: str, players: int, seed: str, choices: int = 0, **options: 
         assert seat is not None
         move = pick.choice(trains.legal_moves(state))
         fold(trains.decide(state, seat, move, seed))
-    return Played(rules, state, log, audit_document(f"trains-{game}-{players}p", seed, log))
+    return Played(rules, state, log, audit_document(f"trains-{game}-{players}p", seed, log), played)
 
 
 def audit_document(match_id: str, seed: str, log: list[dict[str, Any]]) -> dict[str, Any]:
