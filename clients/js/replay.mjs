@@ -14,7 +14,9 @@
 // move legal when made; every consequence the server emits on its own (forced leads, automatic
 // draws and knocks, points during play, hand ends, the next deal, the match end) exactly as the
 // rules give it, under every scoring option (end_count_scoring, exact_target, out_bonus,
-// hand_end_pips, hand_points); every timed-out turn (turn clocks)
+// hand_end_pips, hand_points); for the trains games (mexican-train, chicken-foot:
+// trains_replay.mjs) every round's deal, place, draw, pass, marker, round end, total and the
+// winners; every timed-out turn (turn clocks)
 // played as the rules play it, and the seat handed to a bot when it should be. A computer player's
 // move is checked legal like any seat's, but whether it is the one that bot makes is NOT checked
 // here (that takes the bots themselves): the summary counts those moves per level under
