@@ -26,6 +26,10 @@ export function difference(logged, want) {
   return `${want.type}.${k} is ${shown(logged[k])} where the rules give ${shown(want[k])}`;
 }
 
+// The bot level that takes over a seat after timeout_limit timeouts in a row (api/rules/clock.py,
+// the trains games' too).
+export const REPLACEMENT_LEVEL = "greedy";
+
 // The level of a bot seat created without one (api/bots DEFAULT_LEVEL).
 export const DEFAULT_LEVEL = "greedy";
 

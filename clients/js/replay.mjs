@@ -27,7 +27,7 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
-import { BotMoves, LogError, equal } from "./checks.mjs";
+import { BotMoves, LogError, REPLACEMENT_LEVEL, equal } from "./checks.mjs";
 import { END_NAMES, ImpossibleEvent, Match, key, norm, turnUpLeader } from "./rules.mjs";
 import { algorithmFor, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
 import { isTrains } from "./trains.mjs";
@@ -68,8 +68,6 @@ function consequences(m, serverSeed, afterPlay) {
   return [];
 }
 
-// The bot level that takes over a seat after timeout_limit timeouts in a row (api/rules/clock.py).
-const REPLACEMENT_LEVEL = "greedy";
 
 /** A seat's turn_timed_out, checked against the state before it (the server's own event, but
  *  the server chooses when: only the seat to move, a person, in a match with a clock). */

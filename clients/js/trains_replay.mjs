@@ -2,7 +2,7 @@
 // games"): every round's deal from the seed, every seat's move legal when made, and every event
 // the server emits on its own (the pass after a draw that fits nowhere, each round's end, pips
 // and totals, the next deal, the match's end and its winners) exactly as the rules give it.
-import { BotMoves, LogError, difference } from "./checks.mjs";
+import { BotMoves, LogError, REPLACEMENT_LEVEL, difference } from "./checks.mjs";
 import { ImpossibleEvent, key, norm } from "./rules.mjs";
 import { dealSeed } from "./shuffle.mjs";
 import { TrainsMatch, lowestTotals, placeFromWire, placeName, placeToWire, rulesProblem } from "./trains.mjs";
@@ -37,6 +37,52 @@ function consequences(m, serverSeed, drawAuto) {
   if (out >= 0) return [roundEnded(m, out)];
   if (m.isCertainlyBlocked()) return [roundEnded(m, null)];
   return [];
+}
+
+/** A seat's turn_timed_out, checked against the state before it (the server's own event, but
+ *  the server chooses when: only the seat to move, a person, in a match with a clock). */
+function checkTimeout(m, e, seq) {
+  const fail = (msg) => { throw new LogError(seq, msg); };
+  if (m.rules.turn_seconds === null) fail("a turn timed out in a match without turn_seconds");
+  if (m.status !== "playing" || !m.roundLive) fail("a turn timed out while no round is being played");
+  if (m.turn !== e.seat) fail(`seat ${e.seat} timed out but it is seat ${m.turn}'s turn`);
+  if (m.isBot(e.seat)) fail(`seat ${e.seat} is a computer player: it moves at once, its turn cannot time out`);
+  const want = { type: "turn_timed_out", seat: e.seat, consecutive: m.timeouts[e.seat] + 1 };
+  const diff = difference(e, want);
+  if (diff) fail(`${diff} (its timeouts in a row, this one included)`);
+}
+
+/** What the server plays for a timed-out seat: its heaviest playable tile (pips, then a double,
+ *  then the higher end; the first place listed of equals), else a draw, else a pass. */
+function forcedMove(m) {
+  const weight = (t) => [t[0] + t[1], t[0] === t[1] ? 1 : 0, Math.max(t[0], t[1])];
+  const heavier = (a, b) => {
+    const [x, y] = [weight(a), weight(b)];
+    const k = x.findIndex((v, i) => v !== y[i]);
+    return k >= 0 && x[k] > y[k];
+  };
+  const moves = m.legalMoves();
+  let best = null;
+  for (const move of moves) if (move.type === "play" && (best === null || heavier(move.tile, best.tile))) best = move;
+  return best ?? moves[0];
+}
+
+/** The next event of a timed-out turn the server is playing (all auto), after the ordinary
+ *  consequences of each: the forced move; a drawn tile that fits played at once the same way;
+ *  then seat_replaced once the seat has timed out timeout_limit times in a row and the match
+ *  goes on. null when the turn is done. */
+function forcedTurn(m, f) {
+  if (f.phase === "move" || (f.phase === "after" && m.drawn !== null && m.turn === f.seat)) {
+    f.phase = "after";
+    const move = forcedMove(m);
+    if (move.type === "play") return { type: "tile_placed", seat: f.seat, tile: move.tile, train: placeToWire(move.place), auto: true };
+    if (move.type === "draw") return { type: "tile_drawn", seat: f.seat, tile: norm(m.boneyard[0]), auto: true };
+    return { type: "passed", seat: f.seat, marker: m.mexican, auto: true };
+  }
+  const limit = m.rules.timeout_limit;
+  const replace = f.phase === "after" && limit !== null && f.consecutive >= limit && m.status === "playing";
+  f.phase = "done";
+  return replace ? { type: "seat_replaced", seat: f.seat, level: REPLACEMENT_LEVEL } : null;
 }
 
 /** A play `seat` could make now, in words ("6-4 on seat 1's train"), or null. */
@@ -102,16 +148,27 @@ export function replayTrains(audit, events, serverSeed, checks) {
   const bots = new BotMoves(m);
   const rounds = [];
   let drawAuto = false;
+  let forced = null; // a timed-out turn the server is playing: {seat, consecutive, phase}
   for (let i = 1; i < events.length; i++) {
     const e = events[i];
     const seq = i + 1;
     if (m.status === "ended") throw new LogError(seq, `${e.type} after match_ended`);
-    const [want] = consequences(m, serverSeed, drawAuto);
+    let [want] = consequences(m, serverSeed, drawAuto);
+    if (!want && forced) {
+      want = forcedTurn(m, forced);
+      if (forced.phase === "done") forced = null;
+    }
     if (want) {
       const diff = difference(e, want);
       if (diff) throw new LogError(seq, diff);
       checks.auto_events_checked += 1;
       if (e.type === "round_started") checks.deals_checked += 1;
+    } else if (e.type === "turn_timed_out") {
+      checkTimeout(m, e, seq);
+      forced = { seat: e.seat, consecutive: e.consecutive, phase: "move" };
+      checks.timeouts_checked += 1;
+    } else if (e.type === "seat_replaced") {
+      throw new LogError(seq, "seat_replaced only ends a timed-out turn that reaches timeout_limit");
     } else if (e.type === "seat_claimed") {
       if (m.status !== "waiting" || m.seats[e.seat]?.type !== "open") throw new LogError(seq, `seat ${e.seat} is not open`);
     } else {
@@ -126,6 +183,7 @@ export function replayTrains(audit, events, serverSeed, checks) {
       throw err;
     }
     if (e.type === "tile_drawn") drawAuto = e.auto;
+    if (e.type === "seat_replaced") bots.seated(e.level);
     if (e.type === "round_started") {
       rounds.push({ round: e.round, engine: e.engine, leader: e.leader, winner: null, pips: null, totals: null });
     } else if (e.type === "round_ended") {

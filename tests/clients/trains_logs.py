@@ -1,155 +1,120 @@
-"""Trains games' audit logs for the replayer tests (issue 34), played by the pure engine
-(api/rules/trains.py) and written in the contract's wire form (/work/briefs/trains-contract.md:
-``tile_placed`` with the place's ``train`` value, ``round_ended`` with the hands, ``match_ended``
-with the seed and every winner), each row chained as the store chains it.
+"""Trains games' audit logs for the verifier tests (issue 34), written by the engine itself
+(``api.rules``: ``create_match``, ``claim_seat``, ``start_match``, ``decide``, and the turn
+clock's ``time_out``), each row chained as the store chains it (``api.tools.golden.audit_document``).
 
-A stand-in until the server writes these logs itself: the moves are chosen by a seeded
-``random.Random`` of the test's own, and the seats are bots with no client seed, so the deal
-seed is the server seed."""
+The seats are people ("remote", or open seats claimed with a client seed) whose moves a seeded
+``random.Random`` of the test's own picks among the legal actions, and who may let turns run
+out; computer players are asked as the server asks them (``api.bots.turns.bot_turn``)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from api.rules import trains
-from api.rules.board import Place
-from api.rules.events import Event
-from api.rules.shuffle import algorithm_for, seed_commitment
-from api.rules.trains_events import MatchEnded, Passed, RoundEnded, RoundStarted, TileDrawn, TilePlayed
-from api.rules.trains_rules import TrainsRules, trains_rules
-from api.store.chain import GENESIS, row_hash
-
-SCHEMA_VERSION = 1
-
-
-def place_to_wire(place: Place) -> int | str:
-    """A place as the log names it: a seat's train by the seat, the others by their id."""
-    return int(place.split(":")[1]) if place.startswith("train:") else place
-
-
-def rules_json(rules: TrainsRules) -> dict[str, Any]:
-    return {
-        "preset": str(rules.game),
-        "players": rules.players,
-        "set": str(rules.tile_set),
-        "rounds": rules.rounds,
-        "hand_size": rules.hand_size,
-        "double_blank_points": rules.double_blank_points,
-        "double_must_be_covered": rules.double_must_be_covered,
-        "turn_seconds": None,
-        "timeout_limit": None,
-    }
+from api.rules import (
+    PLAYING,
+    REMOTE_SEAT,
+    MatchState,
+    claim_seat,
+    create_match,
+    decide,
+    legal_actions,
+    parse_action,
+    ready_to_start,
+    replay,
+    resolve_rules,
+    start_match,
+)
+from api.rules.clock import time_out
+from api.rules.engine import mutate
+from api.rules.events import Event, event_from_dict
+from api.rules.trains import TrainsState
+from api.tools.golden import audit_document
 
 
-def _wire(event: Event, state: trains.TrainsState, seed: str) -> dict[str, Any]:
-    """``event`` as the log writes it; ``state``: the state the event was folded into."""
-    tiles = [[[t.high, t.low] for t in hand] for hand in state.hands]
-    if isinstance(event, TilePlayed):
-        tile = [event.tile.high, event.tile.low]
-        return {
-            "type": "tile_placed",
-            "seat": event.seat,
-            "tile": tile,
-            "train": place_to_wire(event.place),
-            "auto": False,
-        }
-    if isinstance(event, TileDrawn):
-        return {"type": "tile_drawn", "seat": event.seat, "tile": [event.tile.high, event.tile.low], "auto": False}
-    if isinstance(event, Passed):
-        return {"type": "passed", "seat": event.seat, "marker": event.marker, "auto": False}
-    if isinstance(event, RoundEnded):
-        return {**event.to_dict(), "hands": tiles}
-    if isinstance(event, MatchEnded):
-        winners = list(event.winners)
-        return {
-            "type": "match_ended",
-            "winner": winners[0],
-            "scores": list(event.totals),
-            "seed": seed,
-            "hands": [],
-            "winners": winners,
-        }
-    assert isinstance(event, RoundStarted)
-    return event.to_dict()
+def people(players: int) -> list[dict[str, Any]]:
+    return [{"name": f"Player {s}", "type": REMOTE_SEAT, "level": None} for s in range(players)]
 
 
 @dataclass
 class Played:
-    """A whole match: its rules, the engine's final state, its log (event dicts) and audit, and
-    the engine's events (``events[i]`` is logged as ``log[i + 1]``, after match_created)."""
+    """A whole match: its final state, its log (event dicts, as ``to_dict`` writes them) and audit."""
 
-    rules: TrainsRules
-    state: trains.TrainsState
+    state: MatchState
     log: list[dict[str, Any]]
     audit: dict[str, Any]
-    events: list[Event]
+    seed: str
+    before: list[TrainsState | None] = field(default_factory=list)  # the game before each row
 
-    def states(self) -> Iterator[tuple[int, trains.TrainsState, Event]]:
-        """Each event's index in the log, the state before it (a copy) and the event."""
-        state = trains.new_state(self.rules)
-        for i, event in enumerate(self.events, start=1):
-            yield i, state.copy(), event
-            trains.apply(state, event)
+    @property
+    def players(self) -> int:
+        return self.state.players
+
+    @property
+    def game(self) -> str:
+        return str(self.state.rules.preset)
+
+    def states(self) -> Iterator[tuple[int, TrainsState, dict[str, Any]]]:
+        """Each row's index in the log, the game before it (once dealt) and the row."""
+        for i, row in enumerate(self.log):
+            state = self.before[i]
+            if state is not None:
+                yield i, state, row
 
 
-def play_match(game: str, players: int, seed: str, choices: int = 0, **options: Any) -> Played:
-    """A match of ``game`` played to its end by random legal moves (``choices`` seeds them)."""
-    rules = trains_rules(game, players, **options)
+def play_match(
+    game: str,
+    players: int,
+    seed: str,
+    choices: int = 0,
+    *,
+    seats: list[dict[str, Any]] | None = None,
+    claims: tuple[tuple[int, str, str | None], ...] = (),
+    timeout_rate: float = 0.0,
+    **options: Any,
+) -> Played:
+    """A match of ``game`` played to its end. ``choices`` seeds the people's picks; ``claims``:
+    (seat, name, client_seed) for the open seats, in order; ``timeout_rate``: how often a
+    person lets a turn run out (with ``turn_seconds`` among the options)."""
+    from api.bots.turns import bot_turn
+
+    rules = resolve_rules(game, options, players)
     pick = random.Random(choices)
-    created = {
-        "type": "match_created",
-        "rules": rules_json(rules),
-        "seats": [{"name": f"Bot {s}", "type": "bot", "level": "random"} for s in range(players)],
-        "seed_commitment": seed_commitment(seed),
-        "seed_algorithm": algorithm_for(rules.tile_set),
-        "seeded_by_client": False,
-    }
-    log: list[dict[str, Any]] = [created]
-    played: list[Event] = []
-    state = trains.new_state(rules)
+    created, *more = create_match(rules, seats or people(players), seed, seeded_by_client=True)
+    log: list[dict[str, Any]] = []
+    before: list[TrainsState | None] = []
+    state = replay([created])
+    hand_log: list[dict[str, Any]] = []
 
-    def fold(events: list[Event]) -> None:
+    def add(events: list[Event]) -> None:
         for event in events:
-            trains.apply(state, event)
-            log.append(_wire(event, state, seed))
-            played.append(event)
+            data = event.to_dict()
+            before.append(None if state.trains is None or not state.trains.round else state.trains.copy())
+            mutate(state, event_from_dict(data))
+            log.append(data)
+            if data["type"] in ("hand_started", "round_started"):
+                hand_log.clear()
+            hand_log.append(data)
 
-    fold(trains.start(rules, seed))
-    while not state.is_over:
-        seat = state.to_move
+    log.append(created.to_dict())
+    before.append(None)
+    add(more)
+    for seat, name, client_seed in claims:
+        add(claim_seat(state, seat, name, client_seed))
+    if ready_to_start(state):
+        add(start_match(state, seed))
+    while state.status == PLAYING:
+        turn = bot_turn(state, hand_log, seed, len(log))
+        if turn is not None:
+            add(turn.events(state, turn.choose(), seed))
+            continue
+        seat = state.turn
         assert seat is not None
-        move = pick.choice(trains.legal_moves(state))
-        fold(trains.decide(state, seat, move, seed))
-    return Played(rules, state, log, audit_document(f"trains-{game}-{players}p", seed, log), played)
-
-
-def audit_document(match_id: str, seed: str, log: list[dict[str, Any]]) -> dict[str, Any]:
-    """The whole ``/audit`` document of a log: every row with its seq and hash chain."""
-    rows, prev = [], GENESIS
-    for seq, event in enumerate(log, start=1):
-        data = {k: v for k, v in event.items() if k != "type"}
-        digest = row_hash(prev, seq, event["type"], SCHEMA_VERSION, data)
-        rows.append(
-            {
-                "seq": seq,
-                "type": event["type"],
-                **data,
-                "schema_version": SCHEMA_VERSION,
-                "prev_hash": prev,
-                "hash": digest,
-            }
-        )
-        prev = digest
-    created = log[0]
-    return {
-        "match_id": match_id,
-        "seed": seed,
-        "seed_commitment": created["seed_commitment"],
-        "shuffle_algorithm": created["seed_algorithm"],
-        "seq": len(rows),
-        "chain_head": {"seq": len(rows), "hash": prev},
-        "events": rows,
-    }
+        if timeout_rate and pick.random() < timeout_rate:
+            add(time_out(state, seat, seed))
+            continue
+        action = pick.choice(legal_actions(state, seat))
+        add(decide(state, parse_action(seat, action), seed))
+    return Played(state, log, audit_document(f"trains-{game}-{players}p", seed, log), seed, before)
