@@ -16,7 +16,7 @@ import pytest
 from api.rules.board import MEXICAN, train_place
 from api.rules.tiles import Tile
 from api.rules.trains_board import ChickenFootBoard, MexicanTrainBoard
-from api.rules.trains_wire import place_from_wire
+from api.rules.trains_wire import place_from_wire, place_to_wire
 from api.tools.golden import audit_document
 
 from .support import run_replayer
@@ -421,3 +421,104 @@ def test_rules_that_cannot_be_played_are_refused_at_match_created(tmp_path, edit
     log = copy.deepcopy(match.log)
     log[0]["rules"].update(edit)
     assert refused(log, tmp_path).startswith(f"seq 1: {reason}")
+
+
+# --- turn clocks and client seeds --------------------------------------------------------------
+@cache
+def clock_match(game: str) -> Played:
+    """People who let about one turn in five run out (three in a row hand the seat to a greedy
+    computer player), one of them claiming its seat with a client seed that changes every deal."""
+    seats = [{"name": f"Player {s}", "type": "remote", "level": None} for s in range(4)]
+    seats[1] = {"name": "Seat 1", "type": "open", "level": None}
+    return play_match(
+        game,
+        4,
+        f"clock-{game}",
+        choices=1,
+        seats=seats,
+        claims=((1, "Ben", "ben's dice"),),
+        timeout_rate=0.2,
+        turn_seconds=30,
+        timeout_limit=3,
+    )
+
+
+@pytest.mark.parametrize("game", ["mexican-train", "chicken-foot"])
+def test_timed_out_turns_replacements_and_client_seeds_are_replayed(tmp_path, game):
+    match = clock_match(game)
+    log = match.log
+    assert log[1] == {"type": "seat_claimed", "seat": 1, "name": "Ben", "client_seed": "ben's dice"}
+    replaced = [e["seat"] for e in log if e["type"] == "seat_replaced"]
+    assert replaced and all(e["level"] == "greedy" for e in log if e["type"] == "seat_replaced")
+    summary = replayed(match.audit, tmp_path)
+    game_state = match.state.trains
+    assert game_state is not None
+    assert (summary["scores"], summary["winners"]) == (game_state.totals, list(game_state.winners or ()))
+    checks = summary["checks"]
+    assert checks["timeouts_checked"] == sum(1 for e in log if e["type"] == "turn_timed_out") > 10
+    # the seats handed to the greedy computer player: their own moves from then on
+    bot_moves, seated = 0, set()
+    for e, before in zip(log, [None, *log]):
+        if e["type"] == "seat_replaced":
+            seated.add(e["seat"])
+        elif e["type"] in ("tile_placed", "tile_drawn", "passed") and not e["auto"] and e["seat"] in seated:
+            bot_moves += before["type"] != "tile_drawn" or e["type"] != "passed" or before["seat"] != e["seat"]
+    assert checks["bot_moves_not_checked"] == {"greedy": bot_moves} and bot_moves > 0
+
+
+def _timed_out(match: Played, found: Callable[..., Any]) -> tuple[int, Any]:
+    """The first forced event (the one after a turn_timed_out) for which ``found`` gives something."""
+    for i, state, row in match.states():
+        if match.log[i - 1]["type"] == "turn_timed_out":
+            hit = found(state, row)
+            if hit:
+                return i, hit
+    raise AssertionError("no such timed-out turn in this match")
+
+
+def test_timed_out_turns_the_rules_do_not_give_are_refused(tmp_path):
+    from api.rules import trains
+
+    match = clock_match("mexican-train")
+    cases = []
+
+    def lighter(state, row):
+        if not placed(row):
+            return None
+        heaviest = tile_of(row)
+        return next(
+            (m for m in trains.legal_moves(state) if isinstance(m, trains.Play) and m.tile.pips < heaviest.pips), None
+        )
+
+    i, move = _timed_out(match, lighter)
+    log = copy.deepcopy(match.log)
+    right = dict(log[i])
+    log[i].update(tile=move.tile.to_json(), train=place_to_wire(move.place))
+    cases.append(
+        (
+            log,
+            f"seq {i + 1}: tile_placed.tile is {compact(log[i]['tile'])} where the rules give {compact(right['tile'])}",
+        )
+    )
+    i = next(i for i, e in enumerate(match.log) if e["type"] == "seat_replaced")
+    log = copy.deepcopy(match.log)
+    del log[i]
+    cases.append((log, f"seq {i + 1}: the log holds {match.log[i + 1]['type']} where the rules give seat_replaced"))
+    i = next(i for i, e in enumerate(match.log) if e["type"] == "turn_timed_out")
+    log = copy.deepcopy(match.log)
+    log[i]["consecutive"] += 1
+    cases.append((log, f"seq {i + 1}: turn_timed_out.consecutive is {log[i]['consecutive']} where the rules give "))
+    log = copy.deepcopy(match.log)
+    seat = log[i]["seat"]
+    log[i]["seat"] = (seat + 1) % 4
+    cases.append((log, f"seq {i + 1}: seat {(seat + 1) % 4} timed out but it is seat {seat}'s turn"))
+    for number, (forged, reason) in enumerate(cases):
+        assert refused(forged, tmp_path, f"clock-{number}").startswith(reason)
+
+
+def test_a_deal_without_the_claimed_seats_client_seed_is_refused(tmp_path):
+    match = clock_match("chicken-foot")
+    log = copy.deepcopy(match.log)
+    log[1]["client_seed"] = "someone else's dice"
+    i = next(i for i, e in enumerate(log) if e["type"] == "round_started")
+    assert refused(log, tmp_path).startswith(f"seq {i + 1}: round_started.hands is ")
