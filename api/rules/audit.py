@@ -18,6 +18,8 @@ from .engine import (
     Command,
     Draw,
     Knock,
+    Pass,
+    PlaceTile,
     Play,
     claim_seat,
     decide,
@@ -32,15 +34,19 @@ from .events import (
     HandStarted,
     Knocked,
     MatchCreated,
+    Passed,
     PointsScored,
+    RoundStarted,
     SeatClaimed,
     TileDrawn,
+    TilePlaced,
     TilePlayed,
     TurnTimedOut,
     event_from_dict,
 )
 from .shuffle import algorithm_for, seed_commitment
 from .state import WAITING
+from .trains_wire import place_from_wire
 from .vocabulary import ScoredBy
 
 
@@ -66,6 +72,10 @@ def _command(event: Event) -> Command | None:
         return Knock(event.seat)
     if isinstance(event, PointsScored) and event.how == ScoredBy.MUGGINS:
         return CallMuggins(event.seat)
+    if isinstance(event, TilePlaced) and not event.auto:  # the trains games
+        return PlaceTile(event.seat, event.tile, place_from_wire(event.train))
+    if isinstance(event, Passed) and not event.auto:
+        return Pass(event.seat)
     return None
 
 
@@ -128,7 +138,7 @@ def verify_log(log: list[dict[str, Any]], server_seed: str) -> AuditReport:
             else:
                 report.problems.append(f"seq {seq + len(logged)}: the log ends where the engine goes on")
             return report
-        report.deals_checked += sum(1 for e in expected if isinstance(e, HandStarted))
+        report.deals_checked += sum(1 for e in expected if isinstance(e, HandStarted | RoundStarted))
         for event_dict in produced:
             mutate(state, event_from_dict(event_dict))
         i += len(produced)

@@ -47,6 +47,7 @@ class Played:
     audit: dict[str, Any]
     seed: str
     before: list[TrainsState | None] = field(default_factory=list)  # the game before each row
+    swapped_at: int | None = None  # the log index of the bot move swapped (``play_match(swap=True)``)
 
     @property
     def players(self) -> int:
@@ -73,11 +74,13 @@ def play_match(
     seats: list[dict[str, Any]] | None = None,
     claims: tuple[tuple[int, str, str | None], ...] = (),
     timeout_rate: float = 0.0,
+    swap: bool = False,
     **options: Any,
 ) -> Played:
     """A match of ``game`` played to its end. ``choices`` seeds the people's picks; ``claims``:
     (seat, name, client_seed) for the open seats, in order; ``timeout_rate``: how often a
-    person lets a turn run out (with ``turn_seconds`` among the options)."""
+    person lets a turn run out (with ``turn_seconds`` among the options); ``swap``: the first
+    bot move with a choice is another legal one than the bot's (a forger's log, honest after it)."""
     from api.bots.turns import bot_turn
 
     rules = resolve_rules(game, options, players)
@@ -87,6 +90,7 @@ def play_match(
     before: list[TrainsState | None] = []
     state = replay([created])
     hand_log: list[dict[str, Any]] = []
+    swapped_at: int | None = None
 
     def add(events: list[Event]) -> None:
         for event in events:
@@ -94,7 +98,7 @@ def play_match(
             before.append(None if state.trains is None or not state.trains.round else state.trains.copy())
             mutate(state, event_from_dict(data))
             log.append(data)
-            if data["type"] in ("hand_started", "round_started"):
+            if data["type"] == "hand_started":  # as the server keeps it (api/services/snapshots.py)
                 hand_log.clear()
             hand_log.append(data)
 
@@ -108,7 +112,11 @@ def play_match(
     while state.status == PLAYING:
         turn = bot_turn(state, hand_log, seed, len(log))
         if turn is not None:
-            add(turn.events(state, turn.choose(), seed))
+            action = turn.choose()
+            others = [a for a in turn.view["legal_actions"] if a != action]
+            if swap and swapped_at is None and others:
+                action, swapped_at = others[0], len(log)
+            add(turn.events(state, action, seed))
             continue
         seat = state.turn
         assert seat is not None
@@ -117,4 +125,4 @@ def play_match(
             continue
         action = pick.choice(legal_actions(state, seat))
         add(decide(state, parse_action(seat, action), seed))
-    return Played(state, log, audit_document(f"trains-{game}-{players}p", seed, log), seed, before)
+    return Played(state, log, audit_document(f"trains-{game}-{players}p", seed, log), seed, before, swapped_at)

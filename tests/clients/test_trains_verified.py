@@ -1,0 +1,92 @@
+"""The trains games (issue 34) through both verifiers: ``boneyard verify`` (api/verify.py: the
+engine re-runs every command, and every computer player is asked again) and the JS replayer
+(clients/js/replay.mjs). Honest matches are verified by both, counting the same deals and bot
+moves; each forged log of tests/clients/test_js_trains.py is refused by both at the same seq;
+a bot move swapped for another legal one passes the replayer and fails ``boneyard verify``."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+
+from api.tools.golden import audit_document
+from api.verify import verify_audit
+
+from .support import run_replayer
+from .test_js_trains import CHICKEN_FORGERIES, MEXICAN_FORGERIES, clock_match, forged_from, refused
+from .trains_logs import Played, play_match
+
+LEVELS = ("greedy", "random", "greedy", "random")
+
+
+def bots(players: int) -> list[dict[str, Any]]:
+    return [{"name": f"Bot {s}", "type": "bot", "level": LEVELS[s % 4]} for s in range(players)]
+
+
+@cache
+def bot_match(game: str, players: int) -> Played:
+    return play_match(game, players, f"verify-{game}-{players}", seats=bots(players))
+
+
+HONEST = [("mexican-train", 2), ("mexican-train", 8), ("chicken-foot", 3), ("chicken-foot", 8)]
+
+
+@pytest.mark.parametrize(("game", "players"), HONEST)
+def test_both_verifiers_accept_a_match_of_computer_players_and_count_the_same(tmp_path, game, players):
+    match = bot_match(game, players)
+    report = verify_audit(match.audit)
+    assert (report["verified"], report["problems"], report["departure"]) == (True, [], None)
+    rounds = match.state.rules.rounds
+    assert report["deals_checked"] == rounds  # a deal per round
+    assert report["events_checked"] == len(match.log)
+    path = tmp_path / "audit.json"
+    path.write_text(json.dumps(match.audit))
+    done = run_replayer(path)
+    assert done.returncode == 0, done.stderr
+    checks = json.loads(done.stdout)["checks"]
+    assert checks["deals_checked"] == rounds
+    made_again = {level: n for level, n in report["bot_moves_checked"].items() if n}
+    assert made_again == checks["bot_moves_not_checked"] and sum(made_again.values()) > 100
+
+
+@pytest.mark.parametrize("game", ["mexican-train", "chicken-foot"])
+def test_boneyard_verify_replays_timed_out_turns_client_seeds_and_replaced_seats(game):
+    match = clock_match(game)
+    report = verify_audit(match.audit)
+    assert report["verified"], report["problems"]
+    replaced = any(e["type"] == "seat_replaced" for e in match.log)
+    assert replaced and report["bot_moves_checked"]["greedy"] > 0
+
+
+@pytest.mark.parametrize(
+    ("game", "forge"),
+    [("mexican-train", f) for f in MEXICAN_FORGERIES] + [("chicken-foot", f) for f in CHICKEN_FORGERIES],
+    ids=lambda value: getattr(value, "__name__", value),
+)
+def test_both_verifiers_refuse_each_forged_log_at_the_same_seq(tmp_path, game, forge):
+    match = forged_from(game)
+    log, reason = forge(match)
+    seq = int(reason.split(":")[0].removeprefix("seq "))
+    assert refused(log, tmp_path).startswith(reason)
+    report = verify_audit(audit_document("forged", match.seed, log))
+    assert report["verified"] is False
+    assert report["departure"]["seq"] == seq, report["departure"]
+
+
+def test_a_swapped_bot_move_passes_node_and_fails_boneyard_verify(tmp_path):
+    match = play_match("mexican-train", 4, "verify-swap", seats=bots(4), swap=True, rounds=3)
+    at = match.swapped_at
+    assert at is not None
+    path = tmp_path / "swapped.json"
+    path.write_text(json.dumps(match.audit))
+    done = run_replayer(path)
+    assert done.returncode == 0, done.stderr
+    report = verify_audit(match.audit)
+    assert report["verified"] is False and report["chain_ok"] is True
+    seat = match.log[at]["seat"]
+    level = LEVELS[seat]
+    assert report["departure"]["seq"] == at + 1
+    assert report["departure"]["reason"].startswith(f"seq {at + 1}: the {level} computer at seat {seat} chooses to ")
