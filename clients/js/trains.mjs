@@ -1,6 +1,6 @@
 // The trains games' rules needed to check a log (Mexican Train and Chicken Foot, issue 34): the
 // boards, the state, the legal moves, a certain block, a round's pips and the deal. Written again
-// here from the rule book on purpose (openapi/events.md): api/rules/trains*.py is the server's.
+// here from the rule book on purpose (openapi/events.md): the server's are api/rules/trains.py and trains_board.py.
 import { shuffledTiles, topOf } from "./shuffle.mjs";
 import { ImpossibleEvent, key, norm } from "./rules.mjs";
 
