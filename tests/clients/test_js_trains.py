@@ -209,6 +209,21 @@ def pass_without_its_marker(match: Played) -> tuple[list[dict[str, Any]], str]:
     return log, f"seq {i + 1}: a pass in Mexican Train puts a marker on the seat's own train: marker true"
 
 
+def a_marker_in_chicken_foot(match: Played) -> tuple[list[dict[str, Any]], str]:
+    i = next(i for i, e in enumerate(match.log) if e["type"] == "passed" and match.log[i - 1]["type"] != "tile_drawn")
+    log = copy.deepcopy(match.log)
+    log[i]["marker"] = True
+    return log, f"seq {i + 1}: Chicken Foot has no markers: a pass is logged with marker false"
+
+
+def a_round_won_by_another_seat(match: Played) -> tuple[list[dict[str, Any]], str]:
+    i = next(i for i, e in enumerate(match.log) if e["type"] == "round_ended" and e["winner"] is not None)
+    log = copy.deepcopy(match.log)
+    right = log[i]["winner"]
+    log[i]["winner"] = (right + 1) % match.players
+    return log, f"seq {i + 1}: round_ended.winner is {(right + 1) % match.players} where the rules give {right}"
+
+
 def auto_pass_without_its_marker(match: Played) -> tuple[list[dict[str, Any]], str]:
     i = next(i for i, e in enumerate(match.log) if e["type"] == "passed" and match.log[i - 1]["type"] == "tile_drawn")
     log = copy.deepcopy(match.log)
@@ -377,6 +392,7 @@ MEXICAN_FORGERIES: list[Forgery] = [
     a_pass_while_the_boneyard_holds_tiles,
     another_tile_than_the_one_drawn,
     a_wrong_total,
+    a_round_won_by_another_seat,
     a_wrong_winner,
     a_wrong_deal,
     a_wrong_engine,
@@ -387,7 +403,9 @@ CHICKEN_FORGERIES: list[Forgery] = [
     a_toe_out_of_order,
     an_arm_before_the_engines_four_sides,
     a_draw_while_holding_a_play,
+    a_marker_in_chicken_foot,
     a_wrong_total,
+    a_round_won_by_another_seat,
     a_wrong_winner,
     a_wrong_deal,
 ]
