@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -19,7 +20,7 @@ from api.rules.trains_board import ChickenFootBoard, MexicanTrainBoard
 from api.rules.trains_wire import place_from_wire, place_to_wire
 from api.tools.golden import audit_document
 
-from .support import run_replayer
+from .support import ROOT, node_binary, run_replayer
 from .trains_logs import Played, play_match
 
 MATCHES = [
@@ -540,3 +541,38 @@ def test_a_deal_without_the_claimed_seats_client_seed_is_refused(tmp_path):
     log[1]["client_seed"] = "someone else's dice"
     i = next(i for i, e in enumerate(log) if e["type"] == "round_started")
     assert refused(log, tmp_path).startswith(f"seq {i + 1}: round_started.hands is ")
+
+
+FOLD_THE_IMPOSSIBLE = """
+import { ImpossibleEvent } from "./clients/js/rules.mjs";
+import { TrainsMatch } from "./clients/js/trains.mjs";
+const rules = { preset: "chicken-foot", players: 2, set: "double-9", rounds: 1, hand_size: 1,
+  double_blank_points: 50, double_must_be_covered: true, turn_seconds: null, timeout_limit: null };
+const m = new TrainsMatch(rules, [{ type: "remote" }, { type: "remote" }]);
+m.apply({ type: "round_started", round: 1, engine: 9, leader: 0, hands: [[[9, 1]], [[2, 0]]], boneyard: [] });
+for (const e of [
+  { type: "tile_placed", seat: 0, tile: [5, 5], train: "toe:9:0", auto: false },
+  { type: "tile_placed", seat: 0, tile: [9, 1], train: "toe:9:1", auto: false },
+  { type: "tile_drawn", seat: 0, tile: [3, 3], auto: false },
+  { type: "hand_started" },
+]) {
+  try { m.apply(e); console.log("folded"); } catch (err) { console.log(err instanceof ImpossibleEvent, err.message); }
+}
+"""
+
+
+def test_the_js_trains_fold_throws_an_impossible_event_for_what_its_state_cannot_take():
+    done = subprocess.run(
+        [node_binary(), "--input-type=module", "-e", FOLD_THE_IMPOSSIBLE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "true seat 0 places [5,5], which it does not hold",
+        'true "toe:9:1" takes no 9-1 now',
+        "true seat 0 draws from an empty boneyard",
+        'true unknown event type "hand_started" in a trains game',
+    ]
