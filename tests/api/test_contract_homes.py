@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from api.rules.line_games import LINE_GAMES
-from api.rules.trains_games import TRAINS_GAMES
-
 from api.bots import LEVELS
 from api.http.matches import ActionSchema, SeatSpecSchema
 from api.rules import ACTION_FIELDS, RuleSet
+from api.rules.line_games import LINE_GAMES
 from api.rules.ruleset import (
     BOOLEAN_OPTIONS,
     LARGEST_OFFERED_HAND,
@@ -25,6 +23,7 @@ from api.rules.ruleset import (
     OPTION_NAMES,
     V1_FIVES_SCORING,
 )
+from api.rules.trains_games import TRAINS_GAMES
 from api.rules.vocabulary import BotLevel, End, HandEndReason, ScoredBy, SeatKind, Status, values
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
