@@ -110,7 +110,7 @@ class WebhookSeatSchema(ma.Schema):
 class WebhookDataSchema(ma.Schema):
     """The event's public data; which fields each type carries: docs/webhooks.md."""
 
-    rules = component("RuleSet", metadata={"description": "match.created"})
+    rules = component("GameRuleSet", metadata={"description": "match.created"})
     seats = fields.List(fields.Nested(WebhookSeatSchema), metadata={"description": "match.created"})
     hand_number = fields.Integer(metadata={"description": "match.started, hand.ended, turn.started"})
     leader = fields.Integer(metadata={"description": "match.started: the seat that leads"})
