@@ -14,6 +14,7 @@ import pytest
 
 from api.tools.golden import audit_document
 from api.verify import verify_audit
+from tests.api.helpers import create_played, whole_audit
 
 from .support import run_replayer
 from .test_js_trains import CHICKEN_FORGERIES, MEXICAN_FORGERIES, clock_match, forged_from, refused
@@ -90,3 +91,32 @@ def test_a_swapped_bot_move_passes_node_and_fails_boneyard_verify(tmp_path):
     level = LEVELS[seat]
     assert report["departure"]["seq"] == at + 1
     assert report["departure"]["reason"].startswith(f"seq {at + 1}: the {level} computer at seat {seat} chooses to ")
+
+
+SERVED = [
+    ("mexican-train", 2, {"rounds": 2}),
+    ("mexican-train", 8, {"rounds": 2}),
+    ("chicken-foot", 4, {"rounds": 3}),
+]
+
+
+def test_matches_played_through_the_api_are_verified_by_both_and_by_fairness(client, tmp_path):
+    for game, players, rules in SERVED:
+        created = create_played(client, bots(players), preset=game, rules=rules)
+        match = client.get(f"/v1/matches/{created['id']}").get_json()
+        assert match["status"] == "ended", game
+        audit = whole_audit(client, created["id"])
+        path = tmp_path / f"{game}-{players}.json"
+        path.write_text(json.dumps(audit))
+        done = run_replayer(path)
+        assert done.returncode == 0, done.stderr
+        summary = json.loads(done.stdout)
+        assert (summary["preset"], summary["rounds_played"]) == (game, rules["rounds"])
+        assert (summary["scores"], summary["winner"]) == (match["scores"], match["winner"])
+        report = verify_audit(audit)
+        assert report["verified"], report["problems"]
+        assert report["deals_checked"] == summary["checks"]["deals_checked"] == rules["rounds"]
+        made_again = {level: n for level, n in report["bot_moves_checked"].items() if n}
+        assert made_again == summary["checks"]["bot_moves_not_checked"]
+        fairness = client.get(f"/v1/matches/{created['id']}/fairness").get_json()
+        assert fairness["verified"] is True and fairness["deals_checked"] == rules["rounds"], fairness
