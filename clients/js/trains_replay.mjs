@@ -1,7 +1,8 @@
 // Checking a trains game's log (Mexican Train, Chicken Foot; openapi/events.md, "The trains
-// games"): every round's deal from the seed, every seat's move legal when made, and every event
-// the server emits on its own (the pass after a draw that fits nowhere, each round's end, pips
-// and totals, the next deal, the match's end and its winners) exactly as the rules give it.
+// games: what a replayer checks"): every round's deal from the seed, every seat's move legal
+// when made, and every event the server emits on its own (the pass after a draw that fits
+// nowhere, each round's end, pips and totals, the next deal, the match's end and its winners,
+// the turns it plays for a seat whose clock ran out) exactly as the rules give it.
 import { BotMoves, LogError, REPLACEMENT_LEVEL, difference } from "./checks.mjs";
 import { ImpossibleEvent, key, norm } from "./rules.mjs";
 import { dealSeed } from "./shuffle.mjs";
