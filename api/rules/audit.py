@@ -4,7 +4,8 @@
 against the state before it, and what the engine answers (the consequences, every deal
 re-derived from the seed, every score) must equal what the log holds, event for event.
 An illegal move, a deal that the seed does not give, or a wrong score is reported with
-the seq where it appears.
+the seq where it appears. The trains games are checked alike: their seats' actions are
+``tile_placed`` and ``passed`` (and ``tile_drawn``), their deals ``round_started``.
 """
 
 from __future__ import annotations
@@ -72,7 +73,8 @@ def _command(event: Event) -> Command | None:
         return Knock(event.seat)
     if isinstance(event, PointsScored) and event.how == ScoredBy.MUGGINS:
         return CallMuggins(event.seat)
-    if isinstance(event, TilePlaced) and not event.auto:  # the trains games
+    # The trains games'
+    if isinstance(event, TilePlaced) and not event.auto:
         return PlaceTile(event.seat, event.tile, place_from_wire(event.train))
     if isinstance(event, Passed) and not event.auto:
         return Pass(event.seat)
@@ -138,7 +140,7 @@ def verify_log(log: list[dict[str, Any]], server_seed: str) -> AuditReport:
             else:
                 report.problems.append(f"seq {seq + len(logged)}: the log ends where the engine goes on")
             return report
-        report.deals_checked += sum(1 for e in expected if isinstance(e, HandStarted | RoundStarted))
+        report.deals_checked += sum(1 for e in expected if isinstance(e, (HandStarted, RoundStarted)))
         for event_dict in produced:
             mutate(state, event_from_dict(event_dict))
         i += len(produced)
