@@ -28,6 +28,7 @@ from api.rules.events import (
     MatchCreated,
     Passed,
     PointsScored,
+    RoundStarted,
     TileDrawn,
     TilePlaced,
     TilePlayed,
@@ -118,7 +119,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             except (RulesError, ReplayError, TypeError) as exc:  # no such event type, tile; a field of another type
                 report.problems.append(f"seq {seq}: unreadable event: {exc}")
                 return report
-            if isinstance(event, HandStarted):
+            if isinstance(event, HandStarted | RoundStarted):  # a deal: as the server's snapshots begin a hand's log
                 hand = []
             hand.append(row)
         i += block
