@@ -120,3 +120,25 @@ def test_matches_played_through_the_api_are_verified_by_both_and_by_fairness(cli
         assert made_again == summary["checks"]["bot_moves_not_checked"]
         fairness = client.get(f"/v1/matches/{created['id']}/fairness").get_json()
         assert fairness["verified"] is True and fairness["deals_checked"] == rules["rounds"], fairness
+
+
+def test_the_bot_recheck_shows_a_trains_bot_the_events_since_its_rounds_deal(monkeypatch):
+    """As the server's snapshots do (api/services/snapshots.DEALS): each question's log starts
+    at the round's own round_started, not at an earlier round's."""
+    import api.bots.turns as turns
+    from api.bots.audit import recheck_bot_moves
+    from api.tools.golden import log_of
+
+    match = bot_match("chicken-foot", 3)  # (played before the bots are watched)
+    asked: list[tuple[int, list[dict[str, Any]]]] = []
+    choose = turns.choose_action
+
+    def recording(level, view, log, rng_seed):
+        asked.append((view["round"], log))
+        return choose(level, view, log, rng_seed)
+
+    monkeypatch.setattr(turns, "choose_action", recording)
+    report = recheck_bot_moves(log_of(match.audit), match.seed)
+    assert report.problems == [] and report.decisions_checked == len(asked) > 100
+    assert {round_number for round_number, _ in asked} == set(range(1, 11))
+    assert all(log[0]["type"] == "round_started" and log[0]["round"] == r for r, log in asked)
