@@ -12,16 +12,21 @@ a seat that drew, or passed, could play on none of the numbers open to it then.
 
 from __future__ import annotations
 
+import random
+
 from api.rules.tiles import Tile
 from api.rules.trains_board import TOES, ChickenFootBoard
 
 from .actions import Json
+from .trains_rollout import rollout_values
 from .trains_table import ListedPlay, TrainsTable
 
 STUCK_NEXT = 8  # nothing left fits the ends it leaves: a draw is coming (about a tile's points)
 FOOT_MINE = 3  # each toe it can fill itself from its hand
 FOOT_THEIRS = 3  # each toe the unseen tiles may let the others fill
 FOOT_LACKED = 4  # each other seat known to lack the foot's number
+GUESSES = 12  # deals of the unseen tiles each candidate is played out on
+NEAR = 1.0  # points of a guessed round's end within which two plays count as equal
 CLOSE_TO_OUT = 2  # another seat with this many tiles or fewer may end the round on its next turn
 
 Lacks = list[set[int]]  # per seat: numbers it showed it holds none of
@@ -65,10 +70,7 @@ def chicken_score(table: TrainsTable, play: ListedPlay, lacks: Lacks, on_table: 
     rest = list(table.hand)
     rest.remove(tile)
     score = table.points(tile)
-    number = table.toes_number
-    if number is None:
-        number = next(s.open for s in table.spots if s.train == play.train)
-    assert number is not None
+    number = p_number(table, play)
     if tile.is_double:
         mine = sum(1 for t in rest if t.has(number))
         theirs = _unseen_with(table, number, tuple(rest), on_table.get(number, 0))
@@ -92,14 +94,39 @@ def _toes_left_after(table: TrainsTable) -> bool:
     return table.toes_left > 1
 
 
-def tiles_on_table(view: Json) -> dict[int, int]:
-    """How many tiles on the table show each number (a double once)."""
+def tiles_on_table(view: Json) -> set[Tile]:
+    """Every tile on the table but the engine."""
+    return {Tile(inner, outer) for arm in view["board"]["arms"] for inner, outer in arm["tiles"]}
+
+
+def choose_chicken(
+    table: TrainsTable, plays: list[ListedPlay], view: Json, log: list[Json], rng: random.Random
+) -> ListedPlay:
+    """The play whose guessed round ends best (``rollout_values``); ties, and the lookahead's
+    noise within ``NEAR``, by ``chicken_score``."""
+    on_table = tiles_on_table(view)
+    lacks = read_lacks(table, log)
     counts: dict[int, int] = {}
-    for arm in view["board"]["arms"]:
-        for inner, outer in arm["tiles"]:
-            for n in {inner, outer}:
-                counts[n] = counts.get(n, 0) + 1
-    return counts
+    for tile in on_table:
+        for n in {tile.high, tile.low}:
+            counts[n] = counts.get(n, 0) + 1
+    number_of = {p.train: p_number(table, p) for p in plays}
+    candidates = list(dict.fromkeys((p.tile, number_of[p.train]) for p in plays))
+    if len(candidates) == 1:
+        return plays[0]
+    values = dict(zip(candidates, rollout_values(table, candidates, on_table, rng, GUESSES), strict=True))
+    best = min(values.values())
+    near = [p for p in plays if values[(p.tile, number_of[p.train])] <= best + NEAR]
+    return max(near, key=lambda p: (chicken_score(table, p, lacks, counts), -values[(p.tile, number_of[p.train])]))
 
 
-__all__ = ["Lacks", "chicken_score", "read_lacks", "tiles_on_table"]
+def p_number(table: TrainsTable, play: ListedPlay) -> int:
+    """The number ``play``'s place shows: the required toes', else its arm's open end."""
+    if table.toes_number is not None:
+        return table.toes_number
+    number = next(s.open for s in table.spots if s.train == play.train)
+    assert number is not None
+    return number
+
+
+__all__ = ["Lacks", "chicken_score", "choose_chicken", "read_lacks", "tiles_on_table"]

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from api.rules.tiles import Tile
 
 from .actions import Action, Json
-from .trains_chicken import chicken_score, read_lacks, tiles_on_table
+from .trains_chicken import choose_chicken
 from .trains_table import ListedPlay, TrainsTable, listed_plays, no_play_action, read_table
 
 ORPHAN_COST = 4  # what each tile off the plan costs beyond its points: a turn spent on a public train
@@ -115,8 +115,7 @@ def choose_trains_expert(view: Json, log: list[Json], rng: random.Random) -> Act
         return no_play_action(view)
     table = read_table(view)
     if not table.is_mexican_train:
-        lacks, on_table = read_lacks(table, log), tiles_on_table(view)
-        return max(plays, key=lambda p: (chicken_score(table, p, lacks, on_table), table.points(p.tile))).action
+        return choose_chicken(table, plays, view, log, rng).action
     planner = _Planner(table)
     return max(plays, key=lambda p: (mexican_score(table, p, planner), table.points(p.tile))).action
 

@@ -88,6 +88,7 @@ class TrainsTable:
 
     rules: TrainsRules
     seat: int
+    engine: int  # the round's engine double's number
     hand: tuple[Tile, ...]
     spots: tuple[Spot, ...]  # every train (Mexican Train) or arm (Chicken Foot), in the view's order
     hand_counts: tuple[int, ...]
@@ -127,6 +128,7 @@ def read_table(view: Json) -> TrainsTable:
     return TrainsTable(
         rules_of(view),
         view["seat"],
+        board["engine"][0],
         tuple(Tile.from_json(t) for t in view.get("hand") or ()),
         spots,
         tuple(view["hand_counts"]),
