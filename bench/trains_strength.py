@@ -12,8 +12,9 @@ better than the others: 25% at a table of four). Intervals are 95% Wilson score 
 (of a fractional count, for the second). Also printed: the expert's CPU time per decision
 (median, 90th, 99th percentile, slowest) over its decisions with a real choice.
 
-Every decision gets only the acting seat's view and the log since the round began, redacted
-for it, as the server gives them. Results do not depend on ``--jobs``.
+The engine plays the matches (``create_match``, ``start_match``, ``decide``) and every
+decision gets only the acting seat's ``view`` and the log since the round began, each event
+``redact_event``-ed for it. Results do not depend on ``--jobs``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from anywhere in a checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the sibling scripts
@@ -34,12 +34,19 @@ from strength import wilson
 
 from api.bots import choose_action
 from api.bots.actions import Action, Json
-from api.rules import trains
-from api.rules.board import Place, train_place
-from api.rules.tiles import Tile
-from api.rules.trains_board import MexicanTrainBoard
-from api.rules.trains_events import Passed, RoundStarted, TileDrawn, TilePlayed
-from api.rules.trains_rules import TrainsRules, trains_rules
+from api.rules import (
+    PLAYING,
+    create_match,
+    decide,
+    parse_action,
+    redact_event,
+    replay,
+    resolve_rules,
+    start_match,
+    view,
+)
+from api.rules.events import Event, RoundStarted
+from api.rules.ruleset import RuleSet
 
 PLAYERS = 4
 
@@ -57,144 +64,52 @@ ROWS = (
 )
 
 
-# --- the seat's view and log (the contract's; stand-ins until the server's land) -------------
-def wire(place: Place) -> int | str:
-    prefix = train_place(0)[:-1]
-    return int(place[len(prefix) :]) if place.startswith(prefix) else place
-
-
-def unwire(value: int | str) -> Place:
-    return train_place(value) if isinstance(value, int) else value
-
-
-def _rules_json(rules: TrainsRules) -> Json:
-    return {
-        "preset": rules.game.value,
-        "players": rules.players,
-        "set": rules.tile_set.value,
-        "rounds": rules.rounds,
-        "hand_size": rules.hand_size,
-        "double_blank_points": rules.double_blank_points,
-        "double_must_be_covered": rules.double_must_be_covered,
-        "turn_seconds": None,
-        "timeout_limit": None,
-    }
-
-
-def _action(move: trains.Move) -> Action:
-    if isinstance(move, trains.Play):
-        return {"type": "play", "tile": move.tile.to_json(), "train": wire(move.place)}
-    return {"type": "draw"} if isinstance(move, trains.Draw) else {"type": "pass"}
-
-
-def parse(action: Action) -> trains.Move:
-    if action["type"] == "play":
-        return trains.Play(Tile.from_json(action["tile"]), unwire(action["train"]))
-    return trains.DRAW if action["type"] == "draw" else trains.PASS
-
-
-def seat_view(state: trains.TrainsState, seat: int) -> Json:
-    board = state.board
-    assert board is not None
-    described = state.describe_board()
-    if isinstance(board, MexicanTrainBoard):
-        shown: Json = {
-            "engine": described["engine"],
-            "trains": [{"train": wire(t.pop("id")), **t} for t in described["trains"]],
-            "uncovered": None if board.uncovered is None else wire(board.uncovered),
-        }
-    else:
-        shown = {
-            "engine": described["engine"],
-            "arms": [{"train": a.pop("id"), **a} for a in described["arms"]],
-            "toes_needed": described["toes_needed"],
-        }
-    hand = state.hands[seat]
-    return {
-        "status": "playing",
-        "seat": seat,
-        "round": state.round,
-        "rounds": state.rules.rounds,
-        "turn": state.to_move,
-        "rules": _rules_json(state.rules),
-        "totals": list(state.totals),
-        "hand_counts": [len(h) for h in state.hands],
-        "drawn": state.drawn.to_json() if state.drawn is not None and state.to_move == seat else None,
-        "boneyard": len(state.boneyard),
-        "board": shown,
-        "legal_actions": [_action(m) for m in trains.legal_moves(state)] if state.to_move == seat else [],
-        "hand": [t.to_json() for t in hand],
-        "pips": trains.hand_pips(state.rules, hand),
-    }
-
-
-def redacted(event: Any, seat: int) -> Json:
-    if isinstance(event, RoundStarted):
-        return {
-            "type": "round_started",
-            "round": event.round,
-            "engine": event.engine,
-            "leader": event.leader,
-            "hand_counts": [len(h) for h in event.hands],
-            "boneyard": len(event.boneyard),
-            "hand": [t.to_json() for t in event.hands[seat]],
-        }
-    if isinstance(event, TilePlayed):
-        return {
-            "type": "tile_placed",
-            "seat": event.seat,
-            "tile": event.tile.to_json(),
-            "train": wire(event.place),
-            "auto": False,
-        }
-    if isinstance(event, TileDrawn):
-        shown: Json = {"type": "tile_drawn", "seat": event.seat, "auto": False}
-        if event.seat == seat:
-            shown["tile"] = event.tile.to_json()
-        return shown
-    if isinstance(event, Passed):
-        return {"type": "passed", "seat": event.seat, "marker": event.marker, "auto": False}
-    return {"type": event.type}
-
-
 class TrainsBotMatch:
-    """A trains match between bots of ``levels``, one decision at a time; ``logs[seat]``: the
-    events since the round began, redacted for that seat."""
+    """A trains match between bots of ``levels`` (one per seat), one decision at a time, through
+    the engine as the server plays it; ``logs[seat]``: the events since the round began,
+    redacted for that seat (what the server gives a bot)."""
 
-    def __init__(self, rules: TrainsRules, seed: str, levels: list[str]) -> None:
-        self.rules, self.seed, self.levels = rules, seed, list(levels)
-        self.state = trains.new_state(rules)
+    def __init__(self, rules: RuleSet, seed: str, levels: list[str]) -> None:
+        self.seed, self.levels = seed, list(levels)
+        seats = [{"name": f"{level}-{i}", "type": "bot", "level": level} for i, level in enumerate(levels)]
+        created = create_match(rules, seats, seed)
+        self.state = replay(created)
         self.logs: list[list[Json]] = [[] for _ in levels]
         self.decisions = 0
-        self._take(trains.start(rules, seed))
+        self._take(start_match(self.state, seed))
 
-    def _take(self, events: list[Any]) -> None:
+    def _take(self, events: list[Event]) -> None:
+        self.state = replay(events, self.state)
         for event in events:
-            trains.apply(self.state, event)
+            data = event.to_dict()
             for seat, log in enumerate(self.logs):
                 if isinstance(event, RoundStarted):
                     log.clear()
-                log.append(redacted(event, seat))
+                log.append(redact_event(data, seat))
 
     @property
     def live(self) -> bool:
-        return not self.state.is_over
+        return self.state.status == PLAYING
 
     def step(self) -> tuple[int, float, Json, Action]:
-        seat = self.state.to_move
+        """Ask the seat to move, apply its answer; returns (seat, CPU seconds, its view, its action)."""
+        seat = self.state.next_to_act(range(len(self.levels)))
         assert seat is not None
-        view = seat_view(self.state, seat)
+        seat_view = view(self.state, seat)
         t0 = time.process_time()
-        action = choose_action(self.levels[seat], view, self.logs[seat], f"{self.seed}:{self.decisions}")
+        action = choose_action(self.levels[seat], seat_view, self.logs[seat], f"{self.seed}:{self.decisions}")
         elapsed = time.process_time() - t0
-        self._take(trains.decide(self.state, seat, parse(action), self.seed))
+        self._take(decide(self.state, parse_action(seat, action), self.seed))
         self.decisions += 1
-        return seat, elapsed, view, action
+        return seat, elapsed, seat_view, action
 
 
-def _one_match(job: tuple[Row, int, str, str]) -> tuple[str, tuple[int, ...], int, list[float], int]:
+Outcome = tuple[str, tuple[int, ...], int, list[float]]  # row, winners, the level's seat, its decision times
+
+
+def _one_match(job: tuple[Row, int, str, str]) -> Outcome:
     row, index, level, against = job
-    rules = trains_rules(row.preset, PLAYERS)
+    rules = resolve_rules(row.preset, {}, PLAYERS)
     seat = index % PLAYERS
     levels = [level if s == seat else against for s in range(PLAYERS)]
     match = TrainsBotMatch(rules, f"trains-strength:{row.name}:{index}", levels)
@@ -203,10 +118,10 @@ def _one_match(job: tuple[Row, int, str, str]) -> tuple[str, tuple[int, ...], in
         who, seconds, view, _ = match.step()
         if who == seat and len(view["legal_actions"]) > 1:
             times.append(seconds)
-    winners = match.state.winners
+    assert match.state.trains is not None
+    winners = match.state.trains.winners
     assert winners is not None
-    rounds_won = sum(1 for e in match.logs[seat] if e.get("type") == "round_ended")
-    return row.name, winners, seat, times, rounds_won
+    return row.name, winners, seat, times
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -235,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     wins: dict[str, list[float]] = {r.name: [0, 0.0, 0] for r in rows}  # whole, shared 1/k, played
     times: dict[str, list[float]] = {r.name: [] for r in rows}
 
-    def take(outcome: tuple[str, tuple[int, ...], int, list[float], int]) -> None:
-        name, winners, seat, t, _ = outcome
+    def take(outcome: Outcome) -> None:
+        name, winners, seat, t = outcome
         tally = wins[name]
         tally[2] += 1
         if seat in winners:

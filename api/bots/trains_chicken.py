@@ -16,6 +16,7 @@ import random
 
 from api.rules.tiles import Tile
 from api.rules.trains_board import TOES, ChickenFootBoard
+from api.rules.trains_wire import place_from_wire
 
 from .actions import Json
 from .trains_rollout import rollout_values
@@ -55,7 +56,7 @@ def read_lacks(table: TrainsTable, log: list[Json]) -> Lacks:
             lacks[seat] = drew.pop(seat) if seat in drew else lacks[seat] | {n for _, n in board.open_places()}
         elif kind == "tile_placed":
             drew.pop(seat, None)
-            board.put(Tile.from_json(event["tile"]), event["train"])
+            board.put(Tile.from_json(event["tile"]), place_from_wire(event["train"]))
     return lacks
 
 

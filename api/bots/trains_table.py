@@ -12,36 +12,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.rules.games import PRESETS, family_of
+from api.rules.ruleset import RuleSet
 from api.rules.tiles import Tile
 from api.rules.trains import hand_pips
-from api.rules.trains_rules import TrainsGame, TrainsRules, trains_rules
+from api.rules.trains_games import NAME as TRAINS_FAMILY
+from api.rules.trains_rules import TrainsGame, TrainsRules
+from api.rules.trains_wire import Wire
 from api.rules.vocabulary import ActionType
 
 from .actions import Action, Json
 
-Wire = int | str  # a place as the contract names it
-PASS = "pass"  # the trains games' pass action (the line games knock instead)
-
 
 def is_trains_view(view: Json) -> bool:
-    """Whether ``view`` is a trains game's (its rules' preset is a trains preset)."""
-    return view.get("rules", {}).get("preset") in TRAINS_PRESETS
-
-
-TRAINS_PRESETS = frozenset(game.value for game in TrainsGame)
+    """Whether ``view`` is a trains game's: its rules' preset is registered by the trains family."""
+    preset = view.get("rules", {}).get("preset")
+    return preset in PRESETS and family_of(preset).name == TRAINS_FAMILY
 
 
 def rules_of(view: Json) -> TrainsRules:
-    """The view's rules as the engine's record (its ``rules`` JSON, checked as any match's)."""
-    r = view["rules"]
-    return trains_rules(
-        r["preset"],
-        r["players"],
-        rounds=r["rounds"],
-        hand_size=r["hand_size"],
-        double_blank_points=r["double_blank_points"],
-        double_must_be_covered=r["double_must_be_covered"],
-    )
+    """The view's rules as the engine's record (its ``rules`` JSON, read as any stored rule set)."""
+    rules = RuleSet.from_dict(view["rules"]).trains
+    assert rules is not None, "a trains view's rules are a trains game's"
+    return rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +68,7 @@ def listed_plays(view: Json) -> list[ListedPlay]:
 def no_play_action(view: Json) -> Action:
     """With no play listed: the listed draw, else the listed pass."""
     actions: list[Action] = view["legal_actions"]
-    for kind in (ActionType.DRAW, PASS):
+    for kind in (ActionType.DRAW, ActionType.PASS):
         for a in actions:
             if a.get("type") == kind:
                 return a
@@ -140,11 +133,9 @@ def read_table(view: Json) -> TrainsTable:
 
 
 __all__ = [
-    "TRAINS_PRESETS",
     "ListedPlay",
     "Spot",
     "TrainsTable",
-    "Wire",
     "is_trains_view",
     "listed_plays",
     "no_play_action",
