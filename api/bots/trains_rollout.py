@@ -28,30 +28,30 @@ class Round:
 
     hands: list[list[Tile]]
     boneyard: list[Tile]
-    ends: list[int]  # every open arm's number
+    ends: list[int]  # every open arm's number, in the arms' order (a greedy seat plays on the first that fits)
     foot: int | None  # the number the required toes show
     toes_left: int
     to_move: int
     points: dict[Tile, int]  # a tile's points in a hand at the round's end
 
     def fits(self, tile: Tile) -> list[int]:
-        """The numbers ``tile`` may go on now (each once)."""
+        """The numbers ``tile`` may go on now, each once, in the arms' order (the engine's)."""
         if self.foot is not None:
             return [self.foot] if tile.has(self.foot) else []
-        return [n for n in set(self.ends) if tile.has(n)]
+        return list(dict.fromkeys(n for n in self.ends if tile.has(n)))
 
     def put(self, tile: Tile, number: int) -> None:
+        """On the first arm showing ``number``: a toe starts a new arm, a double ends its arm."""
         if self.foot is not None:
             self.ends.append(tile.other(number))
             self.toes_left -= 1
             if self.toes_left == 0:
                 self.foot = None
-        else:
+        elif tile.is_double:
             self.ends.remove(number)
-            if tile.is_double:
-                self.foot, self.toes_left = number, TOES
-            else:
-                self.ends.append(tile.other(number))
+            self.foot, self.toes_left = number, TOES
+        else:
+            self.ends[self.ends.index(number)] = tile.other(number)
 
     def copy(self) -> Round:
         return Round(
