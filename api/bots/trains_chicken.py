@@ -1,13 +1,17 @@
-"""The trains expert in Chicken Foot: every arm is everyone's, so it plays for what it leaves.
+"""The trains expert in Chicken Foot: every arm is everyone's, so it looks ahead.
 
-A play is scored in points (higher is better): the tile's own weight (a hand's points at the
-round's end, 0-0 at ``double_blank_points``), shed while it can; a draw it will likely need
-next turn when nothing left in its hand fits the ends the play leaves; a double, which grows a
+A plan of its own train is worth little where anyone may play on any arm: the expert plays
+each distinct candidate (a tile and the number it goes on) out to the round's end on guessed
+deals of the tiles it cannot see (``trains_rollout.rollout_values``) and takes the one that
+leaves it the fewest points against the others. Plays within ``NEAR`` of the best are told
+apart by ``chicken_score``, in points (higher is better): the tile's own weight (a hand's
+points at the round's end, 0-0 at ``double_blank_points``); a draw it will likely need next
+turn when nothing left in its hand fits the ends the play leaves; a double, which grows a
 chicken foot of three toes that must all be filled before anything else, scored by who can
 fill them: its own tiles of that number count for it, the ones still unseen (the others may
 hold them) against it, and each other seat known to lack the number for it (a seat that
-cannot fill a toe draws, or passes). It reads who lacks what from the log (``read_lacks``):
-a seat that drew, or passed, could play on none of the numbers open to it then.
+cannot fill a toe draws, or passes). Who lacks what it reads from the log (``read_lacks``):
+a seat that drew, or passed, could play on none of the numbers open then.
 """
 
 from __future__ import annotations
@@ -67,11 +71,13 @@ def _unseen_with(table: TrainsTable, number: int, rest: tuple[Tile, ...], seen_o
 
 
 def chicken_score(table: TrainsTable, play: ListedPlay, lacks: Lacks, on_table: dict[int, int]) -> int:
+    """The heuristic worth of ``play`` in points (the module's docstring); ``on_table``: how
+    many tiles on the table show each number."""
     tile = play.tile
     rest = list(table.hand)
     rest.remove(tile)
     score = table.points(tile)
-    number = p_number(table, play)
+    number = place_number(table, play)
     if tile.is_double:
         mine = sum(1 for t in rest if t.has(number))
         theirs = _unseen_with(table, number, tuple(rest), on_table.get(number, 0))
@@ -111,7 +117,7 @@ def choose_chicken(
     for tile in on_table:
         for n in {tile.high, tile.low}:
             counts[n] = counts.get(n, 0) + 1
-    number_of = {p.train: p_number(table, p) for p in plays}
+    number_of = {p.train: place_number(table, p) for p in plays}
     candidates = list(dict.fromkeys((p.tile, number_of[p.train]) for p in plays))
     if len(candidates) == 1:
         return plays[0]
@@ -121,7 +127,7 @@ def choose_chicken(
     return max(near, key=lambda p: (chicken_score(table, p, lacks, counts), -values[(p.tile, number_of[p.train])]))
 
 
-def p_number(table: TrainsTable, play: ListedPlay) -> int:
+def place_number(table: TrainsTable, play: ListedPlay) -> int:
     """The number ``play``'s place shows: the required toes', else its arm's open end."""
     if table.toes_number is not None:
         return table.toes_number

@@ -1,8 +1,8 @@
 """The trains games' expert: it plans its own train, keeps it private, and reads the table.
 
-No playouts: one pass over the listed plays, each scored by what it leaves in hand, cheap
-enough for the ~800 decisions of a 13-round match (``bench/trains_strength.py`` prints the
-time per decision). The scores count in pips, the unit a round's end charges.
+In Mexican Train no playouts: one pass over the listed plays, each scored by what it leaves
+in hand, cheap enough for the ~800 decisions of a 13-round match (``bench/trains_strength.py``
+prints the time per decision). The scores count in points, the unit a round's end charges.
 
 Mexican Train. The plan is the chain its own train can take: the run of tiles from its own
 train's open number through its hand that leaves the fewest points off it (``best_chain``, a
@@ -17,7 +17,8 @@ cover from its hand leaves it drawing for the cover and likely marked: scored do
 is the last tile. When another seat is down to a tile or two the round is about to end, and
 what counts is the points left in hand now: the tile's own weight scores on top.
 
-Chicken Foot has no private train: every arm is everyone's (``trains_chicken``).
+Chicken Foot has no private train: every arm is everyone's, and the expert looks ahead
+instead (``trains_chicken``).
 """
 
 from __future__ import annotations
@@ -109,7 +110,8 @@ def mexican_score(table: TrainsTable, play: ListedPlay, planner: _Planner) -> in
 
 
 def choose_trains_expert(view: Json, log: list[Json], rng: random.Random) -> Action:
-    """The expert's action for the seat of ``view`` (deterministic: ``rng`` is not drawn)."""
+    """The expert's action for the seat of ``view``. Only Chicken Foot's guesses draw from ``rng``
+    (seeded per decision by ``choose_action``): the same question gets the same answer."""
     plays = listed_plays(view)
     if not plays:
         return no_play_action(view)
