@@ -1,7 +1,7 @@
 """How long each computer level takes to decide, with one legal move and with several.
 
-    .venv/bin/python bench/bot_timing.py            # ~1 min: 12 matches per level and table
-    .venv/bin/python bench/bot_timing.py --quick    # ~15 s: 3 matches per level and table
+    .venv/bin/python bench/bot_timing.py            # ~2 min of CPU: 12 matches per level and table
+    .venv/bin/python bench/bot_timing.py --quick    # ~35 s of CPU: 3 matches per level and table
 
 Why: a reply's time must not tell an opponent what the bot's hand allowed, so every decision
 is padded up to its level's floor (``BOT_REPLY_FLOOR_MS``, ``api/services/pacing.py``). A
@@ -19,9 +19,13 @@ server calls it; the last line is each level's slowest decision over all tables.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 from dataclasses import dataclass
 from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout, not an installed copy
 
 from api.bots import LEVELS
 from api.bots.arena import play_match
