@@ -48,7 +48,10 @@ def play(tile: str, where: int | str) -> dict:
     return {"type": "play", "tile": Tile.parse(tile).to_json(), "train": where}
 
 
-@pytest.mark.parametrize(("preset", "players"), [("mexican-train", 2), ("mexican-train", 4), ("chicken-foot", 4)])
+@pytest.mark.parametrize(
+    ("preset", "players"),
+    [("mexican-train", 2), ("mexican-train", 4), ("mexican-train", 8), ("chicken-foot", 2), ("chicken-foot", 8)],
+)
 def test_every_answer_of_every_level_is_a_listed_action(preset: str, players: int) -> None:
     levels = [LEVELS[i % len(LEVELS)] for i in range(players)]
     match = short_match(preset, players, levels)
