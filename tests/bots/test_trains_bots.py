@@ -8,11 +8,14 @@ import random
 import pytest
 
 from api.bots import LEVELS, choose_action
+from api.bots.audit import recheck_bot_moves
 from api.bots.trains_expert import best_chain
 from api.bots.trains_rollout import Round
 from api.bots.trains_table import is_trains_view, read_table
-from api.rules import Tile, resolve_rules, view
-from api.rules.events import RoundEnded
+from api.bots.turns import bot_turn
+from api.rules import PLAYING, Tile, create_match, replay, resolve_rules, start_match, view
+from api.rules.engine import mutate
+from api.rules.events import RoundEnded, RoundStarted
 from bench.trains_strength import TrainsBotMatch
 
 
@@ -187,3 +190,35 @@ def test_the_lookahead_plays_a_greedy_round_out_as_the_engine_does() -> None:
         events.extend(match.logs[0][before:])
     ended = [e for e in events if e["type"] == RoundEnded.type]
     assert ended and ended[0]["pips"] == expected
+
+
+@pytest.mark.parametrize("preset", ["mexican-train", "chicken-foot"])
+def test_the_fairness_recheck_asks_every_trains_bot_again_and_gets_its_move(preset: str) -> None:
+    """Bots asked as the server asks them (``turns.bot_turn``, the log since the deal), then the
+    whole log put to ``audit.recheck_bot_moves``: every decision of every level comes out the same."""
+    seed = f"trains-recheck:{preset}"
+    rules = resolve_rules(preset, {"rounds": 2}, 4)
+    seats = [{"name": level, "type": "bot", "level": level} for level in LEVELS]
+    created = create_match(rules, seats, seed)
+    state = replay(created[:1])
+    rows: list[dict] = [created[0].to_dict()]
+    hand_log: list[dict] = []
+
+    def add(events: list) -> None:
+        for event in events:
+            data = event.to_dict()
+            rows.append(data)
+            mutate(state, event)
+            if data["type"] == RoundStarted.type:
+                hand_log.clear()
+            hand_log.append(data)
+
+    add(created[1:])
+    add(start_match(state, seed))
+    while state.status == PLAYING:
+        turn = bot_turn(state, hand_log, seed, len(rows))
+        assert turn is not None
+        add(turn.events(state, turn.choose(), seed))
+    report = recheck_bot_moves(rows, seed)
+    assert report.problems == []
+    assert all(report.checked_by_level[level] > 0 for level in LEVELS), report.checked_by_level
