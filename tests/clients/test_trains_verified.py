@@ -54,6 +54,15 @@ def test_both_verifiers_accept_a_match_of_computer_players_and_count_the_same(tm
 
 
 @pytest.mark.parametrize("game", ["mexican-train", "chicken-foot"])
+def test_every_bot_level_is_asked_again_by_boneyard_verify(game):
+    seats = [{"name": level, "type": "bot", "level": level} for level in ("expert", "intermediate", "greedy", "random")]
+    match = play_match(game, 4, f"levels-{game}", seats=seats, rounds=2)
+    report = verify_audit(match.audit)
+    assert report["verified"], report["problems"]
+    assert all(report["bot_moves_checked"][level] > 5 for level in ("expert", "intermediate", "greedy", "random"))
+
+
+@pytest.mark.parametrize("game", ["mexican-train", "chicken-foot"])
 def test_boneyard_verify_replays_timed_out_turns_client_seeds_and_replaced_seats(game):
     match = clock_match(game)
     report = verify_audit(match.audit)
