@@ -23,12 +23,11 @@ from typing import Any
 from api.rules import ImpossibleEvent, ReplayError, RulesError, event_from_dict
 from api.rules.engine import initial_state, mutate
 from api.rules.events import (
-    HandStarted,
+    DEAL_TYPES,
     Knocked,
     MatchCreated,
     Passed,
     PointsScored,
-    RoundStarted,
     TileDrawn,
     TilePlaced,
     TilePlayed,
@@ -119,7 +118,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             except (RulesError, ReplayError, TypeError) as exc:  # no such event type, tile; a field of another type
                 report.problems.append(f"seq {seq}: unreadable event: {exc}")
                 return report
-            if isinstance(event, HandStarted | RoundStarted):  # a deal: as the server's snapshots begin a hand's log
+            if event.type in DEAL_TYPES:
                 hand = []
             hand.append(row)
         i += block
@@ -130,8 +129,10 @@ def opens_a_decision(event: dict[str, Any]) -> bool:
     """The first event a seat's own choice produces: a play, a draw, a knock or a muggins call
     (the trains games: a tile placed, a draw, a pass). Not what the engine does by itself
     (``auto``): a forced lead as a hand starts, the draws and knocks of ``auto_draw``/``auto_knock``
-    (made for a stuck seat after someone else's move), a timed-out turn's moves. (The pass after
-    a seat's own draw that fits nowhere is that draw's consequence, in the same answer.)"""
+    (made for a stuck seat after someone else's move), a timed-out turn's moves. A ``passed``
+    right after its seat's own ``tile_drawn`` is that draw's answer (the tile fits nowhere), not
+    a decision of its own: one event cannot tell, so a walk over a log takes a decision's whole
+    answer at once, as ``recheck_bot_moves`` does."""
     kind = event.get("type")
     if kind in (TilePlayed.type, TileDrawn.type, Knocked.type, TilePlaced.type, Passed.type):
         return not event.get("auto")

@@ -194,7 +194,7 @@ export function replayTrains(audit, events, serverSeed, checks) {
   if (m.status !== "ended") throw new LogError(events.length, "the log ends before match_ended");
   checks.bot_moves_not_checked = bots.notChecked;
   return {
-    match_id: audit.match_id, preset: m.rules.preset, players: m.players, rounds_played: m.round,
-    status: m.status, winner: m.winners[0], winners: m.winners, scores: m.totals, events: events.length, rounds, checks,
+    match_id: audit.match_id, preset: m.rules.preset, players: m.players, status: m.status,
+    winner: m.winners[0], winners: m.winners, scores: m.totals, round: m.round, events: events.length, rounds, checks,
   };
 }

@@ -86,11 +86,11 @@ def test_node_folds_each_match_to_the_engines_totals_rounds_and_winners(tmp_path
         "match_id": match.audit["match_id"],
         "preset": game,
         "players": players,
-        "rounds_played": rounds,
         "status": "ended",
         "winner": game_state.winners[0],
         "winners": list(game_state.winners),
         "scores": game_state.totals,
+        "round": rounds,
         "events": len(match.log),
         "rounds": [
             {

@@ -120,7 +120,7 @@ def test_matches_played_through_the_api_are_verified_by_both_and_by_fairness(cli
         done = run_replayer(path)
         assert done.returncode == 0, done.stderr
         summary = json.loads(done.stdout)
-        assert (summary["preset"], summary["rounds_played"]) == (game, rules["rounds"])
+        assert (summary["preset"], summary["round"]) == (game, rules["rounds"])
         assert (summary["scores"], summary["winner"]) == (match["scores"], match["winner"])
         report = verify_audit(audit)
         assert report["verified"], report["problems"]

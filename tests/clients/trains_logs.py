@@ -29,9 +29,8 @@ from api.rules import (
 )
 from api.rules.clock import time_out
 from api.rules.engine import mutate
-from api.rules.events import Event, event_from_dict
+from api.rules.events import DEAL_TYPES, Event, event_from_dict
 from api.rules.trains import TrainsState
-from api.services.snapshots import DEALS
 from api.tools.golden import audit_document
 
 
@@ -99,7 +98,7 @@ def play_match(
             before.append(None if state.trains is None or not state.trains.round else state.trains.copy())
             mutate(state, event_from_dict(data))
             log.append(data)
-            if data["type"] in DEALS:  # a deal begins the log a bot is shown, as the server keeps it
+            if data["type"] in DEAL_TYPES:  # a deal begins the log a bot is shown, as the server keeps it
                 hand_log.clear()
             hand_log.append(data)
 
