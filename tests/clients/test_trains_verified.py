@@ -134,8 +134,8 @@ def test_matches_played_through_the_api_are_verified_by_both_and_by_fairness(cli
 
 
 def test_the_bot_recheck_shows_a_trains_bot_the_events_since_its_rounds_deal(monkeypatch):
-    """As the server's snapshots do (api/services/snapshots.DEALS): each question's log starts
-    at the round's own round_started, not at an earlier round's."""
+    """As the server's snapshots do (``DEAL_TYPES`` in api/rules/events.py): each question's log
+    starts at the round's own round_started, not at an earlier round's."""
     import api.bots.turns as turns
     from api.bots.audit import recheck_bot_moves
     from api.tools.golden import log_of
