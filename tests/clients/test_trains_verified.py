@@ -76,7 +76,7 @@ def test_boneyard_verify_replays_timed_out_turns_client_seeds_and_replaced_seats
     [("mexican-train", f) for f in MEXICAN_FORGERIES] + [("chicken-foot", f) for f in CHICKEN_FORGERIES],
     ids=lambda value: getattr(value, "__name__", value),
 )
-def test_both_verifiers_refuse_each_forged_log_at_the_same_seq(tmp_path, game, forge):
+def test_both_verifiers_refuse_each_forged_log_at_its_seq_node_saying_what_the_rules_give(tmp_path, game, forge):
     match = forged_from(game)
     log, reason = forge(match)
     seq = int(reason.split(":")[0].removeprefix("seq "))
