@@ -29,8 +29,8 @@ Size = dict[str, int]  # a window's {"width": ..., "height": ...} in CSS pixels
 # api/web/static/app.js folds the log panel at start in a narrower window (a column of its own from there)
 LOG_FOLDS_BELOW = 900
 # what a turn of the person on screen was: a tile that fitted one way, a tile for which an end
-# had to be chosen, a draw, a knock
-Move = Literal["play", "end", "draw", "knock"]
+# (or a train) had to be chosen, a draw, a knock, a pass (a trains game's knock)
+Move = Literal["play", "end", "draw", "knock", "pass"]
 
 # what must be visible and unobstructed on every turn of the person holding the device
 TABLE_CONTROLS = ", ".join(
@@ -38,6 +38,7 @@ TABLE_CONTROLS = ", ".join(
         "#hand .hand-tile.playable",
         "#draw:not(:disabled)",
         "#knock:not(:disabled)",
+        "#pass:not(:disabled)",
         "#me .actions",  # the row of buttons itself is on screen, not cut off
         "#muggins:not([hidden])",
         ".end-target.fits",
@@ -284,6 +285,9 @@ def play_turn_by_pointer(page: Page, how: How, where: str, screens: Screens | No
     if page.is_enabled("#draw"):
         press_control(page, "#draw", how)
         return "draw"
+    if page.is_visible("#pass") and page.is_enabled("#pass"):
+        press_control(page, "#pass", how)
+        return "pass"
     assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
     press_control(page, "#knock", how)
     return "knock"
@@ -310,6 +314,9 @@ def play_turn_by_keyboard(page: Page, where: str, screens: Screens | None = None
     if page.is_enabled("#draw"):
         page.keyboard.press("d")
         return "draw"
+    if page.is_visible("#pass") and page.is_enabled("#pass"):
+        page.keyboard.press("p")
+        return "pass"
     assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
     page.keyboard.press("k")
     return "knock"
@@ -322,7 +329,7 @@ def play_match(screens: Screens, how: How, on_turn: Callable[[str], None] | None
     turn of the person on screen before their move (a test's own checks of the table). Answers
     how many turns and hands were played, and how many turns were each kind of Move."""
     page = screens.page
-    counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0}
+    counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0, "pass": 0}
     for _ in range(MAX_STEPS):
         wait_for_my_turn_or_dialog(page)
         where = f"turn {counts['turns']}"

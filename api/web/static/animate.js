@@ -15,6 +15,7 @@
 // can be reasoned about apart from time; `runSteps` owns the timers, the skip and the pauses.
 
 import { sameTile } from "./tiles.js";
+import { isTrains } from "./trains.js";
 
 /** Pause between two shown events, in ms: long enough to see where a tile went, short enough not to bore. */
 export const STEP_MS = 600;
@@ -143,8 +144,8 @@ export function cuesOf(group) {
 /** The tile the last tile_played among `events` placed, if it still lies on the table (no hand started since). */
 export function lastPlayed(events) {
   for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i].type === "tile_played") return events[i].tile;
-    if (events[i].type === "hand_started") return null;
+    if (events[i].type === "tile_played" || events[i].type === "tile_placed") return events[i].tile;
+    if (events[i].type === "hand_started" || events[i].type === "round_started") return null;
   }
   return null;
 }
@@ -160,6 +161,8 @@ export function lastPlayed(events) {
  */
 export function buildSteps(prev, events, final, { name, lastBefore = null }) {
   if (!prev || !final || prev.seat !== final.seat || !events.length) return null;
+  // a trains game's board is put on screen as the view has it, its moves told by the log
+  if (isTrains(final)) return null;
   if (events[0].seq !== prev.seq + 1 || events[events.length - 1].seq !== final.seq) return null;
   const starts = events.map((e, i) => (e.type === "hand_started" ? i : -1)).filter((i) => i >= 0);
   if (starts.length > 1) return null;

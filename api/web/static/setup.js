@@ -50,7 +50,10 @@ function defaultTarget() {
  *  lengths. A length the player picked stays picked. */
 function renderTargets() {
   const select = $("#target");
-  const picked = select.value;
+  // a game played in rounds to the lowest total (the trains games) has no target to choose
+  const hasTarget = Boolean(chosenPreset()?.rules?.some((r) => r.target !== undefined && r.target !== null));
+  $("#target-field").hidden = !hasTarget;
+  const picked = hasTarget ? select.value : "";
   const known = defaultTarget();
   const label = known === null ? "The rules' default" : `${known} (the rules' default)`;
   select.replaceChildren(h("option", { value: "" }, label),

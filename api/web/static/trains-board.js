@@ -1,0 +1,114 @@
+// Drawing a trains game's board (Mexican Train, Chicken Foot): the engine, then one row per
+// train or arm, each a strip of tiles that scrolls within its own row and ends in the target a
+// tile is played on.
+//
+// A 13-round game builds trains longer than any screen: each strip is scrolled to its end (the
+// open number, where play goes on) and the earlier tiles are a swipe away. The rows come from
+// trains.js in the table's order (the viewer's own train first); which targets are lit comes
+// from the caller (board.js), which reads the view's legal actions.
+
+import { h } from "./dom.js";
+import { tileEl } from "./tiles.js";
+import { doubleToCover, placeName, trainRows } from "./trains.js";
+
+const isDouble = (t) => t[0] === t[1];
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** What must happen before anything else on this board, in words (null: nothing is owed). */
+export function owedText(view, seatName) {
+  const owed = doubleToCover(view);
+  if (!owed) return null;
+  if (view.board.trains) return `The ${owed.tile[0]}-${owed.tile[1]} on ${placeName(view, owed.key, seatName).replace(/^Your/, "your")} must be covered first.`;
+  if (owed.engine) return `The engine takes ${plural(owed.toes, "more tile")} against its sides first.`;
+  return `The ${owed.tile[0]}-${owed.tile[1]} needs ${plural(owed.toes, "more toe")} first.`;
+}
+
+/**
+ * Draw `view`'s trains into `line` (inside `board`, whose size picks the tiles' size).
+ * `target(key, label)` makes the button a tile is played on (lit as the caller decides);
+ * `mark(el, tile)` marks the tile placed last; `seatName(seat)` names a seat.
+ */
+export function renderTrains(view, board, line, { target, mark, seatName }) {
+  const rows = trainRows(view);
+  const owed = doubleToCover(view);
+  line.classList.add("trains");
+  const [engine] = view.board.engine;
+  const said = owedText(view, seatName);
+  line.append(h("div", { class: "trains-head" },
+    h("span", { class: "engine-label" }, "Engine"),
+    h("span", { class: "engine", dataset: { engine: String(engine) } }, tileEl(engine, engine, false, "double engine-tile")),
+    said ? h("span", { class: "owed", role: "note" }, said) : null));
+  for (const row of rows) {
+    const name = placeName(view, row.key, seatName);
+    const cover = owed && owed.key === row.key;
+    const classes = ["train-row", row.owner !== null && row.owner === view.seat ? "mine" : "",
+                     row.key === "mexican" ? "mexican" : "", row.marker ? "marked" : "", cover ? "awaits" : ""];
+    const tiles = row.tiles.map((t, i) => {
+      const last = i === row.tiles.length - 1;
+      // a double stands across its train, as on a table; where the rows must be low it lies
+      // flat like the others (the stylesheet shows one of its two faces)
+      const el = mark(tileEl(t[0], t[1], false, isDouble(t) ? "double" : ""), t);
+      if (isDouble(t)) {
+        el.firstChild.classList.add("lying");
+        const standing = tileEl(t[0], t[1], true).firstChild;
+        standing.classList.add("standing");
+        el.append(standing);
+      }
+      if (cover && last && isDouble(t)) el.classList.add("uncovered");
+      return el;
+    });
+    const open = row.open ?? null;
+    line.append(h("div", { class: classes.filter(Boolean).join(" "), dataset: { train: row.key },
+                           role: "group", "aria-label": `${name}${row.marker ? ", marker: open to everyone" : ""}` },
+      h("div", { class: "train-name" },
+        h("span", { class: "who" }, name),
+        row.marker ? h("span", { class: "marker", title: "A marker: this train is open to everyone" }, "open") : null,
+        cover ? h("span", { class: "cover", title: said ?? "" }, owed.toes > 1 ? `${owed.toes} toes` : "cover") : null),
+      h("div", { class: "train-strip" }, tiles, open !== null ? target(row.key, String(open)) : null)));
+  }
+  fitRows(board, line);
+  // the open end of each strip in view: long trains keep their earlier tiles a swipe away
+  for (const strip of line.querySelectorAll(".train-strip")) strip.scrollLeft = strip.scrollWidth;
+  // a lit target scrolled into the board's view (a short screen may show only some rows at
+  // once): the train chosen, else the first the selected tile fits, else the first any tile fits
+  const lit = line.querySelector(".end-target.chosen") ?? line.querySelector(".end-target.fits")
+    ?? line.querySelector(".end-target.live");
+  if (lit) {
+    const b = board.getBoundingClientRect(), r = lit.closest(".train-row").getBoundingClientRect();
+    if (r.top < b.top) board.scrollTop -= b.top - r.top + 4;
+    else if (r.bottom > b.bottom) board.scrollTop += r.bottom - b.bottom + 4;
+  }
+}
+
+/**
+ * The largest tiles with which every row fits the board's height: one column with doubles
+ * across their trains; on a wide, low board (a phone held sideways) two columns; then doubles
+ * laid flat, rows one tile high. Where nothing fits (eight seats on a small phone) the smallest
+ * flat rows, and the board scrolls.
+ */
+function fitRows(board, line) {
+  const H = board.clientHeight - 16;
+  const wide = board.clientWidth >= 720;
+  const largest = window.innerWidth < 640 ? 20 : 24;
+  const layouts = [{ cols: 1, flat: false }, ...(wide ? [{ cols: 2, flat: false }, { cols: 2, flat: true }] : []),
+                   { cols: 1, flat: true }];
+  const apply = ({ cols, flat }, u) => {
+    line.classList.toggle("two-columns", cols === 2);
+    line.classList.toggle("flat", flat);
+    line.style.setProperty("--u", `${u}px`);
+  };
+  for (const layout of layouts) {
+    apply(layout, SMALLEST_UNIT);
+    if (line.scrollHeight > H) continue;
+    for (let u = largest; u > SMALLEST_UNIT; u -= 1) {
+      apply(layout, u);
+      if (line.scrollHeight <= H) return;
+    }
+    apply(layout, SMALLEST_UNIT);
+    return;
+  }
+  apply({ cols: wide ? 2 : 1, flat: true }, SMALLEST_UNIT);
+}
+
+/** Half a tile in px, at the least: pips still easy to count. */
+const SMALLEST_UNIT = 15;

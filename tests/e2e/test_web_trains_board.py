@@ -1,0 +1,323 @@
+"""The web table draws a trains game's board (issue 34) from the view the contract gives.
+
+The page is served by the real server; the match's own requests (its view, its events, its
+actions) are answered by a stand-in in this file with views in the contract's JSON form
+(docs/api.md's trains views): each test sets the table it wants to look at, exactly, which a
+dealt match would reach only by chance. Whole matches through the real server are in
+test_web_trains.py.
+
+* A 4-seat Mexican Train at 320×568, 844×390 and 1280×800: the page one window, every control
+  and every train's target hit-testable; the person's own train first, then the Mexican train,
+  then the others in turn order; a marker on a train; a long train scrolled to its open end
+  inside its own row; tapping a tile that fits two trains lights exactly those two (and offers
+  them as buttons), and tapping a row sends the play on that train.
+* An uncovered double: marked on its train and said in the status; the keyboard's `,`/`.` walk
+  the trains a tile may go on, Enter plays.
+* Chicken Foot: the arms and a double's toes as rows, the toe still owed a tile lit.
+* A shared win: the end's title names both winners over the rounds × seats totals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, Route
+
+from .playing import TABLE_CONTROLS, Screens, assert_fits, resize
+
+MATCH_ID = "trainsfixture"
+TOKEN = "token-of-seat-0"
+PHONE_320 = ("320x568", {"width": 320, "height": 568})
+SIDEWAYS = ("844x390", {"width": 844, "height": 390})
+WIDE = ("1280x800", {"width": 1280, "height": 800})
+SIZES = [PHONE_320, SIDEWAYS, WIDE]
+NAMES = ["You", "Ana", "Bo", "Cy"]
+# trains and a hand of a 4-seat Mexican Train's third round (engine 10-10): seat 1's train is long
+# and carries a marker; the hand's 5-3 fits the person's own train (open 5) and seat 1's (open 3)
+LONG_TRAIN = [[10, 1], [1, 7], [7, 2], [2, 9], [9, 6], [6, 6], [6, 11], [11, 12], [12, 0], [0, 8], [8, 3]]
+
+
+def seats(players: int) -> list[dict[str, Any]]:
+    return [
+        {"seat": s, "name": NAMES[s], "type": "remote" if s == 0 else "bot", "level": None if s == 0 else "random"}
+        for s in range(players)
+    ]
+
+
+def mexican_view(**changes: Any) -> dict[str, Any]:
+    """A seat-0 view of a Mexican Train match, as the contract shapes it; ``changes`` replace fields."""
+    trains = [
+        {"train": 0, "owner": 0, "open": 5, "marker": False, "awaits_cover": False, "tiles": [[10, 4], [4, 4], [4, 5]]},
+        {"train": 1, "owner": 1, "open": 3, "marker": True, "awaits_cover": False, "tiles": LONG_TRAIN},
+        {"train": 2, "owner": 2, "open": 10, "marker": False, "awaits_cover": False, "tiles": []},
+        {"train": 3, "owner": 3, "open": 7, "marker": False, "awaits_cover": False, "tiles": [[10, 7]]},
+        {
+            "train": "mexican",
+            "owner": None,
+            "open": 2,
+            "marker": False,
+            "awaits_cover": False,
+            "tiles": [[10, 5], [5, 2]],
+        },
+    ]
+    view: dict[str, Any] = {
+        "status": "playing",
+        "seq": 40,
+        "seat": 0,
+        "round": 3,
+        "rounds": 13,
+        "leader": 2,
+        "turn": 0,
+        "rules": {
+            "preset": "mexican-train",
+            "players": 4,
+            "set": "double-12",
+            "rounds": 13,
+            "hand_size": 15,
+            "double_blank_points": 0,
+            "double_must_be_covered": True,
+            "turn_seconds": None,
+            "timeout_limit": None,
+        },
+        "seats": seats(4),
+        "totals": [14, 31, 9, 22],
+        "round_pips": [[0, 19, 4, 12], [14, 12, 5, 10]],
+        "hand_counts": [5, 9, 11, 7],
+        "drawn": None,
+        "boneyard": 20,
+        "board": {"engine": [10, 10], "trains": trains, "uncovered": None},
+        "legal_actions": [
+            {"type": "play", "tile": [5, 3], "train": 0},
+            {"type": "play", "tile": [5, 3], "train": 1},
+            {"type": "play", "tile": [2, 2], "train": "mexican"},
+        ],
+        "last_round": None,
+        "winner": None,
+        "winners": None,
+        "seeded_by_client": False,
+        "hand": [[11, 0], [5, 3], [2, 2], [12, 9], [6, 1]],
+        "pips": 54,
+    }
+    view.update(changes)
+    return view
+
+
+def chicken_foot_view() -> dict[str, Any]:
+    """Chicken Foot, engine 9-9: four arms, one ended by a 4-4 that has one toe of three."""
+    arms = [
+        {"train": "toe:9:0", "open": None, "tiles": [[9, 4], [4, 4]]},
+        {"train": "toe:9:1", "open": 3, "tiles": [[9, 3]]},
+        {"train": "toe:9:2", "open": 8, "tiles": [[9, 8]]},
+        {"train": "toe:9:3", "open": 0, "tiles": [[9, 0]]},
+        {"train": "toe:4:0", "open": 1, "tiles": [[4, 1]]},
+    ]
+    view = mexican_view(
+        rules={
+            **mexican_view()["rules"],
+            "preset": "chicken-foot",
+            "players": 2,
+            "set": "double-9",
+            "rounds": 10,
+            "double_blank_points": 50,
+        },
+        seats=seats(2),
+        round=1,
+        rounds=10,
+        leader=0,
+        totals=[0, 0],
+        round_pips=[],
+        hand_counts=[3, 8],
+        boneyard=30,
+        board={"engine": [9, 9], "arms": arms, "toes_needed": {"number": 4, "next": "toe:4:1", "left": 2}},
+        legal_actions=[{"type": "play", "tile": [4, 2], "train": "toe:4:1"}],
+        hand=[[6, 5], [4, 2], [7, 3]],
+        pips=27,
+    )
+    return view
+
+
+class StandIn:
+    """The match's requests answered from ``views`` (seat 0's view now; the next after an action)."""
+
+    def __init__(self, page: Page, view: dict[str, Any], seen: int = 0) -> None:
+        self.view = view
+        self.after_action: dict[str, Any] | None = None
+        self.actions: list[dict[str, Any]] = []
+        saved = {"id": MATCH_ID, "local": {"0": TOKEN}, "seen": seen, "humans": 1, "viewer": 0, "savedAt": 1}
+        page.add_init_script(
+            f"localStorage.setItem('boneyard.matches.v1', {json.dumps(json.dumps({MATCH_ID: saved}))});"
+            f"sessionStorage.setItem('boneyard.tab.match', {json.dumps(MATCH_ID)});"
+        )
+        page.route(re.compile(rf".*/v1/matches/{MATCH_ID}/.*"), self.answer)
+
+    def answer(self, route: Route) -> None:
+        url = route.request.url
+        if url.split("?")[0].endswith("/view"):
+            route.fulfill(json=self.view, headers={"ETag": f'"{self.view["seq"]}"'})
+        elif "/events" in url:
+            route.fulfill(json={"events": [], "next_after": None, "seq": self.view["seq"]})
+        elif url.endswith("/actions"):
+            self.actions.append(json.loads(route.request.post_data or "{}"))
+            if self.after_action is not None:
+                self.view = self.after_action
+            route.fulfill(json={"view": self.view}, headers={"ETag": f'"{self.view["seq"]}"'})
+        else:
+            route.fulfill(status=404, json={"code": "not_found"})
+
+
+def open_table(page: Page) -> None:
+    page.goto("/play")
+    page.wait_for_selector("#table:not([hidden])")
+    page.wait_for_function("document.body.hasAttribute('data-settled') && document.body.dataset.seq === '40'")
+
+
+def rows(page: Page) -> list[str]:
+    found: list[str] = page.eval_on_selector_all(".train-row", "els => els.map((el) => el.dataset.train)")
+    return found
+
+
+def lit(page: Page) -> list[str]:
+    found: list[str] = page.eval_on_selector_all(".end-target.fits", "els => els.map((el) => el.dataset.end)")
+    return sorted(found)
+
+
+STRIP_AT_END_JS = """(key) => {
+  const strip = document.querySelector(`.train-row[data-train="${key}"] .train-strip`);
+  const gap = Math.abs(strip.scrollLeft + strip.clientWidth - strip.scrollWidth);
+  return [strip.scrollWidth > strip.clientWidth, gap <= 1];
+}"""
+
+
+@pytest.mark.parametrize(("label", "size"), SIZES, ids=[label for label, _ in SIZES])
+def test_four_seat_mexican_train_fits_the_window_own_train_first_long_trains_scroll(page_at, artifacts, label, size):
+    page = page_at(size)
+    stand_in = StandIn(page, mexican_view())
+    open_table(page)
+
+    assert rows(page) == ["0", "mexican", "1", "2", "3"]
+    assert page.inner_text(".train-row[data-train='0'] .who") == "Your train"
+    assert page.inner_text(".train-row[data-train='1'] .who") == "Ana's train"
+    assert page.locator(".train-row.marked").count() == 1 and page.is_visible(".train-row[data-train='1'] .marker")
+    assert page.get_attribute(".engine .tile", "data-face") == "10-10"
+    assert page.inner_text("#match-meta").endswith("round 3 of 13")
+    assert page.inner_text("#me-score-label") == "Total" and page.inner_text("#me-score") == "14"
+    assert [page.inner_text(f"#opponents [data-score='{s}']") for s in (1, 2, 3)] == ["31", "9", "22"]
+    # the long train scrolls inside its row, shown at its open end; its target, and every other, can be hit
+    overflows, at_end = page.evaluate(STRIP_AT_END_JS, "1")
+    assert at_end and (overflows or size["width"] > 640), (overflows, at_end)
+    assert page.is_hidden("#knock") and page.is_visible("#pass") and page.is_disabled("#pass")
+    screens = Screens(page, ((label, size),), artifacts)
+    # every train a tile of the hand may go on can be hit; the others are a scroll of the board away
+    screens.check(f"{TABLE_CONTROLS}, .end-target.live", "4-seat Mexican Train", opponents=True, shot="mexican-train-4")
+
+    # the 5-3 fits two trains: exactly those are lit and offered; a tap on Ana's row plays it there
+    page.click("#hand .hand-tile[data-tile='5-3']")
+    page.wait_for_selector(".end-target.fits")
+    assert lit(page) == ["0", "1"]
+    offered = page.eval_on_selector_all("#end-choice button", "els => els.map((el) => el.textContent)")
+    assert offered == ["Your train", "Ana's train"]
+    screens.check(TABLE_CONTROLS, "choosing a train for 5-3")
+    stand_in.after_action = mexican_view(seq=41, turn=1, legal_actions=[])
+    page.click(".train-row[data-train='1'] .train-name")
+    page.wait_for_function("document.body.dataset.seq === '41'")
+    assert stand_in.actions == [{"type": "play", "tile": [5, 3], "train": 1, "expected_seq": 40}]
+    assert page.js_errors == []
+
+
+def test_an_uncovered_double_is_marked_and_the_keyboard_walks_the_trains_a_tile_may_go_on(page_at):
+    page = page_at(PHONE_320[1])
+    view = mexican_view()
+    mexican = view["board"]["trains"][4]
+    mexican.update({"open": 2, "awaits_cover": True, "tiles": [[10, 5], [5, 2], [2, 2]]})
+    view["board"]["uncovered"] = "mexican"
+    view["legal_actions"] = [{"type": "play", "tile": [12, 2], "train": "mexican"}]
+    view["hand"] = [[11, 0], [12, 2], [6, 1]]
+    StandIn(page, view)
+    open_table(page)
+
+    assert page.locator(".train-row.awaits").count() == 1
+    assert page.get_attribute(".train-row.awaits", "data-train") == "mexican"
+    assert page.get_attribute(".train-row.awaits .tile.uncovered", "data-face") == "2-2"
+    assert "The 2-2 on Mexican train must be covered first." in page.inner_text("#status")
+    assert page.inner_text(".trains-head .owed") == "The 2-2 on Mexican train must be covered first."
+    assert_fits(page, f"{TABLE_CONTROLS}, .train-row.awaits .tile.uncovered", "an uncovered double at 320x568")
+    assert page.js_errors == []
+
+
+def test_the_keyboard_chooses_between_trains_with_comma_and_full_stop(page_at):
+    page = page_at(WIDE[1])
+    stand_in = StandIn(page, mexican_view())
+    open_table(page)
+    page.keyboard.press("ArrowRight")  # the hand's second tile: the 5-3
+    assert page.get_attribute("#hand .hand-tile.selected", "data-tile") == "5-3"
+    page.keyboard.press(".")  # the last of its trains in the rows' order: Ana's
+    assert page.get_attribute(".end-target.chosen", "data-end") == "1"
+    page.keyboard.press(",")  # one back: the person's own
+    assert page.get_attribute(".end-target.chosen", "data-end") == "0"
+    stand_in.after_action = mexican_view(seq=41, turn=1, legal_actions=[])
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.body.dataset.seq === '41'")
+    assert stand_in.actions == [{"type": "play", "tile": [5, 3], "train": 0, "expected_seq": 40}]
+
+
+@pytest.mark.parametrize(("label", "size"), [PHONE_320, SIDEWAYS], ids=["320x568", "844x390"])
+def test_chicken_foot_shows_arms_and_toes_and_lights_the_toe_owed(page_at, artifacts, label, size):
+    page = page_at(size)
+    StandIn(page, chicken_foot_view())
+    open_table(page)
+
+    assert rows(page) == ["toe:9:0", "toe:9:1", "toe:9:2", "toe:9:3", "toe:4:0", "toe:4:1"]
+    names = page.eval_on_selector_all(".train-row .who", "els => els.map((el) => el.textContent)")
+    assert names == ["Arm 1", "Arm 2", "Arm 3", "Arm 4", "4-4 toe 1", "4-4 toe 2"]
+    # the arm ended by the double has no target; the toe owed one is marked and shows the 4 it needs
+    assert page.locator(".train-row[data-train='toe:9:0'] .end-target").count() == 0
+    assert page.get_attribute(".train-row.awaits", "data-train") == "toe:4:1"
+    assert page.inner_text(".train-row.awaits .end-target") == "4"
+    assert page.inner_text(".trains-head .owed") == "The 4-4 needs 2 more toes first."
+    page.click("#hand .hand-tile[data-tile='6-5']")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert lit(page) == []
+    screens = Screens(page, ((label, size),), artifacts)
+    screens.check(f"{TABLE_CONTROLS}, .end-target", "Chicken Foot", opponents=True, shot="chicken-foot")
+    assert page.js_errors == []
+
+
+def test_a_shared_win_names_both_winners_over_the_totals_of_every_round(page_at, artifacts):
+    page = page_at(PHONE_320[1])
+    rounds = [[0, 19, 4, 12], [14, 12, 5, 10], [0, 8, 5, 11]]
+    view = mexican_view(
+        status="ended",
+        round=3,
+        rounds=3,
+        turn=None,
+        totals=[14, 39, 14, 33],
+        round_pips=rounds,
+        legal_actions=[],
+        last_round={"round": 3, "winner": 0, "pips": rounds[2], "totals": [14, 39, 14, 33], "hands": [[], [], [], []]},
+        winner=0,
+        winners=[0, 2],
+    )
+    StandIn(page, view, seen=3)
+    page.goto("/play")
+    page.wait_for_selector("#rematch")
+
+    assert page.inner_text("#overlay-title") == "You share the win with Bo!"
+    table = page.eval_on_selector_all(".totals tr", "rows => rows.map((r) => [...r.cells].map((c) => c.textContent))")
+    assert table == [
+        ["Round", *NAMES],
+        ["1", "0", "19", "4", "12"],
+        ["2", "14", "12", "5", "10"],
+        ["3", "0", "8", "5", "11"],
+        ["Total", "14", "39", "14", "33"],
+    ]
+    assert page.eval_on_selector_all(".totals td.best", "els => els.map((el) => el.dataset.finalScore)") == ["0", "2"]
+    ended = Screens(page, (PHONE_320,), artifacts)
+    ended.check("#overlay-card .overlay-actions button, .totals", "the end", shot="shared-win")
+    page.keyboard.press("Escape")
+    assert page.inner_text("#status") == "Match over: You and Bo share the win. Press N for a new match."
+    resize(page, SIDEWAYS[1])
+    assert_fits(page, "#board, #opponents [data-score], #me-score", "the ended table at 844x390")
+    assert page.js_errors == []
