@@ -145,9 +145,11 @@ def start_short_match(
     for i, (name, kind) in enumerate(seats):
         page.select_option(f"[data-seat-kind='{i}']", kind)
         page.fill(f"[data-seat-name='{i}']", name)
-    # the shortest match the form offers (the first option is the rules' default, sent as none)
-    lengths = page.eval_on_selector_all("#target option", "els => els.map((o) => o.value).filter(Boolean)")
-    page.select_option("#target", min(lengths, key=int))
+    # the shortest match the form offers (the first option is the rules' default, sent as none);
+    # a game without a target (the trains games, played in rounds) offers none
+    if page.is_visible("#target"):
+        lengths = page.eval_on_selector_all("#target option", "els => els.map((o) => o.value).filter(Boolean)")
+        page.select_option("#target", min(lengths, key=int))
     page.evaluate("document.querySelector('#setup-form').requestSubmit()")
     page.wait_for_selector("#table:not([hidden]), #toast:not([hidden])")
     assert page.is_visible("#table"), f"the match did not start: {page.inner_text('#toast')}"

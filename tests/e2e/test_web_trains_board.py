@@ -321,3 +321,50 @@ def test_a_shared_win_names_both_winners_over_the_totals_of_every_round(page_at,
     resize(page, SIDEWAYS[1])
     assert_fits(page, "#board, #opponents [data-score], #me-score", "the ended table at 844x390")
     assert page.js_errors == []
+
+
+def centre(page: Page, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def test_a_tile_dragged_onto_a_train_it_fits_is_played_there(page_at):
+    page = page_at(SIDEWAYS[1])
+    stand_in = StandIn(page, mexican_view())
+    open_table(page)
+    page.mouse.move(*centre(page, "#hand .hand-tile[data-tile='5-3']"))
+    page.mouse.down()
+    x, y = centre(page, ".train-row[data-train='0'] .train-name")
+    page.mouse.move(x, y, steps=8)
+    # while dragging, the trains the tile fits are lit and the one under the pointer taken
+    assert lit(page) == ["0", "1"]
+    assert page.get_attribute(".end-target.over", "data-end") == "0"
+    stand_in.after_action = mexican_view(seq=41, turn=1, legal_actions=[])
+    page.mouse.up()
+    page.wait_for_function("document.body.dataset.seq === '41'")
+    assert stand_in.actions == [{"type": "play", "tile": [5, 3], "train": 0, "expected_seq": 40}]
+
+
+def test_the_round_opens_the_totals_of_every_round_so_far(page_at):
+    page = page_at(PHONE_320[1], **{"has_touch": True, "is_mobile": True})
+    StandIn(page, mexican_view())
+    open_table(page)
+    assert page.inner_text("#totals-open") == "Round 3/13"
+    assert_fits(page, "#totals-open", "the round at 320x568")
+    page.tap("#totals-open")
+    page.wait_for_selector("#totals-close")
+    table = page.eval_on_selector_all(".totals tr", "rows => rows.map((r) => [...r.cells].map((c) => c.textContent))")
+    assert table == [
+        ["Round", *NAMES],
+        ["1", "0", "19", "4", "12"],
+        ["2", "14", "12", "5", "10"],
+        ["Total", "14", "31", "9", "22"],
+    ]
+    assert page.eval_on_selector_all(".totals td.best", "els => els.map((el) => el.dataset.finalScore)") == ["2"]
+    assert_fits(page, "#totals-close", "the totals at 320x568")
+    page.keyboard.press("Escape")
+    page.wait_for_function("document.querySelector('#overlay').hidden")
+    page.keyboard.press("t")
+    page.wait_for_selector("#totals-close")
+    assert page.js_errors == []

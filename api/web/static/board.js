@@ -82,6 +82,12 @@ function renderOpponents(v) {
 
 function renderStatus(v, hidden) {
   $("#boneyard-count").textContent = String(v.boneyard);
+  // a trains game: the round, which opens the totals of every round so far
+  $("#totals-open").hidden = !isTrains(v);
+  if (isTrains(v)) {
+    $("#round-number").textContent = String(v.round);
+    $("#round-count").textContent = String(v.rounds);
+  }
   // a block game has no boneyard to draw from: no pill counting it
   $("#boneyard-pill").hidden = v.rules.game === "block";
   const countPill = $("#count-pill");
@@ -244,6 +250,10 @@ export function renderLine() {
   line.className = "line";
   board.classList.toggle("trains-board", trains);
   board.setAttribute("aria-label", trains ? "Trains" : "Line of play");
+  if (trains && !v.board) {   // no round dealt yet
+    line.append(h("p", { class: "empty-note" }, v.status === "playing" ? "Dealing…" : "Waiting for players to join…"));
+    return;
+  }
   if (trains) { renderTrains(v, board, line, { target, mark, seatName }); return; }
   const W = board.clientWidth - 16, H = board.clientHeight - 16;
   const isDouble = (t) => t[0] === t[1];

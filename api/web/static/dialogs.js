@@ -247,6 +247,21 @@ function showTrainsEnd(onNewMatch, lookAtTable) {
   }, lookAtTable);
 }
 
+/** The totals of every round so far, during a trains game; Close and Escape close it, then
+ *  `onClose` runs (the flow shows what arrived meanwhile). */
+export function showTotals(onClose) {
+  const v = state.view;
+  const close = () => { closeOverlay(); render(); onClose(); };
+  openOverlay("totals", (card) => {
+    card.append(
+      h("h2", { id: "overlay-title" }, `Round ${v.round} of ${v.rounds}`),
+      h("p", { class: "headline" }, "Each round adds the pips left in each hand; the lowest total after the last round wins."),
+      totalsTable(v.round_pips || [], v.totals),
+      h("div", { class: "overlay-actions" },
+        h("button", { class: "btn primary", id: "totals-close", "data-autofocus": true, onclick: close }, "Close")));
+  }, close);
+}
+
 /** The winner and final scores; "Look at the table" (and Escape) just closes, `onNewMatch` runs on "New match". */
 export function showMatchEnd(onNewMatch) {
   const v = state.view;

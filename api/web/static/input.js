@@ -6,9 +6,9 @@
 // or picked from the end-choice buttons).
 
 import { placeOrder, render, renderEndChoice, renderLine } from "./board.js";
-import { toast } from "./dialogs.js";
+import { showTotals, toast } from "./dialogs.js";
 import { $, $$ } from "./dom.js";
-import { act, newMatch, playTile } from "./match.js";
+import { act, newMatch, playTile, refresh } from "./match.js";
 import {
   distinctPlays, legal, myTurn, plays, selectTile, selectedTileKey, setChosenEnd, setDrag, setKeyboard, setSelected,
   state,
@@ -158,6 +158,7 @@ function onKey(ev) {
   else if (k === ".") { ev.preventDefault(); chooseEnd(1); }
   else if (k === "d" || k === "D") { ev.preventDefault(); if (!$("#draw").disabled) drawAction(); }
   else if (k === "k" || k === "K") { ev.preventDefault(); if (!$("#knock").disabled && !$("#knock").hidden) act(legal("knock")[0]); }
+  else if ((k === "t" || k === "T") && !$("#totals-open").hidden) { ev.preventDefault(); showTotals(refresh); }
   else if (k === "p" || k === "P") { ev.preventDefault(); if (!$("#pass").disabled && !$("#pass").hidden) act(legal("pass")[0]); }
 }
 
@@ -181,6 +182,7 @@ export function bindInput() {
   $("#draw").addEventListener("click", drawAction);
   $("#knock").addEventListener("click", () => act(legal("knock")[0]));
   $("#pass").addEventListener("click", () => act(legal("pass")[0]));
+  $("#totals-open").addEventListener("click", () => showTotals(refresh));
   $("#muggins").addEventListener("click", () => act(legal("muggins")[0]));
   document.addEventListener("keydown", onKey);
 }

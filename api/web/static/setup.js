@@ -148,7 +148,8 @@ async function onSetupSubmit(ev) {
   const start = $("#start");
   start.disabled = true;
   try {
-    const target = $("#target").value;   // "" is the rules' default: sent only when changed
+    // "" is the rules' default: sent only when changed (never for rules without a target)
+    const target = $("#target-field").hidden ? "" : $("#target").value;
     // partners sent only where they differ from what the preset plays at this count by itself
     const partners = partnersOffered() && partnersOn() !== partnersByDefault() ? partnersOn() : null;
     await startMatch({ seats, preset: $("#preset").value, target: target ? Number(target) : null, partners });

@@ -5,8 +5,9 @@
 // the view lists (plus any place a legal action names that holds no tile yet), and what may
 // be played where is the view's `legal_actions`.
 
-/** A trains game's view: its board lists trains (Mexican Train) or arms (Chicken Foot), not a line. */
-export const isTrains = (view) => Boolean(view?.board && (view.board.trains || view.board.arms));
+/** A trains game's view: played in rounds, its board (none before the first deal) lists trains
+ *  (Mexican Train) or arms (Chicken Foot), not a line. */
+export const isTrains = (view) => Boolean(view && (view.rounds !== undefined || view.board?.trains || view.board?.arms));
 
 /** Where an action goes, as one string the page's targets carry in `data-end`: a line end
  *  ("left"), or a train's wire value as text ("2" for seat 2's train, "mexican", "toe:9:0"). */
