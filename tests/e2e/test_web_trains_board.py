@@ -368,3 +368,33 @@ def test_the_round_opens_the_totals_of_every_round_so_far(page_at):
     page.keyboard.press("t")
     page.wait_for_selector("#totals-close")
     assert page.js_errors == []
+
+
+FULL_HAND = [
+    [12, 12],
+    [11, 0],
+    [5, 3],
+    [2, 2],
+    [12, 9],
+    [6, 1],
+    [11, 11],
+    [9, 9],
+    [8, 7],
+    [12, 4],
+    [3, 0],
+    [9, 1],
+    [7, 7],
+]
+FULL_HAND += [[11, 5], [12, 1]]
+
+
+@pytest.mark.parametrize(("label", "size"), [PHONE_320, SIDEWAYS], ids=["320x568", "844x390"])
+def test_a_hand_of_fifteen_at_the_first_turn_fits_the_smallest_screens(page_at, label, size):
+    page = page_at(size)
+    StandIn(page, mexican_view(hand=FULL_HAND, hand_counts=[15, 15, 15, 15]))
+    open_table(page)
+    assert page.locator("#hand .hand-tile").count() == len(FULL_HAND) == 15
+    assert_fits(page, f"{TABLE_CONTROLS}, #hand .hand-tile, .end-target.live", f"{label}, fifteen tiles")
+    page.click("#hand .hand-tile[data-tile='5-3']")
+    page.wait_for_selector(".end-target.fits")
+    assert_fits(page, f"{TABLE_CONTROLS}, .end-target.fits", f"{label}, fifteen tiles, choosing a train")
