@@ -1,20 +1,22 @@
 """The web table draws a trains game's board (issue 34) from the view the contract gives.
 
 The page is served by the real server; the match's own requests (its view, its events, its
-actions) are answered by a stand-in in this file with views in the contract's JSON form
-(docs/api.md's trains views): each test sets the table it wants to look at, exactly, which a
-dealt match would reach only by chance. Whole matches through the real server are in
+actions) are answered by a stand-in in this file with views in the contract's JSON form (as
+api/rules/trains_views.py makes them): each test sets the table it wants to look at, exactly,
+which a dealt match would reach only by chance. Whole matches through the real server are in
 test_web_trains.py.
 
 * A 4-seat Mexican Train at 320×568, 844×390 and 1280×800: the page one window, every control
-  and every train's target hit-testable; the person's own train first, then the Mexican train,
-  then the others in turn order; a marker on a train; a long train scrolled to its open end
-  inside its own row; tapping a tile that fits two trains lights exactly those two (and offers
-  them as buttons), and tapping a row sends the play on that train.
-* An uncovered double: marked on its train and said in the status; the keyboard's `,`/`.` walk
-  the trains a tile may go on, Enter plays.
+  and the target of every train a tile may go on hit-testable (the others a scroll away); the
+  person's own train first, then the Mexican train, then the others in turn order; a marker on
+  a train; a long train scrolled to its open end inside its own row; tapping a tile that fits
+  two trains lights exactly those two (and offers them as buttons), and tapping a row sends the
+  play on that train. Fifteen tiles in the hand fit the two small screens.
+* An uncovered double: marked on its train and said in the status. The keyboard's `,`/`.` walk
+  the trains a tile may go on, Enter plays; a drag onto a row plays there.
 * Chicken Foot: the arms and a double's toes as rows, the toe still owed a tile lit.
-* A shared win: the end's title names both winners over the rounds × seats totals.
+* The round pill opens the rounds × seats totals; a shared win: the end's title names both
+  winners over the same table.
 """
 
 from __future__ import annotations
@@ -227,7 +229,7 @@ def test_four_seat_mexican_train_fits_the_window_own_train_first_long_trains_scr
     assert page.js_errors == []
 
 
-def test_an_uncovered_double_is_marked_and_the_keyboard_walks_the_trains_a_tile_may_go_on(page_at):
+def test_an_uncovered_double_is_marked_on_its_train_and_said_in_the_status(page_at):
     page = page_at(PHONE_320[1])
     view = mexican_view()
     mexican = view["board"]["trains"][4]
