@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, Route
 
-from .playing import TABLE_CONTROLS, Screens, assert_fits, resize
+from .playing import TABLE_CONTROLS, Screens, assert_fits, axe_script, resize, serious_violations
 
 MATCH_ID = "trainsfixture"
 TOKEN = "token-of-seat-0"
@@ -400,3 +400,14 @@ def test_a_hand_of_fifteen_at_the_first_turn_fits_the_smallest_screens(page_at, 
     page.click("#hand .hand-tile[data-tile='5-3']")
     page.wait_for_selector(".end-target.fits")
     assert_fits(page, f"{TABLE_CONTROLS}, .end-target.fits", f"{label}, fifteen tiles, choosing a train")
+
+
+def test_axe_finds_nothing_serious_on_a_trains_table_or_its_totals(page_at):
+    page = page_at(PHONE_320[1])
+    StandIn(page, mexican_view())
+    open_table(page)
+    axe = axe_script()
+    assert serious_violations(page, axe) == []
+    page.click("#totals-open")
+    page.wait_for_selector("#totals-close")
+    assert serious_violations(page, axe) == []
