@@ -67,16 +67,22 @@ export function renderTrains(view, board, line, { target, mark, seatName }) {
       h("div", { class: "train-strip" }, tiles, open !== null ? target(row.key, String(open)) : null)));
   }
   fitRows(board, line);
+  // choosing among trains on a board too low for every row: only the rows the tile may go on
+  // stay (the others are back once it is played or another tile is picked), all in view at once
+  const fitting = [...line.querySelectorAll(".end-target.fits")].map((t) => t.closest(".train-row"));
+  fitting.forEach((row) => row.classList.add("fits-row"));
+  if (fitting.length > 1 && line.scrollHeight > board.clientHeight - 16) line.classList.add("choosing");
   // the open end of each strip in view: long trains keep their earlier tiles a swipe away
   for (const strip of line.querySelectorAll(".train-strip")) strip.scrollLeft = strip.scrollWidth;
-  // a lit target scrolled into the board's view (a short screen may show only some rows at
-  // once): the train chosen, else the first the selected tile fits, else the first any tile fits
-  const lit = line.querySelector(".end-target.chosen") ?? line.querySelector(".end-target.fits")
-    ?? line.querySelector(".end-target.live");
-  if (lit) {
-    const b = board.getBoundingClientRect(), r = lit.closest(".train-row").getBoundingClientRect();
-    if (r.top < b.top) board.scrollTop -= b.top - r.top + 4;
-    else if (r.bottom > b.bottom) board.scrollTop += r.bottom - b.bottom + 4;
+  // the rows that matter now scrolled into the board's view (a low board may show only some at
+  // once): those the selected tile fits, else the train chosen, else the first any tile fits
+  const live = line.querySelector(".end-target.chosen, .end-target.live")?.closest(".train-row");
+  const wanted = fitting.length ? fitting : live ? [live] : [];
+  if (wanted.length) {
+    const b = board.getBoundingClientRect();
+    const top = wanted[0].getBoundingClientRect().top, bottom = wanted[wanted.length - 1].getBoundingClientRect().bottom;
+    if (bottom > b.bottom) board.scrollTop += Math.min(bottom - b.bottom + 4, top - b.top - 4);
+    else if (top < b.top) board.scrollTop -= b.top - top + 4;
   }
 }
 
