@@ -41,10 +41,15 @@ from api.rules.events import (
     Knocked,
     MatchCreated,
     MatchEnded,
+    Passed,
+    RoundEnded,
+    RoundStarted,
     SeatReplaced,
+    TilePlaced,
     TilePlayed,
     TurnTimedOut,
 )
+from api.rules.vocabulary import HandEndReason
 from api.store.records import InvalidCursor as StoreInvalidCursor
 from api.store.repositories import decode_cursor, encode_cursor
 from api.store.webhooks import DeliveryRecord, NewDelivery, WebhookRecord
@@ -82,7 +87,9 @@ ID_PATTERN = r"^[0-9a-f]{32}$"
 
 #: Events after which the turn has passed (a draw, a muggins call or a timeout notice leave it
 #: where it was): a remote seat to act after one of them has a new turn.
-TURN_PASSING = frozenset({TilePlayed.type, Knocked.type, HandStarted.type})
+TURN_PASSING = frozenset(
+    {TilePlayed.type, Knocked.type, HandStarted.type, TilePlaced.type, Passed.type, RoundStarted.type}
+)
 
 
 class Flow(Protocol):
@@ -197,14 +204,29 @@ def occurrences(appended: Sequence[Row], state: MatchState) -> list[Occurrence]:
         if kind == MatchCreated.type:
             seats = [{"seat": i, **pick(s, "name", "type", "level")} for i, s in enumerate(public["seats"])]
             found.append(Occurrence(MATCH_CREATED, seq, {"rules": public["rules"], "seats": seats}))
-        elif kind == HandStarted.type and public["hand_number"] == 1:
-            data = {**pick(public, "hand_number", "leader", "hand_counts"), "boneyard_count": public["boneyard"]}
+        elif kind in (HandStarted.type, RoundStarted.type) and public.get("hand_number", public.get("round")) == 1:
+            data = {
+                "hand_number": 1,
+                **pick(public, "leader", "hand_counts"),
+                "boneyard_count": public["boneyard"],
+            }
             found.append(Occurrence(MATCH_STARTED, seq, data))
         elif kind == HandEnded.type:
             data = pick(public, "hand_number", "reason", "winner", "side", "points", "pips", "scores")
             found.append(Occurrence(HAND_ENDED, seq, data))
+        elif kind == RoundEnded.type:  # a trains game's round: its number, who went out, the totals
+            reason = HandEndReason.BLOCKED if public["winner"] is None else HandEndReason.DOMINO
+            data = {
+                "hand_number": public["round"],
+                "reason": reason.value,
+                "winner": public["winner"],
+                "side": public["winner"],
+                "pips": public["pips"],
+                "scores": public["totals"],
+            }
+            found.append(Occurrence(HAND_ENDED, seq, data))
         elif kind == MatchEnded.type:
-            found.append(Occurrence(MATCH_ENDED, seq, pick(public, "winner", "scores")))
+            found.append(Occurrence(MATCH_ENDED, seq, pick(public, "winner", "scores", "winners")))
         elif kind in (TurnTimedOut.type, SeatReplaced.type):
             data = {"seat": public["seat"], "event": kind, **pick(public, "consecutive", "level")}
             found.append(Occurrence(SEAT_TIMED_OUT, seq, data))
@@ -218,7 +240,16 @@ def occurrences(appended: Sequence[Row], state: MatchState) -> list[Occurrence]:
 
 #: The log's event types that make a webhook event (``turn.started`` is read off the new state).
 WEBHOOK_SOURCES = frozenset(
-    {MatchCreated.type, HandStarted.type, HandEnded.type, MatchEnded.type, TurnTimedOut.type, SeatReplaced.type}
+    {
+        MatchCreated.type,
+        HandStarted.type,
+        HandEnded.type,
+        MatchEnded.type,
+        TurnTimedOut.type,
+        SeatReplaced.type,
+        RoundStarted.type,
+        RoundEnded.type,
+    }
 )
 #: The webhook events whose data names a seat, given its player_ref too.
 SEATED = frozenset({MATCH_CREATED, TURN_STARTED, SEAT_TIMED_OUT})
