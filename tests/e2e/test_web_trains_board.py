@@ -17,6 +17,8 @@ test_web_trains.py.
 * Chicken Foot: the arms and a double's toes as rows, the toe still owed a tile lit.
 * The round pill opens the rounds × seats totals; a shared win: the end's title names both
   winners over the same table.
+* Your move and each reply are drawn one at a time (the page's clock moved past the pauses):
+  each tile on its train, markers put down and taken up, the status saying who did what.
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ class StandIn:
         self.view = view
         self.after_action: dict[str, Any] | None = None
         self.actions: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []  # the log after seq 40, the stand-in's view before any move
         saved = {"id": MATCH_ID, "local": {"0": TOKEN}, "seen": seen, "humans": 1, "viewer": 0, "savedAt": 1}
         page.add_init_script(
             f"localStorage.setItem('boneyard.matches.v1', {json.dumps(json.dumps({MATCH_ID: saved}))});"
@@ -160,7 +163,9 @@ class StandIn:
         if url.split("?")[0].endswith("/view"):
             route.fulfill(json=self.view, headers={"ETag": f'"{self.view["seq"]}"'})
         elif "/events" in url:
-            route.fulfill(json={"events": [], "next_after": None, "seq": self.view["seq"]})
+            after = int(re.search(r"after=(\d+)", url).group(1)) if "after=" in url else 0
+            new = [e for e in self.events if e["seq"] > after]
+            route.fulfill(json={"events": new, "next_after": None, "seq": self.view["seq"]})
         elif url.endswith("/actions"):
             self.actions.append(json.loads(route.request.post_data or "{}"))
             if self.after_action is not None:
@@ -411,3 +416,67 @@ def test_axe_finds_nothing_serious_on_a_trains_table_or_its_totals(page_at):
     page.click("#totals-open")
     page.wait_for_selector("#totals-close")
     assert serious_violations(page, axe) == []
+
+
+# every picture drawn, as body[data-seq] changes: each row's tiles and whether it carries a marker
+PICTURES_JS = """() => {
+  window.pictures = [];
+  new MutationObserver(() => {
+    const rows = Object.fromEntries([...document.querySelectorAll('.train-row')].map((row) => [row.dataset.train,
+      [[...row.querySelectorAll('.tile')].map((t) => t.dataset.face), row.classList.contains('marked')]]));
+    window.pictures.push({ seq: document.body.dataset.seq, rows, status: document.querySelector('#status').textContent,
+                           last: document.querySelector('.train-row .tile.last')?.dataset.face ?? null });
+  }).observe(document.body, { attributes: true, attributeFilter: ['data-seq'] });
+}"""
+
+
+def test_your_move_and_each_reply_are_shown_one_by_one(page_at):
+    page = page_at(WIDE[1], reduced_motion="no-preference")
+    page.clock.install()
+    stand_in = StandIn(page, mexican_view())
+    open_table(page)
+    # the person plays 5-3 on Ana's marked train; Ana plays on her own (her marker goes), Bo draws
+    # and passes (a marker on his), Cy plays on his own: the person's turn again
+    stand_in.events = [
+        {"seq": 41, "type": "tile_placed", "seat": 0, "tile": [5, 3], "train": 1, "auto": False},
+        {"seq": 42, "type": "tile_placed", "seat": 1, "tile": [6, 5], "train": 1, "auto": False},
+        {"seq": 43, "type": "tile_drawn", "seat": 2, "auto": False},
+        {"seq": 44, "type": "passed", "seat": 2, "marker": True, "auto": False},
+        {"seq": 45, "type": "tile_placed", "seat": 3, "tile": [9, 7], "train": 3, "auto": False},
+    ]
+    final = mexican_view(
+        seq=45,
+        hand=[[11, 0], [2, 2], [12, 9], [6, 1]],
+        hand_counts=[4, 8, 12, 6],
+        boneyard=19,
+        legal_actions=[{"type": "play", "tile": [2, 2], "train": "mexican"}],
+    )
+    trains = final["board"]["trains"]
+    trains[1].update({"open": 6, "marker": False, "tiles": [*LONG_TRAIN, [3, 5], [5, 6]]})
+    trains[2]["marker"] = True
+    trains[3].update({"open": 9, "tiles": [[10, 7], [7, 9]]})
+    stand_in.after_action = final
+    page.evaluate(PICTURES_JS)
+    page.click("#hand .hand-tile[data-tile='5-3']")
+    page.click(".train-row[data-train='1'] .end-target")
+    page.wait_for_function("document.body.hasAttribute('data-animating')")
+    for _ in range(20):
+        if not page.evaluate("document.body.hasAttribute('data-animating')"):
+            break
+        page.clock.run_for(600)
+    page.wait_for_function("document.body.hasAttribute('data-settled') && document.body.dataset.seq === '45'")
+
+    pictures = {p["seq"]: p for p in page.evaluate("window.pictures")}
+    assert [seq for seq in pictures if seq != "40"] == ["41", "42", "43", "44", "45"]
+    ana = [*[f"{a}-{b}" for a, b in LONG_TRAIN], "3-5"]
+    assert pictures["41"]["rows"]["1"] == [ana, True] and pictures["41"]["last"] == "3-5"
+    assert pictures["41"]["status"] == "You played 5-3 on Ana's train."
+    assert pictures["42"]["rows"]["1"] == [[*ana, "5-6"], False] and pictures["42"]["last"] == "5-6"
+    assert pictures["43"]["rows"]["2"] == [[], False] and pictures["43"]["status"] == "Bo drew 1 from the boneyard."
+    assert pictures["44"]["rows"]["2"] == [[], True]
+    assert pictures["44"]["status"] == "Bo passed: a marker goes on their train."
+    assert pictures["45"]["rows"]["3"] == [["10-7", "7-9"], False]
+    # nothing offered until the last picture is the view: then the person's turn
+    assert page.evaluate("document.body.classList.contains('my-turn')")
+    assert page.locator("#hand .hand-tile.playable").count() == 1
+    assert page.js_errors == []

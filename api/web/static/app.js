@@ -9,6 +9,7 @@
 // (tests/e2e/test_web_modules.py checks the graph has no cycle and reaches every file).
 //   tiles.js    tile keys and their SVG faces
 //   trains.js   a trains game's view read: its rows in the table's order, where an action goes
+//   trains-steps.js  a trains game's table after each new event (pure), for animate.js
 //   animate.js  the table after each new event (pure), and the timed, skippable run through them
 //   dom.js      element helpers and the switch between the two screens
 //   sound.js    cues made with Web Audio (play, draw, knock, score, hand end); M mutes
