@@ -139,9 +139,10 @@ def start_short_match(
     if not page.is_visible("#setup"):
         page.goto("/play")
         page.wait_for_selector("#setup:not([hidden])")
-    page.check(f"input[name=players][value='{len(seats)}']", force=True)
+    # the preset first: it enables the player counts it allows (a trains game's eight among them)
     if preset is not None:
         page.select_option("#preset", preset)
+    page.check(f"input[name=players][value='{len(seats)}']", force=True)
     for i, (name, kind) in enumerate(seats):
         page.select_option(f"[data-seat-kind='{i}']", kind)
         page.fill(f"[data-seat-name='{i}']", name)

@@ -12,6 +12,10 @@ view for the same seat: each tile is lifted exactly when the view lists a play o
 trains it is offered on are exactly the trains those plays name; Draw and Pass are enabled
 exactly when listed; Mexican Train's rows start with the person's own train, then the Mexican;
 every marker the view shows is on its row. At the end the totals shown are the view's.
+
+Eight seats (the most a trains game seats) fit a phone upright and sideways: the seven others as
+small chips, every control and every train a tile may go on in view. The form offers 2 to 8
+players for both games, and no target.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import pytest
 from playwright.sync_api import Page, Route
 
 from .conftest import DESKTOP
-from .playing import Screens, play_match, start_short_match, wait_for_my_turn_or_dialog
+from .playing import TABLE_CONTROLS, Screens, play_match, start_short_match, wait_for_my_turn_or_dialog
 from .test_web_layout import HIDPI, QUICK, TOUCH
 from .test_web_table import api_view, stored
 
@@ -130,3 +134,17 @@ def test_the_form_offers_two_to_eight_players_for_the_trains_games_and_no_target
         assert page.locator("#seat-list li").count() == 8
     page.select_option("#preset", "standard-draw")
     assert page.is_visible("#target-field")
+
+
+def test_eight_seats_fit_a_phone_upright_and_sideways_at_the_first_turn(page_at, artifacts):
+    page = page_at(PHONE_320[1], **TOUCH)
+    page.route(re.compile(r".*/v1/matches$"), lambda route: in_rounds(route, "eight-1"))
+    seats = [("You", "you")] + [(f"Computer {seat}", "random") for seat in range(1, 8)]
+    start_short_match(page, seats, preset="mexican-train")
+    wait_for_my_turn_or_dialog(page)
+    assert page.locator("#opponents .opp").count() == 7 and page.locator(".train-row").count() == 9
+    # the seven others as small chips, every train a tile may go on in view: at both sizes
+    Screens(page, (PHONE_320, SIDEWAYS), artifacts).check(
+        f"{TABLE_CONTROLS}, .end-target.live", "eight seats", opponents=True, shot="eight-seats"
+    )
+    assert real_errors(page) == []
