@@ -248,8 +248,8 @@ def test_an_uncovered_double_is_marked_on_its_train_and_said_in_the_status(page_
     assert page.locator(".train-row.awaits").count() == 1
     assert page.get_attribute(".train-row.awaits", "data-train") == "mexican"
     assert page.get_attribute(".train-row.awaits .tile.uncovered", "data-face") == "2-2"
-    assert "The 2-2 on Mexican train must be covered first." in page.inner_text("#status")
-    assert page.inner_text(".trains-head .owed") == "The 2-2 on Mexican train must be covered first."
+    assert "The 2-2 on the Mexican train must be covered first." in page.inner_text("#status")
+    assert page.inner_text(".trains-head .owed") == "The 2-2 on the Mexican train must be covered first."
     assert_fits(page, f"{TABLE_CONTROLS}, .train-row.awaits .tile.uncovered", "an uncovered double at 320x568")
     assert page.js_errors == []
 

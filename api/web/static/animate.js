@@ -15,7 +15,7 @@
 // can be reasoned about apart from time; `runSteps` owns the timers, the skip and the pauses.
 
 import { sameTile } from "./tiles.js";
-import { isTrains, placeName } from "./trains.js";
+import { isTrains, placeInSentence } from "./trains.js";
 import { applyTrainEvent, trainTable } from "./trains-steps.js";
 
 /** Pause between two shown events, in ms: long enough to see where a tile went, short enough not to bore. */
@@ -123,7 +123,7 @@ export function describe(group, name, view = null) {
     }
     case "knocked": return `${name(e.seat)} knocked: nothing fits.`;
     case "tile_placed": {
-      const where = view ? placeName(view, String(e.train), name).replace(/^Your/, "your").replace(/^Mexican/, "the Mexican") : e.train;
+      const where = view ? placeInSentence(view, String(e.train), name) : e.train;
       return `${name(e.seat)} played ${e.tile[0]}-${e.tile[1]} on ${where}.`;
     }
     case "passed": return `${name(e.seat)} passed${e.marker ? ": a marker goes on their train" : ""}.`;

@@ -9,7 +9,7 @@
 
 import { h } from "./dom.js";
 import { tileEl } from "./tiles.js";
-import { doubleToCover, placeName, trainRows } from "./trains.js";
+import { doubleToCover, placeInSentence, placeName, trainRows } from "./trains.js";
 
 const isDouble = (t) => t[0] === t[1];
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -18,7 +18,7 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 export function owedText(view, seatName) {
   const owed = doubleToCover(view);
   if (!owed) return null;
-  if (view.board.trains) return `The ${owed.tile[0]}-${owed.tile[1]} on ${placeName(view, owed.key, seatName).replace(/^Your/, "your")} must be covered first.`;
+  if (view.board.trains) return `The ${owed.tile[0]}-${owed.tile[1]} on ${placeInSentence(view, owed.key, seatName)} must be covered first.`;
   if (owed.engine) return `The engine takes ${plural(owed.toes, "more tile")} against its sides first.`;
   return `The ${owed.tile[0]}-${owed.tile[1]} needs ${plural(owed.toes, "more toe")} first.`;
 }

@@ -27,8 +27,12 @@ export function placeName(view, key, seatName) {
   return seat === view.seat ? "Your train" : `${seatName(seat)}'s train`;
 }
 
+/** The same name inside a sentence: "your train", "Ana's train", "the Mexican train", "Arm 2". */
+export const placeInSentence = (view, key, seatName) =>
+  placeName(view, key, seatName).replace(/^Your/, "your").replace(/^Mexican/, "the Mexican");
+
 /**
- * The board's rows, in the table's order: {key, owner, open, marker, awaits, tiles, next}.
+ * The board's rows, in the table's order: {key, owner, open, marker, tiles}.
  * Mexican Train: the viewer's own train first, then the Mexican train, then the other seats'
  * in turn order from the viewer. Chicken Foot: the arms as the view lists them, the place
  * that must take the next toe (not begun yet) last. A place some legal action names that the
@@ -48,22 +52,20 @@ export function trainRows(view) {
       return rank(x) - rank(y);
     });
     for (const t of sorted) {
-      rows.push({ key: String(t.train), owner: t.owner, open: t.open, marker: Boolean(t.marker),
-                  awaits: Boolean(t.awaits_cover), tiles: t.tiles, next: false });
+      rows.push({ key: String(t.train), owner: t.owner, open: t.open, marker: Boolean(t.marker), tiles: t.tiles });
     }
   } else {
     const next = board.toes_needed?.next ?? null;
     for (const arm of board.arms) {
-      rows.push({ key: String(arm.train), owner: null, open: arm.open, marker: false,
-                  awaits: false, tiles: arm.tiles, next: arm.train === next });
+      rows.push({ key: String(arm.train), owner: null, open: arm.open, marker: false, tiles: arm.tiles });
     }
     if (next !== null && !rows.some((r) => r.key === next)) {
-      rows.push({ key: next, owner: null, open: board.toes_needed.number, marker: false, awaits: false, tiles: [], next: true });
+      rows.push({ key: next, owner: null, open: board.toes_needed.number, marker: false, tiles: [] });
     }
   }
   for (const action of view.legal_actions || []) {
     if (action.type !== "play" || rows.some((r) => r.key === placeKey(action))) continue;
-    rows.push({ key: placeKey(action), owner: null, open: null, marker: false, awaits: false, tiles: [], next: false });
+    rows.push({ key: placeKey(action), owner: null, open: null, marker: false, tiles: [] });
   }
   return rows;
 }
