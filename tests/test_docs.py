@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from api.rules import PRESETS, resolve_rules
+from api.rules.games import family_of
+from api.rules.line_games import LINE_GAMES
 from api.rules.ruleset import BOOLEAN_OPTIONS, OPTION_CHOICES, OPTION_NAMES
+from api.rules.trains_games import TRAINS_GAMES
 from api.tools.golden import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +48,15 @@ def code_spans(cell: str) -> list[str]:
 
 
 # --- the rule book -------------------------------------------------------------------------------
+TRAINS_ONLY = set(TRAINS_GAMES.options) - set(LINE_GAMES.options)  # rounds, double_blank_points, ...
+
+
+def plays_to_a_target(preset: str) -> bool:
+    """The line games play to a target; the trains games to the last round (lowest total wins)."""
+    options = family_of(preset).options
+    return options is None or "target" in options
+
+
 def option_table() -> dict[str, list[str]]:
     return {code_spans(row[0])[0]: row for row in table_rows(section(RULE_BOOK.read_text(), 13))}
 
@@ -60,6 +72,8 @@ def test_the_rule_books_option_table_has_exactly_the_codes_options():
 def test_the_rule_book_gives_each_option_its_values_and_its_default():
     rules = resolve_rules("standard-draw", {}, 2)
     standard = {name: getattr(rules, name) for name in OPTION_NAMES}  # the record's values, said or unsaid
+    trains = resolve_rules("mexican-train", {}, 2)  # the trains games' own options: Mexican Train's defaults
+    standard |= {name: getattr(trains, name) for name in TRAINS_ONLY}
     for name, (_, values, default, _meaning) in option_table().items():
         if name in OPTION_CHOICES:
             assert [json.loads(v) for v in code_spans(values)] == list(OPTION_CHOICES[name]), name
@@ -95,7 +109,7 @@ def test_the_rule_book_says_what_each_preset_sets_for_every_player_count(preset)
 
 def test_the_rule_book_states_each_presets_target():
     rows = preset_table()
-    for preset in PRESETS:
+    for preset in filter(plays_to_a_target, PRESETS):
         targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
         assert {int(n) for n in re.findall(r"\d+", rows[preset][4])} == targets, preset
     assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100  # "100 with 2 players or partners"
@@ -104,7 +118,7 @@ def test_the_rule_book_states_each_presets_target():
 def test_the_option_table_names_each_preset_whose_target_is_not_the_default():
     """The `target` row's default cell names, by its code, every preset that does not play to 100."""
     default = option_table()["target"][2]
-    for preset in PRESETS:
+    for preset in filter(plays_to_a_target, PRESETS):
         targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
         if targets != {100}:
             assert f"`{preset}`" in default, preset
@@ -115,7 +129,7 @@ def test_the_readmes_option_table_gives_every_presets_target():
     """The README's short table of options says every default target a preset plays to."""
     readme = (ROOT / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `target` |"))
-    for preset in PRESETS:
+    for preset in filter(plays_to_a_target, PRESETS):
         for target in {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}:
             assert str(target) in row, (preset, target)
 
