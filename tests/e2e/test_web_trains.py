@@ -36,6 +36,9 @@ PHONE_320 = ("320x568", {"width": 320, "height": 568})
 SIDEWAYS = ("844x390", {"width": 844, "height": 390})
 WIDE = ("1280x800", DESKTOP)
 ROUNDS = 1
+# Short deals, found by playing seeds in turn: about twenty turns of the person's, among them
+# tiles that fit two trains (a train to choose) and draws. Another deal only makes a test slower.
+SEEDS = {"mexican-train": "mexican-train-5", "chicken-foot": "chicken-foot-1"}
 MATCHES = [
     pytest.param("mexican-train", "touch", TOUCH, (PHONE_320, SIDEWAYS), id="mexican-train-touch-320x568-and-844x390"),
     pytest.param("chicken-foot", "touch", TOUCH, (PHONE_320, SIDEWAYS), id="chicken-foot-touch-320x568-and-844x390"),
@@ -101,7 +104,7 @@ def test_a_whole_trains_match_is_played_to_its_end_at_each_size(
     page_at, live_server, artifacts, preset, how, options, sizes
 ):
     page = page_at(sizes[0][1], **options)
-    page.route(re.compile(r".*/v1/matches$"), lambda route: in_rounds(route, f"{preset}-1"))
+    page.route(re.compile(r".*/v1/matches$"), lambda route: in_rounds(route, SEEDS[preset]))
     start_short_match(page, [("You", "you"), ("Rand", "random")], preset=preset)
     if how == "keyboard":
         wait_for_my_turn_or_dialog(page)
@@ -109,7 +112,9 @@ def test_a_whole_trains_match_is_played_to_its_end_at_each_size(
 
     counts = play_match(Screens(page, sizes, artifacts), how, lambda where: offered_as_listed(page, live_server, where))
 
-    assert counts["turns"] >= 3 and counts["hands"] == ROUNDS, counts
+    assert counts["hands"] == ROUNDS and counts["play"] and counts["end"] and counts["draw"], (
+        f"choose another seed for {preset}: {counts}"
+    )
     view = my_view(page, live_server)
     assert view["status"] == "ended" and view["rounds"] == ROUNDS and view["rules"]["preset"] == preset
     assert view["winners"] and min(view["totals"]) == view["totals"][view["winners"][0]]

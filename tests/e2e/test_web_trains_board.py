@@ -12,7 +12,8 @@ test_web_trains.py.
   a train; a long train scrolled to its open end inside its own row; tapping a tile that fits
   two trains lights exactly those two (and offers them as buttons), and tapping a row sends the
   play on that train. Fifteen tiles in the hand fit the two small screens.
-* An uncovered double: marked on its train and said in the status. The keyboard's `,`/`.` walk
+* An uncovered double: marked on its train and said in the status. Stuck with an empty
+  boneyard: no Draw, Pass enabled, and a tap sends the pass. The keyboard's `,`/`.` walk
   the trains a tile may go on, Enter plays; a drag onto a row plays there.
 * Chicken Foot: the arms and a double's toes as rows, the toe still owed a tile lit.
 * The round pill opens the rounds × seats totals; a shared win: the end's title names both
@@ -479,4 +480,19 @@ def test_your_move_and_each_reply_are_shown_one_by_one(page_at):
     # nothing offered until the last picture is the view: then the person's turn
     assert page.evaluate("document.body.classList.contains('my-turn')")
     assert page.locator("#hand .hand-tile.playable").count() == 1
+    assert page.js_errors == []
+
+
+def test_stuck_with_an_empty_boneyard_pass_is_offered_and_sent(page_at):
+    page = page_at(PHONE_320[1], **{"has_touch": True, "is_mobile": True})
+    stand_in = StandIn(page, mexican_view(boneyard=0, legal_actions=[{"type": "pass"}]))
+    open_table(page)
+    assert page.locator("#hand .hand-tile.playable").count() == 0
+    assert page.is_hidden("#draw") and page.is_enabled("#pass")
+    assert page.inner_text("#status") == "Your turn: nothing fits and nothing to draw, pass."
+    assert_fits(page, TABLE_CONTROLS, "stuck at 320x568")
+    stand_in.after_action = mexican_view(seq=41, turn=1, boneyard=0, legal_actions=[])
+    page.tap("#pass")
+    page.wait_for_function("document.body.dataset.seq === '41'")
+    assert stand_in.actions == [{"type": "pass", "expected_seq": 40}]
     assert page.js_errors == []
