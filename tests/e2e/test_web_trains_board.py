@@ -13,7 +13,8 @@ test_web_trains.py.
   two trains lights exactly those two (and offers them as buttons), and tapping a row sends the
   play on that train. Fifteen tiles in the hand fit the two small screens.
 * An uncovered double: marked on its train and said in the status. Stuck with an empty
-  boneyard: no Draw, Pass enabled, and a tap sends the pass. The keyboard's `,`/`.` walk
+  boneyard: no Draw, Pass enabled, and a tap sends the pass. After a draw that fits, only the
+  drawn tile is lifted and the status says so. The keyboard's `,`/`.` walk
   the trains a tile may go on, Enter plays; a drag onto a row plays there.
 * Chicken Foot: the arms and a double's toes as rows, the toe still owed a tile lit.
 * The round pill opens the rounds × seats totals; a shared win: the end's title names both
@@ -496,3 +497,15 @@ def test_stuck_with_an_empty_boneyard_pass_is_offered_and_sent(page_at):
     page.wait_for_function("document.body.dataset.seq === '41'")
     assert stand_in.actions == [{"type": "pass", "expected_seq": 40}]
     assert page.js_errors == []
+
+
+def test_after_a_draw_that_fits_only_the_drawn_tile_is_lifted(page_at):
+    page = page_at(WIDE[1])
+    view = mexican_view(hand=[[11, 0], [12, 9], [6, 1], [6, 2]], drawn=[6, 2], boneyard=19)
+    view["legal_actions"] = [{"type": "play", "tile": [6, 2], "train": "mexican"}]
+    StandIn(page, view)
+    open_table(page)
+    lifted = page.eval_on_selector_all("#hand .hand-tile.playable", "els => els.map((el) => el.dataset.tile)")
+    assert lifted == ["6-2"]
+    assert page.inner_text("#status") == "Your turn: the tile you drew fits, play it."
+    assert page.is_disabled("#draw") and page.is_disabled("#pass")

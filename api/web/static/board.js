@@ -111,7 +111,7 @@ function renderStatus(v, hidden) {
     const who = state.match.humans > 1 ? `${seatName(state.viewer)}, your turn` : "Your turn";
     // a trains game may owe a double its cover (or its toes) before anything else
     const owed = isTrains(v) ? owedText(v, seatName) : null;
-    if (v.drawn && plays().size) text = `${who}: the tile you drew fits, play it.`;
+    if (isTrains(v) && v.drawn && plays().size) text = `${who}: the tile you drew fits, play it.`;
     else if (plays().size) text = `${who}: ${owed ? `${owed} Play` : "play"} a lifted tile.`;
     else if (legal("draw").length) text = `${who}: nothing fits, draw from the boneyard.`;
     else if (legal("knock").length) text = `${who}: nothing fits and nothing to draw, knock.`;
