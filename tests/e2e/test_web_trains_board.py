@@ -309,6 +309,8 @@ def test_a_shared_win_names_both_winners_over_the_totals_of_every_round(page_at,
         winner=0,
         winners=[0, 2],
     )
+    # the last round ended with a double uncovered: nothing is owed once the match is over
+    view["board"]["trains"][4].update({"awaits_cover": True, "tiles": [[10, 5], [5, 2], [2, 2]]})
     StandIn(page, view, seen=3)
     page.goto("/play")
     page.wait_for_selector("#rematch")
@@ -327,6 +329,7 @@ def test_a_shared_win_names_both_winners_over_the_totals_of_every_round(page_at,
     ended.check("#overlay-card .overlay-actions button, .totals", "the end", shot="shared-win")
     page.keyboard.press("Escape")
     assert page.inner_text("#status") == "Match over: You and Bo share the win. Press N for a new match."
+    assert page.locator(".trains-head .owed, .train-row.awaits").count() == 0
     resize(page, SIDEWAYS[1])
     assert_fits(page, "#board, #opponents [data-score], #me-score", "the ended table at 844x390")
     assert page.js_errors == []

@@ -14,9 +14,12 @@ import { doubleToCover, placeInSentence, placeName, trainRows } from "./trains.j
 const isDouble = (t) => t[0] === t[1];
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** The double owed its cover (or toes) while play goes on; none once the match is over. */
+const owedNow = (view) => (view.status === "playing" ? doubleToCover(view) : null);
+
 /** What must happen before anything else on this board, in words (null: nothing is owed). */
 export function owedText(view, seatName) {
-  const owed = doubleToCover(view);
+  const owed = owedNow(view);
   if (!owed) return null;
   if (view.board.trains) return `The ${owed.tile[0]}-${owed.tile[1]} on ${placeInSentence(view, owed.key, seatName)} must be covered first.`;
   if (owed.engine) return `The engine takes ${plural(owed.toes, "more tile")} against its sides first.`;
@@ -30,7 +33,7 @@ export function owedText(view, seatName) {
  */
 export function renderTrains(view, board, line, { target, mark, seatName }) {
   const rows = trainRows(view);
-  const owed = doubleToCover(view);
+  const owed = owedNow(view);
   line.classList.add("trains");
   const [engine] = view.board.engine;
   const said = owedText(view, seatName);
@@ -72,8 +75,14 @@ export function renderTrains(view, board, line, { target, mark, seatName }) {
   const fitting = [...line.querySelectorAll(".end-target.fits")].map((t) => t.closest(".train-row"));
   fitting.forEach((row) => row.classList.add("fits-row"));
   if (fitting.length > 1 && line.scrollHeight > board.clientHeight - 16) line.classList.add("choosing");
-  // the open end of each strip in view: long trains keep their earlier tiles a swipe away
-  for (const strip of line.querySelectorAll(".train-strip")) strip.scrollLeft = strip.scrollWidth;
+  // the open end of each strip in view: long trains keep their earlier tiles a swipe away, the
+  // strip's left edge fading while there are some
+  for (const strip of line.querySelectorAll(".train-strip")) {
+    const fade = () => strip.classList.toggle("more-before", strip.scrollLeft > 1);
+    strip.scrollLeft = strip.scrollWidth;
+    fade();
+    strip.addEventListener("scroll", fade, { passive: true });
+  }
   // the rows that matter now scrolled into the board's view (a low board may show only some at
   // once): those the selected tile fits, else the train chosen, else the first any tile fits
   const live = line.querySelector(".end-target.chosen, .end-target.live")?.closest(".train-row");
