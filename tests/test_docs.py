@@ -143,8 +143,10 @@ def documented_fields(heading: str) -> set[str]:
     return {code_spans(row[0])[0] for row in table_rows(match.group(1))}
 
 
-def expected_files() -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(EXAMPLES.glob("*.expected.json"))]
+def expected_files(trains: bool = False) -> list[dict]:
+    """The committed expected states: the line games' (``hands``), or the trains games' (``rounds``)."""
+    docs = [json.loads(path.read_text()) for path in sorted(EXAMPLES.glob("*.expected.json"))]
+    return [doc for doc in docs if ("rounds" in doc) == trains]
 
 
 def test_golden_md_documents_every_field_of_every_expected_file():
@@ -152,6 +154,10 @@ def test_golden_md_documents_every_field_of_every_expected_file():
     assert files
     assert {key for doc in files for key in doc} == documented_fields("The expected state: `<name>.expected.json`")
     assert {key for doc in files for hand in doc["hands"] for key in hand} == documented_fields("Each hand")
+    trains = expected_files(trains=True)
+    assert {doc["preset"] for doc in trains} == {"mexican-train", "chicken-foot"}
+    assert {key for doc in trains for key in doc} == documented_fields("A trains game's expected state")
+    assert {key for doc in trains for line in doc["rounds"] for key in line} == documented_fields("Each round")
 
 
 def test_golden_md_documents_every_field_of_the_audit_files():
@@ -176,6 +182,21 @@ def test_the_expected_files_hold_the_invariants_golden_md_states():
         assert scores == doc["scores"] and doc["hand_number"] == len(doc["hands"])
         assert doc["status"] == "ended" and doc["scores"][doc["winner"]] >= doc["target"]
         assert len(doc["scores"]) == (2 if doc["partners"] else doc["players"])
+    for doc in expected_files(trains=True):
+        totals, top = [0] * doc["players"], 12 if doc["preset"] == "mexican-train" else 9
+        for number, line in enumerate(doc["rounds"], start=1):
+            assert (line["round"], line["engine"], line["leader"]) == (
+                number,
+                top - number + 1,
+                (number - 1) % doc["players"],
+            )
+            totals = [t + p for t, p in zip(totals, line["pips"], strict=True)]
+            assert line["totals"] == totals and (line["winner"] is None or line["pips"][line["winner"]] == 0)
+        assert totals == doc["scores"] and doc["round"] == len(doc["rounds"]) and doc["status"] == "ended"
+        assert (
+            doc["winners"] == [s for s, t in enumerate(totals) if t == min(totals)]
+            and doc["winner"] == doc["winners"][0]
+        )
 
 
 # --- events.md ---------------------------------------------------------------------------------------

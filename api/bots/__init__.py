@@ -59,13 +59,15 @@ BOT_LEVELS = (
     Level(
         BotLevel.INTERMEDIATE,
         "Intermediate",
-        "Plays out a few dozen guesses of what the others may hold, quickly, and picks the move that does best.",
+        "Plays out a few dozen guesses of what the others may hold, quickly, and picks the move that does best "
+        "(in the trains games it plays as the expert).",
     ),
     Level(
         BotLevel.EXPERT,
         "Expert",
         "Reads what the others' knocks and plays say about their tiles, plays out many guesses of them, solves "
-        "each ending exactly and picks the move that does best across them.",
+        "each ending exactly and picks the move that does best across them; in the trains games it plans its "
+        "own train and plays Chicken Foot's rounds out on guesses of the hidden tiles.",
     ),
 )  # weakest first
 LEVELS: tuple[str, ...] = tuple(level.name.value for level in BOT_LEVELS)  # as plain strings

@@ -191,7 +191,9 @@ def test_actions_of_the_line_games_and_places_not_open_are_refused_precisely(cli
     assert_problem(refused({**play, "train": "train:1"}), 422, "invalid_action")  # not the wire's spelling
     assert_problem(refused({**play, "train": True}), 422, "invalid_action")
     assert_problem(refused({**play, "train": 1}), 409, "illegal_play")  # seat 1's train: no marker on it
-    assert_problem(refused({**play, "train": 9}), 409, "illegal_play")  # no seat 9 at this table
+    assert_problem(refused({**play, "train": 5}), 409, "illegal_play")  # no seat 5 at this table
+    assert_problem(refused({**play, "train": 9}), 422, "invalid_action")  # no seat 9 at any table
+    assert_problem(refused({**play, "train": "toe:13:0"}), 422, "invalid_action")
     assert_problem(refused({**play, "train": "toe:9:0"}), 409, "illegal_play")  # Chicken Foot's
     assert_problem(refused({"type": "pass"}), 409, "must_play")
     assert_problem(refused(play, tokens[1]), 409, "not_your_turn")
