@@ -29,8 +29,8 @@ Size = dict[str, int]  # a window's {"width": ..., "height": ...} in CSS pixels
 # api/web/static/app.js folds the log panel at start in a narrower window (a column of its own from there)
 LOG_FOLDS_BELOW = 900
 # what a turn of the person on screen was: a tile that fitted one way, a tile for which an end
-# had to be chosen, a draw, a knock
-Move = Literal["play", "end", "draw", "knock"]
+# (or a train) had to be chosen, a draw, a knock, a pass (a trains game's knock)
+Move = Literal["play", "end", "draw", "knock", "pass"]
 
 # what must be visible and unobstructed on every turn of the person holding the device
 TABLE_CONTROLS = ", ".join(
@@ -38,6 +38,7 @@ TABLE_CONTROLS = ", ".join(
         "#hand .hand-tile.playable",
         "#draw:not(:disabled)",
         "#knock:not(:disabled)",
+        "#pass:not(:disabled)",
         "#me .actions",  # the row of buttons itself is on screen, not cut off
         "#muggins:not([hidden])",
         ".end-target.fits",
@@ -138,15 +139,18 @@ def start_short_match(
     if not page.is_visible("#setup"):
         page.goto("/play")
         page.wait_for_selector("#setup:not([hidden])")
-    page.check(f"input[name=players][value='{len(seats)}']", force=True)
+    # the preset first: it enables the player counts it allows (a trains game's eight among them)
     if preset is not None:
         page.select_option("#preset", preset)
+    page.check(f"input[name=players][value='{len(seats)}']", force=True)
     for i, (name, kind) in enumerate(seats):
         page.select_option(f"[data-seat-kind='{i}']", kind)
         page.fill(f"[data-seat-name='{i}']", name)
-    # the shortest match the form offers (the first option is the rules' default, sent as none)
-    lengths = page.eval_on_selector_all("#target option", "els => els.map((o) => o.value).filter(Boolean)")
-    page.select_option("#target", min(lengths, key=int))
+    # the shortest match the form offers (the first option is the rules' default, sent as none);
+    # a game without a target (the trains games, played in rounds) offers none
+    if page.is_visible("#target"):
+        lengths = page.eval_on_selector_all("#target option", "els => els.map((o) => o.value).filter(Boolean)")
+        page.select_option("#target", min(lengths, key=int))
     page.evaluate("document.querySelector('#setup-form').requestSubmit()")
     page.wait_for_selector("#table:not([hidden]), #toast:not([hidden])")
     assert page.is_visible("#table"), f"the match did not start: {page.inner_text('#toast')}"
@@ -284,6 +288,9 @@ def play_turn_by_pointer(page: Page, how: How, where: str, screens: Screens | No
     if page.is_enabled("#draw"):
         press_control(page, "#draw", how)
         return "draw"
+    if page.is_visible("#pass") and page.is_enabled("#pass"):
+        press_control(page, "#pass", how)
+        return "pass"
     assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
     press_control(page, "#knock", how)
     return "knock"
@@ -310,6 +317,9 @@ def play_turn_by_keyboard(page: Page, where: str, screens: Screens | None = None
     if page.is_enabled("#draw"):
         page.keyboard.press("d")
         return "draw"
+    if page.is_visible("#pass") and page.is_enabled("#pass"):
+        page.keyboard.press("p")
+        return "pass"
     assert page.is_enabled("#knock"), f"{where}: my turn, nothing to play or draw, and no knock"
     page.keyboard.press("k")
     return "knock"
@@ -322,7 +332,7 @@ def play_match(screens: Screens, how: How, on_turn: Callable[[str], None] | None
     turn of the person on screen before their move (a test's own checks of the table). Answers
     how many turns and hands were played, and how many turns were each kind of Move."""
     page = screens.page
-    counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0}
+    counts = {"turns": 0, "hands": 0, "play": 0, "end": 0, "draw": 0, "knock": 0, "pass": 0}
     for _ in range(MAX_STEPS):
         wait_for_my_turn_or_dialog(page)
         where = f"turn {counts['turns']}"

@@ -77,8 +77,15 @@ def test_a_whole_match_fits_the_window_and_every_control_can_be_hit(page_at, art
         wait_for_my_turn_or_dialog(page)
         tab_to_the_hand(page)
 
-    counts = play_match(Screens(page, sizes, artifacts), how)
+    said: set[str] = set()
+    counts = play_match(Screens(page, sizes, artifacts), how, lambda where: said.add(page.inner_text("#status")))
 
+    # the status line says what the turn asks for (only a trains game speaks of a drawn tile)
+    assert said == {
+        "Your turn: play a lifted tile.",
+        "Your turn: nothing fits, draw from the boneyard.",
+        "Your turn: nothing fits and nothing to draw, knock.",
+    }, said
     # every kind of turn and dialog was met, so each was checked at every size
     assert counts["hands"] >= 1 and all(counts[move] >= 1 for move in ("play", "end", "draw", "knock")), (
         f"the seeded match no longer reaches every kind of turn ({counts}): choose another SEED"

@@ -15,13 +15,15 @@
 // can be reasoned about apart from time; `runSteps` owns the timers, the skip and the pauses.
 
 import { sameTile } from "./tiles.js";
+import { isTrains, placeInSentence } from "./trains.js";
+import { applyTrainEvent, trainTable } from "./trains-steps.js";
 
 /** Pause between two shown events, in ms: long enough to see where a tile went, short enough not to bore. */
 export const STEP_MS = 600;
 
 // a new step starts at each of these; any other event joins the step before it (a scoring
 // play's points_scored, the match_ended after the last hand_ended) or the next one
-const STEP_STARTS = new Set(["tile_played", "tile_drawn", "knocked", "hand_started", "hand_ended"]);
+const STEP_STARTS = new Set(["tile_played", "tile_drawn", "knocked", "hand_started", "hand_ended", "tile_placed", "passed"]);
 
 const copy = (x) => JSON.parse(JSON.stringify(x));
 const endsList = (ends) => Object.entries(ends || {}).map(([end, value]) => ({ end, value }));
@@ -104,8 +106,8 @@ function tablePart(view) {
                 hand: view.hand || [], hand_number: view.hand_number });
 }
 
-/** What one step says in the status line (and to a screen reader). */
-export function describe(group, name) {
+/** What one step says in the status line (and to a screen reader); `view` names a trains game's trains. */
+export function describe(group, name, view = null) {
   const e = group.main;
   const points = group.events.filter((x) => x.type === "points_scored").reduce((n, x) => n + x.points, 0);
   const scored = points ? `, scoring ${points}` : "";
@@ -120,6 +122,11 @@ export function describe(group, name) {
       return `${name(e.seat)} drew ${n} from the boneyard.`;
     }
     case "knocked": return `${name(e.seat)} knocked: nothing fits.`;
+    case "tile_placed": {
+      const where = view ? placeInSentence(view, String(e.train), name) : e.train;
+      return `${name(e.seat)} played ${e.tile[0]}-${e.tile[1]} on ${where}.`;
+    }
+    case "passed": return `${name(e.seat)} passed${e.marker ? ": a marker goes on their train" : ""}.`;
     case "hand_started": return `Hand ${e.hand_number}: ${name(e.leader)} to lead.`;
     case "hand_ended":
       if (e.winner === null || e.winner === undefined) return `Hand ${e.hand_number} blocked: nobody scores.`;
@@ -132,9 +139,9 @@ export function describe(group, name) {
 export function cuesOf(group) {
   const kinds = new Set(group.events.map((e) => e.type));
   const cues = [];
-  if (kinds.has("tile_played")) cues.push("play");
+  if (kinds.has("tile_played") || kinds.has("tile_placed")) cues.push("play");
   if (kinds.has("tile_drawn")) cues.push("draw");
-  if (kinds.has("knocked")) cues.push("knock");
+  if (kinds.has("knocked") || kinds.has("passed")) cues.push("knock");
   if (kinds.has("points_scored")) cues.push("score");
   if (kinds.has("hand_ended")) cues.push("hand");
   return cues;
@@ -143,8 +150,8 @@ export function cuesOf(group) {
 /** The tile the last tile_played among `events` placed, if it still lies on the table (no hand started since). */
 export function lastPlayed(events) {
   for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i].type === "tile_played") return events[i].tile;
-    if (events[i].type === "hand_started") return null;
+    if (events[i].type === "tile_played" || events[i].type === "tile_placed") return events[i].tile;
+    if (events[i].type === "hand_started" || events[i].type === "round_started") return null;
   }
   return null;
 }
@@ -161,6 +168,7 @@ export function lastPlayed(events) {
 export function buildSteps(prev, events, final, { name, lastBefore = null }) {
   if (!prev || !final || prev.seat !== final.seat || !events.length) return null;
   if (events[0].seq !== prev.seq + 1 || events[events.length - 1].seq !== final.seq) return null;
+  if (isTrains(final)) return trainSteps(prev, events, final, { name, lastBefore });
   const starts = events.map((e, i) => (e.type === "hand_started" ? i : -1)).filter((i) => i >= 0);
   if (starts.length > 1) return null;
   const split = starts.length ? starts[0] : 0;   // events[split:] belong to the final view's hand
@@ -206,6 +214,32 @@ export function buildSteps(prev, events, final, { name, lastBefore = null }) {
     if (i === events.length - 1 && !handEnd) Object.assign(view, { count: final.count, pips: final.pips });
     return { view, shown: i + 1, last: after[i].last, said: describe(g, name), cues: cuesOf(g), handEnd,
              result: handEnd ? g.events.find((e) => e.type === "hand_ended") : null };
+  });
+}
+
+/** buildSteps for a trains game: the table played forwards from `prev`, one step at a time
+ *  (trains-steps.js), within one round (a round's end shows its result over the final board). */
+function trainSteps(prev, events, final, { name, lastBefore }) {
+  if (!isTrains(prev) || !prev.board || prev.round !== final.round) return null;
+  if (events.some((e) => e.type === "round_started" || e.type === "round_ended" || e.type === "match_ended")) return null;
+  const viewer = final.seat;
+  const table = trainTable(prev);
+  const options = { coverDoubles: final.rules.double_must_be_covered !== false };
+  const groups = groupSteps(events);
+  let last = lastBefore;
+  let shown = 0;
+  return groups.map((g, k) => {
+    for (const e of g.events) {
+      applyTrainEvent(table, e, viewer, options);
+      if (e.type === "tile_placed") last = e.tile;
+    }
+    shown += g.events.length;
+    const seq = events[shown - 1].seq;
+    // the last step is the view itself (what is owed included), nothing offered until it is on screen
+    const view = k === groups.length - 1 ? { ...final, legal_actions: [] }
+      : { ...final, ...copy(table), drawn: null, legal_actions: [], seq, turn: g.main.seat ?? null, totals: prev.totals,
+          pips: table.hand.reduce((n, t) => n + t[0] + t[1], 0) };
+    return { view, shown, last, said: describe(g, name, final), cues: cuesOf(g), handEnd: false, result: null };
   });
 }
 

@@ -8,6 +8,8 @@
 // The modules, in import order: each imports only modules above it in this list
 // (tests/e2e/test_web_modules.py checks the graph has no cycle and reaches every file).
 //   tiles.js    tile keys and their SVG faces
+//   trains.js   a trains game's view read: its rows in the table's order, where an action goes
+//   trains-steps.js  a trains game's table after each new event (pure), for animate.js
 //   animate.js  the table after each new event (pure), and the timed, skippable run through them
 //   dom.js      element helpers and the switch between the two screens
 //   sound.js    cues made with Web Audio (play, draw, knock, score, hand end); M mutes
@@ -17,6 +19,7 @@
 //   state.js    the one state object, its named updates, what the view allows, persistence
 //   log.js      the event log
 //   progress.js progress on this device (and a portal player's on the server)
+//   trains-board.js  drawing a trains game's engine and its rows of tiles
 //   board.js    drawing the table from the state
 //   dialogs.js  hand result, match end and pass screen; the toast
 //   match.js    create, refresh, poll, act; which dialog comes next; leave for a new match

@@ -10,10 +10,12 @@ import { $, h } from "./dom.js";
 import { renderLog } from "./log.js";
 import { levelTitle, presetTitle } from "./presets.js";
 import {
-  COUNT_RULES, countScoring, distinctPlays, exactTargetRule, isLocal, legal, myTurn, passName, plays, seatName,
-  selectedTileKey, shownView, sideOf, state, subjectVerb, targetText, winnerName,
+  COUNT_RULES, countScoring, dealNumber, distinctPlays, exactTargetRule, isLocal, legal, myTurn, passName, plays,
+  seatName, seatScore, selectedTileKey, shownView, state, subjectVerb, targetText, winnerName,
 } from "./state.js";
 import { sameTile, tileEl, tileKey } from "./tiles.js";
+import { owedText, renderTrains } from "./trains-board.js";
+import { isTrains, placeKey, placeName, trainRows, winnersOf } from "./trains.js";
 
 let enteredKey = null;   // the last tile that already animated in (a re-render does not replay it)
 
@@ -39,6 +41,11 @@ export function render() {
 }
 
 function renderMeta(v) {
+  if (isTrains(v)) {
+    $("#match-meta").replaceChildren(h("span", {}, presetTitle(v.rules.preset)), h("span", { class: "dot" }, "·"),
+      h("span", {}, `round ${v.round} of ${v.rounds}`));
+    return;
+  }
   $("#match-meta").replaceChildren(
     h("span", {}, presetTitle(v.rules.preset)), h("span", { class: "dot" }, "·"),
     h("span", {}, `to ${targetText(v.rules)}`), h("span", { class: "dot" }, "·"),
@@ -55,9 +62,11 @@ function seatBadge(seat) {
 
 function renderOpponents(v) {
   const others = v.seats.filter((s) => s.seat !== state.viewer);
+  $("#opponents").classList.toggle("trains", isTrains(v));
   $("#opponents").replaceChildren(...others.map((s) => {
     const n = v.hand_counts[s.seat];
-    const drawn = v.drawn?.[s.seat] || 0;
+    // a line view counts each seat's draws this hand; a trains view's `drawn` is the tile just drawn
+    const drawn = isTrains(v) ? 0 : v.drawn?.[s.seat] || 0;
     const backs = h("div", { class: "backs", "aria-hidden": "true" },
       Array.from({ length: Math.min(n, 14) }, () => h("span", { class: "back" })));
     return h("div", { class: `opp ${v.turn === s.seat && v.status === "playing" ? "turn" : ""}`, dataset: { seat: String(s.seat) } },
@@ -66,12 +75,19 @@ function renderOpponents(v) {
       h("div", { class: "opp-foot" },
         h("span", {}, h("b", { dataset: { handCount: String(s.seat) } }, String(n)), n === 1 ? " tile" : " tiles"),
         drawn ? h("span", { class: "muted" }, `drew ${drawn}`) : null,
-        h("span", { class: "score" }, "Score ", h("b", { dataset: { score: String(s.seat) } }, String(v.scores[sideOf(s.seat)])))));
+        h("span", { class: "score" }, isTrains(v) ? "Total " : "Score ",
+          h("b", { dataset: { score: String(s.seat) } }, String(seatScore(v, s.seat))))));
   }));
 }
 
 function renderStatus(v, hidden) {
   $("#boneyard-count").textContent = String(v.boneyard);
+  // a trains game: the round, which opens the totals of every round so far
+  $("#totals-open").hidden = !isTrains(v);
+  if (isTrains(v)) {
+    $("#round-number").textContent = String(v.round);
+    $("#round-count").textContent = String(v.rounds);
+  }
   // a block game has no boneyard to draw from: no pill counting it
   $("#boneyard-pill").hidden = v.rules.game === "block";
   const countPill = $("#count-pill");
@@ -85,15 +101,21 @@ function renderStatus(v, hidden) {
   targetPill.title = v.rules.exact_target ? exactTargetRule(v.rules) : "";
   let text;
   if (state.playback) text = state.playback.said;   // new events playing out: what just happened
-  else if (v.status === "ended") text = `Match over: ${subjectVerb(winnerName(v.winner), "wins", "win")}. Press N for a new match.`;
+  else if (v.status === "ended" && winnersOf(v).length > 1) {
+    text = `Match over: ${winnersOf(v).map(seatName).join(" and ")} share the win. Press N for a new match.`;
+  } else if (v.status === "ended") text = `Match over: ${subjectVerb(winnerName(v.winner), "wins", "win")}. Press N for a new match.`;
   else if (v.status === "waiting") text = "Waiting for players to join…";
   else if (hidden) text = `Pass the device to ${passName(state.passTo)}.`;
   else if (state.pending && v.turn === state.viewer) text = "Sending your move…";
   else if (v.turn === state.viewer) {
     const who = state.match.humans > 1 ? `${seatName(state.viewer)}, your turn` : "Your turn";
-    if (plays().size) text = `${who}: play a lifted tile.`;
+    // a trains game may owe a double its cover (or its toes) before anything else
+    const owed = isTrains(v) ? owedText(v, seatName) : null;
+    if (isTrains(v) && v.drawn && plays().size) text = `${who}: the tile you drew fits, play it.`;
+    else if (plays().size) text = `${who}: ${owed ? `${owed} Play` : "play"} a lifted tile.`;
     else if (legal("draw").length) text = `${who}: nothing fits, draw from the boneyard.`;
     else if (legal("knock").length) text = `${who}: nothing fits and nothing to draw, knock.`;
+    else if (legal("pass").length) text = `${who}: nothing fits and nothing to draw, pass.`;
     else text = `${who}.`;
   } else text = `${seatName(v.turn)} to play…`;
   $("#status").textContent = text;
@@ -103,7 +125,8 @@ function renderHand(v, hidden) {
   const me = state.viewer;
   $("#me").classList.toggle("spectator", me === null);
   $("#me-name").textContent = me === null ? "Spectating" : seatName(me);
-  $("#me-score").textContent = me === null ? "–" : String(v.scores[sideOf(me)]);
+  $("#me-score-label").textContent = isTrains(v) ? "Total" : "Score";
+  $("#me-score").textContent = me === null ? "–" : String(seatScore(v, me));
   $("#me-score").dataset.score = me === null ? "" : String(me);
   $("#me-pips").textContent = hidden ? "?" : String(v.pips ?? 0);
   const hand = $("#hand");
@@ -118,14 +141,15 @@ function renderHand(v, hidden) {
   } else {
     hand.replaceChildren(...tiles.map((t, i) => {
       const k = tileKey(t);
-      const ends = (options.get(k) || []).map((a) => a.end);
+      const ends = (options.get(k) || []).map(placeKey);
       const playable = turn && ends.length > 0;
+      const where = isTrains(v) ? ends.map((e) => placeName(v, e, seatName)) : ends;
       // fives games: the view marks plays that score; show (and say) the best of this tile's
       const bonus = playable ? Math.max(0, ...(options.get(k) || []).map((a) => a.scores || 0)) : 0;
       const btn = h("button", {
         type: "button", class: `hand-tile${playable ? " playable" : ""}${i === state.selected ? " selected" : ""}`,
         tabindex: i === state.selected ? "0" : "-1", "aria-pressed": i === state.selected ? "true" : "false",
-        "aria-label": `${t[0]}-${t[1]}${playable ? `, plays on ${ends.join(" or ")}` : ""}${bonus ? `, scores ${bonus}` : ""}`,
+        "aria-label": `${t[0]}-${t[1]}${playable ? `, plays on ${where.join(" or ")}` : ""}${bonus ? `, scores ${bonus}` : ""}`,
         // choices: how many different outcomes its ends give (1: a tap plays it, no end asked)
         dataset: { tile: k, index: String(i), ends: ends.join(" "), choices: String(distinctPlays(k).length) },
       }, tileEl(t[0], t[1], true));
@@ -147,6 +171,10 @@ function renderHand(v, hidden) {
   $("#draw").hidden = v.rules.game === "block" || v.boneyard <= (v.rules.boneyard_reserve || 0);
   $("#draw").title = canDraw ? `Draw from the boneyard (${v.boneyard} left)` : "Drawing is allowed only when nothing fits";
   $("#knock").disabled = !(turn && legal("knock").length && !hidden);
+  // a trains game passes (with a marker in Mexican Train) where a line game knocks
+  $("#knock").hidden = isTrains(v);
+  $("#pass").hidden = !isTrains(v);
+  $("#pass").disabled = !(turn && legal("pass").length && !hidden);
   const muggins = legal("muggins");
   $("#muggins").hidden = !(muggins.length && !hidden);
   renderEndChoice(turn && !hidden);
@@ -162,13 +190,26 @@ export function renderEndChoice(active) {
   const options = active && key ? distinctPlays(key) : [];
   box.hidden = options.length < 2;
   if (box.hidden) { box.replaceChildren(); return; }
-  const values = Object.fromEntries((state.view.ends || []).map((e) => [e.end, e.value]));
+  const v = state.view;
+  if (isTrains(v)) {
+    // one button per train the tile may go on, in the rows' order, named as the rows are
+    const keys = placeOrder(v).filter((k) => options.some((a) => placeKey(a) === k));
+    box.replaceChildren(h("span", { class: "label" }, `${key} on`), ...keys.map((k) =>
+      h("button", { type: "button", class: `btn small${state.chosenEnd === k ? " primary" : ""}`, dataset: { chooseEnd: k, tile: key } },
+        placeName(v, k, seatName))));
+    return;
+  }
+  const values = Object.fromEntries((v.ends || []).map((e) => [e.end, e.value]));
   const ordered = END_ORDER.filter((end) => options.some((a) => a.end === end));
   box.replaceChildren(h("span", { class: "label" }, `${key} on`), ...ordered.map((end) =>
     h("button", { type: "button", class: `btn small${state.chosenEnd === end ? " primary" : ""}`, dataset: { chooseEnd: end, tile: key } },
       `${end} · ${values[end] ?? ""}`,
       options.find((a) => a.end === end)?.scores ? ` (+${options.find((a) => a.end === end).scores})` : "")));
 }
+
+/** The places in screen order (the end-choice buttons and `,`/`.` follow it): a line's ends,
+ *  or a trains game's rows, top to bottom. */
+export const placeOrder = (v) => (isTrains(v) ? trainRows(v).map((r) => r.key) : END_ORDER);
 
 // The line is laid out as a snake (rows alternate direction, like a line turning at the
 // table's edge); spinner games show a cross: the line through the spinner, its arms above
@@ -179,13 +220,16 @@ export function renderLine() {
   const line = $("#line");
   if (!v) return;
   const selectedKey = selectedTileKey();
-  const fits = new Set(myTurn() && selectedKey ? (plays().get(selectedKey) || []).map((a) => a.end) : []);
+  const fits = new Set(myTurn() && selectedKey ? (plays().get(selectedKey) || []).map(placeKey) : []);
   const dragFits = new Set(state.drag?.ends || []);
-  const live = new Set(myTurn() ? [...plays().values()].flat().map((a) => a.end) : []);
+  const live = new Set(myTurn() ? [...plays().values()].flat().map(placeKey) : []);
   const values = Object.fromEntries((v.ends || []).map((e) => [e.end, e.value]));
+  const trains = isTrains(v);
   const target = (end, label) => {
+    const named = trains ? `${placeName(v, end, seatName)}, needs ${label}`
+      : `${end} end${values[end] !== undefined ? `, needs ${values[end]}` : ""}`;
     const el = h("button", { type: "button", class: "end-target", dataset: { end },
-      "aria-label": `${end} end${values[end] !== undefined ? `, needs ${values[end]}` : ""}`, tabindex: fits.has(end) ? "0" : "-1" },
+      "aria-label": named, tabindex: fits.has(end) ? "0" : "-1" },
       h("span", { class: "need" }, label ?? String(values[end] ?? "")));
     if (fits.has(end) || dragFits.has(end)) el.classList.add("fits");
     else if (live.has(end)) el.classList.add("live");
@@ -194,7 +238,7 @@ export function renderLine() {
   };
   // the tile placed last is marked (wherever the layout puts it); it animates in once, when new
   const lastTile = state.playback ? state.playback.last : lastPlayed(state.events);
-  const lastKey = lastTile ? `${v.hand_number}:${tileKey(lastTile)}` : null;
+  const lastKey = lastTile ? `${dealNumber(v)}:${tileKey(lastTile)}` : null;
   const entering = lastKey !== enteredKey;
   enteredKey = lastKey;
   const mark = (el, t) => {
@@ -204,6 +248,13 @@ export function renderLine() {
   };
   line.replaceChildren();
   line.className = "line";
+  board.classList.toggle("trains-board", trains);
+  board.setAttribute("aria-label", trains ? "Trains" : "Line of play");
+  if (trains && !v.board) {   // no round dealt yet
+    line.append(h("p", { class: "empty-note" }, v.status === "playing" ? "Dealing…" : "Waiting for players to join…"));
+    return;
+  }
+  if (trains) { renderTrains(v, board, line, { target, mark, seatName }); return; }
   const W = board.clientWidth - 16, H = board.clientHeight - 16;
   const isDouble = (t) => t[0] === t[1];
 

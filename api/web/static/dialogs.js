@@ -11,6 +11,7 @@ import {
   exactTargetRule, isYou, localSeats, passName, seatName, setOverlay, sideOf, state, subjectVerb, winnerName,
 } from "./state.js";
 import { tileEl } from "./tiles.js";
+import { isTrains, winnersOf } from "./trains.js";
 
 // --- the toast: one short line, gone after a few seconds ------------------------------------
 let toastTimer = null;
@@ -133,6 +134,7 @@ function scoreTable(scores, winnerSide) {
 // narrow one, where it folds down to its headline) so the hand's final board, its last tile
 // marked, stays in view with the result.
 export function showHandResult(result, onContinue) {
+  if (isTrains(state.view)) { showRoundResult(result, onContinue); return; }
   const ended = state.view.status === "ended";
   openOverlay("hand", (card) => {
     const sheet = h("div", { class: "hand-result" });
@@ -162,10 +164,109 @@ export function showHandResult(result, onContinue) {
   }, onContinue);
 }
 
+// --- a trains game's round and match ---------------------------------------------------------
+/** The pips each seat added in each round ended (rows) and every seat's total (the foot), the
+ *  lowest total marked: rounds × seats, lowest best. `rounds` ended so far, as the view lists them. */
+export function totalsTable(rounds, totals) {
+  const v = state.view;
+  const best = Math.min(...totals);
+  return h("div", { class: "totals-wrap" }, h("table", { class: "totals" },
+    h("caption", { class: "visually-hidden" }, "Pips added each round and each total: the lowest total is best"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), v.seats.map((s) => h("th", { scope: "col" }, s.name)))),
+    h("tbody", {}, rounds.map((pips, r) => h("tr", {}, h("th", { scope: "row" }, String(r + 1)),
+      pips.map((p) => h("td", {}, String(p)))))),
+    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), totals.map((t, seat) =>
+      h("td", { class: t === best ? "best" : "", dataset: { finalScore: String(seat) } }, String(t)))))));
+}
+
+function roundHeadline(result) {
+  if (result.winner === null || result.winner === undefined) {
+    return "Blocked: nobody can play or draw. Each seat adds the pips left in its hand.";
+  }
+  return `${subjectVerb(seatName(result.winner), "goes", "go")} out: everyone else adds the pips left in their hand.`;
+}
+
+/** A trains game's round: every hand laid open with its pips, and the totals so far. */
+function showRoundResult(result, onContinue) {
+  const v = state.view;
+  const ended = v.status === "ended";
+  openOverlay("hand", (card) => {
+    const sheet = h("div", { class: "hand-result" });
+    const fold = h("button", { type: "button", class: "btn small ghost fold", "aria-expanded": "true",
+      onclick: () => {
+        const folded = sheet.classList.toggle("folded");
+        fold.setAttribute("aria-expanded", folded ? "false" : "true");
+        fold.textContent = folded ? "Show the result" : "Look at the board";
+      } }, "Look at the board");
+    card.append(sheet);
+    sheet.append(
+      h("h2", { id: "overlay-title" }, `Round ${result.round} of ${v.rounds}`),
+      h("p", { class: "headline" }, roundHeadline(result)),
+      h("ul", { class: "reveal" }, v.seats.map((seat) => {
+        const tiles = result.hands[seat.seat] || [];
+        return h("li", { class: seat.seat === result.winner ? "winner" : "", dataset: { revealSeat: String(seat.seat) } },
+          h("div", { class: "reveal-head" }, h("span", { class: "name" }, seat.name),
+            h("span", { class: "count" }, `${tiles.length} ${tiles.length === 1 ? "tile" : "tiles"} · +`,
+              h("b", { dataset: { revealPips: String(seat.seat) } }, String(result.pips[seat.seat])), " pips")),
+          h("div", { class: "reveal-tiles" }, tiles.length ? tiles.map((t) => tileEl(t[0], t[1], false, "small")) : h("em", {}, "out")));
+      })),
+      h("p", { class: "sub" }, "Totals (lowest wins)"),
+      totalsTable((v.round_pips || []).slice(0, result.round), result.totals),
+      h("div", { class: "overlay-actions" }, fold,
+        h("button", { class: "btn primary", id: "continue", "data-autofocus": true, onclick: onContinue },
+          ended ? "See the result" : "Next round")));
+  }, onContinue);
+}
+
+/** The seats that share the lowest total, or the one that has it, as a title says it. */
+function trainsTitle(v) {
+  const winners = winnersOf(v);
+  const mine = localSeats().length === 1 && winners.includes(localSeats()[0]);
+  if (winners.length > 1) {
+    const others = winners.filter((s) => !(mine && s === localSeats()[0])).map(seatName);
+    return mine ? `You share the win with ${others.join(" and ")}!` : `${winners.map(seatName).join(" and ")} share the win`;
+  }
+  return mine ? "You win the match!" : `${subjectVerb(seatName(winners[0]), "wins", "win")} the match`;
+}
+
+/** A trains game's end: who has the lowest total (a tie shares the win) and the totals table. */
+function showTrainsEnd(onNewMatch, lookAtTable) {
+  const v = state.view;
+  openOverlay("end", (card) => {
+    card.append(
+      h("h2", { id: "overlay-title", class: "trophy" }, trainsTitle(v)),
+      h("p", { class: "headline" }, `The lowest total after ${v.rounds} ${v.rounds === 1 ? "round" : "rounds"} wins; `
+        + "equal lowest totals share the win."),
+      totalsTable(v.round_pips || [], v.totals),
+      localSeats().length === 1 && state.match.humans === 1
+        ? h("details", { class: "progress-box", id: "end-progress" }, h("summary", {}, "Your progress"), progressPanel())
+        : null,
+      h("div", { class: "overlay-actions" },
+        h("button", { class: "btn ghost", onclick: lookAtTable }, "Look at the table"),
+        h("button", { class: "btn primary", id: "rematch", "data-autofocus": true, onclick: onNewMatch }, "New match")));
+  }, lookAtTable);
+}
+
+/** The totals of every round so far, during a trains game; Close and Escape close it, then
+ *  `onClose` runs (the flow shows what arrived meanwhile). */
+export function showTotals(onClose) {
+  const v = state.view;
+  const close = () => { closeOverlay(); render(); onClose(); };
+  openOverlay("totals", (card) => {
+    card.append(
+      h("h2", { id: "overlay-title" }, `Round ${v.round} of ${v.rounds}`),
+      h("p", { class: "headline" }, "Each round adds the pips left in each hand; the lowest total after the last round wins."),
+      totalsTable(v.round_pips || [], v.totals),
+      h("div", { class: "overlay-actions" },
+        h("button", { class: "btn primary", id: "totals-close", "data-autofocus": true, onclick: close }, "Close")));
+  }, close);
+}
+
 /** The winner and final scores; "Look at the table" (and Escape) just closes, `onNewMatch` runs on "New match". */
 export function showMatchEnd(onNewMatch) {
   const v = state.view;
   const lookAtTable = () => { closeOverlay(); render(); };
+  if (isTrains(v)) { showTrainsEnd(onNewMatch, lookAtTable); return; }
   openOverlay("end", (card) => {
     const mine = v.winner !== null && localSeats().length === 1 && sideOf(localSeats()[0]) === v.winner;
     card.append(

@@ -5,14 +5,21 @@
 // on a tap; one that fits several waits for an end (tapped on the line, chosen with `,`/`.`,
 // or picked from the end-choice buttons).
 
-import { END_ORDER, render, renderEndChoice, renderLine } from "./board.js";
-import { toast } from "./dialogs.js";
+import { placeOrder, render, renderEndChoice, renderLine } from "./board.js";
+import { showTotals, toast } from "./dialogs.js";
 import { $, $$ } from "./dom.js";
-import { act, newMatch, playTile } from "./match.js";
+import { act, newMatch, playTile, refresh } from "./match.js";
 import {
   distinctPlays, legal, myTurn, plays, selectTile, selectedTileKey, setChosenEnd, setDrag, setKeyboard, setSelected,
   state,
 } from "./state.js";
+import { isTrains, placeKey } from "./trains.js";
+
+/** The target under a point: an end's, or (a trains game) the target of the row tapped anywhere,
+ *  so a finger need not find the small box at the end of a long train. */
+function targetFrom(el) {
+  return el?.closest?.(".end-target") ?? el?.closest?.(".train-row")?.querySelector(".end-target") ?? null;
+}
 
 // a drag ends in pointerup and then a click on the tile it started from: that click is not a tap
 let suppressClick = false;
@@ -34,19 +41,21 @@ function onHandClick(ev) {
   if (!myTurn()) { select(index); return; }
   if (options.length === 1) { setSelected(index); playTile(tileKey); return; }
   select(index);
-  if (options.length > 1) toast("Tap the end to play it on.");
+  if (options.length > 1) toast(isTrains(state.view) ? "Tap the train to play it on." : "Tap the end to play it on.");
   else if (plays().size === 0) toast(legal("draw").length ? "Nothing fits: draw." : "Nothing fits.");
-  else toast(`${tileKey} does not fit an open end.`);
+  else toast(`${tileKey} does not fit ${isTrains(state.view) ? "a train open to you" : "an open end"}.`);
 }
 
 function onTargetClick(ev) {
-  const el = ev.target.closest(".end-target");
+  const el = targetFrom(ev.target);
   if (!el || !myTurn()) return;
   const tileKey = selectedTileKey();
   const options = plays().get(tileKey) || [];
-  if (options.some((a) => a.end === el.dataset.end)) return playTile(tileKey, el.dataset.end);
+  if (options.some((a) => placeKey(a) === el.dataset.end)) return playTile(tileKey, el.dataset.end);
+  // a row tapped that the selected tile does not go on: nothing to guess on a trains board
+  if (!ev.target.closest(".end-target") && !(plays().size && el.classList.contains("live"))) return;
   // no tile picked for this end: if exactly one tile fits it, that is the obvious move
-  const candidates = [...plays().entries()].filter(([, acts]) => acts.some((a) => a.end === el.dataset.end));
+  const candidates = [...plays().entries()].filter(([, acts]) => acts.some((a) => placeKey(a) === el.dataset.end));
   if (candidates.length === 1) return playTile(candidates[0][0], el.dataset.end);
   toast(candidates.length ? "Pick a tile first, then the end." : "No tile of yours fits that end.");
 }
@@ -80,7 +89,7 @@ function onPointerMove(ev) {
   }
   d.ghost.style.setProperty("left", `${ev.clientX}px`);
   d.ghost.style.setProperty("top", `${ev.clientY}px`);
-  const over = document.elementFromPoint(ev.clientX, ev.clientY)?.closest(".end-target");
+  const over = targetFrom(document.elementFromPoint(ev.clientX, ev.clientY));
   $$(".end-target").forEach((t) => t.classList.toggle("over", t === over && d.ends.includes(t.dataset.end)));
   ev.preventDefault();
 }
@@ -94,7 +103,7 @@ function onPointerUp(ev) {
   setTimeout(() => { suppressClick = false; }, 0);
   d.ghost.remove();
   d.btn.classList.remove("dragging");
-  const over = document.elementFromPoint(ev.clientX, ev.clientY)?.closest(".end-target");
+  const over = targetFrom(document.elementFromPoint(ev.clientX, ev.clientY));
   if (over && d.ends.includes(over.dataset.end)) playTile(d.tile, over.dataset.end);
   else if (d.ends.length === 1 && over) playTile(d.tile);
   else renderLine();
@@ -107,11 +116,11 @@ function onPointerCancel() {
 }
 
 // --- keyboard -------------------------------------------------------------------------------
-/** `,` (step -1) and `.` (step +1) walk the ends the selected tile fits, in screen order. */
+/** `,` (step -1) and `.` (step +1) walk the ends (or trains) the selected tile fits, in screen order. */
 function chooseEnd(step) {
-  const options = distinctPlays(selectedTileKey()).map((a) => a.end);
+  const options = distinctPlays(selectedTileKey()).map(placeKey);
   if (options.length < 2) return;
-  const ordered = END_ORDER.filter((e) => options.includes(e));
+  const ordered = placeOrder(state.view).filter((e) => options.includes(e));
   const at = ordered.indexOf(state.chosenEnd);
   setChosenEnd(at < 0 ? (step < 0 ? ordered[0] : ordered[ordered.length - 1])
                       : ordered[Math.max(0, Math.min(ordered.length - 1, at + step))]);
@@ -123,12 +132,13 @@ function playSelected() {
   const tileKey = selectedTileKey();
   const options = distinctPlays(tileKey);
   if (!options.length) {
-    toast(plays().size ? `${tileKey} does not fit; pick a lifted tile.` : "Nothing fits: D draws, K knocks.");
+    const stuck = isTrains(state.view) ? "Nothing fits: D draws, P passes." : "Nothing fits: D draws, K knocks.";
+    toast(plays().size ? `${tileKey} does not fit; pick a lifted tile.` : stuck);
     return;
   }
   if (options.length === 1) return playTile(tileKey);
-  if (state.chosenEnd && options.some((a) => a.end === state.chosenEnd)) return playTile(tileKey, state.chosenEnd);
-  toast("It fits more than one end: press , or . to choose, then Enter.");
+  if (state.chosenEnd && options.some((a) => placeKey(a) === state.chosenEnd)) return playTile(tileKey, state.chosenEnd);
+  toast(`It fits more than one ${isTrains(state.view) ? "train" : "end"}: press , or . to choose, then Enter.`);
 }
 
 function onKey(ev) {
@@ -147,7 +157,9 @@ function onKey(ev) {
   } else if (k === ",") { ev.preventDefault(); chooseEnd(-1); }
   else if (k === ".") { ev.preventDefault(); chooseEnd(1); }
   else if (k === "d" || k === "D") { ev.preventDefault(); if (!$("#draw").disabled) drawAction(); }
-  else if (k === "k" || k === "K") { ev.preventDefault(); if (!$("#knock").disabled) act(legal("knock")[0]); }
+  else if (k === "k" || k === "K") { ev.preventDefault(); if (!$("#knock").disabled && !$("#knock").hidden) act(legal("knock")[0]); }
+  else if ((k === "t" || k === "T") && !$("#totals-open").hidden) { ev.preventDefault(); showTotals(refresh); }
+  else if (k === "p" || k === "P") { ev.preventDefault(); if (!$("#pass").disabled && !$("#pass").hidden) act(legal("pass")[0]); }
 }
 
 function drawAction() {
@@ -169,6 +181,8 @@ export function bindInput() {
   $("#end-choice").addEventListener("click", onEndChoiceClick);
   $("#draw").addEventListener("click", drawAction);
   $("#knock").addEventListener("click", () => act(legal("knock")[0]));
+  $("#pass").addEventListener("click", () => act(legal("pass")[0]));
+  $("#totals-open").addEventListener("click", () => showTotals(refresh));
   $("#muggins").addEventListener("click", () => act(legal("muggins")[0]));
   document.addEventListener("keydown", onKey);
 }

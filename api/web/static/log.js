@@ -5,6 +5,15 @@
 
 import { $, h } from "./dom.js";
 import { seatName, shownEvents, state, subjectVerb, targetText, winnerName } from "./state.js";
+import { isToe, placeName } from "./trains.js";
+
+/** A train as the log names it, by its owner's name (the log is the same for everyone here). */
+function trainText(train) {
+  const key = String(train);
+  if (key === "mexican") return "the Mexican train";
+  if (isToe(key)) return state.view ? placeName(state.view, key, seatName) : key;
+  return `${seatName(Number(key))}'s train`;
+}
 
 function endsText(ends) {
   const vals = Object.values(ends || {});
@@ -28,7 +37,9 @@ function logLines() {
     lastDraw = null;
     const li = (cls, ...text) => lines.push(h("li", { class: `ev-${cls}`, dataset: { event: e.type, seq: String(e.seq) } }, ...text));
     switch (e.type) {
-      case "match_created": li("sys", `New match: first to ${targetText(e.rules)}.`); break;
+      case "match_created": li("sys", e.rules.rounds !== undefined
+        ? `New match: ${e.rules.rounds} ${e.rules.rounds === 1 ? "round" : "rounds"}, the lowest total wins.`
+        : `New match: first to ${targetText(e.rules)}.`); break;
       case "seat_claimed": li("sys", `${e.name} took seat ${e.seat + 1}.`); break;
       case "tiles_turned_up": li("sys", `Tiles turned up; ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
       case "hand_started": li("hand", `Hand ${e.hand_number}: ${e.hand_counts[0]} tiles each, ${undealt(e.boneyard)}. ${subjectVerb(seatName(e.leader), "leads", "lead")}.`); break;
@@ -40,7 +51,16 @@ function logLines() {
         ? `Hand ${e.hand_number} blocked: ${rules?.hand_end_pips === false ? "" : "a tie, "}nobody scores.`
         : `Hand ${e.hand_number}: ${seatName(e.winner)} ${e.reason === "domino" ? "went out" : "won the blocked hand"}, ${
           e.points === 0 && rules?.exact_target ? `no points (they would pass ${rules.target})` : `+${e.points}`}.`); break;
-      case "match_ended": li("result", `${winnerName(e.winner)} won the match.`); break;
+      case "round_started": li("hand", `Round ${e.round}: engine ${e.engine}-${e.engine}, ${e.hand_counts[0]} tiles each, `
+        + `${e.boneyard} in the boneyard. ${subjectVerb(seatName(e.leader), "begins", "begin")}.`); break;
+      case "tile_placed": li("play", `${seatName(e.seat)} played `, h("b", {}, `${e.tile[0]}-${e.tile[1]}`),
+        ` on ${trainText(e.train)}${e.auto ? " (timed out)" : ""}`); break;
+      case "passed": li("knock", `${seatName(e.seat)} passed${e.marker ? ": a marker goes on their train" : ""}.`); break;
+      case "round_ended": li("result", e.winner === null
+        ? `Round ${e.round} blocked. Totals ${e.totals.join(" · ")}.`
+        : `Round ${e.round}: ${seatName(e.winner)} went out. Totals ${e.totals.join(" · ")}.`); break;
+      case "match_ended": li("result", e.winners && e.winners.length > 1
+        ? `${e.winners.map(seatName).join(" and ")} share the win.` : `${winnerName(e.winner)} won the match.`); break;
       default: li("sys", e.type.replace(/_/g, " "));
     }
   }

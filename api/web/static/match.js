@@ -14,11 +14,12 @@ import { closeOverlay, hideToast, showHandResult, showMatchEnd, showPass, toast 
 import { $, announce, showScreen } from "./dom.js";
 import { playerRef, recordProgress } from "./progress.js";
 import {
-  actionAccepted, appendEvents, askToPass, beginMatch, cacheView, distinctPlays, forgetMatch, isLocal,
-  isSavedMatchesKey, localSeats, markHandSeen, myTurn, plays, saveMatch, savedApiKey, savedMatch, setPending,
+  actionAccepted, appendEvents, askToPass, beginMatch, cacheView, dealNumber, distinctPlays, forgetMatch, isLocal,
+  isSavedMatchesKey, lastResult, localSeats, markHandSeen, myTurn, plays, saveMatch, savedApiKey, savedMatch, setPending,
   seatName, setPlayback, showView, state, takeDevice,
 } from "./state.js";
 import { cue } from "./sound.js";
+import { isTrains, placeKey } from "./trains.js";
 
 const POLL_MS = 1500;
 let pollTimer = null;
@@ -290,10 +291,11 @@ function endPending() {
  *  (same number, same score) plays on the first; one that fits different ends asks which. */
 export function playTile(tileKey, end) {
   const options = distinctPlays(tileKey);
-  const action = end ? plays().get(tileKey)?.find((a) => a.end === end) : options.length === 1 ? options[0] : null;
+  const action = end ? plays().get(tileKey)?.find((a) => placeKey(a) === end) : options.length === 1 ? options[0] : null;
   if (action) return act(action);
   if (options.length > 1) {
-    toast("This tile fits more than one end: tap an end, or press , or . then Enter.");
+    toast(isTrains(state.view) ? "This tile fits more than one train: tap a train, or press , or . then Enter."
+      : "This tile fits more than one end: tap an end, or press , or . then Enter.");
   }
 }
 
@@ -301,10 +303,10 @@ export function playTile(tileKey, end) {
 function nextOverlay() {
   if (state.overlay) return;
   const v = state.view;
-  const result = v.last_hand;
-  if (result && result.hand_number > (state.match.seen || 0)) {
+  const result = lastResult(v);
+  if (result && dealNumber(result) > (state.match.seen || 0)) {
     return showHandResult(result, () => {
-      markHandSeen(result.hand_number);
+      markHandSeen(dealNumber(result));
       saveMatch();
       closeOverlay();
       render();

@@ -10,6 +10,7 @@
 import { getPlayerStats } from "./api.js";
 import { $, h } from "./dom.js";
 import { localSeats, savedApiKey, sideOf, state } from "./state.js";
+import { isTrains, winnersOf } from "./trains.js";
 
 const PROGRESS_KEY = "boneyard.progress.v1";
 const MAX_COUNTED = 1000;   // ids of ended matches kept to refuse a second count; the oldest go first
@@ -53,8 +54,10 @@ export function recordProgress() {
   if (p.counted.includes(id)) return;
   let changed = false;
   for (const e of state.events) {
-    if (e.type !== "hand_ended" || e.side !== side) continue;
-    const key = `${id}#${e.hand_number}`;
+    // a hand won in a line game; a round gone out first in a trains game
+    const won = (e.type === "hand_ended" && e.side === side) || (e.type === "round_ended" && e.winner === side);
+    if (!won) continue;
+    const key = `${id}#${e.hand_number ?? e.round}`;
     if (p.handsCounted.includes(key)) continue;
     p.handsCounted.push(key);
     p.hands += 1;
@@ -66,9 +69,11 @@ export function recordProgress() {
     // its hands are counted: the match's id now stands for all of them
     p.handsCounted = p.handsCounted.filter((k) => !k.startsWith(`${id}#`));
     p.played += 1;
-    if (v.winner === side) {
-      const others = v.scores.filter((_, s) => s !== side);
-      const margin = v.scores[side] - Math.max(0, ...others);
+    // a trains game: the lowest total wins (shared on a tie), by the gap to the next lowest
+    const trains = isTrains(v);
+    if (trains ? winnersOf(v).includes(side) : v.winner === side) {
+      const others = (trains ? v.totals : v.scores).filter((_, s) => s !== side);
+      const margin = trains ? Math.min(...others) - v.totals[side] : v.scores[side] - Math.max(0, ...others);
       p.won += 1;
       p.best = p.best === null ? margin : Math.max(p.best, margin);
       p.streak += 1;

@@ -50,7 +50,10 @@ function defaultTarget() {
  *  lengths. A length the player picked stays picked. */
 function renderTargets() {
   const select = $("#target");
-  const picked = select.value;
+  // a game played in rounds to the lowest total (the trains games) has no target to choose
+  const hasTarget = Boolean(chosenPreset()?.rules?.some((r) => r.target !== undefined && r.target !== null));
+  $("#target-field").hidden = !hasTarget;
+  const picked = hasTarget ? select.value : "";
   const known = defaultTarget();
   const label = known === null ? "The rules' default" : `${known} (the rules' default)`;
   select.replaceChildren(h("option", { value: "" }, label),
@@ -145,7 +148,8 @@ async function onSetupSubmit(ev) {
   const start = $("#start");
   start.disabled = true;
   try {
-    const target = $("#target").value;   // "" is the rules' default: sent only when changed
+    // "" is the rules' default: sent only when changed (never for rules without a target)
+    const target = $("#target-field").hidden ? "" : $("#target").value;
     // partners sent only where they differ from what the preset plays at this count by itself
     const partners = partnersOffered() && partnersOn() !== partnersByDefault() ? partnersOn() : null;
     await startMatch({ seats, preset: $("#preset").value, target: target ? Number(target) : null, partners });

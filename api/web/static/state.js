@@ -7,6 +7,7 @@
 // reload must find exactly what this state says.
 
 import { tileKey } from "./tiles.js";
+import { isTrains, placeKey } from "./trains.js";
 
 // The most recently saved match, in the first format (a page of an older version, and a
 // browser that has only this key, still resume it); the map holds every match saved here.
@@ -176,14 +177,26 @@ export const sideOf = (seat) => {
 export const myTurn = () => table.view && table.view.status === "playing" && table.viewer !== null
   && table.view.turn === table.viewer && !table.overlay && !table.pending && !table.playback;
 
+/** What `seat` has scored: its side's score in a line game, its total in a trains game (lower
+ *  is better there). */
+export const seatScore = (view, seat) => (isTrains(view) ? view.totals[seat] : view.scores[sideOf(seat)]);
+
+/** A hand's or a round's number (a line game's view says hand_number, a trains game's round). */
+export const dealNumber = (viewOrResult) => viewOrResult.round ?? viewOrResult.hand_number;
+
+/** The last hand's or round's result in the view, if any. */
+export const lastResult = (view) => view.last_round ?? view.last_hand ?? null;
+
 /** A tile's plays a person must choose between: plays onto ends showing the same number and
  *  scoring the same leave the same ends and score, so only the first of each such group counts
  *  (the server still gets an action it listed). */
 export function distinctPlays(key) {
   const values = Object.fromEntries((table.view?.ends || []).map((e) => [e.end, e.value]));
+  // a train is a choice of its own whatever number it shows: whose train it is matters
+  const trains = isTrains(table.view);
   const seen = new Set();
   return (plays().get(key) || []).filter((a) => {
-    const outcome = `${values[a.end]}|${a.scores || 0}`;
+    const outcome = trains ? placeKey(a) : `${values[a.end]}|${a.scores || 0}`;
     if (seen.has(outcome)) return false;
     seen.add(outcome);
     return true;
