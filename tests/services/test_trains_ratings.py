@@ -1,0 +1,167 @@
+"""The end of a trains match (issue 34) as the ratings and the players' figures read it: a
+free-for-all of 2 to 8 seats ranked by the final totals, lower first, a tie for the lowest a
+shared win (``api.services.standings``, ``api.services.ratings``, ``api.services.results``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from itertools import pairwise, permutations
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from openskill.models import PlackettLuce
+
+from api.bots.ratings import bot_rating
+from api.rules.vocabulary import Family
+from api.services.bus import MessageBus
+from api.services.commands import GetPlayerRatings, GetRatingHistory
+from api.services.ratings import NEWCOMER, rate, record_ratings
+from api.services.standings import Standing, standing
+from api.store.records import SeatRecord
+
+from .support import portal
+
+MODEL = PlackettLuce()
+NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def trains_end(totals: list[int]) -> dict[str, Any]:
+    """A trains ``match_ended`` as the contract writes it: the lowest seat among the winners."""
+    winners = [seat for seat, total in enumerate(totals) if total == min(totals)]
+    return {"type": "match_ended", "winner": winners[0], "scores": totals, "winners": winners, "hands": []}
+
+
+# --- the standing -----------------------------------------------------------------------------------
+def test_a_trains_match_ranks_lower_totals_first_and_equal_totals_tie():
+    assert standing(trains_end([41, 7, 88, 41, 19])) == Standing(frozenset({1}), (2, 0, 4, 2, 1), 12)
+
+
+def test_equal_lowest_totals_share_the_win_and_the_first_rank():
+    shared = standing(trains_end([30, 12, 12, 55, 30, 12, 90, 31]))
+    assert shared == Standing(frozenset({1, 2, 5}), (1, 0, 0, 4, 1, 0, 5, 3), 18)
+
+
+def test_every_seat_tied_is_every_seat_a_winner_by_no_margin():
+    assert standing(trains_end([20, 20, 20])) == Standing(frozenset({0, 1, 2}), (0, 0, 0), 0)
+
+
+def test_a_line_match_still_ranks_higher_scores_first_behind_its_one_winner():
+    line_end = {"type": "match_ended", "winner": 2, "scores": [80, 95, 101, 80]}
+    assert standing(line_end) == Standing(frozenset({2}), (2, 1, 0, 2), 6)
+
+
+# --- the ratings ------------------------------------------------------------------------------------
+def test_a_tie_is_rated_as_the_mean_of_every_order_it_could_be_broken_in():
+    """openskill's own tie rule would rate the lone third with the two winners (25.93 each)."""
+    first, second = (
+        MODEL.rate([[MODEL.rating()] for _ in range(4)], ranks=order) for order in ([0, 1, 2, 3], [1, 0, 2, 3])
+    )
+    after = [side[0] for side in rate([[NEWCOMER]] * 4, [0, 0, 1, 2])]
+    assert [s.mu for s in after] == pytest.approx(
+        [(first[0][0].mu + second[0][0].mu) / 2] * 2 + [24.69, 20.96], abs=0.01
+    )
+    assert after[0].mu == pytest.approx(27.17, abs=0.01) and after[2].mu == pytest.approx(first[2][0].mu)
+
+
+def test_ratings_rise_with_the_finish_however_the_seats_tie():
+    for ranks in ([0, 0, 1, 2], [0, 0, 0, 1, 1, 2, 3, 4], [0, 1, 1, 2, 3], [0, 1, 2, 2, 3, 3, 3, 4]):
+        after = [side[0].mu for side in rate([[NEWCOMER]] * len(ranks), ranks)]
+        by_finish = [mu for _rank, mu in sorted(zip(ranks, after, strict=True), key=lambda pair: pair[0])]
+        assert all(ahead > behind - 1e-9 for ahead, behind in pairwise(by_finish)), ranks
+        for rank in set(ranks):
+            tied = [mu for r, mu in zip(ranks, after, strict=True) if r == rank]
+            assert max(tied) - min(tied) < 1e-9, (ranks, rank)
+        assert len({round(mu, 6) for mu in after}) == len(set(ranks)), ranks  # a rank apart, a rating apart
+
+
+@dataclass(frozen=True)
+class TrainsRulesStandIn:
+    """What ``record_ratings`` asks of a trains match's rules: every seat its own side."""
+
+    players: int
+    family: Family = Family.MEXICAN_TRAIN
+
+    @property
+    def sides(self) -> int:
+        return self.players
+
+    def side_of(self, seat: int) -> int:
+        return seat
+
+    def seats_of_side(self, side: int) -> tuple[int, ...]:
+        return (side,)
+
+
+class SeatsStandIn:
+    def __init__(self, records: list[SeatRecord]):
+        self.records = records
+
+    def list_for_match(self, match_id: str) -> list[SeatRecord]:
+        return [r for r in self.records if r.match_id == match_id]
+
+
+def rate_end(bus: MessageBus, refs: list[str | None], totals: list[int], match_id: str = "m1") -> None:
+    """Rate a trains match whose seats are players ``refs`` (None: a greedy computer player)."""
+    records = [
+        SeatRecord(match_id, n, f"P{n}", "remote", token_hash=f"hash{n}", player_ref=ref)
+        if ref
+        else SeatRecord(match_id, n, f"Bot {n}", "bot", level="greedy")
+        for n, ref in enumerate(refs)
+    ]
+    seats = [{"type": "remote"} if ref else {"type": "bot", "level": "greedy"} for ref in refs]
+    snap = SimpleNamespace(state=SimpleNamespace(rules=TrainsRulesStandIn(len(refs)), seats=seats))
+    portal_id = portal(bus).portal_id
+    assert portal_id is not None
+    with bus.flow.store.unit_of_work() as uow:
+        stand_in = SimpleNamespace(seats=SeatsStandIn(records), ratings=uow.ratings)
+        record_ratings(stand_in, portal_id, match_id, [trains_end(totals)], snap, NOW)  # type: ignore[arg-type]
+        uow.commit()
+
+
+def rated(bus: MessageBus, ref: str) -> tuple[float, float, int]:
+    (found,) = bus.handle(GetPlayerRatings(ref, portal(bus)))["ratings"]
+    assert found["family"] == "mexican_train"
+    return found["mu"], found["sigma"], found["matches"]
+
+
+def outcome(bus: MessageBus, ref: str) -> str:
+    (change,) = bus.handle(GetRatingHistory(ref, "mexican_train", portal(bus)))["items"]
+    return str(change["outcome"])
+
+
+def test_eight_seats_are_rated_as_a_free_for_all_by_their_totals_ties_shared(bus: MessageBus):
+    refs = ["ana", "ben", "cy", "dee", "eve", "fay", "gus", "hal"]
+    totals = [30, 12, 12, 55, 30, 12, 90, 31]
+    rate_end(bus, list(refs), totals)
+    # the ties (seats 1, 2, 5 first; 0, 4 next) broken every way: 3! * 2! orders, each strict
+    orders = [
+        [next(i for i, s in enumerate(order) if s == seat) for seat in range(8)]
+        for first in permutations((1, 2, 5))
+        for second in permutations((0, 4))
+        for order in [(*first, *second, 7, 3, 6)]
+    ]
+    runs = [MODEL.rate([[MODEL.rating()] for _ in refs], ranks=order) for order in orders]
+    for seat, ref in enumerate(refs):
+        mean_mu = sum(run[seat][0].mu for run in runs) / 12
+        mean_sigma = sum(run[seat][0].sigma for run in runs) / 12
+        assert rated(bus, ref) == pytest.approx((mean_mu, mean_sigma, 1)), ref
+    assert [outcome(bus, ref) for ref in refs] == ["won" if t == 12 else "lost" for t in totals]
+    # the three sharing the win rise alike, above the two tied at 30, who move alike
+    mu = {ref: rated(bus, ref)[0] for ref in refs}
+    assert mu["cy"] == pytest.approx(mu["ben"]) and mu["fay"] == pytest.approx(mu["ben"])
+    assert mu["eve"] == pytest.approx(mu["ana"])
+    assert mu["ben"] > mu["ana"] > mu["hal"] > mu["dee"] > mu["gus"]
+
+
+def test_a_computer_seat_counts_at_its_fixed_rating_for_the_trains_family(bus: MessageBus):
+    rate_end(bus, ["ana", None, "ben"], [40, 10, 40])
+    fixed = bot_rating(Family.MEXICAN_TRAIN, "greedy")
+    expected = MODEL.rate(
+        [[MODEL.rating()], [MODEL.rating(mu=fixed.mu, sigma=fixed.sigma)], [MODEL.rating()]], ranks=[1, 0, 1]
+    )
+    assert rated(bus, "ana") == pytest.approx((expected[0][0].mu, expected[0][0].sigma, 1))
+    assert rated(bus, "ben") == pytest.approx((expected[2][0].mu, expected[2][0].sigma, 1))
+    assert rated(bus, "ana")[0] < MODEL.mu
+    assert [outcome(bus, "ana"), outcome(bus, "ben")] == ["lost", "lost"]
