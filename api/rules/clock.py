@@ -18,14 +18,14 @@ A seat that moves by itself resets its count (``MatchState.on_seat_acted``).
 
 from __future__ import annotations
 
-from . import errors
+from . import errors, trains_match
 from .engine import EventSink, check_live, check_turn, dealer_for, perform_play, settle
 from .events import Event, SeatReplaced, TurnTimedOut
 from .state import BOT_SEAT, MatchState
 from .tiles import Tile
 from .vocabulary import BotLevel
 
-REPLACEMENT_LEVEL = BotLevel.GREEDY
+REPLACEMENT_LEVEL = BotLevel.GREEDY  # (the trains games' too: ``trains_match.REPLACEMENT_LEVEL``)
 
 
 def forced_choice(st: MatchState, seat: int) -> tuple[Tile, int] | None:
@@ -46,6 +46,8 @@ def time_out(state: MatchState, seat: int, seed: str) -> list[Event]:
     check_turn(st, seat)
     if st.seats[seat].get("type") == BOT_SEAT:
         raise errors.IllegalAction("a computer player moves at once: its turn cannot time out", code="bot_seat")
+    if st.trains is not None:
+        return trains_match.time_out(st, seat, seed)
     rules = st.rules
     sink = EventSink(seed)
     consecutive = st.timeouts[seat] + 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
-from . import errors
+from . import errors, trains, trains_match
 from .board import Place
 from .errors import ImpossibleEvent, ReplayError
 from .events import (
@@ -28,10 +28,14 @@ from .events import (
     Knocked,
     MatchCreated,
     MatchEnded,
+    Passed,
     PointsScored,
+    RoundEnded,
+    RoundStarted,
     SeatClaimed,
     SeatReplaced,
     TileDrawn,
+    TilePlaced,
     TilePlayed,
     TilesTurnedUp,
     TurnTimedOut,
@@ -54,6 +58,7 @@ from .state import (
     turn_up_leader,
 )
 from .tiles import Tile, TileSet
+from .trains_wire import place_from_wire
 from .vocabulary import ActionType, DrawUntil, End, EndCountScoring, Lead, ScoredBy
 
 
@@ -85,16 +90,33 @@ class CallMuggins:
     seat: int
 
 
-Command = Play | Draw | Knock | CallMuggins
+@dataclass(frozen=True)
+class PlaceTile:
+    """The trains games' play: ``tile`` on the train (or chicken-foot arm) ``place``."""
+
+    seat: int
+    tile: Tile
+    place: Place
+
+
+@dataclass(frozen=True)
+class Pass:
+    """The trains games: a seat that cannot play (and cannot draw) ends its turn."""
+
+    seat: int
+
+
+Command = Play | Draw | Knock | CallMuggins | PlaceTile | Pass
 
 # The fields each action type may carry: the one home of the action shapes (the HTTP
 # request schemas are checked against it).
 ACTION_FIELDS: Mapping[ActionType, frozenset[str]] = MappingProxyType(
     {
-        ActionType.PLAY: frozenset({"type", "tile", "end", "claim", "scores"}),
+        ActionType.PLAY: frozenset({"type", "tile", "end", "claim", "scores", "train"}),
         ActionType.DRAW: frozenset({"type", "until"}),
         ActionType.KNOCK: frozenset({"type"}),
         ActionType.MUGGINS: frozenset({"type", "scores"}),
+        ActionType.PASS: frozenset({"type"}),
     }
 )
 
@@ -109,7 +131,7 @@ def parse_action(seat: int, action: Any) -> Command:
         raise errors.InvalidAction("an action is an object with a 'type'")
     kind = _word(ActionType, action.get("type"))
     if kind is None:
-        raise errors.InvalidAction(f"unknown action type {action.get('type')!r}; one of play, draw, knock, muggins")
+        raise errors.InvalidAction(f"unknown action type {action.get('type')!r}; one of {', '.join(ActionType)}")
     unknown = set(action) - ACTION_FIELDS[kind]
     if unknown:
         raise errors.InvalidAction(f"unknown field(s) for {kind}: {', '.join(sorted(unknown))}")
@@ -117,6 +139,11 @@ def parse_action(seat: int, action: Any) -> Command:
         if "tile" not in action:
             raise errors.InvalidAction("a play names its 'tile'")
         tile = Tile.from_json(action["tile"])
+        if "train" in action:  # the trains games' play
+            for line_field in ("end", "claim", "scores"):
+                if line_field in action:
+                    raise errors.InvalidAction(f"a play on a train names no {line_field!r} (the line games' field)")
+            return PlaceTile(seat, tile, place_from_wire(action["train"]))
         end = _word(End, action.get("end"))
         if end is None and action.get("end") is not None:
             raise errors.InvalidAction(f"unknown end {action.get('end')!r}; one of {', '.join(END_NAMES)}")
@@ -131,6 +158,8 @@ def parse_action(seat: int, action: Any) -> Command:
         return Draw(seat, until is not None)
     if kind == ActionType.KNOCK:
         return Knock(seat)
+    if kind == ActionType.PASS:
+        return Pass(seat)
     return CallMuggins(seat)
 
 
@@ -357,6 +386,8 @@ def start_match(st: MatchState, seed: str) -> list[Event]:
         raise errors.IllegalAction("the match has already started", code="match_started")
     if not ready_to_start(st):
         raise errors.MatchNotStarted("open seats are still waiting for players")
+    if st.trains is not None:
+        return trains_match.start(st, seed)
     work = st.copy()
     sink = EventSink(seed)
     dealer = dealer_for(work, seed)
@@ -375,6 +406,12 @@ def claim_seat(st: MatchState, seat: int, name: str, client_seed: str | None = N
 
 def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
     """The events ``command`` causes in ``state`` (consequences included), or a RulesError."""
+    if state.trains is not None:
+        return _decide_trains(state, command, seed)
+    if isinstance(command, PlaceTile):
+        raise errors.InvalidAction("a play in the line games names an 'end' (or none), not a 'train'")
+    if isinstance(command, Pass):
+        raise errors.IllegalAction("the line games have no pass: a seat that cannot play knocks")
     if isinstance(command, Play):
         state.rules.set.check(command.tile)  # another set's tile is malformed here, not illegal
     st = state.copy()
@@ -393,6 +430,26 @@ def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
         raise errors.InvalidAction(f"unknown command {command!r}")
     settle(st, sink, dealer_for(st, seed))
     return sink.events
+
+
+def _decide_trains(state: MatchState, command: Command, seed: str) -> list[Event]:
+    """A trains match's command, as ``trains`` names its moves (``trains_match.decide``)."""
+    move: trains.Move
+    if isinstance(command, PlaceTile):
+        move = trains.Play(command.tile, command.place)
+    elif isinstance(command, Draw):
+        if command.until_playable:
+            raise errors.InvalidAction("the trains games draw one tile at a time: no 'until'")
+        move = trains.DRAW
+    elif isinstance(command, Pass):
+        move = trains.PASS
+    elif isinstance(command, Play):
+        raise errors.InvalidAction("a play in the trains games names its 'train' (a seat, \"mexican\" or a toe)")
+    else:
+        word = "knock" if isinstance(command, Knock) else "muggins"
+        raise errors.IllegalAction(f"the trains games have no {word}: a stuck seat draws, then passes")
+    check_live(state, command.seat)
+    return trains_match.decide(state, command.seat, move, seed)
 
 
 def check_live(st: MatchState, seat: int) -> None:
@@ -500,6 +557,8 @@ def legal_actions(st: MatchState, seat: int | None) -> list[dict[str, Any]]:
     ``muggins_calls`` a scoring play without its ``claim`` (legal, but it scores nothing
     and leaves its points to a muggins call) or a non-scoring play with ``"claim": 0``.
     """
+    if st.trains is not None:
+        return trains_match.legal_actions(st, seat)
     if seat is None:
         return []
     moves = st.legal_moves(seat)
@@ -607,6 +666,14 @@ def _fold_match_ended(st: MatchState, event: MatchEnded) -> None:
     st.on_match_ended(event.winner)
 
 
+def _not_a_line_game_event(st: MatchState, event: Event) -> None:
+    raise ImpossibleEvent(f"{event.type} is a trains game's event, and this match plays {st.rules.preset}")
+
+
+for _trains_only in (RoundStarted, TilePlaced, Passed, RoundEnded):
+    _FOLDS[_trains_only] = _not_a_line_game_event
+
+
 @_folds(TurnTimedOut)
 def _fold_turn_timed_out(st: MatchState, event: TurnTimedOut) -> None:
     st.on_turn_timed_out(event.seat, event.consecutive)
@@ -619,6 +686,9 @@ def _fold_seat_replaced(st: MatchState, event: SeatReplaced) -> None:
 
 def mutate(st: MatchState, event: Event) -> None:
     """Change ``st`` in place by one event (the body of the fold)."""
+    if st.trains is not None and type(event) in trains_match.FOLDS:
+        trains_match.FOLDS[type(event)](st, event)
+        return
     fold = _FOLDS.get(type(event))
     if fold is None:
         raise ReplayError(f"unknown event type {event.type!r}")

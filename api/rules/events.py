@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from .errors import InvalidAction, RulesError
 from .shuffle import ALGORITHM
 from .tiles import Tile
+from .trains_wire import place_from_wire
 from .vocabulary import BotLevel, End, HandEndReason, ScoredBy
 
 SCHEMA_VERSION = 1
@@ -240,12 +241,24 @@ class HandEnded(Event, HandResult):
 
 @dataclass(frozen=True)
 class MatchEnded(Event):
+    """The match is over. The line games: ``winner`` the winning side, ``scores`` per side
+    (highest wins). The trains games: ``scores`` every seat's total (lowest wins), ``winners``
+    every seat with the lowest total (a tie shares the win) and ``winner`` the first of them;
+    ``winners`` is written for the trains games only, so the line games' logs read as before."""
+
     type: ClassVar[str] = "match_ended"
     _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
     winner: int  # the winning side (== seat without partners)
     scores: tuple[int, ...]
     seed: str  # revealed: every deal can now be re-derived
     hands: Hands = ()  # the hands at the end, revealed (matters when it ends mid-hand)
+    winners: tuple[int, ...] | None = None  # the trains games: every seat sharing the win
+
+    def to_dict(self) -> dict[str, Any]:
+        out = Event.to_dict(self)
+        if self.winners is None:
+            del out["winners"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -269,6 +282,67 @@ class SeatReplaced(Event):
     level: BotLevel  # the bot level now playing the seat
 
 
+# --- the trains games' events (Mexican Train, Chicken Foot; ``trains.py`` folds them) -----
+# Besides these the trains games write ``tile_drawn``, ``match_ended`` (with ``winners``) and
+# every event of a match's life (``match_created``, ``seat_claimed``, the clocks') as above.
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    """A round dealt: its engine double's number, who begins, every hand and the boneyard in draw order."""
+
+    type: ClassVar[str] = "round_started"
+    _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
+    _tiles_fields: ClassVar[tuple[str, ...]] = ("boneyard",)
+    round: int
+    engine: int
+    leader: int
+    hands: Hands
+    boneyard: tuple[Tile, ...]
+
+
+@dataclass(frozen=True)
+class TilePlaced(Event):
+    """A tile put on a train or a chicken-foot arm: ``train`` names it as an action does
+    (``trains_wire``: a seat's number, ``"mexican"``, a toe's id)."""
+
+    type: ClassVar[str] = "tile_placed"
+    _tile_fields: ClassVar[tuple[str, ...]] = ("tile",)
+    seat: int
+    tile: Tile
+    train: int | str
+    auto: bool = False  # played by the server (a timed-out turn)
+
+    @classmethod
+    def _from_fields(cls, data: dict[str, Any]) -> Event:
+        place_from_wire(data.get("train"))  # InvalidAction for a value that names no place
+        return super()._from_fields(data)
+
+
+@dataclass(frozen=True)
+class Passed(Event):
+    """A stuck seat's turn ends; ``marker``: Mexican Train puts one on the seat's own train."""
+
+    type: ClassVar[str] = "passed"
+    seat: int
+    marker: bool
+    auto: bool = False
+
+
+@dataclass(frozen=True)
+class RoundEnded(Event):
+    """``winner``: the seat that went out (None: blocked); each seat's pips, the totals after,
+    and every hand turned face up."""
+
+    type: ClassVar[str] = "round_ended"
+    _hands_fields: ClassVar[tuple[str, ...]] = ("hands",)
+    round: int
+    winner: int | None
+    pips: tuple[int, ...]
+    totals: tuple[int, ...]
+    hands: Hands
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -284,6 +358,10 @@ EVENT_TYPES: dict[str, type[Event]] = {
         MatchEnded,
         TurnTimedOut,
         SeatReplaced,
+        RoundStarted,
+        TilePlaced,
+        Passed,
+        RoundEnded,
     )
 }
 

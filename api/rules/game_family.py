@@ -87,7 +87,9 @@ class GameFamily:
     * ``players``: the seat counts of a preset that names none, and the bound on those a preset
       names (``games.register``), within the server's (``ruleset.MIN_PLAYERS``/``MAX_PLAYERS``);
     * ``new_board``: the board a hand starts on (``board.Board``);
-    * ``rating_family``: ``RuleSet.family``, the ratings' word for a rule set of this family.
+    * ``rating_family``: ``RuleSet.family``, the ratings' word for a rule set of this family;
+    * ``options`` and ``fixed``: the options a client may name (``resolve_rules``) and the JSON
+      form writes (``RuleSet.to_dict``).
     """
 
     name: str
@@ -97,6 +99,13 @@ class GameFamily:
     players: tuple[int, ...]
     new_board: Callable[[ResolvedRules], Board]
     rating_family: Callable[[ResolvedRules], Family]
+    #: The options a client may name for this family's games and that their rule sets' JSON
+    #: form writes (``ruleset.resolve_rules``, ``RuleSet.to_dict``); None: every option.
+    options: tuple[str, ...] | None = None
+    #: The sets a client may ask for (``ruleset.resolve_requested_rules``), of ``sets``; None: all of them.
+    offered_sets: tuple[TileSet, ...] | None = None
+    #: Options a preset of this family fixes (``set`` for the trains games): refused as overrides.
+    fixed: tuple[str, ...] = ()
 
 
 __all__ = ["GameFamily", "Preset", "Rule", "always", "by_players"]

@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from .game_family import GameFamily, Preset
 from .line_games import LINE_GAMES
+from .trains_games import TRAINS_GAMES
 
 _FAMILIES: dict[str, GameFamily] = {}
 _PRESETS: dict[str, Preset] = {}
@@ -61,6 +62,11 @@ def unregister(name: str) -> GameFamily:
     return family
 
 
+def presets_of(family: str) -> dict[str, Preset]:
+    """The registered presets of the family named ``family`` (their seat counts filled in)."""
+    return {name: preset for name, preset in _PRESETS.items() if _FAMILY_OF[name].name == family}
+
+
 def family_of(preset: str) -> GameFamily:
     """The family that registered ``preset`` (``KeyError`` for a name no family registered)."""
     return _FAMILY_OF[preset]
@@ -68,5 +74,6 @@ def family_of(preset: str) -> GameFamily:
 
 # --- the families ---------------------------------------------------------------------
 register(LINE_GAMES)
+register(TRAINS_GAMES)
 
-__all__ = ["FAMILIES", "PRESETS", "family_of", "register", "unregister"]
+__all__ = ["FAMILIES", "PRESETS", "family_of", "presets_of", "register", "unregister"]

@@ -141,6 +141,35 @@ PRESETS: tuple[Preset, ...] = (
 )
 
 
+#: What a client may set on a line game (and what the rule set's JSON form writes): every
+#: option of docs/rules.md's line games, ``fives_scoring`` being v1's spelling of
+#: ``end_count_scoring``.
+OPTIONS = (
+    "game",
+    "hand_size",
+    "lead",
+    "draw_at_will",
+    "boneyard_reserve",
+    "blocked_scoring",
+    "round_to_five",
+    "partners",
+    "target",
+    "spinner",
+    "end_count_scoring",
+    "fives_scoring",
+    "muggins_calls",
+    "auto_draw",
+    "auto_knock",
+    "turn_seconds",
+    "timeout_limit",
+    "set",
+    "exact_target",
+    "out_bonus",
+    "hand_end_pips",
+    "hand_points",
+)
+
+
 def new_line(rules: ResolvedRules) -> Layout:
     """The empty table a hand starts on: a line, with a spinner when the rules name one."""
     return Layout(rules.uses_spinner)
@@ -163,8 +192,10 @@ LINE_GAMES = GameFamily(
     name="line",
     title="Line games",
     presets=PRESETS,
-    sets=tuple(TileSet),  # the engine's line plays every set (the HTTP layer offers ruleset.OFFERED_SETS)
+    sets=tuple(TileSet),  # the engine's line plays every set; a client may ask for the rule book's
+    offered_sets=(TileSet.DOUBLE_6, TileSet.DOUBLE_9),
     players=(2, 3, 4),
     new_board=new_line,
     rating_family=rating_family,
+    options=OPTIONS,
 )

@@ -18,11 +18,14 @@ from typing import Any
 
 from .errors import InvalidRules
 from .game_family import Preset
+from .games import FAMILIES, family_of
 from .games import PRESETS as PRESETS  # read here, and by whatever imported it from here before the registry
-from .games import family_of
 from .scoring import HandScoring, scoring_step
 from .tiles import DEFAULT_SET as DEFAULT_SET  # the default set's home is tiles.py
 from .tiles import TileSet
+from .trains_games import NAME as TRAINS_FAMILY
+from .trains_games import game_of
+from .trains_rules import TrainsRules, trains_rules
 from .vocabulary import BlockedScoring, EndCountScoring, Family, Game, HandPoints, Lead, Spinner
 
 MAX_TARGET = 1_000  # a server bound on work: a match to 1,000 is some 4,000 events
@@ -66,9 +69,16 @@ class RuleSet:
     out_bonus: int = 0  # points for going out, after the hand's pips
     hand_end_pips: bool = True  # the hands' pips are scored when a hand ends
     hand_points: HandPoints = HandPoints.OPPONENTS
+    # The trains games' options (docs/rules.md, the trains games; ``trains_rules`` holds their
+    # bounds): only their JSON form writes them (``GameFamily.options``).
+    rounds: int = 0
+    double_blank_points: int = 0
+    double_must_be_covered: bool = True
     # What a finished hand pays (``scoring.hand_award``), from the options above: made once here,
     # since every hand's end asks for it. Not an option (no JSON form, not compared).
     hand_scoring: HandScoring = field(init=False, repr=False, compare=False)
+    # A trains game's rules (``trains_rules.TrainsRules``, checked as made), None for the others.
+    trains: TrainsRules | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Members, whatever spelled them (a plain "draw" too): the engine's hot paths compare
@@ -83,6 +93,17 @@ class RuleSet:
             self.out_bonus,
         )
         object.__setattr__(self, "hand_scoring", scoring)
+        trains = None
+        if family_of(self.preset).name == TRAINS_FAMILY:
+            trains = trains_rules(
+                game_of(self.preset),
+                self.players,
+                rounds=self.rounds,
+                hand_size=self.hand_size,
+                double_blank_points=self.double_blank_points,
+                double_must_be_covered=self.double_must_be_covered,
+            )
+        object.__setattr__(self, "trains", trains)
 
     # --- derived questions the engine asks ------------------------------------
     @property
@@ -138,9 +159,10 @@ class RuleSet:
                 _DICT_FORMS.clear()
             cached = {}
             preset_sets = PRESETS[self.preset].options
+            written = family_of(self.preset).options
             for name, value in asdict(self).items():  # asdict is slow, and views ask every time
-                if name == "hand_scoring":
-                    continue  # derived, not an option
+                if name in _DERIVED or (written is not None and name not in _ECHO and name not in written):
+                    continue  # derived, or not an option of this game
                 if name == "end_count_scoring":
                     cached["fives_scoring"] = value is EndCountScoring.FIVES
                     if value is EndCountScoring.FIVES_AND_THREES:
@@ -171,6 +193,9 @@ class RuleSet:
         return resolve_rules(preset, data, players)
 
 
+_DERIVED = ("hand_scoring", "trains")
+_ECHO = ("preset", "players")
+
 # (Module globals: reading a member off its enum class costs some 60 ns, and these are asked once a hand.)
 _DRAW, _FIRST_DOUBLE, _NO_COUNT = Game.DRAW, Spinner.FIRST_DOUBLE, EndCountScoring.NONE
 _UNSET = object()
@@ -183,6 +208,9 @@ LATER_OPTIONS: Mapping[str, Any] = {
     "out_bonus": 0,
     "hand_end_pips": True,
     "hand_points": HandPoints.OPPONENTS,
+    "rounds": 0,
+    "double_blank_points": 0,
+    "double_must_be_covered": True,
 }
 
 # Resolved rule sets are few (presets × options in use) and immutable: their JSON forms are kept.
@@ -217,6 +245,7 @@ BOOLEAN_OPTIONS = (
     "auto_knock",
     "exact_target",
     "hand_end_pips",
+    "double_must_be_covered",
 )
 
 _BASE: dict[str, Any] = dict(
@@ -263,6 +292,10 @@ def resolve_rules(
     for name in overrides:
         if name not in OPTION_NAMES:
             raise InvalidRules(name, "unknown option")
+        if family.options is not None and name not in family.options:
+            raise InvalidRules(name, f"not an option of {spec.title}")
+        if name in family.fixed and overrides[name] != spec.options[name]:
+            raise InvalidRules(name, f"{spec.title} is always played with {name} {spec.options[name]}")
     overrides = _read_v1_fives_scoring(overrides)
 
     options = {**_BASE, **spec.options, **overrides}
@@ -274,7 +307,7 @@ def resolve_rules(
     if "target" not in overrides:
         options["target"] = spec.target(players, options)
     _check_types(options)
-    rules = RuleSet(preset=preset, players=players, **options)
+    rules = RuleSet(preset=preset, players=players, **options)  # (a trains game's own checks: ``trains_rules``)
     if rules.set not in family.sets:
         raise InvalidRules(
             "set", f"the {family.title.lower()} are played with {', '.join(family.sets)}, not {rules.set}"
@@ -283,9 +316,11 @@ def resolve_rules(
     return rules
 
 
-#: The sets a client may ask for today: those the line games play. The engine plays every
-#: ``TileSet``; double-twelve opens with the trains games that play it (issue 34), not before.
-OFFERED_SETS: tuple[TileSet, ...] = (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
+#: The sets a client may ask for: each game family's offered sets (``GameFamily.offered_sets``;
+#: the line games are offered on double-six and double-nine, the trains games on their own).
+OFFERED_SETS: tuple[TileSet, ...] = tuple(
+    s for s in TileSet if any(s in (f.offered_sets or f.sets) for f in FAMILIES.values())
+)
 #: The HTTP bounds read from the offered sets: the highest number a tile or an end shows, and
 #: the most tiles one hand can hold (the largest set dealt to the fewest players).
 LARGEST_OFFERED_TOP = max(s.top for s in OFFERED_SETS)
@@ -296,8 +331,10 @@ def resolve_requested_rules(preset: str, overrides: Mapping[str, Any] | None, pl
     """:func:`resolve_rules` for what a client asks (a match, a seek, a challenge): refused,
     naming ``set``, when it names a set the server does not offer yet (``OFFERED_SETS``)."""
     rules = resolve_rules(preset, overrides, players)
-    if rules.set not in OFFERED_SETS:
-        raise InvalidRules("set", f"{rules.set} is not offered yet; one of {', '.join(OFFERED_SETS)}")
+    family = family_of(preset)
+    offered = family.offered_sets or family.sets
+    if rules.set not in offered:
+        raise InvalidRules("set", f"the {family.title.lower()} are offered on {', '.join(offered)}, not {rules.set}")
     return rules
 
 
@@ -339,7 +376,7 @@ def _check_types(options: dict[str, Any]) -> None:
     for name in BOOLEAN_OPTIONS:
         if not isinstance(options[name], bool):
             raise InvalidRules(name, f"true or false, not {options[name]!r}")
-    for name in ("hand_size", "target", "boneyard_reserve", "out_bonus"):
+    for name in ("hand_size", "target", "boneyard_reserve", "out_bonus", "rounds", "double_blank_points"):
         value = options.get(name)
         if name in options and (not isinstance(value, int) or isinstance(value, bool)):
             raise InvalidRules(name, f"must be a whole number, not {value!r}")
@@ -352,6 +389,10 @@ def _check_types(options: dict[str, Any]) -> None:
 
 
 def _check_combination(r: RuleSet) -> None:
+    if r.timeout_limit is not None and r.turn_seconds is None:
+        raise InvalidRules("timeout_limit", "needs turn_seconds (no turn can time out without a clock)")
+    if r.trains is not None:
+        return  # the line games' options mean nothing there; its own were checked as made
     set_size = len(r.set.tiles)
     if r.hand_size < 1 or r.players * r.hand_size > set_size:
         raise InvalidRules(
@@ -393,5 +434,3 @@ def _check_combination(r: RuleSet) -> None:
             "hand_points all_hands scores every hand's pips, the winner's own included: "
             "blocked_scoring others_minus_own cannot go with it (use others)",
         )
-    if r.timeout_limit is not None and r.turn_seconds is None:
-        raise InvalidRules("timeout_limit", "needs turn_seconds (no turn can time out without a clock)")

@@ -19,6 +19,8 @@ from .layout import EMPTY_KEY, END_NAMES, LEFT, OPEN_FIELDS, TILE_COUNT, Layout,
 from .ruleset import RuleSet
 from .scoring import count_points, credited, hand_award
 from .tiles import EVERY_TILE, Tile, TileSet, weight_key
+from .trains import TrainsState
+from .trains import new_state as new_trains_state
 from .vocabulary import ActionType, BotLevel, Game, HandEndReason, Lead, SeatKind, Status, values
 
 # Short names for the members the engine and its callers use most (and, in the hot paths,
@@ -91,6 +93,7 @@ class MatchState:
         "seeded_by_client",
         "status",
         "timeouts",
+        "trains",
         "turn",
         "turn_up_leader",
         "winner",
@@ -118,6 +121,9 @@ class MatchState:
         self.seeded_by_client = False
         self.timeouts = [0] * rules.players  # turns timed out in a row, per seat (turn clocks)
         self.held = 0  # every hand's tiles counted by number (TILE_COUNT)
+        # A trains match's game (``trains_match`` plays it; the fields above hold its life's
+        # turn, round and totals), None for the line games.
+        self.trains: TrainsState | None = None if rules.trains is None else new_trains_state(rules.trains)
 
     def copy(self) -> MatchState:
         other = MatchState.__new__(MatchState)
@@ -142,6 +148,7 @@ class MatchState:
         other.seeded_by_client = self.seeded_by_client
         other.timeouts = self.timeouts[:]
         other.held = self.held
+        other.trains = None if self.trains is None else self.trains.copy()
         return other
 
     # --- questions ---------------------------------------------------------------

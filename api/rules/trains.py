@@ -34,12 +34,12 @@ from .errors import (
     NotYourTurn,
     TileNotInHand,
 )
-from .events import Event
+from .events import Event, MatchEnded, Passed, RoundEnded, RoundStarted, TileDrawn, TilePlaced
 from .shuffle import deal_label, shuffled_tiles
 from .tiles import Tile
 from .trains_board import ChickenFootBoard, MexicanTrainBoard, TrainsBoard
-from .trains_events import MatchEnded, Passed, RoundEnded, RoundStarted, TileDrawn, TilePlayed
 from .trains_rules import TrainsGame, TrainsRules
+from .trains_wire import place_from_wire, place_to_wire
 
 DOUBLE_BLANK = Tile(0, 0)
 
@@ -80,6 +80,7 @@ class TrainsState:
     totals: list[int] = field(default_factory=list)
     round_pips: list[tuple[int, ...]] = field(default_factory=list)  # per round ended, per seat
     winners: tuple[int, ...] | None = None  # set when the match has ended
+    last_round: RoundEnded | None = None  # the last round's end (the views' ``last_round``)
 
     @property
     def is_over(self) -> bool:
@@ -105,6 +106,7 @@ class TrainsState:
             list(self.totals),
             list(self.round_pips),
             self.winners,
+            self.last_round,
         )
 
     def describe_board(self) -> dict[str, Any]:
@@ -144,18 +146,19 @@ def _fold_round_started(state: TrainsState, event: RoundStarted) -> None:
     state.drawn = None
 
 
-def _fold_tile_played(state: TrainsState, event: TilePlayed) -> None:
+def _fold_tile_placed(state: TrainsState, event: TilePlaced) -> None:
     board = state.board
+    _require(board is not None and state.to_move is not None, event, "no round is in play")
     assert board is not None
-    seat, tile = event.seat, event.tile
+    seat, tile, place = event.seat, event.tile, place_from_wire(event.train)
     _require(seat == state.to_move, event, f"seat {state.to_move} is to move, not {seat}")
-    _require(Play(tile, event.place) in legal_moves(state), event, f"{tile} may not go on {event.place}")
+    _require(Play(tile, place) in legal_moves(state), event, f"{tile} may not go on train {event.train}")
     state.hands[seat].remove(tile)
-    board.put(tile, event.place)
-    state.placed.append((tile, event.place))
+    board.put(tile, place)
+    state.placed.append((tile, place))
     state.drawn = None
     if isinstance(board, MexicanTrainBoard):
-        if event.place == train_place(seat):
+        if place == train_place(seat):
             board.unmark(seat)  # the owner played on its own train: the marker goes
         if tile.is_double:
             return  # a double earns its player one more tile: the same seat moves again
@@ -164,10 +167,12 @@ def _fold_tile_played(state: TrainsState, event: TilePlayed) -> None:
 
 def _fold_tile_drawn(state: TrainsState, event: TileDrawn) -> None:
     _require(event.seat == state.to_move and legal_moves(state) == [DRAW], event, f"seat {event.seat} may not draw")
-    _require(state.boneyard[0] is event.tile, event, f"{event.tile} is not the boneyard's next tile")
-    state.boneyard.pop(0)
-    state.hands[event.seat].append(event.tile)
-    state.drawn = event.tile
+    _require(
+        event.tile is None or state.boneyard[0] is event.tile, event, f"{event.tile} is not the boneyard's next tile"
+    )
+    tile = state.boneyard.pop(0)  # (a redacted copy names no tile: the boneyard's next is it)
+    state.hands[event.seat].append(tile)
+    state.drawn = tile
 
 
 def _fold_passed(state: TrainsState, event: Passed) -> None:
@@ -186,23 +191,26 @@ def _fold_round_ended(state: TrainsState, event: RoundEnded) -> None:
     ended = is_certainly_blocked(state) if event.winner is None else not state.hands[event.winner]
     _require(state.to_move is not None and event.round == state.round and ended, event, "the round goes on")
     _require(event.pips == tuple(hand_pips(state.rules, hand) for hand in state.hands), event, "pips")
+    _require(event.hands == tuple(tuple(hand) for hand in state.hands), event, "the hands are not those held")
     added = [total + pips for total, pips in zip(state.totals, event.pips, strict=True)]
     _require(list(event.totals) == added, event, "the totals are not the last totals plus the pips")
     state.totals = list(event.totals)
     state.round_pips.append(event.pips)
+    state.last_round = event
     state.to_move = None
     state.drawn = None
 
 
 def _fold_match_ended(state: TrainsState, event: MatchEnded) -> None:
-    over = state.to_move is None and state.round == state.rules.rounds and list(event.totals) == state.totals
-    _require(over and event.winners == lowest_totals(state.totals), event, "not the match's end")
-    state.winners = event.winners
+    over = state.to_move is None and state.round == state.rules.rounds and list(event.scores) == state.totals
+    winners = lowest_totals(state.totals)
+    _require(over and event.winners == winners and event.winner == winners[0], event, "not the match's end")
+    state.winners = winners
 
 
 _FOLDS: dict[type[Event], Callable[[TrainsState, Any], None]] = {
     RoundStarted: _fold_round_started,
-    TilePlayed: _fold_tile_played,
+    TilePlaced: _fold_tile_placed,
     TileDrawn: _fold_tile_drawn,
     Passed: _fold_passed,
     RoundEnded: _fold_round_ended,
@@ -299,16 +307,17 @@ def start(rules: TrainsRules, seed: str) -> list[Event]:
     return [deal(rules, seed, 1)]
 
 
-def _end_round(decision: _Decision, seed: str, winner: int | None) -> None:
+def _end_round(decision: _Decision, seed: str, server_seed: str, winner: int | None) -> None:
     state = decision.state
     rules = state.rules
     pips = tuple(hand_pips(rules, hand) for hand in state.hands)
     totals = tuple(total + p for total, p in zip(state.totals, pips, strict=True))
-    decision.emit(RoundEnded(state.round, winner, pips, totals))
+    decision.emit(RoundEnded(state.round, winner, pips, totals, tuple(tuple(hand) for hand in state.hands)))
     if state.round < rules.rounds:
         decision.emit(deal(rules, seed, state.round + 1))  # (never blocked at once: see ``start``)
     else:
-        decision.emit(MatchEnded(totals, lowest_totals(totals)))
+        winners = lowest_totals(totals)
+        decision.emit(MatchEnded(winners[0], totals, server_seed, (), winners))
 
 
 def _check(state: TrainsState, seat: int, move: Move, legal: list[Move]) -> None:
@@ -333,33 +342,36 @@ def _check(state: TrainsState, seat: int, move: Move, legal: list[Move]) -> None
     raise MustPlay(f"seat {seat} must play {'the tile it drew' if state.drawn is not None else 'a tile'}")
 
 
-def decide(state: TrainsState, seat: int, move: Move, seed: str) -> list[Event]:
+def decide(
+    state: TrainsState, seat: int, move: Move, seed: str, *, server_seed: str = "", auto: bool = False
+) -> list[Event]:
     """The events ``seat``'s ``move`` gives (``state`` is left as it was). ``seed`` deals the
-    next round when this move ends one."""
+    next round when this move ends one; ``server_seed`` is revealed when it ends the match;
+    ``auto``: the server moves for the seat (a timed-out turn)."""
     _check(state, seat, move, legal_moves(state))
     decision = _Decision(state)
     marker = state.rules.game is TrainsGame.MEXICAN_TRAIN
     if isinstance(move, Play):
-        decision.emit(TilePlayed(seat, move.tile, move.place))
+        decision.emit(TilePlaced(seat, move.tile, place_to_wire(move.place), auto))
         if not decision.state.hands[seat]:
-            _end_round(decision, seed, winner=seat)
+            _end_round(decision, seed, server_seed, winner=seat)
             return decision.events
     elif isinstance(move, Draw):
         tile = decision.state.boneyard[0]
-        decision.emit(TileDrawn(seat, tile))
+        decision.emit(TileDrawn(seat, tile, auto))
         if places_for(decision.state, tile, seat):
             return decision.events  # the drawn tile fits: the seat plays it next
-        decision.emit(Passed(seat, marker))
+        decision.emit(Passed(seat, marker, auto))
     else:
-        decision.emit(Passed(seat, marker))
+        decision.emit(Passed(seat, marker, auto))
     if is_certainly_blocked(decision.state):
-        _end_round(decision, seed, winner=None)
+        _end_round(decision, seed, server_seed, winner=None)
     return decision.events
 
 
-def play(state: TrainsState, seat: int, move: Move, seed: str) -> list[Event]:
+def play(state: TrainsState, seat: int, move: Move, seed: str, *, server_seed: str = "") -> list[Event]:
     """Decide ``move`` and fold its events into ``state``; returns the events."""
-    events = decide(state, seat, move, seed)
+    events = decide(state, seat, move, seed, server_seed=server_seed)
     for event in events:
         apply(state, event)
     return events

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from . import events
+from . import events, trains_views
 from .engine import legal_actions
 from .events import HandResult
 from .layout import END_NAMES
@@ -31,6 +31,8 @@ def line_of_play(st: MatchState) -> dict[str, Any]:
 
 def view(st: MatchState, seat: int | None) -> dict[str, Any]:
     """Everything ``seat`` may know now, and exactly the actions it may take."""
+    if st.trains is not None:
+        return trains_views.view(st, seat, _seats(st))
     rules = st.rules
     ended = st.status == ENDED
     out: dict[str, Any] = {
@@ -153,6 +155,11 @@ REDACTORS: Mapping[str, Redactor] = MappingProxyType(
         events.MatchEnded.type: public,  # the seed is revealed: every deal can be re-derived now
         events.TurnTimedOut.type: public,  # whose clock ran out (the auto play follows as its own events)
         events.SeatReplaced.type: public,  # the bot level now playing the seat
+        # The trains games' (``tile_drawn`` and ``match_ended`` are shared with the line games).
+        events.RoundStarted.type: trains_views.round_as_seen,
+        events.TilePlaced.type: public,  # the tile now lies on a train
+        events.Passed.type: public,  # a marker, on the table for all to see
+        events.RoundEnded.type: public,  # every hand turned face up; the boneyard's rest stays hidden
     }
 )
 

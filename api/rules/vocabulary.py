@@ -138,6 +138,7 @@ class ActionType(StrEnum):
     DRAW = "draw"
     KNOCK = "knock"
     MUGGINS = "muggins"
+    PASS = "pass"  # the trains games: a stuck seat's turn ends (the line games knock)
 
 
 class DrawUntil(StrEnum):

@@ -11,13 +11,14 @@ from api.bots import LEVELS, Budget, UnknownLevel, choose_action
 from api.bots.actions import make_rng
 from api.bots.arena import BotMatch
 from api.bots.knowledge import Knowledge
-from api.rules import PRESETS, resolve_rules
+from api.rules import resolve_rules
+from api.rules.games import presets_of
 from api.rules.layout import END_INDEX
 from api.rules.tiles import Tile
 
 QUICK = Budget(determinizations=4, max_playouts=40, min_determinizations=2)
 
-CONFIGS = [(preset, players, {}) for preset, spec in PRESETS.items() for players in spec.players] + [
+CONFIGS = [(preset, players, {}) for preset, spec in presets_of("line").items() for players in spec.players] + [
     ("standard-draw", 4, {"partners": True}),
     ("standard-block", 4, {"partners": True}),
     ("standard-draw", 2, {"draw_at_will": True}),

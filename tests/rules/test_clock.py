@@ -6,7 +6,8 @@ from api.rules import InvalidRules, NotYourTurn, legal_actions, parse_action, re
 from api.rules.audit import verify_log
 from api.rules.clock import time_out
 from api.rules.engine import Play, create_match, decide, start_match
-from api.rules.ruleset import PRESETS, RuleSet
+from api.rules.games import presets_of
+from api.rules.ruleset import RuleSet
 from tests.rules.support import SEED, T, Table
 
 
@@ -20,7 +21,7 @@ def clocked(**more):
 
 # --- the rule options ------------------------------------------------------------------------
 def test_every_preset_leaves_the_clock_off():
-    for name, preset in PRESETS.items():
+    for name, preset in presets_of("line").items():
         rules = resolve_rules(name, {}, preset.players[0])
         assert (rules.turn_seconds, rules.timeout_limit) == (None, None)
 

@@ -14,13 +14,14 @@ import random
 
 import pytest
 
-from api.rules import PRESETS, create_match, replay, resolve_rules, start_match
+from api.rules import create_match, replay, resolve_rules, start_match
+from api.rules.games import presets_of
 from api.rules.layout import CLOSED, EMPTY_KEY, NUMBERS, OPEN_FIELDS, OPEN_MASK, TILE_COUNT, ends_of_key
 from api.rules.simulate import push, random_playout
 from api.rules.state import DRAW, KNOCK, PLAY, PLAYING
 from tests.rules.support import seats, snapshot
 
-CASES = [(p, n, {}) for p, spec in PRESETS.items() for n in spec.players] + [
+CASES = [(p, n, {}) for p, spec in presets_of("line").items() for n in spec.players] + [
     ("standard-block", 4, {"partners": True, "hand_size": 7}),
     ("standard-draw", 3, {"draw_at_will": True, "boneyard_reserve": 2}),
     ("all-fives", 4, {"partners": True, "muggins_calls": True}),

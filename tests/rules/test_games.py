@@ -30,6 +30,7 @@ LINE_PRESETS = [
     "fives-and-threes",
     "double-nine-partners",
 ]
+TRAINS_PRESETS = ["mexican-train", "chicken-foot"]
 
 
 @pytest.fixture
@@ -47,11 +48,14 @@ def test_every_reader_of_presets_reads_the_registry_itself():
     assert api.rules.PRESETS is games.PRESETS
 
 
-def test_the_line_games_are_the_one_family_today_with_every_preset_in_menu_order():
-    assert list(games.FAMILIES) == ["line"]
-    assert list(games.PRESETS) == LINE_PRESETS
+def test_the_line_and_the_trains_games_are_registered_with_every_preset_in_menu_order():
+    assert list(games.FAMILIES) == ["line", "trains"]
+    assert list(games.PRESETS) == LINE_PRESETS + TRAINS_PRESETS
     assert {name: games.family_of(name).name for name in LINE_PRESETS} == dict.fromkeys(LINE_PRESETS, "line")
+    assert {name: games.family_of(name).name for name in TRAINS_PRESETS} == dict.fromkeys(TRAINS_PRESETS, "trains")
+    assert list(games.presets_of("trains")) == TRAINS_PRESETS
     assert LINE_GAMES.players == (2, 3, 4)
+    assert games.PRESETS["mexican-train"].players == games.PRESETS["chicken-foot"].players == tuple(range(2, 9))
 
 
 def test_a_preset_that_names_no_seat_counts_plays_its_familys():
@@ -75,7 +79,7 @@ def test_a_registered_family_s_presets_resolve_and_leave_with_it(toy_family):
 def test_after_unregistering_a_family_its_presets_are_unknown_again(toy_family):
     games.unregister(toy_family.name)
     try:
-        assert list(games.PRESETS) == LINE_PRESETS
+        assert list(games.PRESETS) == LINE_PRESETS + TRAINS_PRESETS
         with pytest.raises(InvalidRules) as refused:
             resolve_rules("toy-trains", {}, 2)
         assert refused.value.field == "preset"
@@ -102,7 +106,7 @@ def test_a_family_or_preset_name_already_taken_is_refused(toy_family):
         games.register(toy_family)
     with pytest.raises(ValueError, match="standard-draw"):
         games.register(dataclasses.replace(toy_family, name="other", presets=(LINE_GAMES.presets[0],)))
-    assert list(games.FAMILIES) == ["line", "toy-trains"]
+    assert list(games.FAMILIES) == ["line", "trains", "toy-trains"]
 
 
 def test_a_preset_naming_seat_counts_its_family_does_not_play_is_refused():

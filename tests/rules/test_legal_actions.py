@@ -15,16 +15,17 @@ import random
 
 import pytest
 
-from api.rules import PRESETS, create_match, decide, legal_actions, parse_action, replay, resolve_rules, start_match
+from api.rules import create_match, decide, legal_actions, parse_action, replay, resolve_rules, start_match
+from api.rules.games import presets_of
 from api.rules.layout import END_INDEX
 from api.rules.state import ENDED, PLAYING
 from api.rules.tiles import Tile
 from api.rules.views import view
 
-CONFIGS = [(preset, players, {}) for preset, spec in PRESETS.items() for players in spec.players]
+CONFIGS = [(preset, players, {}) for preset, spec in presets_of("line").items() for players in spec.players]
 CONFIGS += [
     (preset, players, {"muggins_calls": True})
-    for preset, spec in PRESETS.items()
+    for preset, spec in presets_of("line").items()
     if spec.options.get("end_count_scoring") and not spec.options.get("exact_target")  # muggins_calls can go with it
     for players in spec.players
 ]

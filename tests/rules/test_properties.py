@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.rules import (
-    PRESETS,
     IllegalAction,
     InvalidAction,
     InvalidTile,
@@ -27,6 +26,7 @@ from api.rules import (
     view,
 )
 from api.rules.engine import SeedDealer, decide
+from api.rules.games import presets_of
 from api.rules.layout import END_INDEX
 from api.rules.simulate import push, random_match
 from api.rules.state import DRAW, KNOCK, MUGGINS, PLAY
@@ -37,7 +37,7 @@ from tests.rules.support import seats, snapshot
 QUICK = settings.get_profile("rules-quick")
 SLOW = settings.get_profile("rules-slow")
 
-BASE_CASES = [(p, n, {}) for p, spec in PRESETS.items() for n in spec.players]
+BASE_CASES = [(p, n, {}) for p, spec in presets_of("line").items() for n in spec.players]
 COMBOS = [
     ("standard-draw", 4, {"partners": True}),
     ("standard-block", 4, {"partners": True}),

@@ -3,6 +3,7 @@ import json
 import pytest
 
 from api.rules import OFFERED_SETS, PRESETS, InvalidRules, RuleSet, TileSet, resolve_requested_rules, resolve_rules
+from api.rules.games import presets_of
 from api.rules.ruleset import DEFAULT_PRESET, OPTION_NAMES
 
 # The preset table of docs/rules.md (section 14), option by option (values not listed are the standard defaults).
@@ -82,9 +83,11 @@ LATER = {"set", "end_count_scoring", "exact_target", "out_bonus", "hand_end_pips
 
 
 def test_the_preset_table_is_exactly_the_rule_books():
-    assert set(PRESETS) == set(EXPECTED)
+    assert set(presets_of("line")) == set(EXPECTED)
+    assert set(PRESETS) == set(EXPECTED) | {"mexican-train", "chicken-foot"}
     assert DEFAULT_PRESET == "standard-draw"
-    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit"} | LATER
+    trains_options = {"rounds", "double_blank_points", "double_must_be_covered"}
+    assert set(OPTION_NAMES) == set(STANDARD) | {"hand_size", "turn_seconds", "timeout_limit"} | LATER | trains_options
 
 
 @pytest.mark.parametrize("preset,players", CASES)
@@ -322,7 +325,7 @@ def test_rule_sets_are_immutable():
 
 
 def test_what_a_client_asks_for_is_refused_naming_the_set_when_the_set_is_not_offered():
-    assert OFFERED_SETS == (TileSet.DOUBLE_6, TileSet.DOUBLE_9)
+    assert OFFERED_SETS == (TileSet.DOUBLE_6, TileSet.DOUBLE_9, TileSet.DOUBLE_12)  # double-12: the trains games
     assert resolve_requested_rules("standard-draw", {"set": "double-6"}, 2) == resolve_rules("standard-draw", {}, 2)
     nine = resolve_requested_rules("standard-block", {"set": "double-9", "partners": True, "hand_size": 10}, 4)
     assert nine.set is TileSet.DOUBLE_9

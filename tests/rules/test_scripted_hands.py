@@ -127,7 +127,7 @@ def test_refused_commands_name_their_reason_and_change_nothing():
 @pytest.mark.parametrize(
     "action",
     [
-        {"type": "pass"},
+        {"type": "fold"},
         {"type": "play"},
         {"type": "play", "tile": [6, 1], "end": "middle"},
         {"type": "play", "tile": [13, 1], "end": "left"},

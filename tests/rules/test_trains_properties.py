@@ -11,10 +11,9 @@ from dataclasses import fields
 import pytest
 
 from api.rules.errors import InvalidAction
-from api.rules.events import Event
+from api.rules.events import Event, RoundEnded, RoundStarted, event_from_dict
 from api.rules.trains import Play, TrainsState, apply, hand_pips, legal_moves, new_state, play, replay, start
 from api.rules.trains_board import MexicanTrainBoard
-from api.rules.trains_events import RoundEnded, RoundStarted, trains_event_from_dict
 from api.rules.trains_rules import TrainsGame, trains_rules
 from api.services.limits import WorkLimits
 
@@ -83,11 +82,11 @@ def test_random_mexican_train_matches_without_the_cover_rule_end_and_sum_their_t
 @pytest.mark.parametrize("game", list(TrainsGame))
 def test_a_log_replays_to_the_same_state_and_reads_back_from_its_json(game):
     state, log = playout(game, 4, 3, rounds=3)
-    assert [trains_event_from_dict(e.to_dict()) for e in log] == log
-    with pytest.raises(InvalidAction, match="no trains event"):
-        trains_event_from_dict({"type": "knocked", "seat": 0})
+    assert [event_from_dict(e.to_dict()) for e in log] == log
     with pytest.raises(InvalidAction, match="malformed passed event"):
-        trains_event_from_dict({"type": "passed", "seat": True, "marker": False})
+        event_from_dict({"type": "passed", "seat": True, "marker": False})
+    with pytest.raises(InvalidAction, match="'train' is a seat number"):
+        event_from_dict({"type": "tile_placed", "seat": 0, "tile": [1, 0], "train": "train:1"})
     again = replay(state.rules, log)
     assert (again.totals, again.round_pips, again.winners) == (state.totals, state.round_pips, state.winners)
 

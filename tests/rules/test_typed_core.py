@@ -56,7 +56,7 @@ def test_every_word_is_written_as_the_bare_string_it_always_was():
         "rotate_any",
         "first_double",
     )
-    assert [*ActionType, *ScoredBy, *BotLevel] == ["play", "draw", "knock", "muggins", "play", "muggins"] + [
+    assert [*ActionType, *ScoredBy, *BotLevel] == ["play", "draw", "knock", "muggins", "pass", "play", "muggins"] + [
         "random",
         "greedy",
         "intermediate",
