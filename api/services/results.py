@@ -10,8 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from api.rules import BOT_SEAT, RuleSet
-from api.rules.events import HandEnded, MatchCreated, MatchEnded, SeatReplaced
-from api.rules.trains_events import RoundEnded
+from api.rules.events import HandEnded, MatchCreated, MatchEnded, RoundEnded, SeatReplaced
 from api.store.records import PlayerFigures
 
 from .ports import UnitOfWork

@@ -4,7 +4,6 @@ shared win (``api.services.standings``, ``api.services.ratings``, ``api.services
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import pairwise, permutations
 from types import SimpleNamespace
@@ -14,14 +13,23 @@ import pytest
 from openskill.models import PlackettLuce
 
 from api.bots.ratings import bot_rating
+from api.rules import create_match, replay, resolve_rules
 from api.rules.vocabulary import Family
 from api.services.bus import MessageBus
-from api.services.commands import GetPlayerRatings, GetRatingHistory
+from api.services.commands import (
+    MAX_AUDIT_PAGE,
+    CreateMatch,
+    GetAudit,
+    GetPlayerRatings,
+    GetPlayerStats,
+    GetRatingHistory,
+    SeatSpec,
+)
 from api.services.ratings import NEWCOMER, rate, record_ratings
 from api.services.standings import Standing, standing
 from api.store.records import SeatRecord
 
-from .support import portal
+from .support import SEED, play_to_end, portal, tokens_of
 
 MODEL = PlackettLuce()
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
@@ -76,25 +84,9 @@ def test_ratings_rise_with_the_finish_however_the_seats_tie():
         assert len({round(mu, 6) for mu in after}) == len(set(ranks)), ranks  # a rank apart, a rating apart
 
 
-@dataclass(frozen=True)
-class TrainsRulesStandIn:
-    """What ``record_ratings`` asks of a trains match's rules: every seat its own side."""
-
-    players: int
-    family: Family = Family.MEXICAN_TRAIN
-
-    @property
-    def sides(self) -> int:
-        return self.players
-
-    def side_of(self, seat: int) -> int:
-        return seat
-
-    def seats_of_side(self, side: int) -> tuple[int, ...]:
-        return (side,)
-
-
 class SeatsStandIn:
+    """The seats' rows as the store keeps them (the tokens' hashes are what mark a player's seat)."""
+
     def __init__(self, records: list[SeatRecord]):
         self.records = records
 
@@ -103,15 +95,20 @@ class SeatsStandIn:
 
 
 def rate_end(bus: MessageBus, refs: list[str | None], totals: list[int], match_id: str = "m1") -> None:
-    """Rate a trains match whose seats are players ``refs`` (None: a greedy computer player)."""
+    """Rate the end of a Mexican Train match whose seats are players ``refs`` (None: a greedy
+    computer player) with these final ``totals``, as the transaction that appends it does."""
     records = [
         SeatRecord(match_id, n, f"P{n}", "remote", token_hash=f"hash{n}", player_ref=ref)
         if ref
         else SeatRecord(match_id, n, f"Bot {n}", "bot", level="greedy")
         for n, ref in enumerate(refs)
     ]
-    seats = [{"type": "remote"} if ref else {"type": "bot", "level": "greedy"} for ref in refs]
-    snap = SimpleNamespace(state=SimpleNamespace(rules=TrainsRulesStandIn(len(refs)), seats=seats))
+    seats = [
+        {"name": f"P{n}", "type": "remote"} if ref else {"name": f"Bot {n}", "type": "bot", "level": "greedy"}
+        for n, ref in enumerate(refs)
+    ]
+    state = replay(create_match(resolve_rules("mexican-train", {}, len(refs)), seats, SEED))
+    snap = SimpleNamespace(state=state)
     portal_id = portal(bus).portal_id
     assert portal_id is not None
     with bus.flow.store.unit_of_work() as uow:
@@ -148,11 +145,6 @@ def test_eight_seats_are_rated_as_a_free_for_all_by_their_totals_ties_shared(bus
         mean_sigma = sum(run[seat][0].sigma for run in runs) / 12
         assert rated(bus, ref) == pytest.approx((mean_mu, mean_sigma, 1)), ref
     assert [outcome(bus, ref) for ref in refs] == ["won" if t == 12 else "lost" for t in totals]
-    # the three sharing the win rise alike, above the two tied at 30, who move alike
-    mu = {ref: rated(bus, ref)[0] for ref in refs}
-    assert mu["cy"] == pytest.approx(mu["ben"]) and mu["fay"] == pytest.approx(mu["ben"])
-    assert mu["eve"] == pytest.approx(mu["ana"])
-    assert mu["ben"] > mu["ana"] > mu["hal"] > mu["dee"] > mu["gus"]
 
 
 def test_a_computer_seat_counts_at_its_fixed_rating_for_the_trains_family(bus: MessageBus):
@@ -165,3 +157,38 @@ def test_a_computer_seat_counts_at_its_fixed_rating_for_the_trains_family(bus: M
     assert rated(bus, "ben") == pytest.approx((expected[2][0].mu, expected[2][0].sigma, 1))
     assert rated(bus, "ana")[0] < MODEL.mu
     assert [outcome(bus, "ana"), outcome(bus, "ben")] == ["lost", "lost"]
+
+
+def test_a_rated_match_played_to_its_end_shares_the_win_in_the_ratings_and_the_figures(bus: MessageBus):
+    """Six seats, one round, dealt from this seed: seat 0 goes out and seat 4 is left holding
+    only the 0-0 (worth 0 in Mexican Train), so both finish on 0 and share the win."""
+    refs = [f"p{n}" for n in range(6)]
+    seats = [SeatSpec(f"P{n}", "remote", player_ref=ref) for n, ref in enumerate(refs)]
+    created = bus.handle(CreateMatch("mexican-train", {"rounds": 1}, seats, "0" * 64, caller=portal(bus), rated=True))
+    play_to_end(bus, created["id"], tokens_of(created))
+    audit = bus.handle(GetAudit(created["id"], limit=MAX_AUDIT_PAGE))
+    assert audit["next_after"] is None  # the whole log
+    (round_end,) = [e for e in audit["events"] if e["type"] == "round_ended"]
+    final = audit["events"][-1]
+    assert (round_end["winner"], round_end["totals"]) == (0, [0, 19, 33, 1, 0, 16])
+    assert round_end["hands"][4] == [[0, 0]]
+    assert (final["type"], final["scores"], final["winners"], final["winner"]) == (
+        "match_ended",
+        [0, 19, 33, 1, 0, 16],
+        [0, 4],
+        0,
+    )
+    # ranked 0, 3, 5, 1, 0, 2: the two winners' tie broken both ways
+    orders = [[0, 4, 5, 2, 1, 3], [1, 4, 5, 2, 0, 3]]
+    runs = [MODEL.rate([[MODEL.rating()] for _ in refs], ranks=order) for order in orders]
+    for seat, ref in enumerate(refs):
+        expected = (sum(r[seat][0].mu for r in runs) / 2, sum(r[seat][0].sigma for r in runs) / 2, 1)
+        assert rated(bus, ref) == pytest.approx(expected), ref
+        assert outcome(bus, ref) == ("won" if seat in (0, 4) else "lost")
+    mu = [rated(bus, ref)[0] for ref in refs]
+    assert mu[0] == pytest.approx(mu[4]) and mu[0] > mu[3] > mu[5] > mu[1] > mu[2]
+    stats = {ref: bus.handle(GetPlayerStats(ref, portal(bus))) for ref in refs}
+    assert [stats[ref]["matches_won"] for ref in refs] == [1, 0, 0, 0, 1, 0]
+    assert [stats[ref]["hands_won"] for ref in refs] == [1, 0, 0, 0, 0, 0]  # the round seat 0 went out of
+    assert (stats["p0"]["best_margin"], stats["p4"]["best_margin"]) == (1, 1)  # ahead of seat 3's 1
+    assert [stats[ref]["current_streak"] for ref in refs] == [1, 0, 0, 0, 1, 0]
