@@ -112,16 +112,36 @@ class WebhookDataSchema(ma.Schema):
 
     rules = component("RuleSet", metadata={"description": "match.created"})
     seats = fields.List(fields.Nested(WebhookSeatSchema), metadata={"description": "match.created"})
-    hand_number = fields.Integer(metadata={"description": "match.started, hand.ended, turn.started"})
+    hand_number = fields.Integer(metadata={"description": "match.started, hand.ended, turn.started (line games)"})
+    round = fields.Integer(metadata={"description": "match.started, hand.ended, turn.started (trains games)"})
+    engine = fields.Integer(metadata={"description": "match.started (trains games): the first round's engine"})
     leader = fields.Integer(metadata={"description": "match.started: the seat that leads"})
     hand_counts = fields.List(fields.Integer(), metadata={"description": "match.started: tiles dealt per seat"})
     boneyard_count = fields.Integer(metadata={"description": "match.started: tiles left to draw"})
     reason = fields.String(metadata={"description": "hand.ended"})
-    winner = fields.Integer(allow_none=True, metadata={"description": "hand.ended (a seat), match.ended (a side)"})
+    winner = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "hand.ended (a seat; a trains round's: null when blocked), match.ended (a side; "
+            "a trains game's: the first of winners)"
+        },
+    )
+    winners = fields.List(
+        fields.Integer(), metadata={"description": "match.ended (trains games): every seat with the lowest total"}
+    )
     side = fields.Integer(allow_none=True, metadata={"description": "hand.ended: the scoring side"})
     points = fields.Integer(metadata={"description": "hand.ended"})
     pips = fields.List(fields.Integer(), metadata={"description": "hand.ended: pips left per seat"})
-    scores = fields.List(fields.Integer(), metadata={"description": "per side: hand.ended, match.ended, turn.started"})
+    scores = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "per side: hand.ended, turn.started (line games), match.ended (a trains game's: the "
+            "totals per seat, lowest wins)"
+        },
+    )
+    totals = fields.List(
+        fields.Integer(), metadata={"description": "per seat, lowest wins: hand.ended, turn.started (trains games)"}
+    )
     seat = fields.Integer(metadata={"description": "turn.started, seat.timed_out"})
     player_ref = fields.String(allow_none=True, metadata={"description": "turn.started, seat.timed_out"})
     event = fields.String(

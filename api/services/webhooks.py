@@ -41,7 +41,11 @@ from api.rules.events import (
     Knocked,
     MatchCreated,
     MatchEnded,
+    Passed,
+    RoundEnded,
+    RoundStarted,
     SeatReplaced,
+    TilePlaced,
     TilePlayed,
     TurnTimedOut,
 )
@@ -80,9 +84,12 @@ MAX_URL_LENGTH = 2048
 DELIVERIES_PAGE, MAX_DELIVERIES_PAGE = 20, 100
 ID_PATTERN = r"^[0-9a-f]{32}$"
 
-#: Events after which the turn has passed (a draw, a muggins call or a timeout notice leave it
-#: where it was): a remote seat to act after one of them has a new turn.
-TURN_PASSING = frozenset({TilePlayed.type, Knocked.type, HandStarted.type})
+#: Events after which the turn may have passed (a draw, a muggins call or a timeout notice leave
+#: it where it was): a remote seat to act after one of them, other than the seat that acted, has
+#: a new turn. In Mexican Train a seat that plays a double keeps the turn to cover it.
+TURN_PASSING = frozenset(
+    {TilePlayed.type, Knocked.type, HandStarted.type, TilePlaced.type, Passed.type, RoundStarted.type}
+)
 
 
 class Flow(Protocol):
@@ -200,25 +207,42 @@ def occurrences(appended: Sequence[Row], state: MatchState) -> list[Occurrence]:
         elif kind == HandStarted.type and public["hand_number"] == 1:
             data = {**pick(public, "hand_number", "leader", "hand_counts"), "boneyard_count": public["boneyard"]}
             found.append(Occurrence(MATCH_STARTED, seq, data))
+        elif kind == RoundStarted.type and public["round"] == 1:  # a trains game's first deal
+            data = {**pick(public, "round", "engine", "leader", "hand_counts"), "boneyard_count": public["boneyard"]}
+            found.append(Occurrence(MATCH_STARTED, seq, data))
         elif kind == HandEnded.type:
             data = pick(public, "hand_number", "reason", "winner", "side", "points", "pips", "scores")
             found.append(Occurrence(HAND_ENDED, seq, data))
+        elif kind == RoundEnded.type:  # a trains game's hand
+            found.append(Occurrence(HAND_ENDED, seq, pick(public, "round", "winner", "pips", "totals")))
         elif kind == MatchEnded.type:
-            found.append(Occurrence(MATCH_ENDED, seq, pick(public, "winner", "scores")))
+            found.append(Occurrence(MATCH_ENDED, seq, pick(public, "winner", "scores", "winners")))
         elif kind in (TurnTimedOut.type, SeatReplaced.type):
             data = {"seat": public["seat"], "event": kind, **pick(public, "consecutive", "level")}
             found.append(Occurrence(SEAT_TIMED_OUT, seq, data))
     turn = state.turn
-    passed = any(row["type"] in TURN_PASSING for row in appended)
+    passed = any(row["type"] in TURN_PASSING and row.get("seat") != turn for row in appended)
     if passed and state.status == PLAYING and turn is not None and state.seats[turn].get("type") == REMOTE_SEAT:
-        data = {"seat": turn, "hand_number": state.hand_number, "scores": list(state.scores)}
+        if state.trains is None:
+            data = {"seat": turn, "hand_number": state.hand_number, "scores": list(state.scores)}
+        else:  # the state's hand and scores hold a trains game's round and totals
+            data = {"seat": turn, "round": state.hand_number, "totals": list(state.scores)}
         found.append(Occurrence(TURN_STARTED, appended[-1]["seq"], data))
     return found
 
 
 #: The log's event types that make a webhook event (``turn.started`` is read off the new state).
 WEBHOOK_SOURCES = frozenset(
-    {MatchCreated.type, HandStarted.type, HandEnded.type, MatchEnded.type, TurnTimedOut.type, SeatReplaced.type}
+    {
+        MatchCreated.type,
+        HandStarted.type,
+        HandEnded.type,
+        RoundStarted.type,
+        RoundEnded.type,
+        MatchEnded.type,
+        TurnTimedOut.type,
+        SeatReplaced.type,
+    }
 )
 #: The webhook events whose data names a seat, given its player_ref too.
 SEATED = frozenset({MATCH_CREATED, TURN_STARTED, SEAT_TIMED_OUT})
