@@ -8,10 +8,11 @@ ways; each schema is translated on the way in: ``"type": [T, "null"]`` becomes
 to ``#/$defs/X`` become ``#/components/schemas/X``. Each ``$defs`` entry is registered under
 its own name (``Event``, ``TilePlayed``, ``AuditLog``…).
 
-Two more components are derived from those definitions rather than written again:
-``HandResult`` (a view's ``last_hand``: the ``hand_ended`` event without its ``type``) and
-``RuleOverrides`` (the body's ``rules`` at creation: any options of ``RuleSet``, nothing
-else, not its echo fields ``preset`` and ``players``, within the server's bounds).
+Three more components are derived from those definitions rather than written again:
+``HandResult`` (a view's ``last_hand``: the ``hand_ended`` event without its ``type``),
+``RoundResult`` (a trains view's ``last_round``: ``round_ended`` without its ``type``) and
+``RuleOverrides`` (the body's ``rules`` at creation: any options of ``RuleSet`` or
+``TrainsRuleSet``, nothing else, not its echo fields ``preset`` and ``players``, within the server's bounds).
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def to_openapi_30(schema: Any) -> Any:
 
 
 def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """``HandResult`` and ``RuleOverrides``, made from ``HandEnded`` and ``RuleSet``."""
+    """``HandResult``, ``RoundResult`` and ``RuleOverrides``, made from ``HandEnded``,
+    ``RoundEnded`` and the rule sets."""
     hand_ended = defs["HandEnded"]
     hand_result = {
         "type": "object",
@@ -81,10 +83,12 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         "properties": {k: v for k, v in hand_ended["properties"].items() if k != "type"},
         "required": [k for k in hand_ended["required"] if k != "type"],
     }
-    rule_set = defs["RuleSet"]
+    # Every option of a line game's rule set and of a trains game's (each game family takes its
+    # own: the others are refused, 422 invalid_rules naming them).
+    properties = {**defs["TrainsRuleSet"]["properties"], **defs["RuleSet"]["properties"]}
     # The options alone: the rule set's echo fields (preset, players) are the answer's, asked for
     # beside the overrides; in the overrides they are refused as any unknown option is.
-    options = {name: dict(rule_set["properties"][name]) for name in OPTION_NAMES}
+    options = {name: dict(properties[name]) for name in OPTION_NAMES}
     options["target"]["maximum"] = MAX_TARGET
     options["hand_size"]["maximum"] = LARGEST_OFFERED_HAND  # the fewest players sharing the largest set
     options["set"]["enum"] = list(OFFERED_SETS)  # a log may name any set; a client, those offered
@@ -93,15 +97,23 @@ def derived_schemas(defs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]
         "additionalProperties": False,
         "properties": options,
         "description": "Options to change from the preset's (docs/rules.md lists every option and "
-        "preset); `preset` and `players` are asked for beside them, not here. An unknown option, or a "
+        "preset); `preset` and `players` are asked for beside them, not here. An unknown option, an option "
+        "of another game (a line game's on a trains game, or the other way round), or a "
         "combination that cannot be played (partners without 4 players, muggins_calls without "
         "end_count_scoring, a set the server does not offer…), is refused: 422 invalid_rules naming the `field`.",
     }
-    return {"HandResult": hand_result, "RuleOverrides": overrides}
+    round_ended = defs["RoundEnded"]
+    round_result = {
+        "type": "object",
+        "description": "How a trains game's round ended: the round_ended event without its `type`",
+        "properties": {k: v for k, v in round_ended["properties"].items() if k != "type"},
+        "required": [k for k in round_ended["required"] if k != "type"],
+    }
+    return {"HandResult": hand_result, "RoundResult": round_result, "RuleOverrides": overrides}
 
 
 def register_event_schemas(spec: APISpec, path: Path = EVENTS_SCHEMA) -> list[str]:
-    """Add every event schema (and the two derived ones) to ``spec`` (an apispec ``APISpec``)
+    """Add every event schema (and the three derived ones) to ``spec`` (an apispec ``APISpec``)
     under components/schemas."""
     defs = load_event_schemas(path)
     names = []

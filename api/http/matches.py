@@ -285,7 +285,18 @@ class PlayActionSchema(_ActionFields):
     )
     end = fields.String(
         validate=validate.OneOf(values(End)),
-        metadata={"description": "The end to place it on; may be left out when the tile fits one end only"},
+        metadata={
+            "description": "The line games: the end to place it on; may be left out when the tile fits one end only"
+        },
+    )
+    train = shaped(
+        fields.Raw(
+            metadata={
+                "description": "The trains games: the train to place it on, as the view names it (a seat's number, "
+                '"mexican", or a Chicken Foot toe such as "toe:9:0"); required there, refused in the line games'
+            }
+        ),
+        {"$ref": COMPONENTS + "TrainName"},
     )
     claim = AsciiInteger(
         validate=validate.Range(min=0, max=MAX_PLAY_POINTS),
@@ -312,6 +323,10 @@ class KnockActionSchema(_ActionFields):
     type = fields.String(required=True, validate=validate.OneOf((ActionType.KNOCK,)))
 
 
+class PassActionSchema(_ActionFields):
+    type = fields.String(required=True, validate=validate.OneOf((ActionType.PASS,)))
+
+
 class MugginsActionSchema(_ActionFields):
     type = fields.String(required=True, validate=validate.OneOf((ActionType.MUGGINS,)))
     scores = AsciiInteger(
@@ -321,8 +336,8 @@ class MugginsActionSchema(_ActionFields):
 
 
 class ActionSchema(Union):
-    """An action, by `type`: play a tile, draw, knock, or call muggins. Every item of a
-    view's `legal_actions` is one, to be sent as it is."""
+    """An action, by `type`: play a tile, draw, knock, call muggins (the line games), or pass
+    (the trains games). Every item of a view's `legal_actions` is one, to be sent as it is."""
 
     PROBLEM_CODE = "invalid_action"  # a body that is no action: 422 invalid_action, errors by field
     SHAPES: ClassVar[dict[str, type[ma.Schema]]] = {
@@ -330,10 +345,12 @@ class ActionSchema(Union):
         ActionType.DRAW: DrawActionSchema,
         ActionType.KNOCK: KnockActionSchema,
         ActionType.MUGGINS: MugginsActionSchema,
+        ActionType.PASS: PassActionSchema,
     }
 
 
 UNIONS = {"SeatSpec": SeatSpecSchema, "Action": ActionSchema}
+ALTERNATIVES: dict[str, type[ma.Schema]] = {}  # filled in below its schemas (``SeatView``)
 
 
 class EventsQuerySchema(ma.Schema):
@@ -499,7 +516,7 @@ class FairnessSchema(ma.Schema):
 
 
 class MatchSummarySchema(_SummaryFields):
-    rules = component("RuleSet", **ALWAYS)
+    rules = component("GameRuleSet", **ALWAYS)
     seed_commitment = fields.String(
         **ALWAYS, metadata={"description": "SHA-256 of the secret seed, revealed at the end"}
     )
@@ -593,6 +610,97 @@ class ViewSchema(ma.Schema):
     chain_head = ChainHeadField("The hash chain's head at this view's seq, to pin")
 
 
+class TrainsViewSchema(ma.Schema):
+    """A trains game's view (mexican-train, chicken-foot): the rounds and totals, the table's
+    trains or arms, the viewer's hand and exactly the actions it may send."""
+
+    match_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event this view includes"})
+    status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
+    seat = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}
+    )
+    round = fields.Integer(
+        **ALWAYS, metadata={"description": "The round in play (or the last played), from 1; 0 before"}
+    )
+    rounds = fields.Integer(**ALWAYS, metadata={"description": "Rounds the match plays"})
+    leader = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The seat that began this round"})
+    turn = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "The seat to move; null when nobody is to move"}
+    )
+    rules = component("TrainsRuleSet", **ALWAYS)
+    seats = fields.List(fields.Nested(ViewSeatSchema), **ALWAYS)
+    totals = fields.List(
+        fields.Integer(),
+        **ALWAYS,
+        metadata={"description": "Per seat: the pips counted against it so far (lowest wins)"},
+    )
+    round_pips = fields.List(
+        fields.List(fields.Integer()), **ALWAYS, metadata={"description": "Per round ended, per seat: its pips"}
+    )
+    hand = fields.List(Tile(), metadata={"description": "A seat's view only: the viewer's own tiles"})
+    pips = fields.Integer(
+        metadata={"description": "A seat's view only: what the viewer's hand would add to its total now"}
+    )
+    hand_counts = fields.List(fields.Integer(), **ALWAYS, metadata={"description": "Tiles held, per seat"})
+    drawn = Tile(
+        allow_none=True,
+        **ALWAYS,
+        metadata={
+            "description": "The tile the viewer just drew, the only one it may play now; null otherwise (and for "
+            "every other seat and a spectator)"
+        },
+    )
+    boneyard = fields.Integer(**ALWAYS, metadata={"description": "Tiles left in the boneyard"})
+    board = component(
+        "TrainsBoard", allow_none=True, **ALWAYS, metadata={"description": "The table; null before the first deal"}
+    )
+    legal_actions = fields.List(
+        component("LegalAction"),
+        **ALWAYS,
+        metadata={
+            "description": "Exactly the actions this seat may send now, each to be sent as it is (empty for a "
+            "spectator, when it is another seat's turn, or when a computer player has taken the seat over)"
+        },
+    )
+    last_round = component(
+        "RoundResult",
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "How the previous round ended; null before the first round ends"},
+    )
+    winner = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "Once ended: the first of the winners; null before"}
+    )
+    winners = fields.List(
+        fields.Integer(),
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Once ended: every seat with the lowest total (a tie shares the win); null before"},
+    )
+    hands = fields.List(
+        fields.List(Tile()),
+        metadata={"description": "Once the match has ended: every hand as the last round left it, face up"},
+    )
+    seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
+    deadline_at = DEADLINE
+    chain_head = ChainHeadField("The hash chain's head at this view's seq, to pin")
+
+
+class SeatViewSchema(ma.Schema):
+    """A seat's (or a spectator's) view: a line game's (`View`) or a trains game's (`TrainsView`),
+    told apart by the rule set's preset (`rules.preset`; a trains view has `board`)."""
+
+    SHAPES: ClassVar[tuple[type[ma.Schema], ...]] = (ViewSchema, TrainsViewSchema)
+
+    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        shape = TrainsViewSchema if "board" in obj else ViewSchema
+        return shape().dump(obj, many=many)
+
+
+ALTERNATIVES["SeatView"] = SeatViewSchema
+
+
 class ActionResultSchema(ma.Schema):
     match_id = fields.String(**ALWAYS)
     seat = fields.Integer(**ALWAYS)
@@ -605,7 +713,7 @@ class ActionResultSchema(ma.Schema):
             "may see them"
         },
     )
-    view = fields.Nested(ViewSchema, **ALWAYS)
+    view = fields.Nested(SeatViewSchema, **ALWAYS)
 
 
 class ClaimResultSchema(ma.Schema):
@@ -613,7 +721,7 @@ class ClaimResultSchema(ma.Schema):
     seat = fields.Integer(**ALWAYS)
     token = fields.String(**ALWAYS, metadata={"description": "The seat's secret token, shown this once"})
     seq = fields.Integer(**ALWAYS)
-    view = fields.Nested(ViewSchema, **ALWAYS)
+    view = fields.Nested(SeatViewSchema, **ALWAYS)
 
 
 class EventsPageSchema(ma.Schema):
@@ -724,7 +832,7 @@ class Match(MethodView):
 class View(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
     @conditional_read
-    @blp.response(200, ViewSchema, headers={"ETag": ETAG_HEADER})
+    @blp.response(200, SeatViewSchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH)
     def get(self, match_id: str) -> Response | Headed:
         """What one seat may see (with its token), or the spectator's view (without)."""
@@ -778,7 +886,7 @@ class Actions(MethodView):
         codes.TOO_MANY_REQUESTS,
     )
     def post(self, body: dict[str, Any], match_id: str) -> Response:
-        """Play, draw, knock (or call muggins); answers the events appended and the new view."""
+        """Play, draw, knock, call muggins, or pass; answers the events appended and the new view."""
         expected_seq = body.pop("expected_seq", None)
         token, keyed = bearer_token(), idempotency_of(match_id)
         try:

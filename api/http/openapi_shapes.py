@@ -128,3 +128,19 @@ def register_unions(spec: APISpec, unions: Mapping[str, type[Union]]) -> None:
             "oneOf": [{"$ref": ref} for ref in mapping.values()],
             "discriminator": {"propertyName": union.DISCRIMINATOR, "mapping": mapping},
         }
+
+
+def register_alternatives(spec: APISpec, alternatives: Mapping[str, type[ma.Schema]]) -> None:
+    """Document each answer's component (``name``) as ``oneOf`` its ``SHAPES`` (schemas told
+    apart by their required fields, with no discriminator of their own: a view is a line
+    game's or a trains game's); the component flask-smorest wrote (no fields) is replaced."""
+    schemas = spec.components.schemas
+    for name, schema in alternatives.items():
+        refs = []
+        for shape in schema.SHAPES:  # type: ignore[attr-defined]  # the alternatives' own tuple
+            shape_name = shape.__name__.removesuffix("Schema")
+            if shape_name not in schemas:
+                spec.components.schema(shape_name, schema=shape)
+            refs.append({"$ref": COMPONENTS + shape_name})
+        summary = inspect.cleandoc(schema.__doc__ or "").split("\n\n")[0].replace("\n", " ")
+        schemas[name] = {"description": summary, "oneOf": refs}

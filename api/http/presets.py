@@ -29,6 +29,8 @@ from api.bots import BOT_LEVELS, DEFAULT_LEVEL
 from api.http.conditional import IF_NONE_MATCH_PARAMETER, not_modified
 from api.http.openapi_shapes import component
 from api.rules import DEFAULT_PRESET, PRESETS, resolve_rules
+from api.rules.game_family import Preset
+from api.rules.games import family_of
 from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 
 blp = Blueprint("presets", __name__, url_prefix="/v1/presets", description="The presets and computer levels on offer")
@@ -72,7 +74,7 @@ class PresetSchema(ma.Schema):
         metadata={"description": "The player counts it allows, ascending"},
     )
     rules = fields.List(
-        component("RuleSet"),
+        component("GameRuleSet"),
         required=True,
         metadata={
             "description": "The resolved rule set for each player count of `players`, in that order (hand size and "
@@ -81,7 +83,7 @@ class PresetSchema(ma.Schema):
         },
     )
     partner_rules = component(
-        "RuleSet",
+        "RuleSet",  # (the line games': the trains games have no partners)
         required=True,
         allow_none=True,
         metadata={
@@ -124,7 +126,7 @@ def offered() -> dict[str, Any]:
                 "players": list(preset.players),
                 "rules": [resolve_rules(preset.name, {}, players).to_dict() for players in preset.players],
                 "partner_rules": (
-                    resolve_rules(preset.name, {"partners": True}, 4).to_dict() if 4 in preset.players else None
+                    resolve_rules(preset.name, {"partners": True}, 4).to_dict() if _partners_at_four(preset) else None
                 ),
             }
             for preset in PRESETS.values()
@@ -135,6 +137,12 @@ def offered() -> dict[str, Any]:
         ],
         "default_bot_level": DEFAULT_LEVEL,
     }
+
+
+def _partners_at_four(preset: Preset) -> bool:
+    """Whether the preset's game may be played by four as two partnerships."""
+    options = family_of(preset.name).options
+    return 4 in preset.players and (options is None or "partners" in options)
 
 
 @cache

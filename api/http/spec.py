@@ -15,8 +15,8 @@ from werkzeug.exceptions import HTTPException
 
 from api.http import errors, input_guard, problem_codes
 from api.http.event_schemas import register_event_schemas
-from api.http.matches import UNIONS
-from api.http.openapi_shapes import field_shape, register_shapes, register_unions
+from api.http.matches import ALTERNATIVES, UNIONS
+from api.http.openapi_shapes import field_shape, register_alternatives, register_shapes, register_unions
 
 #: The config keys flask-smorest makes the document's header of; the rest of it is the code's.
 DOCUMENT_CONFIG_PREFIXES = ("API_", "OPENAPI_")
@@ -96,6 +96,7 @@ def complete_spec(api: BoneyardApi) -> None:
         return
     register_event_schemas(api.spec)
     register_unions(api.spec, UNIONS)
+    register_alternatives(api.spec, ALTERNATIVES)
     register_shapes(api.spec)
     MADE_DOCUMENTS[api.document_key] = api.spec
 

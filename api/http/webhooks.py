@@ -110,37 +110,28 @@ class WebhookSeatSchema(ma.Schema):
 class WebhookDataSchema(ma.Schema):
     """The event's public data; which fields each type carries: docs/webhooks.md."""
 
-    rules = component("RuleSet", metadata={"description": "match.created"})
+    rules = component("GameRuleSet", metadata={"description": "match.created"})
     seats = fields.List(fields.Nested(WebhookSeatSchema), metadata={"description": "match.created"})
-    hand_number = fields.Integer(metadata={"description": "match.started, hand.ended, turn.started (line games)"})
-    round = fields.Integer(metadata={"description": "match.started, hand.ended, turn.started (trains games)"})
-    engine = fields.Integer(metadata={"description": "match.started (trains games): the first round's engine"})
+    hand_number = fields.Integer(
+        metadata={"description": "match.started, hand.ended, turn.started (the trains games: the round)"}
+    )
     leader = fields.Integer(metadata={"description": "match.started: the seat that leads"})
     hand_counts = fields.List(fields.Integer(), metadata={"description": "match.started: tiles dealt per seat"})
     boneyard_count = fields.Integer(metadata={"description": "match.started: tiles left to draw"})
     reason = fields.String(metadata={"description": "hand.ended"})
-    winner = fields.Integer(
-        allow_none=True,
-        metadata={
-            "description": "hand.ended (a seat; a trains round's: null when blocked), match.ended (a side; "
-            "a trains game's: the first of winners)"
-        },
-    )
-    winners = fields.List(
-        fields.Integer(), metadata={"description": "match.ended (trains games): every seat with the lowest total"}
-    )
+    winner = fields.Integer(allow_none=True, metadata={"description": "hand.ended (a seat), match.ended (a side)"})
     side = fields.Integer(allow_none=True, metadata={"description": "hand.ended: the scoring side"})
-    points = fields.Integer(metadata={"description": "hand.ended"})
+    points = fields.Integer(metadata={"description": "hand.ended (the line games)"})
     pips = fields.List(fields.Integer(), metadata={"description": "hand.ended: pips left per seat"})
     scores = fields.List(
         fields.Integer(),
         metadata={
-            "description": "per side: hand.ended, turn.started (line games), match.ended (a trains game's: the "
-            "totals per seat, lowest wins)"
+            "description": "per side: hand.ended, match.ended, turn.started (the trains games: every seat's total, "
+            "lowest wins)"
         },
     )
-    totals = fields.List(
-        fields.Integer(), metadata={"description": "per seat, lowest wins: hand.ended, turn.started (trains games)"}
+    winners = fields.List(
+        fields.Integer(), metadata={"description": "match.ended, the trains games: every seat sharing the win"}
     )
     seat = fields.Integer(metadata={"description": "turn.started, seat.timed_out"})
     player_ref = fields.String(allow_none=True, metadata={"description": "turn.started, seat.timed_out"})

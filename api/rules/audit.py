@@ -4,7 +4,8 @@
 against the state before it, and what the engine answers (the consequences, every deal
 re-derived from the seed, every score) must equal what the log holds, event for event.
 An illegal move, a deal that the seed does not give, or a wrong score is reported with
-the seq where it appears.
+the seq where it appears. The trains games are checked alike: their seats' actions are
+``tile_placed`` and ``passed`` (and ``tile_drawn``), their deals ``round_started``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from .engine import (
     Command,
     Draw,
     Knock,
+    Pass,
+    PlaceTile,
     Play,
     claim_seat,
     decide,
@@ -32,15 +35,19 @@ from .events import (
     HandStarted,
     Knocked,
     MatchCreated,
+    Passed,
     PointsScored,
+    RoundStarted,
     SeatClaimed,
     TileDrawn,
+    TilePlaced,
     TilePlayed,
     TurnTimedOut,
     event_from_dict,
 )
 from .shuffle import algorithm_for, seed_commitment
 from .state import WAITING
+from .trains_wire import place_from_wire
 from .vocabulary import ScoredBy
 
 
@@ -66,6 +73,11 @@ def _command(event: Event) -> Command | None:
         return Knock(event.seat)
     if isinstance(event, PointsScored) and event.how == ScoredBy.MUGGINS:
         return CallMuggins(event.seat)
+    # The trains games'
+    if isinstance(event, TilePlaced) and not event.auto:
+        return PlaceTile(event.seat, event.tile, place_from_wire(event.train))
+    if isinstance(event, Passed) and not event.auto:
+        return Pass(event.seat)
     return None
 
 
@@ -128,7 +140,7 @@ def verify_log(log: list[dict[str, Any]], server_seed: str) -> AuditReport:
             else:
                 report.problems.append(f"seq {seq + len(logged)}: the log ends where the engine goes on")
             return report
-        report.deals_checked += sum(1 for e in expected if isinstance(e, HandStarted))
+        report.deals_checked += sum(1 for e in expected if isinstance(e, (HandStarted, RoundStarted)))
         for event_dict in produced:
             mutate(state, event_from_dict(event_dict))
         i += len(produced)

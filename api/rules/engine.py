@@ -411,7 +411,7 @@ def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
     if isinstance(command, PlaceTile):
         raise errors.InvalidAction("a play in the line games names an 'end' (or none), not a 'train'")
     if isinstance(command, Pass):
-        raise errors.IllegalAction("the line games have no pass: a seat that cannot play knocks")
+        raise errors.InvalidAction("the line games have no pass: a seat that cannot play knocks")
     if isinstance(command, Play):
         state.rules.set.check(command.tile)  # another set's tile is malformed here, not illegal
     st = state.copy()
@@ -447,7 +447,7 @@ def _decide_trains(state: MatchState, command: Command, seed: str) -> list[Event
         raise errors.InvalidAction("a play in the trains games names its 'train' (a seat, \"mexican\" or a toe)")
     else:
         word = "knock" if isinstance(command, Knock) else "muggins"
-        raise errors.IllegalAction(f"the trains games have no {word}: a stuck seat draws, then passes")
+        raise errors.InvalidAction(f"the trains games have no {word}: a stuck seat draws, then passes")
     check_live(state, command.seat)
     return trains_match.decide(state, command.seat, move, seed)
 

@@ -49,6 +49,7 @@ from api.rules.events import (
     TilePlayed,
     TurnTimedOut,
 )
+from api.rules.vocabulary import HandEndReason
 from api.store.records import InvalidCursor as StoreInvalidCursor
 from api.store.repositories import decode_cursor, encode_cursor
 from api.store.webhooks import DeliveryRecord, NewDelivery, WebhookRecord
@@ -84,9 +85,8 @@ MAX_URL_LENGTH = 2048
 DELIVERIES_PAGE, MAX_DELIVERIES_PAGE = 20, 100
 ID_PATTERN = r"^[0-9a-f]{32}$"
 
-#: Events after which the turn may have passed (a draw, a muggins call or a timeout notice leave
-#: it where it was): a remote seat to act after one of them, other than the seat that acted, has
-#: a new turn. In Mexican Train a seat that plays a double keeps the turn to cover it.
+#: Events after which the turn has passed (a draw, a muggins call or a timeout notice leave it
+#: where it was): a remote seat to act after one of them has a new turn.
 TURN_PASSING = frozenset(
     {TilePlayed.type, Knocked.type, HandStarted.type, TilePlaced.type, Passed.type, RoundStarted.type}
 )
@@ -204,29 +204,36 @@ def occurrences(appended: Sequence[Row], state: MatchState) -> list[Occurrence]:
         if kind == MatchCreated.type:
             seats = [{"seat": i, **pick(s, "name", "type", "level")} for i, s in enumerate(public["seats"])]
             found.append(Occurrence(MATCH_CREATED, seq, {"rules": public["rules"], "seats": seats}))
-        elif kind == HandStarted.type and public["hand_number"] == 1:
-            data = {**pick(public, "hand_number", "leader", "hand_counts"), "boneyard_count": public["boneyard"]}
-            found.append(Occurrence(MATCH_STARTED, seq, data))
-        elif kind == RoundStarted.type and public["round"] == 1:  # a trains game's first deal
-            data = {**pick(public, "round", "engine", "leader", "hand_counts"), "boneyard_count": public["boneyard"]}
+        elif kind in (HandStarted.type, RoundStarted.type) and public.get("hand_number", public.get("round")) == 1:
+            data = {
+                "hand_number": 1,
+                **pick(public, "leader", "hand_counts"),
+                "boneyard_count": public["boneyard"],
+            }
             found.append(Occurrence(MATCH_STARTED, seq, data))
         elif kind == HandEnded.type:
             data = pick(public, "hand_number", "reason", "winner", "side", "points", "pips", "scores")
             found.append(Occurrence(HAND_ENDED, seq, data))
-        elif kind == RoundEnded.type:  # a trains game's hand
-            found.append(Occurrence(HAND_ENDED, seq, pick(public, "round", "winner", "pips", "totals")))
+        elif kind == RoundEnded.type:  # a trains game's round: its number, who went out, the totals
+            reason = HandEndReason.BLOCKED if public["winner"] is None else HandEndReason.DOMINO
+            data = {
+                "hand_number": public["round"],
+                "reason": reason.value,
+                "winner": public["winner"],
+                "side": public["winner"],
+                "pips": public["pips"],
+                "scores": public["totals"],
+            }
+            found.append(Occurrence(HAND_ENDED, seq, data))
         elif kind == MatchEnded.type:
             found.append(Occurrence(MATCH_ENDED, seq, pick(public, "winner", "scores", "winners")))
         elif kind in (TurnTimedOut.type, SeatReplaced.type):
             data = {"seat": public["seat"], "event": kind, **pick(public, "consecutive", "level")}
             found.append(Occurrence(SEAT_TIMED_OUT, seq, data))
     turn = state.turn
-    passed = any(row["type"] in TURN_PASSING and row.get("seat") != turn for row in appended)
+    passed = any(row["type"] in TURN_PASSING for row in appended)
     if passed and state.status == PLAYING and turn is not None and state.seats[turn].get("type") == REMOTE_SEAT:
-        if state.trains is None:
-            data = {"seat": turn, "hand_number": state.hand_number, "scores": list(state.scores)}
-        else:  # the state's hand and scores hold a trains game's round and totals
-            data = {"seat": turn, "round": state.hand_number, "totals": list(state.scores)}
+        data = {"seat": turn, "hand_number": state.hand_number, "scores": list(state.scores)}
         found.append(Occurrence(TURN_STARTED, appended[-1]["seq"], data))
     return found
 
@@ -237,11 +244,11 @@ WEBHOOK_SOURCES = frozenset(
         MatchCreated.type,
         HandStarted.type,
         HandEnded.type,
-        RoundStarted.type,
-        RoundEnded.type,
         MatchEnded.type,
         TurnTimedOut.type,
         SeatReplaced.type,
+        RoundStarted.type,
+        RoundEnded.type,
     }
 )
 #: The webhook events whose data names a seat, given its player_ref too.

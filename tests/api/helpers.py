@@ -64,7 +64,7 @@ def play_to_end(client, match_id, tokens, choose=lambda actions: actions[0], max
     raise AssertionError("match did not end")
 
 
-NUMBER_LISTS = {"scores", "hand_counts", "drawn", "pips", "sides", "open_seats"}
+NUMBER_LISTS = {"scores", "hand_counts", "drawn", "pips", "sides", "open_seats", "totals", "round_pips", "winners"}
 
 
 def tiles_in(body, skip=()) -> set[tuple[int, int]]:

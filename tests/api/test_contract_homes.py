@@ -13,6 +13,7 @@ import pytest
 from api.bots import LEVELS
 from api.http.matches import ActionSchema, SeatSpecSchema
 from api.rules import ACTION_FIELDS, RuleSet
+from api.rules.line_games import LINE_GAMES
 from api.rules.ruleset import (
     BOOLEAN_OPTIONS,
     LARGEST_OFFERED_HAND,
@@ -22,6 +23,7 @@ from api.rules.ruleset import (
     OPTION_NAMES,
     V1_FIVES_SCORING,
 )
+from api.rules.trains_games import TRAINS_GAMES
 from api.rules.vocabulary import BotLevel, End, HandEndReason, ScoredBy, SeatKind, Status, values
 
 SPEC = json.loads((Path(__file__).resolve().parents[2] / "openapi" / "openapi.json").read_text())
@@ -53,7 +55,10 @@ def test_every_legal_action_shape_is_a_sendable_action_shape():
         ({"type": "draw", "until": "playable", "expected_seq": 3}, True),
         ({"type": "knock", "tile": [6, 4]}, False),
         ({"type": "muggins", "claim": 5}, False),
-        ({"type": "pass"}, False),
+        ({"type": "pass"}, True),
+        ({"type": "play", "tile": [12, 4], "train": "mexican"}, True),
+        ({"type": "pass", "tile": [6, 4]}, False),
+        ({"type": "fold"}, False),
         ({"tile": [6, 4]}, False),
     ],
 )
@@ -70,9 +75,13 @@ def test_only_computer_seats_have_a_level():
 
 def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
     assert SCHEMAS["BotLevel"]["enum"] == list(LEVELS)
-    rule_set = SCHEMAS["RuleSet"]["properties"]
     # The record's fields (not those it derives, such as hand_scoring), and v1's spelling of
-    # end_count_scoring, still written (RuleSet.to_dict).
+    # end_count_scoring, still written (RuleSet.to_dict): the line games' in RuleSet, the trains
+    # games' in TrainsRuleSet, each with the echo fields and the clocks.
+    line, trains = SCHEMAS["RuleSet"]["properties"], SCHEMAS["TrainsRuleSet"]["properties"]
+    assert set(line) == {"preset", "players", *LINE_GAMES.options}
+    assert set(trains) == {"preset", "players", *TRAINS_GAMES.options}
+    rule_set = {**trains, **line}
     assert set(rule_set) == {f.name for f in fields(RuleSet) if f.init} | {V1_FIVES_SCORING}
     for name, choices in OPTION_CHOICES.items():
         assert rule_set[name]["enum"] == list(choices), name
@@ -83,9 +92,10 @@ def test_the_bot_levels_and_rule_options_of_the_document_are_the_engines():
     # The options alone: the echo fields (preset, players) are the answer's RuleSet's, not input.
     assert set(overrides["properties"]) == set(OPTION_NAMES) == set(rule_set) - {"preset", "players"}
     assert overrides["properties"]["target"]["maximum"] == MAX_TARGET
-    # A client asks for the offered sets only, and a hand of the largest dealt to two: 55 // 2.
-    assert overrides["properties"]["set"]["enum"] == ["double-6", "double-9"] == list(OFFERED_SETS)
-    assert overrides["properties"]["hand_size"]["maximum"] == 27 == LARGEST_OFFERED_HAND
+    # A client asks for the offered sets only (each game family its own), and a hand of the
+    # largest dealt to two: 91 // 2.
+    assert overrides["properties"]["set"]["enum"] == ["double-6", "double-9", "double-12"] == list(OFFERED_SETS)
+    assert overrides["properties"]["hand_size"]["maximum"] == 45 == LARGEST_OFFERED_HAND
 
 
 def test_the_word_lists_of_the_document_are_the_vocabularys():

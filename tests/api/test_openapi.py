@@ -94,8 +94,16 @@ def test_every_reference_resolves_and_every_union_is_chosen_by_its_type():
         assert ref in components, ref
     for name, schema in components.items():
         if "oneOf" in schema and "discriminator" not in schema:
-            # only a union of different JSON types (a list of messages or an object) needs none
-            assert any("$ref" not in member for member in schema["oneOf"]), f"{name}: no discriminator"
+            # only a union of different JSON types (a list of messages or an object) needs none,
+            # or one of objects each requiring a field none of the others has (a line game's view
+            # or rule set, a trains game's: hand_number or round; game or rounds)
+            members = [m for m in schema["oneOf"] if "$ref" in m]
+            if len(members) < len(schema["oneOf"]):
+                continue
+            required = [set(components[m["$ref"].rsplit("/", 1)[1]].get("required", ())) for m in members]
+            for i, own in enumerate(required):
+                others = set().union(*(fields for j, fields in enumerate(required) if j != i))
+                assert own - others, f"{name}: no discriminator, and {members[i]} requires nothing of its own"
         elif "oneOf" in schema:
             mapping = schema["discriminator"]["mapping"]
             assert sorted(mapping.values()) == sorted(item["$ref"] for item in schema["oneOf"]), name

@@ -110,7 +110,7 @@ def test_the_answer_validates_against_the_document_and_its_rules_against_the_eve
     answer = presets(client)
     errors = [e.message for e in document_validator("Presets").iter_errors(answer)]
     assert not errors, errors
-    rule_set = document_validator("RuleSet")
+    rule_set = document_validator("GameRuleSet")
     for served in answer["presets"]:
         for rules in served["rules"]:
             assert not list(rule_set.iter_errors(rules)), (served["name"], rules)

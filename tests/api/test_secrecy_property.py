@@ -78,6 +78,9 @@ class Truth:
 
     def __init__(self, app, match_id: str):
         self.state = app.extensions["boneyard.bus"].flow.cache.get(match_id).state
+        game = self.state.trains  # a trains match keeps its hands and boneyard in its game
+        self.hands = game.hands if game is not None else self.state.hands
+        self.boneyard = game.boneyard if game is not None else self.state.boneyard
         with app.extensions["boneyard.store"].unit_of_work(readonly=True) as uow:
             log = [{"seq": e.seq, **e.to_dict()} for e in uow.events.load(match_id)]
         assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
@@ -87,10 +90,10 @@ class Truth:
         self.boneyard_left: dict[int, set] = {}  # per finished hand: what was never drawn
         hand, boneyard, draws = 0, [], 0
         for event in log:
-            if event["type"] == "hand_started":
+            if event["type"] in ("hand_started", "round_started"):  # a deal: a line game's hand, a trains round
                 if hand:
                     self.boneyard_left[hand] = {T(t) for t in boneyard[draws:]}
-                hand, boneyard, draws = event["hand_number"], event["boneyard"], 0
+                hand, boneyard, draws = event.get("hand_number", event.get("round")), event["boneyard"], 0
                 self.hand_start[hand] = event["seq"]
             elif event["type"] == "tile_drawn":
                 draws += 1
@@ -107,15 +110,15 @@ class Truth:
             return set()
         hand = self.current if hand in (None, 0) else hand
         if hand == self.current and self.live:
-            hidden = {T(t.to_json()) for t in self.state.boneyard}
-            for other, tiles in enumerate(self.state.hands):
+            hidden = {T(t.to_json()) for t in self.boneyard}
+            for other, tiles in enumerate(self.hands):
                 if other != seat:
                     hidden |= {T(t.to_json()) for t in tiles}
             return hidden
         return self.boneyard_left.get(hand, set())
 
     def live_owner(self, tile) -> str:
-        for seat, tiles in enumerate(self.state.hands):
+        for seat, tiles in enumerate(self.hands):
             if tile in [T(t.to_json()) for t in tiles]:
                 return f"seat {seat}'s hand"
         return "the boneyard"
@@ -130,14 +133,14 @@ def check_event(truth: Truth, reader, event: dict, where: str) -> None:
 
 
 def check_view(truth: Truth, reader, view: dict, where: str) -> None:
-    body = {k: v for k, v in view.items() if k != "last_hand"}
+    body = {k: v for k, v in view.items() if k not in ("last_hand", "last_round")}
     leaked = tiles_in(body) & truth.secret(reader)
     assert not leaked, f"{where}: {leaked} ({[truth.live_owner(t) for t in leaked]}) leaked to {_who(reader)}: {body}"
     if view.get("hand") is not None:
-        assert {T(t) for t in view["hand"]} == {T(t.to_json()) for t in truth.state.hands[reader]}
-    last = view.get("last_hand")
+        assert {T(t) for t in view["hand"]} == {T(t.to_json()) for t in truth.hands[reader]}
+    last = view.get("last_hand") or view.get("last_round")
     if last is not None:
-        leaked = tiles_in(last) & truth.secret(reader, last["hand_number"])
+        leaked = tiles_in(last) & truth.secret(reader, last.get("hand_number", last.get("round")))
         assert not leaked, f"{where}: last_hand shows {leaked} to {_who(reader)}"
 
 
@@ -342,6 +345,12 @@ COVERING_TABLES = [
         [{"name": "Idle", "type": "remote"}, {"name": "Ana", "type": "remote"}, {"name": "Open", "type": "open"}],
     ),
     ("standard-block", {"target": 15}, [{"name": "Ben", "type": "remote"}, {"name": "Cy", "type": "open"}]),
+    # The trains games' own events: a round's deal, plays on trains, passes, the round's end.
+    (
+        "mexican-train",
+        {"rounds": 1, "hand_size": 8},
+        [{"name": "Dee", "type": "remote"}, {"name": "Eve", "type": "open"}],
+    ),
 ]
 IDLE = "Idle"
 
