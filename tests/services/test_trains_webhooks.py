@@ -24,10 +24,20 @@ def test_a_mexican_train_match_sends_its_rounds_its_shared_end_and_its_turns(bus
     assert not any(keys_in(payload["data"]) & SECRET_KEYS for payload in sent)
 
     (started,) = [p for p in sent if p["type"] == "match.started"]
-    assert started["data"] == {"round": 1, "engine": 12, "leader": 0, "hand_counts": [15] * 3, "boneyard_count": 45}
+    assert started["data"] == {"hand_number": 1, "leader": 0, "hand_counts": [15] * 3, "boneyard_count": 45}
     round_ends = [e for e in log if e["type"] == "round_ended"]
     assert [(p["seq"], p["data"]) for p in sent if p["type"] == "hand.ended"] == [
-        (e["seq"], {"round": e["round"], "winner": e["winner"], "pips": e["pips"], "totals": e["totals"]})
+        (
+            e["seq"],
+            {
+                "hand_number": e["round"],
+                "reason": "blocked" if e["winner"] is None else "domino",
+                "winner": e["winner"],
+                "side": e["winner"],
+                "pips": e["pips"],
+                "scores": e["totals"],
+            },
+        )
         for e in round_ends
     ]
     (ended,) = [p for p in sent if p["type"] == "match.ended"]
@@ -47,12 +57,12 @@ def test_a_mexican_train_match_sends_its_rounds_its_shared_end_and_its_turns(bus
         acted[event["seq"]] = (actor, round_number, list(totals))
     moves = [(e["seq"], e["seat"]) for e in log if e["type"] in ("tile_placed", "passed", "tile_drawn")]
     turns = [p for p in sent if p["type"] == "turn.started"]
-    assert turns and all(set(p["data"]) == {"seat", "player_ref", "round", "totals"} for p in turns)
+    assert turns and all(set(p["data"]) == {"seat", "player_ref", "hand_number", "scores"} for p in turns)
     for payload in turns:
         seat = payload["data"]["seat"]
         assert seat == next(mover for seq, mover in moves if seq > payload["seq"])  # the next to act
         assert payload["data"]["player_ref"] == f"p{seat}"
-        assert (payload["data"]["round"], payload["data"]["totals"]) == acted[payload["seq"]][1:]
+        assert (payload["data"]["hand_number"], payload["data"]["scores"]) == acted[payload["seq"]][1:]
     # a seat that plays a double keeps the turn to cover it: no turn.started for it then
     doubles = [e for e in log if e["type"] == "tile_placed" and e["tile"][0] == e["tile"][1]]
     kept = [e for e in doubles if acted.get(e["seq"] + 1, (None,))[0] == e["seat"]]
@@ -61,5 +71,5 @@ def test_a_mexican_train_match_sends_its_rounds_its_shared_end_and_its_turns(bus
     assert not sent_at & {e["seq"] for e in kept}
     # within a round, the turn is sent each time it passes: never to the same seat twice running
     for before, after in pairwise(turns):
-        if before["data"]["round"] == after["data"]["round"]:
+        if before["data"]["hand_number"] == after["data"]["hand_number"]:
             assert before["data"]["seat"] != after["data"]["seat"], (before, after)
