@@ -12,8 +12,8 @@ redacted log, as the server gives them). Most families are two-player matches; t
 double-nine family is played only by four as partners, so there each side is two seats of
 one level (seats 0 and 2 against 1 and 3) and the model rates it as a team of two, as rated
 partner matches are rated. The trains families (``mexican_train``, ``chicken_foot``) are
-free-for-alls: four seats, one per level, each seed played four times with the levels rotated
-round the seats, ranked by the final totals, lowest first (``api.services.standings``; a tie
+free-for-alls: four seats, one per level, each seed played in all 24 seatings of the levels (the
+order of play matters, not only the seat), ranked by the final totals, lowest first (``api.services.standings``; a tie
 rated as rated matches rate it). Then it fits each level's (mu, sigma) with the
 rating model rated matches use (``api.services.ratings.MODEL``): every level starts at the
 model's default and the recorded results are folded in with ``tau = 0`` (a bot's strength
@@ -35,7 +35,8 @@ import statistics
 import sys
 import time
 from collections.abc import Iterable
-from itertools import combinations
+from itertools import combinations, permutations
+from math import factorial
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -75,10 +76,12 @@ def _one_match(job: tuple[str, tuple[str, ...], int]) -> Result:
     preset, players = PRESET_OF[Family(family)]
     rules = resolve_rules(preset, {}, players)
     assert rules.sides == len(pairing), "one level per side"
-    turn = index % len(pairing)  # the levels rotated round the sides: each seed once per rotation
-    levels = pairing[turn:] + pairing[:turn]
+    # each seed dealt to every seating of the levels (two sides: swapped; four: all 24, since the
+    # turn order matters too, not only the seat: a seat plays after the one to its right)
+    seatings = list(permutations(pairing))
+    levels = seatings[index % len(seatings)]
     by_seat = [levels[rules.side_of(seat)] for seat in range(players)]
-    match = BotMatch(rules, f"calibrate:{family}:{'-'.join(pairing)}:{index // len(pairing)}", by_seat)
+    match = BotMatch(rules, f"calibrate:{family}:{'-'.join(pairing)}:{index // len(seatings)}", by_seat)
     while match.live:
         match.step()
     final = match.events[-1].to_dict()
@@ -137,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         "--matches",
         type=int,
         default=100,
-        help="matches per pairing and family (even; a free-for-all's: a multiple of 4)",
+        help="matches per pairing and family (even; a free-for-all's: a multiple of 24)",
     )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--orders", type=int, default=64, help="shuffles of the results the fit averages over")
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             (family.value, pairing, i)
             for family in families
             for pairing in pairings_of(family)
-            for i in range(-(-matches // len(pairing)) * len(pairing))  # whole rotations of the sides
+            for i in range(-(-matches // factorial(len(pairing))) * factorial(len(pairing)))  # whole seatings
         ]
         print(f"{matches} matches per pairing and family ({len(jobs)} in all), {args.jobs} jobs")
         if args.jobs > 1:
