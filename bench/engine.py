@@ -24,6 +24,10 @@ Then full random matches to their targets (``simulate.random_match``; 100 unless
 ``standard-draw`` with 2-4 players, Fives and Threes for two (to 61 exactly) and the
 double-nine partnership game (4 players as partners, 10 each of the 55 tiles, 15 out of play);
 ``--profile`` then prints where the double-nine row's time goes.
+
+Then whole random matches of the trains games, every round (``trains.decide`` and
+``trains.apply``, the events as the server writes them, and a uniformly random choice among
+``trains.legal_moves``): Mexican Train for 4 (13 rounds) and for 8, Chicken Foot for 4 (10 rounds).
 """
 
 from __future__ import annotations
@@ -38,9 +42,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from anywhere in a checkout
 
-from api.rules import create_match, replay, resolve_rules, start_match
+from api.rules import create_match, replay, resolve_rules, start_match, trains
 from api.rules.events import HandStarted
 from api.rules.simulate import random_match, random_playout
+from api.rules.trains_rules import TrainsRules
 
 TARGETS = {"dominoes": 2.0, "open_spiel": 5.0}
 
@@ -199,6 +204,44 @@ def match_rates(tables, seconds, seed):
     return rows
 
 
+# (table, rules) of the trains games' rows: whole matches, every round
+TRAINS_TABLES = [
+    ("mexican-train, 4p, 13 rounds", resolve_rules("mexican-train", {}, 4)),
+    ("mexican-train, 8p, 13 rounds", resolve_rules("mexican-train", {}, 8)),
+    ("chicken-foot, 4p, 10 rounds", resolve_rules("chicken-foot", {}, 4)),
+]
+
+
+def random_trains_match(rules: TrainsRules, rng: random.Random) -> tuple[int, int]:
+    """One whole trains match of random legal moves: its events and its moves."""
+    seed = f"bench:{rng.random()}"
+    state = trains.new_state(rules)
+    events = trains.start(rules, seed)
+    for event in events:
+        trains.apply(state, event)
+    count, moves = len(events), 0
+    while not state.is_over:
+        decided = trains.play(state, state.to_move, rng.choice(trains.legal_moves(state)), seed)  # type: ignore[arg-type]
+        count += len(decided)
+        moves += 1
+    return count, moves
+
+
+def trains_rates(tables, seconds, seed):
+    rows = []
+    for name, rules in tables:
+        rng = random.Random(seed)
+        matches = events = moves = 0
+        gc.collect()
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            logged, made = random_trains_match(rules.trains, rng)
+            matches, events, moves = matches + 1, events + logged, moves + made
+        elapsed = time.perf_counter() - start
+        rows.append((name, matches / elapsed, moves / elapsed, events / matches))
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=2000, help="deals per comparison (default 2000)")
@@ -262,6 +305,12 @@ def main(argv=None) -> int:
     print("|---|---:|---:|---:|")
     for name, mps, hps, hpm in match_rates(MATCH_TABLES, args.match_seconds, args.seed):
         print(f"| {name} | {mps:,.0f} | {hps:,.0f} | {hpm:.1f} |")
+
+    print(f"\n## Whole random trains matches, every round ({args.match_seconds:g} s each)\n")
+    print("| table | matches/s | moves/s | events/match |")
+    print("|---|---:|---:|---:|")
+    for name, mps, moves, epm in trains_rates(TRAINS_TABLES, args.match_seconds, args.seed):
+        print(f"| {name} | {mps:,.2f} | {moves:,.0f} | {epm:,.0f} |")
 
     if args.profile:
         print(f"\n## Profile of the {DOUBLE_NINE[0]} row ({args.match_seconds:g} s, cProfile, own time)\n")

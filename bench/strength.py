@@ -4,6 +4,7 @@
     python bench/strength.py --matches 40    # quicker look
     python bench/strength.py --rows block-expert-greedy,partners-expert-greedy
     python bench/strength.py --rows d9partners-expert-greedy,f3-expert-greedy   # issue 33's games
+    python bench/strength.py --rows d9partners-expert-greedy --budget hand_win=40.0   # a tuning run
 
 Every row plays matches between two levels on fixed seeds: to 100 (``--target``), except the
 rows of presets whose target is part of the game (``fives-and-threes``: exactly 61;
@@ -99,7 +100,7 @@ def _levels(row: Row, first_side: int) -> list[str]:
 
 
 def _one_match(job):
-    row, index, target = job
+    row, index, target, budget = job
     options = dict(row.options) if row.own_target else {**dict(row.options), "target": target}
     rules = resolve_rules(row.preset, options, row.players)
     first_side = index % 2  # seats swapped on every other match
@@ -111,7 +112,7 @@ def _one_match(job):
             times.append((level, seconds))
 
     seed = f"strength:{row.name}:{index // 2}"
-    match = BotMatch(rules, seed, levels)
+    match = BotMatch(rules, seed, levels, budget)
     while match.live:
         match.step(observe)
     return row.name, match.state.winner == first_side, hands_won(match.events, first_side), times
@@ -136,7 +137,20 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--target", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--budget",
+        help="the expert's budget with some fields changed, e.g. exact_tiles=20 (api/bots/expert.py Budget); "
+        "every playout-level seat of the rows plays it",
+    )
     args = parser.parse_args(argv)
+    budget = None
+    if args.budget:
+        from versus import parse_budget  # (versus imports this module: not at the top)
+
+        try:
+            budget = parse_budget(args.budget, "expert")
+        except ValueError as e:
+            parser.error(str(e))
 
     wanted = [n.strip() for n in args.rows.split(",") if n.strip()]
     rows = [r for r in ROWS if r.name in wanted]
@@ -144,11 +158,13 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     matches = max(2, args.matches + args.matches % 2)
-    jobs = [(row, i, args.target) for row in rows for i in range(matches)]
+    jobs = [(row, i, args.target, budget) for row in rows for i in range(matches)]
 
     own = ", ".join(r.name for r in rows if r.own_target)
     to = f"{args.target}" + (f" (to their preset's target: {own})" if own else "")
     print(f"{matches} matches to {to} per row, seats swapped on every seed, {args.jobs} jobs")
+    if budget is not None:
+        print(f"Budget: {budget}")
     t0 = time.perf_counter()
     results: dict[str, list[bool]] = {r.name: [] for r in rows}
     hands: dict[str, list[int]] = {r.name: [0, 0] for r in rows}

@@ -184,10 +184,17 @@ def parse_budget(text: str, level: str) -> Budget:
             raise ValueError(f"no budget field {name!r}; the fields: {', '.join(fields)}")
         kind = type(getattr(base, name))
         try:
-            changes[name] = kind(value.strip())
+            changes[name] = _switch(value.strip()) if kind is bool else kind(value.strip())
         except ValueError:
             raise ValueError(f"budget field {name} takes {kind.__name__} values, not {value.strip()!r}") from None
     return dataclasses.replace(base, **changes)
+
+
+def _switch(text: str) -> bool:
+    """A bool budget field's value: ``true`` or ``false`` (``bool("false")`` would be True)."""
+    if text.lower() not in ("true", "false"):
+        raise ValueError(text)
+    return text.lower() == "true"
 
 
 # --- anchor 1: dominoes' probabilistic_alphabeta (4p partner block) ---------------------------

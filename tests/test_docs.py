@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from api.rules import PRESETS, resolve_rules
+from api.rules.games import family_of
+from api.rules.line_games import LINE_GAMES
 from api.rules.ruleset import BOOLEAN_OPTIONS, OPTION_CHOICES, OPTION_NAMES
+from api.rules.trains_games import TRAINS_GAMES
 from api.tools.golden import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,6 +48,15 @@ def code_spans(cell: str) -> list[str]:
 
 
 # --- the rule book -------------------------------------------------------------------------------
+TRAINS_ONLY = set(TRAINS_GAMES.options) - set(LINE_GAMES.options)  # rounds, double_blank_points, ...
+
+
+def plays_to_a_target(preset: str) -> bool:
+    """The line games play to a target; the trains games to the last round (lowest total wins)."""
+    options = family_of(preset).options
+    return options is None or "target" in options
+
+
 def option_table() -> dict[str, list[str]]:
     return {code_spans(row[0])[0]: row for row in table_rows(section(RULE_BOOK.read_text(), 13))}
 
@@ -60,6 +72,8 @@ def test_the_rule_books_option_table_has_exactly_the_codes_options():
 def test_the_rule_book_gives_each_option_its_values_and_its_default():
     rules = resolve_rules("standard-draw", {}, 2)
     standard = {name: getattr(rules, name) for name in OPTION_NAMES}  # the record's values, said or unsaid
+    trains = resolve_rules("mexican-train", {}, 2)  # the trains games' own options: Mexican Train's defaults
+    standard |= {name: getattr(trains, name) for name in TRAINS_ONLY}
     for name, (_, values, default, _meaning) in option_table().items():
         if name in OPTION_CHOICES:
             assert [json.loads(v) for v in code_spans(values)] == list(OPTION_CHOICES[name]), name
@@ -95,7 +109,7 @@ def test_the_rule_book_says_what_each_preset_sets_for_every_player_count(preset)
 
 def test_the_rule_book_states_each_presets_target():
     rows = preset_table()
-    for preset in PRESETS:
+    for preset in filter(plays_to_a_target, PRESETS):
         targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
         assert {int(n) for n in re.findall(r"\d+", rows[preset][4])} == targets, preset
     assert resolve_rules("pagat-draw", {"partners": True}, 4).target == 100  # "100 with 2 players or partners"
@@ -104,7 +118,7 @@ def test_the_rule_book_states_each_presets_target():
 def test_the_option_table_names_each_preset_whose_target_is_not_the_default():
     """The `target` row's default cell names, by its code, every preset that does not play to 100."""
     default = option_table()["target"][2]
-    for preset in PRESETS:
+    for preset in filter(plays_to_a_target, PRESETS):
         targets = {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}
         if targets != {100}:
             assert f"`{preset}`" in default, preset
@@ -115,7 +129,7 @@ def test_the_readmes_option_table_gives_every_presets_target():
     """The README's short table of options says every default target a preset plays to."""
     readme = (ROOT / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `target` |"))
-    for preset in PRESETS:
+    for preset in filter(plays_to_a_target, PRESETS):
         for target in {resolve_rules(preset, {}, n).target for n in PRESETS[preset].players}:
             assert str(target) in row, (preset, target)
 
@@ -129,8 +143,10 @@ def documented_fields(heading: str) -> set[str]:
     return {code_spans(row[0])[0] for row in table_rows(match.group(1))}
 
 
-def expected_files() -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(EXAMPLES.glob("*.expected.json"))]
+def expected_files(trains: bool = False) -> list[dict]:
+    """The committed expected states: the line games' (``hands``), or the trains games' (``rounds``)."""
+    docs = [json.loads(path.read_text()) for path in sorted(EXAMPLES.glob("*.expected.json"))]
+    return [doc for doc in docs if ("rounds" in doc) == trains]
 
 
 def test_golden_md_documents_every_field_of_every_expected_file():
@@ -138,6 +154,10 @@ def test_golden_md_documents_every_field_of_every_expected_file():
     assert files
     assert {key for doc in files for key in doc} == documented_fields("The expected state: `<name>.expected.json`")
     assert {key for doc in files for hand in doc["hands"] for key in hand} == documented_fields("Each hand")
+    trains = expected_files(trains=True)
+    assert {doc["preset"] for doc in trains} == {"mexican-train", "chicken-foot"}
+    assert {key for doc in trains for key in doc} == documented_fields("A trains game's expected state")
+    assert {key for doc in trains for line in doc["rounds"] for key in line} == documented_fields("Each round")
 
 
 def test_golden_md_documents_every_field_of_the_audit_files():
@@ -162,6 +182,21 @@ def test_the_expected_files_hold_the_invariants_golden_md_states():
         assert scores == doc["scores"] and doc["hand_number"] == len(doc["hands"])
         assert doc["status"] == "ended" and doc["scores"][doc["winner"]] >= doc["target"]
         assert len(doc["scores"]) == (2 if doc["partners"] else doc["players"])
+    for doc in expected_files(trains=True):
+        totals, top = [0] * doc["players"], 12 if doc["preset"] == "mexican-train" else 9
+        for number, line in enumerate(doc["rounds"], start=1):
+            assert (line["round"], line["engine"], line["leader"]) == (
+                number,
+                top - number + 1,
+                (number - 1) % doc["players"],
+            )
+            totals = [t + p for t, p in zip(totals, line["pips"], strict=True)]
+            assert line["totals"] == totals and (line["winner"] is None or line["pips"][line["winner"]] == 0)
+        assert totals == doc["scores"] and doc["round"] == len(doc["rounds"]) and doc["status"] == "ended"
+        assert (
+            doc["winners"] == [s for s, t in enumerate(totals) if t == min(totals)]
+            and doc["winner"] == doc["winners"][0]
+        )
 
 
 # --- events.md ---------------------------------------------------------------------------------------

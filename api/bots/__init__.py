@@ -16,6 +16,10 @@ budgets: ``intermediate`` plays a few dozen guesses of the hidden tiles out gree
 ``expert`` deals more guesses and solves each hand's ending exactly (``endgame``).
 ``bench/strength.py`` and ``bench/versus.py`` measure the ladder.
 
+The trains games (Mexican Train, Chicken Foot) have players of their own
+(``trains_levels``): random, greedy and a planning expert, which ``intermediate`` plays as;
+``budget`` means nothing to them. ``bench/trains_strength.py`` measures them.
+
 >>> LEVELS
 ('random', 'greedy', 'intermediate', 'expert')
 """
@@ -29,6 +33,8 @@ from api.rules.vocabulary import BotLevel
 from .actions import Action, Json, bot_seed, make_rng
 from .expert import DEFAULT_BUDGET, INTERMEDIATE_BUDGET, Budget, choose_expert
 from .simple import choose_greedy, choose_random
+from .trains_levels import choose_trains
+from .trains_table import is_trains_view
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +59,15 @@ BOT_LEVELS = (
     Level(
         BotLevel.INTERMEDIATE,
         "Intermediate",
-        "Plays out a few dozen guesses of what the others may hold, quickly, and picks the move that does best.",
+        "Plays out a few dozen guesses of what the others may hold, quickly, and picks the move that does best "
+        "(in the trains games it plays as the expert).",
     ),
     Level(
         BotLevel.EXPERT,
         "Expert",
         "Reads what the others' knocks and plays say about their tiles, plays out many guesses of them, solves "
-        "each ending exactly and picks the move that does best across them.",
+        "each ending exactly and picks the move that does best across them; in the trains games it plans its "
+        "own train and plays Chicken Foot's rounds out on guesses of the hidden tiles.",
     ),
 )  # weakest first
 LEVELS: tuple[str, ...] = tuple(level.name.value for level in BOT_LEVELS)  # as plain strings
@@ -91,6 +99,8 @@ def choose_action(
     if not actions:
         raise ValueError("the seat has no legal action now")
     rng = make_rng(rng_seed, level)
+    if is_trains_view(view):
+        return choose_trains(level, view, log, rng)
     if level == BotLevel.RANDOM:
         return choose_random(view, log, rng)
     if level == BotLevel.GREEDY:

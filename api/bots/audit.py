@@ -22,7 +22,16 @@ from typing import Any
 
 from api.rules import ImpossibleEvent, ReplayError, RulesError, event_from_dict
 from api.rules.engine import initial_state, mutate
-from api.rules.events import HandStarted, Knocked, MatchCreated, PointsScored, TileDrawn, TilePlayed
+from api.rules.events import (
+    DEAL_TYPES,
+    Knocked,
+    MatchCreated,
+    Passed,
+    PointsScored,
+    TileDrawn,
+    TilePlaced,
+    TilePlayed,
+)
 from api.rules.vocabulary import ScoredBy
 
 from . import LEVELS
@@ -109,7 +118,7 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
             except (RulesError, ReplayError, TypeError) as exc:  # no such event type, tile; a field of another type
                 report.problems.append(f"seq {seq}: unreadable event: {exc}")
                 return report
-            if isinstance(event, HandStarted):
+            if event.type in DEAL_TYPES:
                 hand = []
             hand.append(row)
         i += block
@@ -121,7 +130,7 @@ def opens_a_decision(event: dict[str, Any]) -> bool:
     Not what the engine does by itself (``auto``): a forced lead as a hand starts, the draws and
     knocks of ``auto_draw``/``auto_knock`` (made for a stuck seat after someone else's move)."""
     kind = event.get("type")
-    if kind in (TilePlayed.type, TileDrawn.type, Knocked.type):
+    if kind in (TilePlayed.type, TileDrawn.type, Knocked.type, TilePlaced.type, Passed.type):
         return not event.get("auto")
     return kind == PointsScored.type and event.get("how") == ScoredBy.MUGGINS
 

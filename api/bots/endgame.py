@@ -13,7 +13,8 @@ in a table, and heavier tiles are tried first, so cut-offs come early.
 
 Two sides (two players, or partners) make it a zero-sum game: one side maximises the
 value, the other minimises it. With three or four sides each on its own the search is
-*paranoid*: every other seat is assumed to play against the searching seat.
+*paranoid*: every other seat is assumed to play against the searching seat. A seat known to
+be a greedy bot can be searched as one instead (``greedy_seats``: ``Budget.greedy_model``).
 
 The value of a finished hand is the expert's: what it brings the searching side against
 the others (``hand_award``, the engine's own scoring) plus a bonus when it ends the match
@@ -54,6 +55,11 @@ class SetBits:
         self.pips = tuple(t.pips for t in self.by_weight)
         self.shows: tuple[int, ...] = tuple(
             sum(self.bit[t] for t in tile_set.tiles if t.has(n)) for n in tile_set.numbers
+        )
+        # by bit: the tiles as heavy as it on greedy's key (pips, then a double first), itself included
+        self.peers: tuple[int, ...] = tuple(
+            sum(self.bit[u] for u in self.by_weight if (u.pips, u.is_double) == (t.pips, t.is_double))
+            for t in self.by_weight
         )
         self.all_mask = (1 << len(self.by_weight)) - 1
         self.pips_of = self._pips_counter()
@@ -117,7 +123,11 @@ class ExactLine:
     ``sides[s]`` is seat s's side; ``scores`` the sides' match scores before the hand ends;
     ``target`` the match target and ``bonus`` what reaching it is worth beyond its points;
     ``scoring`` what a finished hand pays (``RuleSet.hand_scoring``) and ``exact_target``
-    whether points past the target are lost. ``limit`` bounds
+    whether points past the target are lost; ``hand_win`` what winning the hand is worth
+    beside its points. Seats in ``greedy_seats`` are greedy bots: they play their heaviest
+    fitting tile (on the key ``simple.choose_greedy`` uses: pips, then a double first), so the
+    search tries only those (the ties among them, and the ends they fit), and the playout never
+    plays them at random. ``limit`` bounds
     the positions one ``solve`` may visit (``SearchTooBig`` beyond): the work is counted,
     never timed, so an answer depends only on the inputs. Hands are masks of ``bits``, the
     ``tile_set``'s (``SetBits.of``).
@@ -134,6 +144,8 @@ class ExactLine:
         limit: int,
         tile_set: TileSet = DEFAULT_SET,  # the rule set's ``set``
         exact_target: bool = False,
+        greedy_seats: frozenset[int] = frozenset(),
+        hand_win: float = 0.0,
     ) -> None:
         self.bits = bits = SetBits.of(tile_set)
         self.pips_of = bits.pips_of
@@ -148,6 +160,8 @@ class ExactLine:
         self.scoring = scoring
         self.exact_target = exact_target
         self.limit = limit
+        self.greedy = tuple(s in greedy_seats for s in range(len(sides)))
+        self.hand_win = hand_win
         self.visited = 0  # positions searched, over every solve
         self.stop = limit  # the count at which the current solve gives up
         self.table: dict[tuple[int, ...], tuple[float, float]] = {}  # position -> (lower, upper) bound
@@ -166,6 +180,8 @@ class ExactLine:
             points = credited(points, self.scores[side], self.target, self.exact_target)
             mine = side == self.my_side
             value = points if mine else -points / (self.side_count - 1)
+            if points:
+                value += self.hand_win if mine else -self.hand_win / (self.side_count - 1)
             if self.scores[side] + points >= self.target:
                 value += self.bonus if mine else -self.bonus
         self._awards[key] = value
@@ -207,6 +223,7 @@ class ExactLine:
         left = sum(h.bit_count() for h in hands)
         set_bits = self.bits
         shows, highs, lows = set_bits.shows, set_bits.highs, set_bits.lows
+        greedy = self.greedy
         while True:
             fit = shows[a] | shows[b]
             for _ in range(players):
@@ -222,7 +239,7 @@ class ExactLine:
                     exact_tiles = -1
             playable = hands[turn] & fit
             bit = playable & -playable  # the heaviest
-            if epsilon and playable != bit and rng.random() < epsilon:
+            if epsilon and playable != bit and not greedy[turn] and rng.random() < epsilon:
                 bits = []
                 while playable:
                     low_bit = playable & -playable
@@ -270,6 +287,7 @@ class ExactLine:
         ended = self.ended
         set_bits = self.bits
         shows, highs, lows, tile_pips = set_bits.shows, set_bits.highs, set_bits.lows, set_bits.pips
+        peers, greedy = set_bits.peers, self.greedy
         # Keys of the blocked ends' table: our pips above theirs (each at most the set's total).
         shift = set_bits.tile_set.total_pips.bit_length()
         line = self
@@ -320,6 +338,8 @@ class ExactLine:
             best = -1e9 if maximize else 1e9
             hand = hands[turn]
             playable = hand & fit
+            if greedy[turn]:  # it sheds its heaviest: only the ties for heaviest (and their ends) are open
+                playable &= peers[(playable & -playable).bit_length() - 1]
             nxt = (turn + 1) % players
             while playable:
                 bit = playable & -playable

@@ -40,6 +40,7 @@ hand-written rules.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 
@@ -53,7 +54,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
-from .knowledge import Knowledge, index_mask, lean_powers, signal_powers, signal_strength
+from .knowledge import Knowledge, greedy_seats, index_mask, lean_powers, signal_powers, signal_strength
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,15 @@ class Budget:
     play leaves open (``knowledge.signal_strength``), and the partner's plays are read that
     way: a fitting tile that would have signalled ``k`` tiles more is ``signal_lean ** k``
     times likelier (but for a ``stray`` share of its plays).
+
+    Three options, off: measured on issue 33's double-nine-partners row against greedy bots,
+    none lifted the expert's share of decided hands beyond the noise (README, "Issue 33's
+    games"), so its play stays as it was. ``greedy_model`` plays the other seats that are
+    greedy bots (``knowledge.greedy_seats``) as they play, heaviest fitting tile first, in the
+    exact endings (instead of perfectly against this side) and in the playouts on a line
+    (without ``epsilon``); ``greedy_reading`` reads their plays exactly (``Knowledge.shed``: no
+    deal gives one a heavier tile that fitted when it played a lighter one) instead of by
+    ``lean``; ``hand_win`` values winning the hand itself, in points, beside what it scores.
     """
 
     determinizations: int = 64
@@ -100,6 +110,9 @@ class Budget:
     stray: float = 0.2
     signal: float = 1.5
     signal_lean: float = 2.0
+    greedy_model: bool = False
+    greedy_reading: bool = False
+    hand_win: float = 0.0
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -125,6 +138,8 @@ def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budge
     if not plays:
         return no_play_choice(actions)
     know = Knowledge.read(view, log)
+    if not budget.greedy_reading:
+        know = dataclasses.replace(know, shed={})
     candidates = _distinct(plays, know)
     draw = find(actions, DRAW)
     if draw is not None:
@@ -177,7 +192,8 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     bonus = _match_bonus(rules)
     totals = [0.0] * len(moves)
     deals = budget.deals_for(len(moves))
-    exact = _exact_line(rules, me, know.view["scores"], bonus, budget)
+    greedy = greedy_seats(know.view) if budget.greedy_model else frozenset()
+    exact = _exact_line(rules, me, know.view["scores"], bonus, budget, greedy)
     lines = exact is not None and _line_moves(know, moves)
     rows: list[list[float]] = []  # each deal's values, for ``sure``
     weighed = _weighed_deals(know, rng, budget, deals)
@@ -204,7 +220,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
                     push(st, move, seat=me)
                     if exact is None:
                         rollout(st, random.Random(seed), budget.epsilon, scoring)
-                        values[i] += _value(st, before, side, bonus)
+                        values[i] += _value(st, before, side, bonus, budget.hand_win)
                     else:
                         values[i] += _solved_playout(st, random.Random(seed), budget, exact, before, side, bonus)
         for i, value in enumerate(values):
@@ -336,14 +352,26 @@ def _line_values(
     return sums
 
 
-def _exact_line(rules: RuleSet, me: int, scores: list[int], bonus: float, budget: Budget) -> ExactLine | None:
+def _exact_line(
+    rules: RuleSet, me: int, scores: list[int], bonus: float, budget: Budget, greedy: frozenset[int] = frozenset()
+) -> ExactLine | None:
     """The exact solver for this decision, when its hands can end in a line without scoring on the way."""
     if budget.exact_tiles <= 0 or rules.uses_spinner or rules.scores_the_count:
         return None
     sides = [rules.side_of(s) for s in range(rules.players)]
     scoring = rules.hand_scoring
     return ExactLine(
-        sides, me, list(scores), rules.target, bonus, scoring, budget.exact_limit, rules.set, rules.exact_target
+        sides,
+        me,
+        list(scores),
+        rules.target,
+        bonus,
+        scoring,
+        budget.exact_limit,
+        rules.set,
+        rules.exact_target,
+        greedy,
+        budget.hand_win,
     )
 
 
@@ -368,7 +396,7 @@ def _solved_playout(
             rollout(st, rng, budget.epsilon, _NO_COUNT)
             break
         push(st, policy_move(st, rng, budget.epsilon, _NO_COUNT))
-    return _value(st, before, side, bonus)
+    return _value(st, before, side, bonus, budget.hand_win)
 
 
 def rollout(st: MatchState, rng: random.Random, epsilon: float, scoring: EndCountScoring) -> MatchState:
@@ -423,10 +451,12 @@ def policy_move(st: MatchState, rng: random.Random, epsilon: float, scoring: End
     return best
 
 
-def _value(st: MatchState, before: list[int], side: int, bonus: float) -> float:
+def _value(st: MatchState, before: list[int], side: int, bonus: float, hand_win: float = 0.0) -> float:
     gains = [a - b for a, b in zip(st.scores, before)]
     others = len(gains) - 1
     value = gains[side] - (sum(gains) - gains[side]) / others
+    if hand_win and max(gains) > 0:
+        value += hand_win if gains[side] == max(gains) else -hand_win / others
     if st.status == ENDED:
         value += bonus if st.winner == side else -bonus
     return value

@@ -22,7 +22,11 @@ likely a guess of the hidden hands makes those choices. Some players lean toward
 their heavier tiles (a tile ``lean`` times likelier than one a step lighter on the
 heaviest-first key): one of those that played a light tile probably held no heavy one that
 fitted. Others do not (a searching player, a partner playing for its side); which kind each
-seat is, is read from its own plays along with the hands.
+seat is, is read from its own plays along with the hands. A seat the view shows as a greedy bot
+(``greedy_seats``) can be read exactly instead: it held no tile heavier than one it played that
+fitted then (``shed``, the tiles ruled out; ``sample`` never deals them to it, and
+``likelihood`` leaves its plays alone). The expert reads it so only under
+``Budget.greedy_reading``.
 
 ``Knowledge.sample(rng)`` deals the unseen tiles into the hidden slots and the boneyard,
 respecting every constraint, and ``Knowledge.state(deal)`` builds a ``MatchState`` of
@@ -32,6 +36,7 @@ that imagined deal through the engine's own effects (``on_hand_started``,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 from collections.abc import Iterable
@@ -43,6 +48,7 @@ from api.rules.layout import END_INDEX, Layout
 from api.rules.ruleset import RuleSet
 from api.rules.state import PLAYING, MatchState, forced_lead, lead_is_forced
 from api.rules.tiles import EVERY_TILE, LARGEST_PIP, Tile, TileSet
+from api.rules.vocabulary import BotLevel, SeatKind
 
 from .actions import Json
 
@@ -120,6 +126,8 @@ class Knowledge:
     layout: Layout  # the table now, rebuilt from the log
     choices: list[Choice]  # the other seats' plays since their last draws, in order (not the lead)
     barred: int  # tiles (a mask over ``Tile.index``) no other seat holds: what a forced lead rules out
+    # seat read as greedy (a bot of that level whose plays fit it) -> the tiles its plays rule out
+    shed: dict[int, int] = dataclasses.field(default_factory=dict)
 
     # --- reading -------------------------------------------------------------------
     @classmethod
@@ -183,7 +191,10 @@ class Knowledge:
                     if other == who:
                         kept |= 1 << later
                 choices.append(Choice(who, index, fits, kept, ends))
-        return cls(rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices, barred)
+        shed = {s: bar for s in greedy_seats(view) if (bar := _shed(choices, s)) is not None}
+        return cls(
+            rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices, barred, shed
+        )
 
     # --- questions -------------------------------------------------------------------
     def lacks(self, seat: int) -> set[int]:
@@ -228,6 +239,8 @@ class Knowledge:
         signalled = 1.0  # the signaller's choices
         keep = 1.0 - stray
         for c in self.choices:
+            if c.seat in self.shed:
+                continue  # a greedy seat: its plays are read exactly, by the deals (``shed``)
             if c.seat == signaller:
                 signalled *= _signal_odds(masks.get(c.seat, 0) | c.kept, c, signal_powers, stray)
                 continue
@@ -286,7 +299,7 @@ class Knowledge:
         the same at each step for every deal: a constant factor that keeps the weight <= 1).
         ``expert._weighed_deals`` draws deals in proportion to it."""
         holders, order = self._holders
-        barred = self.barred
+        barred, shed = self.barred, self.shed
         pool = self.unseen
         for attempt in range(_RETRIES + 1):
             remaining = pool[:]
@@ -296,7 +309,7 @@ class Knowledge:
             ok = True
             for i in order:
                 seat, mask = holders[i]
-                bar = barred if seat >= 0 and attempt < _RETRIES else 0
+                bar = barred | shed.get(seat, 0) if seat >= 0 and attempt < _RETRIES else 0
                 if attempt == _RETRIES:
                     mask = 0
                 if not mask and not bar:
@@ -346,6 +359,32 @@ class Knowledge:
         st.drawn = list(view["drawn"])
         st.turn = view["turn"]
         return st
+
+
+def greedy_seats(view: Json) -> frozenset[int]:
+    """The other seats that are bots of the ``greedy`` level (every view shows each seat's kind and
+    level): each plays its heaviest fitting tile (``simple.choose_greedy``), so its plays are read
+    as exactly that (``Knowledge.shed``) and the exact endings play it that way (``ExactLine``)."""
+    return frozenset(
+        s
+        for s, seat in enumerate(view["seats"])
+        if s != view["seat"] and seat.get("type") == SeatKind.BOT and seat.get("level") == BotLevel.GREEDY
+    )
+
+
+def _shed(choices: list[Choice], seat: int) -> int | None:
+    """The tiles (a mask over ``Tile.index``) a greedy ``seat`` cannot hold now: every tile heavier
+    (``WEIGHT_KEY``) than one it played that fitted then, since it would have played that one.
+    Its hand then was its hidden hand now plus the tiles it played since (``Choice.kept``): if
+    one of those was such a heavier tile, it did not play greedily: None, it is not read so."""
+    shed = 0
+    for c in choices:
+        if c.seat == seat:
+            heavier = c.fits & _HEAVIER[c.tile]
+            if heavier & c.kept:
+                return None
+            shed |= heavier
+    return shed
 
 
 def signal_strength(hand: int, tile: Tile, number: int) -> int:
@@ -398,6 +437,7 @@ def index_mask(tiles: list[Tile]) -> int:
 
 
 _NUMBERS_ON = tuple(tile_mask(t) for t in EVERY_TILE)  # by ``Tile.index``
+_HEAVIER = tuple(index_mask([u for u in EVERY_TILE if WEIGHT_KEY[u.index] > WEIGHT_KEY[t.index]]) for t in EVERY_TILE)
 _CARRYING = tuple(index_mask([t for t in EVERY_TILE if t.has(n)]) for n in NUMBERS)  # by number
 # The tiles (a mask over ``Tile.index``, of every set: a hand holds its own set's only) that fit
 # one of the open numbers, by their mask (``ends_mask``): a mask's is its lowest number's

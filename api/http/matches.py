@@ -48,7 +48,9 @@ from api.http.schema_fields import (
 )
 from api.http.waiting import waiting_client
 from api.rules import BOT_SEAT, DEFAULT_PRESET, OPEN_SEAT, PRESETS, REMOTE_SEAT, SEAT_TYPES, STATUSES
+from api.rules.errors import RulesError
 from api.rules.ruleset import LARGEST_OFFERED_TOP, MAX_PLAYERS, MIN_PLAYERS
+from api.rules.trains_wire import place_from_wire
 from api.rules.vocabulary import ActionType, BotLevel, DrawUntil, End, values
 from api.services import commands
 from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, MAX_EVENTS_PAGE
@@ -277,6 +279,17 @@ class _ActionFields(ma.Schema):
     )
 
 
+def check_train_name(value: object) -> None:
+    """A play's ``train``: a seat (0 to 7), "mexican" or a toe's id (``trains_wire``), else 422."""
+    too_high = isinstance(value, int) and not isinstance(value, bool) and value > MAX_PLAYERS - 1
+    try:
+        place_from_wire(value)
+    except RulesError as exc:
+        raise ma.ValidationError(str(exc)) from None
+    if too_high:
+        raise ma.ValidationError(f"no train {value}: seats are 0 to {MAX_PLAYERS - 1}")
+
+
 class PlayActionSchema(_ActionFields):
     type = fields.String(required=True, validate=validate.OneOf((ActionType.PLAY,)))
     tile = shaped(
@@ -291,10 +304,11 @@ class PlayActionSchema(_ActionFields):
     )
     train = shaped(
         fields.Raw(
+            validate=check_train_name,
             metadata={
                 "description": "The trains games: the train to place it on, as the view names it (a seat's number, "
                 '"mexican", or a Chicken Foot toe such as "toe:9:0"); required there, refused in the line games'
-            }
+            },
         ),
         {"$ref": COMPONENTS + "TrainName"},
     )

@@ -366,6 +366,11 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+#: The events that deal: a line game's hand, a trains game's round. A computer player's question
+#: holds the log since the last of them (``api.bots.turns``).
+DEAL_TYPES = frozenset({HandStarted.type, RoundStarted.type})
+
+
 def event_from_dict(data: dict[str, Any]) -> Event:
     """Read an event in its JSON form (as stored, or as fetched from the audit log)."""
     try:

@@ -42,7 +42,7 @@ def _is_toe(value: str) -> bool:
     return _TOE.fullmatch(value) is not None
 
 
-_TOE = re.compile(r"toe:\d{1,2}:\d", re.ASCII)  # toe:<number>:<k> (board.toe_place)
+_TOE = re.compile(r"toe:(1[0-2]|[0-9]):[0-3]", re.ASCII)  # toe:<number>:<k> (board.toe_place), numbers 0 to 12
 
 
 __all__ = ["Wire", "place_from_wire", "place_to_wire"]

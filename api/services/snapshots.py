@@ -17,7 +17,7 @@ from typing import Any
 
 from api.rules import ENDED, Event, MatchState, event_from_dict
 from api.rules.engine import initial_state, mutate
-from api.rules.events import HandStarted, MatchCreated, RoundStarted
+from api.rules.events import DEAL_TYPES, MatchCreated
 
 #: A stored event as the services pass it around: ``{"seq": n, "type": ..., **fields}``.
 Row = dict[str, Any]
@@ -57,10 +57,6 @@ class SnapshotCache:
         return len(self._entries)
 
 
-#: A deal begins a new hand log: a line game's hand, a trains game's round.
-DEALS = frozenset({HandStarted.type, RoundStarted.type})
-
-
 def fold(snapshot: Snapshot | None, stored: list[Row]) -> Snapshot:
     """Extend a snapshot (or start one) by stored event dicts carrying their ``seq``."""
     hand_log: list[Row]
@@ -74,7 +70,7 @@ def fold(snapshot: Snapshot | None, stored: list[Row]) -> Snapshot:
         state, seq, hand_log = snapshot.state.copy(), snapshot.seq, list(snapshot.hand_log)
     for row in stored:
         mutate(state, event_from_dict(without_seq(row)))
-        if row["type"] in DEALS:
+        if row["type"] in DEAL_TYPES:
             hand_log = []
         hand_log.append(row)
         seq = row["seq"]

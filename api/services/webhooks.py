@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 from api.rules import PLAYING, REMOTE_SEAT, MatchState, redact_event
 from api.rules.events import (
+    DEAL_TYPES,
     HandEnded,
     HandStarted,
     Knocked,
@@ -205,7 +206,7 @@ def occurrences(appended: Sequence[Row], state: MatchState) -> list[Occurrence]:
         if kind == MatchCreated.type:
             seats = [{"seat": i, **pick(s, "name", "type", "level")} for i, s in enumerate(public["seats"])]
             found.append(Occurrence(MATCH_CREATED, seq, {"rules": public["rules"], "seats": seats}))
-        elif kind in (HandStarted.type, RoundStarted.type) and public.get("hand_number", public.get("round")) == 1:
+        elif kind in DEAL_TYPES and public.get("hand_number", public.get("round")) == 1:
             data = {
                 "hand_number": 1,
                 **pick(public, "leader", "hand_counts"),

@@ -46,13 +46,15 @@ from api.rules import (
 )
 from api.rules.clock import time_out
 from api.rules.engine import mutate
-from api.rules.events import event_from_dict
+from api.rules.events import DEAL_TYPES, event_from_dict
+from api.rules.games import presets_of
 from api.rules.ruleset import PRESETS
 from api.store.chain import GENESIS, row_hash
 from api.store.codec import encode_event
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "openapi" / "examples"
 LEVELS = ("greedy", "random", "greedy", "random")  # mixed tables: the logs show both styles
+TRAINS_LEVELS = ("expert", "greedy", "random", "intermediate")  # the trains games' tables
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,20 @@ def _vectors() -> list[Vector]:
     # Targets are about halved (_short_target) to keep the files small; still several hands each.
     out = [
         Vector(f"{name}-{players}p", name, players, {"target": _short_target(name)})
-        for name, preset in PRESETS.items()
+        for name, preset in presets_of("line").items()
+        for players in preset.players
+    ]
+    # The trains games at every seat count: one round each (two with four seats), the computer
+    # players of every level around the table.
+    out += [
+        Vector(
+            f"{name}-{players}p",
+            name,
+            players,
+            {"rounds": 2 if players == 4 else 1},
+            tuple({"name": f"Bot {s}", "type": "bot", "level": TRAINS_LEVELS[s % 4]} for s in range(players)),
+        )
+        for name, preset in presets_of("trains").items()
         for players in preset.players
     ]
     out += [
@@ -151,6 +166,23 @@ def _vectors() -> list[Vector]:
             timeouts=((0, tuple(range(1, 100, 4))), (2, tuple(range(3, 100, 3)))),
         ),
     ]
+    # a trains game with a turn clock: the remote seat lets turns run out (the server plays,
+    # draws and passes for it: auto events) until a greedy bot takes it over; the double-blank
+    # counting 50
+    out.append(
+        Vector(
+            "mexican-train-clock-3p",
+            "mexican-train",
+            3,
+            {"rounds": 2, "hand_size": 8, "turn_seconds": 30, "timeout_limit": 4, "double_blank_points": 50},
+            (
+                {"name": "Ada", "type": "bot", "level": "expert"},
+                {"name": "Idle", "type": "remote"},
+                {"name": "Bo", "type": "bot", "level": "greedy"},
+            ),
+            timeouts=((1, (1, 3, 4, 5, 6)),),
+        )
+    )
     return out
 
 
@@ -186,7 +218,7 @@ class _Match:
             data = event.to_dict()
             self.rows.append(data)
             mutate(self.state, event)
-            if data["type"] == "hand_started":
+            if data["type"] in DEAL_TYPES:
                 self.hand_log = []
             self.hand_log.append(data)
 
@@ -264,6 +296,8 @@ def summarize(audit: dict) -> dict[str, Any]:
     """
     events = log_of(audit)
     state = replay(event_from_dict(e) for e in events)
+    if state.trains is not None:
+        return _summarize_trains(audit, events, state)
     rules = state.rules
     hands: list[dict] = []
     for event in events:
@@ -301,6 +335,31 @@ def summarize(audit: dict) -> dict[str, Any]:
         "hand_number": state.hand_number,
         "events": len(events),
         "hands": hands,
+    }
+
+
+def _summarize_trains(audit: dict, events: list[dict], state: MatchState) -> dict[str, Any]:
+    """A trains game's final state: the totals and winners from the engine's fold, a line per
+    round from the log (its engine, leader, who went out, the pips and the totals after)."""
+    rounds = [
+        {k: event[k] for k in ("round", "engine", "leader")} for event in events if event["type"] == "round_started"
+    ]
+    for event in events:
+        if event["type"] == "round_ended":
+            rounds[event["round"] - 1].update({k: event[k] for k in ("winner", "pips", "totals")})
+    game = state.trains
+    assert game is not None
+    return {
+        "match_id": audit["match_id"],
+        "preset": state.rules.preset,
+        "players": state.rules.players,
+        "status": state.status,
+        "winner": state.winner,
+        "winners": None if game.winners is None else list(game.winners),
+        "scores": list(game.totals),
+        "round": game.round,
+        "events": len(events),
+        "rounds": rounds,
     }
 
 

@@ -19,7 +19,7 @@ from api.rules.layout import LEFT, RIGHT
 from api.rules.ruleset import RuleSet
 from api.rules.scoring import HandScoring
 from api.rules.simulate import push
-from api.rules.state import PLAYING, MatchState
+from api.rules.state import PLAY, PLAYING, MatchState
 from api.rules.tiles import ALL_TILES
 
 BONUS = 7.5  # a match bonus that is not a whole number, so it cannot hide in the points
@@ -40,14 +40,20 @@ def position(rules: RuleSet, rng: random.Random, left: int, scores: list[int]) -
     return st if st.hand_live and st.layout.tiles else None
 
 
-def minimax(st: MatchState, side: int, before: list[int]) -> float:
+def minimax(st: MatchState, side: int, before: list[int], greedy: frozenset[int] = frozenset()) -> float:
+    """The engine's minimax value; a ``greedy`` seat only chooses among its heaviest fitting tiles
+    (pips, then a double first: ``simple.choose_greedy``'s key) and the ends they fit."""
     if not (st.hand_live and st.status == PLAYING):
         return _value(st, before, side, BONUS)
+    moves = st.legal_moves()
+    if st.turn in greedy and moves[0][0] == PLAY:
+        heaviest = max((m[1].pips, m[1].is_double) for m in moves)
+        moves = [m for m in moves if (m[1].pips, m[1].is_double) == heaviest]
     values = []
-    for move in st.legal_moves():
+    for move in moves:
         child = st.copy()
         push(child, move)
-        values.append(minimax(child, side, before))
+        values.append(minimax(child, side, before, greedy))
     return max(values) if st.rules.side_of(st.turn) == side else min(values)  # type: ignore[arg-type]
 
 
@@ -98,6 +104,32 @@ def test_the_search_gives_the_engines_minimax_value(preset, options, players, le
         checked += 1
 
 
+@pytest.mark.parametrize(("preset", "options", "players", "left", "scores"), CASES[:2] + CASES[5:6])
+def test_a_greedy_seat_is_searched_as_shedding_its_heaviest_tile(preset, options, players, left, scores):
+    # the seats after the searching one are greedy bots: the search must give the engine's value of
+    # the hand with them playing that way, which is not what playing against them perfectly gives
+    rules = resolve_rules(preset, options, players)
+    rng = random.Random(f"greedy-endgame:{preset}:{options}:{players}")
+    checked = differ = 0
+    while checked < 25:
+        st = position(rules, rng, left, scores)
+        if st is None:
+            continue
+        me = st.turn
+        assert me is not None
+        side = rules.side_of(me)
+        sides = [rules.side_of(s) for s in range(players)]
+        greedy = frozenset(s for s in range(players) if sides[s] != side)
+        args = (sides, me, st.scores[:], rules.target, BONUS, rules.hand_scoring, 10**6, rules.set, rules.exact_target)
+        hands = [mask_of(h) for h in st.hands]
+        a, b = st.layout.values[LEFT], st.layout.values[RIGHT]
+        got = ExactLine(*args, greedy_seats=greedy).solve(hands, a, b, me)  # type: ignore[arg-type]
+        assert got == minimax(st, side, st.scores[:], greedy)
+        differ += got != ExactLine(*args).solve(hands, a, b, me)  # type: ignore[arg-type]
+        checked += 1
+    assert differ >= 3  # the model matters: against greedy seats the lines are worth more
+
+
 def test_a_solve_past_its_limit_stops_and_the_table_keeps_only_true_values():
     rules = resolve_rules("standard-block", {"partners": True, "hand_size": 7}, 4)
     st = position(rules, random.Random(3), 20, [0, 0])
@@ -135,3 +167,5 @@ def test_the_solver_is_only_for_line_games_without_points_during_play():
     assert _exact_line(block, 0, [0, 0], 50.0, budget) is not None
     assert _exact_line(resolve_rules("all-fives", {}, 2), 0, [0, 0], 50.0, budget) is None
     assert _exact_line(block, 0, [0, 0], 50.0, Budget(exact_tiles=0)) is None
+    line = _exact_line(block, 0, [0, 0], 50.0, budget, frozenset({1}))
+    assert line is not None and line.greedy == (False, True)  # the greedy seats it is told of

@@ -9,7 +9,7 @@ import pytest
 
 from api.bots import DEFAULT_BUDGET, Budget, choose_action
 from api.bots.arena import BotMatch
-from api.bots.knowledge import Knowledge, tile_mask
+from api.bots.knowledge import Knowledge, index_mask, lean_powers, tile_mask
 from api.rules import ALL_TILES, Tile, resolve_rules
 from tests.bots.support import Position
 
@@ -167,7 +167,7 @@ def _matches(slots: list[int], hand) -> bool:
 )
 def test_what_the_expert_infers_always_holds_for_the_real_hands(preset, players, options):
     rules = resolve_rules(preset, {**options, "target": 80}, players)
-    checked = 0
+    checked = shed_read = 0
     for game in range(3):
         match = BotMatch(rules, f"sound:{preset}:{game}", ["greedy", "random", "greedy", "random"][:players])
         while match.live:
@@ -178,8 +178,12 @@ def test_what_the_expert_infers_always_holds_for_the_real_hands(preset, players,
                 for other, slots in know.slots.items():
                     assert _matches(slots, st.hands[other]), (other, slots, st.hands[other])
                     checked += any(slots)
+                for other, shed in know.shed.items():  # a greedy seat's plays rule out only what it lacks
+                    assert not shed & index_mask(st.hands[other]), (other, st.hands[other])
+                    shed_read += bool(shed & index_mask(know.unseen))
             match.step()
     assert checked
+    assert shed_read or rules.scores_the_count  # (in fives games plays chase points: not read)
 
 
 # --- how much it thinks -----------------------------------------------------------------------
@@ -284,6 +288,65 @@ def test_a_seat_whose_plays_show_no_lean_stops_being_read_as_leaning():
     # Read as a leaning player only, the guess would be all but ruled out (about 0.01);
     # the chance that seat 1 does not lean keeps it at an even player's weight and a little more.
     assert first * second < 0.012 and 0.125 < both < 0.131
+
+
+def _as_greedy(seen: tuple[dict, list[dict]], *seats: int) -> tuple[dict, list[dict]]:
+    """What a seat sees, with ``seats`` shown as bots of the greedy level."""
+    view, log = seen
+    for s in seats:
+        view["seats"][s] = {**view["seats"][s], "type": "bot", "level": "greedy"}
+    return view, log
+
+
+def test_a_greedy_seat_that_played_a_light_tile_holds_no_heavier_one_that_fitted():
+    # 6-6 leads; seat 1, a greedy bot, answers with 6-1: it holds no 6-5, 6-4, 6-3 or 6-2.
+    p = Position(["6-6 1-1 2-2", "6-1 3-3 4-0"], preset="standard-block").play(0, "6-6").play(1, "6-1", "right")
+    know = Knowledge.read(*_as_greedy(p.seen_by(0), 1))
+    heavier = {Tile.parse(t) for t in ("6-5", "6-4", "6-3", "6-2")}
+    assert {t for t in know.unseen if know.shed[1] >> t.index & 1} == heavier
+    rng = random.Random(7)
+    deals = [know.sample(rng)[0] for _ in range(300)]
+    assert not any(heavier & set(hands[1]) for hands in deals)
+    assert sum(Tile.parse("6-0") in hands[1] for hands in deals) > 20  # lighter sixes it may hold
+    # its choices weigh nothing more: every deal left is as likely as any other to a greedy seat
+    powers = lean_powers(2.5)
+    assert know.likelihood({1: [Tile.parse("6-0"), Tile.parse("4-0")]}, powers, 0.2) == 1.0
+    assert Knowledge.read(*p.seen_by(0)).shed == {}  # an expert seat is not read that way
+
+
+def test_the_greedy_seats_are_the_other_seats_that_are_greedy_bots_and_the_budget_chooses_their_reading():
+    from api.bots.knowledge import greedy_seats
+
+    match = BotMatch(resolve_rules("double-nine-partners", {}, 4), "greedy-seats", ["expert", "greedy"] * 2)
+    assert greedy_seats(match.inputs(0)[0]) == {1, 3} and greedy_seats(match.inputs(1)[0]) == {3}
+    while True:  # on to a choice of seat 0's after seat 1's plays have ruled something out
+        view, log = match.inputs(0)
+        if len(view["legal_actions"]) > 1 and Knowledge.read(view, log).shed.get(1):
+            break
+        match.step()
+    # read exactly, an expert playing greedy_reading plays out only the deals those plays allow
+    dealt: list[dict] = []
+    real = Knowledge.weighed_sample
+
+    def watched(know: Knowledge, rng: random.Random):
+        deal = real(know, rng)
+        dealt.append(deal[0])
+        return deal
+
+    for reading in (True, False):
+        dealt.clear()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(Knowledge, "weighed_sample", watched)
+            choose_action("expert", view, log, "s", Budget(greedy_reading=reading))
+        shed = Knowledge.read(view, log).shed[1]
+        assert dealt and any(index_mask(h[1]) & shed for h in dealt) is not reading
+
+
+def test_a_greedy_seat_that_passed_up_a_heavier_tile_is_not_read_as_greedy():
+    # Seat 1 answers 6-6 with 6-1 though it holds 6-5, which it plays next: not greedy play.
+    p = Position(["6-6 2-2 3-3 0-0", "6-1 6-5 5-4 4-3"], preset="standard-block")
+    p.play(0, "6-6").play(1, "6-1", "right").act(0, {"type": "knock"}).play(1, "6-5", "left")
+    assert Knowledge.read(*_as_greedy(p.seen_by(0), 1)).shed == {}
 
 
 def test_what_a_seat_chose_before_it_drew_is_forgotten_and_fives_plays_are_not_read():

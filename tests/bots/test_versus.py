@@ -217,10 +217,13 @@ def test_a_tuning_run_changes_only_the_budget_fields_it_names_with_their_own_typ
     assert (tuned.inference, tuned.lean) == (8, 4.0) and isinstance(tuned.lean, float)
     assert tuned.determinizations == DEFAULT_BUDGET.determinizations and tuned.exact_tiles == DEFAULT_BUDGET.exact_tiles
     assert versus.parse_budget("sure=0", "intermediate").determinizations == INTERMEDIATE_BUDGET.determinizations
+    assert versus.parse_budget("greedy_model=true", "expert").greedy_model is True
+    assert versus.parse_budget("greedy_model=False", "expert").greedy_model is False
     for text, level, message in [
         ("nope=1", "expert", "no budget field 'nope'"),
         ("deals_for=3", "expert", "no budget field 'deals_for'"),
         ("inference=2.5", "expert", "takes int values"),
+        ("greedy_model=1", "expert", "takes bool values"),
         ("lean=2", "greedy", "has no budget"),
     ]:
         with pytest.raises(ValueError, match=message):

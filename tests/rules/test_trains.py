@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from api.rules.board import MEXICAN, toe_place, train_place
+from api.rules.board import MEXICAN, toe_place
 from api.rules.errors import (
     BoneyardEmpty,
     IllegalPlay,
@@ -39,7 +39,7 @@ from api.rules.trains import (
     play,
     start,
 )
-from api.rules.trains_board import ChickenFootBoard, MexicanTrainBoard
+from api.rules.trains_board import MexicanTrainBoard
 from api.rules.trains_rules import TrainsGame, TrainsRules, trains_rules
 
 MT, CF = TrainsGame.MEXICAN_TRAIN, TrainsGame.CHICKEN_FOOT
@@ -165,40 +165,6 @@ def test_a_round_deals_the_seeded_shuffle_with_the_engine_taken_out():
     assert len(event.boneyard) == 90 - 60
     assert deal(rules, SEED, 2) == event
     assert deal(rules, "another seed", 2) != event
-
-
-# --- Mexican Train's worked example ------------------------------------------------------
-def test_mexican_train_worked_example_three_players_round_one():
-    rules = trains_rules(MT, 3)
-    hands, boneyard = filled(
-        rules, [tiles("12-5", "5-5", "5-2"), tiles("9-4"), tiles("12-9")], tiles("3-1"), avoid={1: 12}
-    )
-    state = dealt(rules, hands, boneyard)
-    board = state.board
-    assert isinstance(board, MexicanTrainBoard)
-
-    # seat 0 plays 12-5, starting its own train (open end 5)
-    assert play(state, 0, P("12-5", train_place(0)), SEED) == [TilePlaced(0, Tile(12, 5), 0)]
-    assert board.trains["train:0"].end == 5
-    # seat 1 holds no 12: draws 3-1, which fits nowhere, and passes: its train gets a marker
-    assert legal_moves(state) == [DRAW]
-    assert play(state, 1, DRAW, SEED) == [TileDrawn(1, Tile(3, 1)), Passed(1, marker=True)]
-    assert board.trains["train:1"].marked
-    # seat 2 plays 12-9 on seat 1's marked train (open end 9)
-    assert P("12-9", train_place(1)) in legal_moves(state)
-    play(state, 2, P("12-9", train_place(1)), SEED)
-    assert board.trains["train:1"].end == 9
-    # seat 0 plays 5-5 on its own train and must cover it: every legal play covers the double
-    play(state, 0, P("5-5", train_place(0)), SEED)
-    assert state.to_move == 0 and board.uncovered == "train:0"
-    moves = legal_moves(state)
-    assert P("5-2", "train:0") in moves
-    assert all(isinstance(m, Play) and m.place == "train:0" and m.tile.has(5) for m in moves)
-    play(state, 0, P("5-2", train_place(0)), SEED)
-    assert board.trains["train:0"].end == 2 and board.uncovered is None and state.to_move == 1
-    # seat 1 later plays 9-4 on its own train, and its marker goes
-    play(state, 1, P("9-4", train_place(1)), SEED)
-    assert board.trains["train:1"].end == 4 and not board.trains["train:1"].marked
 
 
 def test_a_marked_train_is_open_to_all_an_unmarked_one_to_its_owner_and_mexican_to_all():
@@ -327,43 +293,6 @@ def test_refusals_name_what_is_wrong():
     play(state, 0, P("12-4", "train:0"), SEED)
     with pytest.raises(BoneyardEmpty):
         decide(state, 1, DRAW, SEED)
-
-
-# --- Chicken Foot's worked example ---------------------------------------------------------
-def test_chicken_foot_worked_example_engine_sides_then_the_toes_of_a_4_4():
-    rules = trains_rules(CF, 2)
-    state = dealt(
-        rules,
-        [tiles("9-1", "9-2", "4-4", "4-7", "1-8"), tiles("9-4", "9-3", "4-5", "4-6", "1-7", "2-0")],
-        tiles("0-0"),
-    )
-    board = state.board
-    assert isinstance(board, ChickenFootBoard)
-    # the first four tiles are 9-x tiles, one per side of the engine
-    assert legal_moves(state) == [P("9-1", "toe:9:0"), P("9-2", "toe:9:0")]
-    for seat, tile, side in ((0, "9-1", 0), (1, "9-4", 1), (0, "9-2", 2)):
-        play(state, seat, P(tile, toe_place(9, side)), SEED)
-    assert legal_moves(state) == [P("9-3", "toe:9:3")]  # 1-7 would fit the 1, but the sides come first
-    play(state, 1, P("9-3", "toe:9:3"), SEED)
-    assert board.open_places() == [("toe:9:0", 1), ("toe:9:1", 4), ("toe:9:2", 2), ("toe:9:3", 3)]
-    # a 4-4 on the arm ending in 4 needs three 4-x toes before anything else
-    play(state, 0, P("4-4", "toe:9:1"), SEED)
-    assert state.to_move == 1  # the player of a double does not play again
-    assert board.toes_needed() == 3
-    assert legal_moves(state) == [P("4-5", "toe:4:0"), P("4-6", "toe:4:0")]  # not 1-7, not 2-0
-    play(state, 1, P("4-5", "toe:4:0"), SEED)
-    play(state, 0, P("4-7", "toe:4:1"), SEED)
-    play(state, 1, P("4-6", "toe:4:2"), SEED)
-    assert board.toes_needed() == 0
-    assert board.open_places() == [
-        ("toe:9:0", 1),
-        ("toe:9:2", 2),
-        ("toe:9:3", 3),
-        ("toe:4:0", 5),
-        ("toe:4:1", 7),
-        ("toe:4:2", 6),
-    ]
-    assert board.describe(state.placed)["arms"][1] == {"id": "toe:9:1", "open": None, "tiles": [[9, 4], [4, 4]]}
 
 
 def test_chicken_foot_passes_carry_no_marker():

@@ -11,11 +11,21 @@ from pathlib import Path
 import pytest
 
 from api.rules import HandEndReason, HandResult, IllegalPlay, NothingToMuggins, WrongClaim, legal_actions, resolve_rules
+from api.rules.board import toe_place, train_place
 from api.rules.clock import time_out
 from api.rules.engine import CallMuggins, Draw, Play
+from api.rules.events import Passed, RoundEnded, TileDrawn, TilePlaced
 from api.rules.scoring import round_to_five
 from api.rules.state import MatchState
+from api.rules.tiles import Tile
+from api.rules.trains import DRAW, hand_pips, legal_moves, lowest_totals
+from api.rules.trains import Play as TrainsPlay
+from api.rules.trains import play as trains_play
+from api.rules.trains_board import ChickenFootBoard, MexicanTrainBoard
+from api.rules.trains_rules import trains_rules
 from tests.rules.support import SEED, T, Table, tiles
+from tests.rules.test_trains import CF, MT, P, dealt, filled
+from tests.rules.test_trains import tiles as train_tiles
 
 RULE_BOOK = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 CITED: dict[str, set[str]] = {}  # example label -> the figures its tests check
@@ -466,6 +476,92 @@ def test_double_nine_the_highest_double_dealt_leads_when_9_9_is_out_of_play():
     state = MatchState(rules, [{"name": f"p{i}", "type": "bot", "level": "random"} for i in range(4)])
     hands = [tiles("9-8 7-7"), tiles("6-6 5-5"), tiles("0-0"), tiles("8-8 9-0")]
     assert state.next_lead(hands) == (3, T("8-8"))  # forced: the server plays it
+
+
+# --- the trains games (docs/rules.md, section 18) -------------------------------------------
+@example("E24", 5, 2)
+def test_mexican_train_worked_example_three_players_round_one():
+    rules = trains_rules(MT, 3)
+    hands, boneyard = filled(
+        rules,
+        [train_tiles("12-5", "5-5", "5-2"), train_tiles("9-4"), train_tiles("12-9")],
+        train_tiles("3-1"),
+        avoid={1: 12},
+    )
+    state = dealt(rules, hands, boneyard)
+    board = state.board
+    assert isinstance(board, MexicanTrainBoard)
+
+    # seat 0 plays 12-5, starting its own train (open end 5)
+    assert trains_play(state, 0, P("12-5", train_place(0)), SEED) == [TilePlaced(0, Tile(12, 5), 0)]
+    assert board.trains["train:0"].end == 5
+    # seat 1 holds no 12: draws 3-1, which fits nowhere, and passes: its train gets a marker
+    assert legal_moves(state) == [DRAW]
+    assert trains_play(state, 1, DRAW, SEED) == [TileDrawn(1, Tile(3, 1)), Passed(1, marker=True)]
+    assert board.trains["train:1"].marked
+    # seat 2 plays 12-9 on seat 1's marked train (open end 9)
+    assert P("12-9", train_place(1)) in legal_moves(state)
+    trains_play(state, 2, P("12-9", train_place(1)), SEED)
+    assert board.trains["train:1"].end == 9
+    # seat 0 plays 5-5 on its own train and must cover it: every legal play covers the double
+    trains_play(state, 0, P("5-5", train_place(0)), SEED)
+    assert state.to_move == 0 and board.uncovered == "train:0"
+    moves = legal_moves(state)
+    assert P("5-2", "train:0") in moves
+    assert all(isinstance(m, TrainsPlay) and m.place == "train:0" and m.tile.has(5) for m in moves)
+    trains_play(state, 0, P("5-2", train_place(0)), SEED)
+    assert board.trains["train:0"].end == 2 and board.uncovered is None and state.to_move == 1
+    # seat 1 later plays 9-4 on its own train, and its marker goes
+    trains_play(state, 1, P("9-4", train_place(1)), SEED)
+    assert board.trains["train:1"].end == 4 and not board.trains["train:1"].marked
+
+
+@example("E25", "four")
+def test_chicken_foot_worked_example_engine_sides_then_the_toes_of_a_4_4():
+    rules = trains_rules(CF, 2)
+    state = dealt(
+        rules,
+        [train_tiles("9-1", "9-2", "4-4", "4-7", "1-8"), train_tiles("9-4", "9-3", "4-5", "4-6", "1-7", "2-0")],
+        train_tiles("0-0"),
+    )
+    board = state.board
+    assert isinstance(board, ChickenFootBoard)
+    # the first four tiles are 9-x tiles, one per side of the engine
+    assert legal_moves(state) == [P("9-1", "toe:9:0"), P("9-2", "toe:9:0")]
+    for seat, tile, side in ((0, "9-1", 0), (1, "9-4", 1), (0, "9-2", 2)):
+        trains_play(state, seat, P(tile, toe_place(9, side)), SEED)
+    assert legal_moves(state) == [P("9-3", "toe:9:3")]  # 1-7 would fit the 1, but the sides come first
+    trains_play(state, 1, P("9-3", "toe:9:3"), SEED)
+    assert board.open_places() == [("toe:9:0", 1), ("toe:9:1", 4), ("toe:9:2", 2), ("toe:9:3", 3)]
+    # a 4-4 on the arm ending in 4 needs three 4-x toes before anything else
+    trains_play(state, 0, P("4-4", "toe:9:1"), SEED)
+    assert state.to_move == 1  # the player of a double does not play again
+    assert board.toes_needed() == 3
+    assert legal_moves(state) == [P("4-5", "toe:4:0"), P("4-6", "toe:4:0")]  # not 1-7, not 2-0
+    trains_play(state, 1, P("4-5", "toe:4:0"), SEED)
+    trains_play(state, 0, P("4-7", "toe:4:1"), SEED)
+    trains_play(state, 1, P("4-6", "toe:4:2"), SEED)
+    assert board.toes_needed() == 0
+    assert board.open_places() == [
+        ("toe:9:0", 1),
+        ("toe:9:2", 2),
+        ("toe:9:3", 3),
+        ("toe:4:0", 5),
+        ("toe:4:1", 7),
+        ("toe:4:2", 6),
+    ]
+    assert board.describe(state.placed)["arms"][1] == {"id": "toe:9:1", "open": None, "tiles": [[9, 4], [4, 4]]}
+
+
+@example("E26", 52, "[1, 3]")
+def test_the_trains_games_count_the_pips_left_and_the_lowest_totals_share_the_win():
+    fifty = trains_rules(MT, 2, rounds=1, double_blank_points=50)
+    state = dealt(fifty, [train_tiles("0-0", "2-0", "12-4"), train_tiles("12-1")])
+    trains_play(state, 0, P("12-4", "train:0"), SEED)
+    [ended] = [e for e in trains_play(state, 1, P("12-1", "train:1"), SEED) if isinstance(e, RoundEnded)]
+    assert (ended.winner, ended.pips) == (1, (52, 0))
+    assert hand_pips(trains_rules(MT, 2), train_tiles("0-0", "2-0")) == 2
+    assert list(lowest_totals([37, 12, 60, 12])) == [1, 3]
 
 
 # --- the rule book and these tests hold each other ----------------------------------------------
