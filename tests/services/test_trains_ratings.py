@@ -23,12 +23,15 @@ from api.services.commands import (
     GetPlayerRatings,
     GetPlayerStats,
     GetRatingHistory,
+    GetSummary,
     SeatSpec,
+    SweepClocks,
 )
 from api.services.ratings import NEWCOMER, rate, record_ratings
 from api.services.standings import Standing, standing
 from api.store.records import SeatRecord
 
+from .conftest import Clock
 from .support import SEED, play_to_end, portal, tokens_of
 
 MODEL = PlackettLuce()
@@ -192,3 +195,38 @@ def test_a_rated_match_played_to_its_end_shares_the_win_in_the_ratings_and_the_f
     assert [stats[ref]["hands_won"] for ref in refs] == [1, 0, 0, 0, 0, 0]  # the round seat 0 went out of
     assert (stats["p0"]["best_margin"], stats["p4"]["best_margin"]) == (1, 1)  # ahead of seat 3's 1
     assert [stats[ref]["current_streak"] for ref in refs] == [1, 0, 0, 0, 1, 0]
+
+
+def test_a_trains_forfeit_is_rated_at_once_and_the_end_against_the_bot_that_took_the_seat(
+    bus: MessageBus, clock: Clock
+):
+    ana, ben = (SeatSpec(name, "remote", player_ref=name.lower()) for name in ("Ana", "Ben"))
+    rules = {"rounds": 1, "turn_seconds": 30, "timeout_limit": 1}
+    seats = [ana, ben, SeatSpec("Greedy", "bot", "greedy")]
+    created = bus.handle(CreateMatch("mexican-train", rules, seats, "0" * 64, caller=portal(bus), rated=True))
+    stalled = bus.handle(GetSummary(created["id"]))["turn"]
+    assert stalled in (0, 1)
+    gone, stayed = ("ana", "ben") if stalled == 0 else ("ben", "ana")
+    clock.advance(31)
+    assert bus.handle(SweepClocks()) == 1
+    greedy = bot_rating(Family.MEXICAN_TRAIN, "greedy")
+    at_table = [[MODEL.rating()], [MODEL.rating()], [MODEL.rating(mu=greedy.mu, sigma=greedy.sigma)]]
+    lost = MODEL.rate(at_table, ranks=[1 if seat == stalled else 0 for seat in range(3)])  # below both as they stand
+    assert rated(bus, gone) == pytest.approx((lost[stalled][0].mu, lost[stalled][0].sigma, 1))
+    assert outcome(bus, gone) == "forfeited"
+    assert bus.handle(GetPlayerRatings(stayed, portal(bus)))["ratings"] == []  # not rated until the end
+
+    final = play_to_end(bus, created["id"], {n: t for n, t in tokens_of(created).items() if n != stalled})
+    audit = bus.handle(GetAudit(created["id"], limit=MAX_AUDIT_PAGE))["events"]
+    level = next(e["level"] for e in audit if e["type"] == "seat_replaced")
+    took_over = bot_rating(Family.MEXICAN_TRAIN, level)
+    totals = audit[-1]["scores"]
+    ranks = [sum(1 for other in totals if other < total) for total in totals]  # lowest first, no tie here
+    assert sorted(ranks) == [0, 1, 2] and final["status"] == "ended"
+    sides = [[MODEL.rating()], [MODEL.rating()], [MODEL.rating(mu=greedy.mu, sigma=greedy.sigma)]]
+    sides[stalled] = [MODEL.rating(mu=took_over.mu, sigma=took_over.sigma)]  # the seat is the bot's now
+    end = MODEL.rate(sides, ranks=ranks)
+    kept = 1 - stalled
+    assert rated(bus, stayed) == pytest.approx((end[kept][0].mu, end[kept][0].sigma, 1))
+    assert outcome(bus, stayed) == ("won" if ranks[kept] == 0 else "lost")
+    assert rated(bus, gone)[2] == 1  # its forfeit only: the bot's end is not its player's
