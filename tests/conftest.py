@@ -89,6 +89,8 @@ PROCESS_TESTS = (
     "tests/clients/test_typescript_client.py",
     "tests/clients/test_js_replayer.py",
     "tests/clients/test_js_shuffle.py",
+    "tests/clients/test_js_trains.py",
+    "tests/clients/test_trains_verified.py",
     "tests/clients/test_new_games_verified.py",
 )
 # Tests that reach the database but check serving, which is the same on every database (the

@@ -126,9 +126,13 @@ def recheck_bot_moves(log: list[dict[str, Any]], server_seed: str) -> BotRecheck
 
 
 def opens_a_decision(event: dict[str, Any]) -> bool:
-    """The first event a seat's own choice produces: a play, a draw, a knock or a muggins call.
-    Not what the engine does by itself (``auto``): a forced lead as a hand starts, the draws and
-    knocks of ``auto_draw``/``auto_knock`` (made for a stuck seat after someone else's move)."""
+    """The first event a seat's own choice produces: a play, a draw, a knock or a muggins call
+    (the trains games: a tile placed, a draw, a pass). Not what the engine does by itself
+    (``auto``): a forced lead as a hand starts, the draws and knocks of ``auto_draw``/``auto_knock``
+    (made for a stuck seat after someone else's move), a timed-out turn's moves. A ``passed``
+    right after its seat's own ``tile_drawn`` is that draw's answer (the tile fits nowhere), not
+    a decision of its own: one event cannot tell, so a walk over a log takes a decision's whole
+    answer at once, as ``recheck_bot_moves`` does."""
     kind = event.get("type")
     if kind in (TilePlayed.type, TileDrawn.type, Knocked.type, TilePlaced.type, Passed.type):
         return not event.get("auto")
@@ -136,11 +140,14 @@ def opens_a_decision(event: dict[str, Any]) -> bool:
 
 
 def describe(action: dict[str, Any]) -> str:
-    """An action or an event, in a few words: ``play 6-4 on the left``, ``draw``, ``knock``."""
+    """An action or an event, in a few words: ``play 6-4 on the left``, ``play 12-5 on train 2``,
+    ``draw``, ``knock``, ``pass``."""
     kind = str(action.get("type", "?"))
     tile = action.get("tile")
-    if kind in ("play", "tile_played") and tile:
+    if kind in ("play", "tile_played", "tile_placed") and tile:
         # a rewritten log may hold anything here: shown as it is, not read as two numbers
         face = f"{tile[0]}-{tile[1]}" if isinstance(tile, list) and len(tile) == 2 else json.dumps(tile)
+        if "train" in action:  # the trains games: a seat's number, "mexican" or a toe's id
+            return f"play {face} on train {action['train']}"
         return f"play {face} on the {action.get('end') or 'only end'}"
-    return kind.replace("tile_drawn", "draw").replace("knocked", "knock")
+    return kind.replace("tile_drawn", "draw").replace("knocked", "knock").replace("passed", "pass")

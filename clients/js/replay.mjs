@@ -14,7 +14,9 @@
 // move legal when made; every consequence the server emits on its own (forced leads, automatic
 // draws and knocks, points during play, hand ends, the next deal, the match end) exactly as the
 // rules give it, under every scoring option (end_count_scoring, exact_target, out_bonus,
-// hand_end_pips, hand_points); every timed-out turn (turn clocks)
+// hand_end_pips, hand_points); for the trains games (mexican-train, chicken-foot:
+// trains_replay.mjs) every round's deal, place, draw, pass, marker, round end, total and the
+// winners; every timed-out turn (turn clocks)
 // played as the rules play it, and the seat handed to a bot when it should be. A computer player's
 // move is checked legal like any seat's, but whether it is the one that bot makes is NOT checked
 // here (that takes the bots themselves): the summary counts those moves per level under
@@ -25,24 +27,15 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
+import { BotMoves, LogError, REPLACEMENT_LEVEL, equal } from "./checks.mjs";
 import { END_NAMES, ImpossibleEvent, Match, key, norm, turnUpLeader } from "./rules.mjs";
 import { algorithmFor, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
+import { isTrains } from "./trains.mjs";
+import { replayTrains } from "./trains_replay.mjs";
 
-export class LogError extends Error {
-  constructor(seq, message) {
-    super(seq ? `seq ${seq}: ${message}` : message);
-    this.seq = seq;
-  }
-}
+export { LogError };
 
 const SUPPORTED_SCHEMA_VERSION = 1;
-
-function equal(a, b) {
-  if (a === b) return true;
-  if (Array.isArray(a) !== Array.isArray(b) || typeof a !== "object" || typeof b !== "object" || !a || !b) return false;
-  const ka = Object.keys(a), kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k]));
-}
 
 /** The events the server emits on its own from this state (none: a seat must act now). */
 function consequences(m, serverSeed, afterPlay) {
@@ -75,8 +68,6 @@ function consequences(m, serverSeed, afterPlay) {
   return [];
 }
 
-// The bot level that takes over a seat after timeout_limit timeouts in a row (api/rules/clock.py).
-const REPLACEMENT_LEVEL = "greedy";
 
 /** A seat's turn_timed_out, checked against the state before it (the server's own event, but
  *  the server chooses when: only the seat to move, a person, in a match with a clock). */
@@ -200,31 +191,6 @@ function checkMove(m, e, seq) {
   return fail(`${e.type} is not a seat's move here`);
 }
 
-// The level of a bot seat created without one (api/bots DEFAULT_LEVEL).
-const DEFAULT_LEVEL = "greedy";
-
-/** The bot moves of a log, per level: each is checked legal here like any seat's move, but the
- *  bot's choice is not made again (that takes the bots themselves: GET /v1/matches/{id}/fairness
- *  and `boneyard verify`, api/bots/audit.py). Every level seated starts at 0, a replaced seat's too. */
-class BotMoves {
-  constructor(m) {
-    this.notChecked = {};
-    m.seats.forEach((s) => { if (s.type === "bot") this.notChecked[s.level || DEFAULT_LEVEL] = 0; });
-  }
-
-  /** After a seat's own move by `seat` is found legal (and before it is folded). */
-  count(m, seat) {
-    if (!m.isBot(seat)) return;
-    const level = m.seats[seat].level || DEFAULT_LEVEL;
-    this.notChecked[level] = (this.notChecked[level] ?? 0) + 1;
-  }
-
-  /** A seat handed to a bot (turn clocks): its level is seated from now on. */
-  seated(level) {
-    this.notChecked[level] ??= 0;
-  }
-}
-
 // The word options whose every value this replayer knows how to score (openapi/events.md,
 // Conventions): a value it does not know is refused rather than scored as some other.
 const RULE_WORDS = {
@@ -300,11 +266,12 @@ export function replayAudit(audit, { pins = [] } = {}) {
   if (audit.shuffle_algorithm !== algorithm) {
     throw new LogError(1, `the audit's shuffle_algorithm ${audit.shuffle_algorithm} is not match_created's ${algorithm}`);
   }
+  const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,
+                   timeouts_checked: 0, pins_checked: pins.length };
+  if (isTrains(created.rules)) return replayTrains(audit, events, serverSeed, checks);
   checkRuleWords(created.rules);
   const m = new Match(created.rules, created.seats);
   const hands = [];
-  const checks = { chain_rows: rows.length, deals_checked: 0, moves_checked: 0, auto_events_checked: 0,
-                   timeouts_checked: 0, pins_checked: pins.length };
   const bots = new BotMoves(m);
   let expected = [];          // events the server must emit next, on its own
   let forced = null;          // a timed-out turn the server is playing: {seat, consecutive, phase}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from itertools import pairwise
 
 import pytest
 import requests
@@ -44,11 +45,13 @@ def bot_moves(log: list[dict]) -> dict[str, int]:
     """The own moves of bot seats in a log, per level seated (a seat handed to a bot counts from then on)."""
     seats = [dict(seat) for seat in log[0]["seats"]]
     counts = {seat["level"]: 0 for seat in seats if seat["type"] == "bot"}
-    for event in log[1:]:
+    for before, event in pairwise(log):
+        # the trains games: the pass after a seat's own draw that fits nowhere is that draw's answer
+        answers_a_draw = event["type"] == "passed" and before["type"] == "tile_drawn"
         if event["type"] == "seat_replaced":
             seats[event["seat"]] = {"type": "bot", "level": event["level"]}
             counts.setdefault(event["level"], 0)
-        elif opens_a_decision(event) and seats[event["seat"]]["type"] == "bot":
+        elif opens_a_decision(event) and not answers_a_draw and seats[event["seat"]]["type"] == "bot":
             counts[seats[event["seat"]]["level"]] += 1
     return counts
 
