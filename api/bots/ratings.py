@@ -4,7 +4,8 @@ A rated match may seat computer players: each takes part at its level's rating f
 match's family (``api.services.ratings``), as the opponents' (or partners') strength, and is
 never updated, so a bot is the same yardstick in every portal and every match. The numbers
 are the rating model's (openskill Plackett-Luce: mu, sigma), fitted from bot-vs-bot matches
-by ``bench/calibrate_ratings.py``, which prints this table; a new level or a stronger bot
+(two sides, or a free-for-all of every level in the trains games) by
+``bench/calibrate_ratings.py``, which prints this table; a new level or a stronger bot
 means running it again and pasting its output here. Served at ``GET /v1/ratings/bots``.
 """
 
@@ -61,6 +62,25 @@ FIXED_RATINGS: dict[Family, dict[BotLevel, BotRating]] = {
         BotLevel.GREEDY: BotRating(26.75, 2.58),
         BotLevel.INTERMEDIATE: BotRating(24.40, 2.55),
         BotLevel.EXPERT: BotRating(26.53, 2.56),
+    },
+    # Printed by `python bench/calibrate_ratings.py --matches 120 --families mexican_train,chicken_foot
+    # --jobs 2` (240 matches, 470 s on 2 cores shared with other work, the fit over 64 orders), with the
+    # trains players of branch tbots at d9841dc: free-for-alls of four seats, one per level, 5 seeds each
+    # dealt to all 24 seatings, ranked by lowest total. Intermediate plays as the expert in the trains
+    # games (the trains players' level table), so the two come out level (within their sigmas) and the
+    # script's ordering check says NO. Wins (shared 1/k) random, greedy, intermediate, expert: Mexican
+    # Train 0, 0, 60, 60; Chicken Foot 1, 33.5, 45, 40.5 of 120.
+    Family.MEXICAN_TRAIN: {
+        BotLevel.RANDOM: BotRating(-12.38, 4.20),
+        BotLevel.GREEDY: BotRating(12.78, 3.71),
+        BotLevel.INTERMEDIATE: BotRating(50.52, 3.37),
+        BotLevel.EXPERT: BotRating(50.15, 3.37),
+    },
+    Family.CHICKEN_FOOT: {
+        BotLevel.RANDOM: BotRating(3.35, 4.06),
+        BotLevel.GREEDY: BotRating(29.70, 2.90),
+        BotLevel.INTERMEDIATE: BotRating(34.95, 2.90),
+        BotLevel.EXPERT: BotRating(32.33, 2.89),
     },
 }
 

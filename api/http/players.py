@@ -44,12 +44,15 @@ class PlayerStatsSchema(ma.Schema):
             "STATS_ABANDONED_AFTER_HOURS"
         },
     )
-    hands_won = fields.Integer(**ALWAYS)
+    hands_won = fields.Integer(
+        **ALWAYS, metadata={"description": "Hands won by the player's side; in a trains game, rounds gone out of"}
+    )
     best_margin = fields.Integer(
         allow_none=True,
         **ALWAYS,
         metadata={
-            "description": "The largest lead over the best other side at the end of a won match; null before a win"
+            "description": "The largest lead over the best other side at the end of a won match (in a trains "
+            "game, lower totals win: the best other total less the player's); null before a win"
         },
     )
     current_streak = fields.Integer(**ALWAYS, metadata={"description": "Matches won in a row, up to the latest"})

@@ -39,7 +39,8 @@ FAMILY = fields.String(
     metadata={
         "description": "A rules family, as a rule set's `family` names it (docs/rules.md, section 14): the Draw "
         "and the Block game, the scoring games by how the count scores (`fives`: All Fives and Muggins; "
-        "`fives_and_threes`), the double-nine line games (`double_nine`)"
+        "`fives_and_threes`), the double-nine line games (`double_nine`), and each trains game (`mexican_train`, "
+        "`chicken_foot`)"
     },
 )
 
@@ -111,8 +112,8 @@ class RatingChangeSchema(ma.Schema):
         validate=validate.OneOf((WON, LOST, FORFEITED)),
         **ALWAYS,
         metadata={
-            "description": "`won` (the player's side won), `lost`, `forfeited` (the seat was handed to a bot "
-            "after timing out: a loss at once)"
+            "description": "`won` (the player's side won; in a trains game, the player's total was the lowest, "
+            "alone or shared), `lost`, `forfeited` (the seat was handed to a bot after timing out: a loss at once)"
         },
     )
     mu_before = fields.Float(**ALWAYS)

@@ -10,8 +10,12 @@ newcomer with few matches is not ranked above a player who has proved as much.
 What a rated match counts (``record_ratings``, called from ``api.services.effects`` inside
 the transaction that appends the deciding events; its rules mirror ``api.services.results``):
 
-* ``match_ended``: the sides ranked by the result, the winning side first, the others by
-  their final score (equal scores tie); every named seat still its player's is updated.
+* ``match_ended``: the sides ranked by the result (``api.services.standings``): the winning
+  side first, the others by their final score (equal scores tie); every named seat still its
+  player's is updated. A trains match (Mexican Train, Chicken Foot: 2 to 8 seats, each its own
+  side) is a free-for-all ranked by the final totals, LOWER first: every seat in ``winners``
+  (the lowest total; a tie shares it) first and ``won``, the others by their totals, equal
+  totals tied.
 * ``seat_replaced`` (the seat timed out ``timeout_limit`` times in a row and a bot took it
   over): a loss for its player at once, ranked below every other side as they stand; at the
   end that seat is the bot's (rated at the bot's fixed rating, and not its player's).
@@ -27,6 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import permutations
 
 from openskill.models import PlackettLuce
 
@@ -41,6 +46,7 @@ from . import errors
 from .commands import SeatSpec
 from .ports import UnitOfWork
 from .snapshots import Row, Snapshot
+from .standings import standing
 
 MODEL = PlackettLuce()
 
@@ -66,12 +72,50 @@ NEWCOMER = Skill(MODEL.mu, MODEL.sigma)
 
 def rate(sides: Sequence[Sequence[Skill]], ranks: Sequence[int]) -> list[list[Skill]]:
     """Each side's members' skills after one match in which the sides finished at ``ranks``
-    (0 first; equal ranks tie)."""
+    (0 first; equal ranks tie).
+
+    openskill's own tie rule (Weng-Lin's, in Plackett-Luce) rates the side just after a tie as if
+    it were in the tie, unless that side is in the last place: a shared win followed by a lone
+    third and a fourth rates the third with the winners (ranks 0, 0, 1, 2 from newcomers: mu
+    25.93, 25.93, 25.93, 22.20), and in eight seats a sixth can gain more than the winners. So a
+    tie with two or more places after it is rated as the mean of the model's updates over every
+    order the ties could have been broken in (``tie_orders``: at most 6! = 720 for eight seats),
+    which rises with the rank and gives tied sides of equal skills equal updates. Ties only in the
+    last two places (every line game's: one winner, at most four sides; a forfeit's, the others
+    tied above it) keep openskill's rule, sound there."""
     teams = [[MODEL.rating(mu=s.mu, sigma=s.sigma) for s in side] for side in sides]
-    # ints, not floats: openskill 6.0.2 reads ties only from int ranks (a float rank is taken as
-    # the team's position, so equal float ranks would not tie)
-    rated = MODEL.rate(teams, ranks=list(ranks))
-    return [[Skill(r.mu, r.sigma) for r in team] for team in rated]
+    # ints, not floats: openskill 6.0.2 reads ties only from int ranks (a float rank is taken as the
+    # team's position, so equal float ranks would not tie)
+    runs = [MODEL.rate(teams, ranks=list(order)) for order in tie_orders(ranks)]
+    return [
+        [
+            Skill(
+                sum(run[side][member].mu for run in runs) / len(runs),
+                sum(run[side][member].sigma for run in runs) / len(runs),
+            )
+            for member in range(len(team))
+        ]
+        for side, team in enumerate(teams)
+    ]
+
+
+def tie_orders(ranks: Sequence[int]) -> list[list[int]]:
+    """The finishing orders ``rate`` averages over, each a rank per side (0 first): ``ranks``
+    itself when every tie is in the last two places, else every strict order ``ranks`` allows
+    (the tied sides of each rank in every order, in the places that rank spans)."""
+    tiers = [[side for side, rank in enumerate(ranks) if rank == tier] for tier in sorted(set(ranks))]
+    if all(len(tier) == 1 for tier in tiers[:-2]):
+        return [list(ranks)]
+    orders: list[list[int]] = [[0] * len(ranks)]
+    place = 0
+    for tier in tiers:
+        orders = [
+            [place + arranged.index(side) if side in tier else at for side, at in enumerate(order)]
+            for order in orders
+            for arranged in permutations(tier)
+        ]
+        place += len(tier)
+    return orders
 
 
 def newcomer_record(player_ref: str, family: str) -> RatingRecord:
@@ -120,8 +164,8 @@ def record_ratings(
     finishing = {ref for n, ref in owners.items() if n not in replaced and final is not None}
     kept = uow.ratings.lock(portal_id, family, forfeiting | finishing, newcomer_record("", family), now)
     # the players still at the table stand at their ratings as they are (a newcomer's if none)
-    standing = uow.ratings.current(portal_id, family, set(owners.values()) - kept.keys())
-    skills = {ref: Skill(r.mu, r.sigma) for ref, r in {**standing, **kept}.items()}
+    as_they_stand = uow.ratings.current(portal_id, family, set(owners.values()) - kept.keys())
+    skills = {ref: Skill(r.mu, r.sigma) for ref, r in {**as_they_stand, **kept}.items()}
     seat_of = {ref: n for n, ref in owners.items()}
 
     def side_skills(side: int, rated: dict[int, str]) -> list[Skill]:
@@ -139,14 +183,14 @@ def record_ratings(
         after = rate([side_skills(side, owners) for side in sides], [1 if side == lost_side else 0 for side in sides])
         changes[ref] = (after[lost_side][state.rules.seats_of_side(lost_side).index(seat_of[ref])], FORFEITED)
     if final is not None and finishing:
-        ranks = final_ranks(final["winner"], final["scores"])
+        result = standing(final)
         # the seats handed over in this append are their bots' now
         playing = {n: ref for n, ref in owners.items() if n not in replaced}
-        after = rate([side_skills(side, playing) for side in range(len(ranks))], ranks)
+        after = rate([side_skills(side, playing) for side in range(len(result.ranks))], result.ranks)
         for ref in sorted(finishing):
             side = state.rules.side_of(seat_of[ref])
             member = state.rules.seats_of_side(side).index(seat_of[ref])
-            changes[ref] = (after[side][member], WON if side == final["winner"] else LOST)
+            changes[ref] = (after[side][member], WON if side in result.winners else LOST)
     for ref, (skill, outcome) in sorted(changes.items()):
         before = kept[ref]
         uow.ratings.save(
@@ -178,10 +222,3 @@ def players_of(seats: Sequence[SeatRecord], state: MatchState, replaced: Sequenc
 def bot_skill(family: str, level: str | None) -> Skill:
     found = bot_rating(family, level or bots.DEFAULT_LEVEL)
     return Skill(found.mu, found.sigma)
-
-
-def final_ranks(winner: int, scores: Sequence[int]) -> list[int]:
-    """Each side's rank at the end: the winner first, the others by final score (higher
-    first; equal scores tie)."""
-    others = [score for side, score in enumerate(scores) if side != winner]
-    return [0 if side == winner else 1 + sum(1 for o in others if o > score) for side, score in enumerate(scores)]

@@ -10,11 +10,12 @@ from datetime import datetime
 from typing import Any
 
 from api.rules import BOT_SEAT, RuleSet
-from api.rules.events import HandEnded, MatchCreated, MatchEnded, SeatReplaced
+from api.rules.events import HandEnded, MatchCreated, MatchEnded, RoundEnded, SeatReplaced
 from api.store.records import PlayerFigures
 
 from .ports import UnitOfWork
 from .snapshots import Row, Snapshot
+from .standings import standing
 
 
 def lost(figures: PlayerFigures, *, forfeit: bool = False, hands_won: int = 0) -> PlayerFigures:
@@ -72,16 +73,14 @@ def record_results(
     kept = uow.player_stats.lock(portal_id, [*forfeits, *finishers], now)
     for ref, numbers in forfeits.items():
         kept[ref] = lost(kept[ref], forfeit=True, hands_won=hands_of(log, rules, numbers))
-    final = log[-1] if ended and log[-1]["type"] == MatchEnded.type else None
+    result = standing(log[-1]) if ended and log[-1]["type"] == MatchEnded.type else None
     for ref, numbers in finishers.items():
-        if final is None:
+        if result is None:
             break
         sides = {rules.side_of(n) for n in numbers}
         hands = hands_of(log, rules, numbers)
-        if final["winner"] in sides:
-            scores = final["scores"]
-            margin = scores[final["winner"]] - max(s for side, s in enumerate(scores) if side != final["winner"])
-            kept[ref] = won(kept[ref], margin, hands)
+        if sides & result.winners:
+            kept[ref] = won(kept[ref], result.margin, hands)
         else:
             kept[ref] = lost(kept[ref], hands_won=hands)
     for ref in {*forfeits, *finishers}:
@@ -89,6 +88,12 @@ def record_results(
 
 
 def hands_of(log: list[dict[str, Any]], rules: RuleSet, seats: set[int]) -> int:
-    """Hands won so far by the sides of ``seats``."""
+    """Hands won so far by the sides of ``seats``: a line game's hands (``hand_ended.side``), a
+    trains game's rounds gone out of (``round_ended.winner``; a blocked round has none)."""
     sides = {rules.side_of(n) for n in seats}
-    return sum(1 for e in log if e["type"] == HandEnded.type and e["side"] in sides)
+    return sum(
+        1
+        for e in log
+        if (e["type"] == HandEnded.type and e["side"] in sides)
+        or (e["type"] == RoundEnded.type and e["winner"] is not None and rules.side_of(e["winner"]) in sides)
+    )

@@ -86,8 +86,9 @@ MAX_URL_LENGTH = 2048
 DELIVERIES_PAGE, MAX_DELIVERIES_PAGE = 20, 100
 ID_PATTERN = r"^[0-9a-f]{32}$"
 
-#: Events after which the turn has passed (a draw, a muggins call or a timeout notice leave it
-#: where it was): a remote seat to act after one of them has a new turn.
+#: Events after which the turn may have passed (a draw, a muggins call or a timeout notice leave
+#: it where it was): a remote seat to act after one of them, other than the seat that acted, has
+#: a new turn (a Mexican Train seat that plays a double keeps the turn to cover it).
 TURN_PASSING = frozenset(
     {TilePlayed.type, Knocked.type, HandStarted.type, TilePlaced.type, Passed.type, RoundStarted.type}
 )
@@ -232,7 +233,7 @@ def occurrences(appended: Sequence[Row], state: MatchState) -> list[Occurrence]:
             data = {"seat": public["seat"], "event": kind, **pick(public, "consecutive", "level")}
             found.append(Occurrence(SEAT_TIMED_OUT, seq, data))
     turn = state.turn
-    passed = any(row["type"] in TURN_PASSING for row in appended)
+    passed = any(row["type"] in TURN_PASSING and row.get("seat") != turn for row in appended)
     if passed and state.status == PLAYING and turn is not None and state.seats[turn].get("type") == REMOTE_SEAT:
         data = {"seat": turn, "hand_number": state.hand_number, "scores": list(state.scores)}
         found.append(Occurrence(TURN_STARTED, appended[-1]["seq"], data))

@@ -70,7 +70,14 @@ from api.store.records import (
     StaleSeq,
     StoredEvent,
 )
-from api.store.repositories import MAX_PAGE_SIZE, MatchRepository, SeatRepository, decode_cursor, encode_cursor
+from api.store.repositories import (
+    MAX_PAGE_SIZE,
+    RESULT_EVENT_TYPES,
+    MatchRepository,
+    SeatRepository,
+    decode_cursor,
+    encode_cursor,
+)
 from api.store.webhooks import (
     DELIVERED,
     PENDING,
@@ -318,9 +325,8 @@ class MemoryMatches:
         return sorted(found, key=lambda pair: (pair[0].updated_at, pair[0].id, pair[1]))
 
     def result_events(self, match_ids: builtins.list[str]) -> dict[str, builtins.list[dict[str, Any]]]:
-        kinds = ("match_created", "hand_ended", "match_ended")
         return {
-            match_id: [e.to_dict() for e in self._uow.tables.events.get(match_id, []) if e.type in kinds]
+            match_id: [e.to_dict() for e in self._uow.tables.events.get(match_id, []) if e.type in RESULT_EVENT_TYPES]
             for match_id in match_ids
         }
 

@@ -129,6 +129,12 @@ def _match_update(fields: frozenset[str]) -> Update:
     return statement
 
 
+#: The events that tell a match's results (``MatchRepository.result_events``): ``match_created``
+#: (the rules), the line games' ``hand_ended``, the trains games' ``round_ended`` (a round is their
+#: hand) and ``match_ended``.
+RESULT_EVENT_TYPES = ("match_created", "hand_ended", "round_ended", "match_ended")
+
+
 class MatchRepository:
     """``uow.matches``: rows of the ``matches`` table as :class:`MatchRecord`."""
 
@@ -349,15 +355,14 @@ class MatchRepository:
         return [(_match_record(row), row.player_seat) for row in self._conn.execute(query)]
 
     def result_events(self, match_ids: builtins.list[str]) -> dict[str, builtins.list[dict[str, Any]]]:
-        """Per match, in seq order, the events that tell its results: ``match_created``
-        (the rules), ``hand_ended`` and ``match_ended``."""
+        """Per match, in seq order, the events that tell its results (``RESULT_EVENT_TYPES``)."""
         e = tables.events
         out: dict[str, list[dict[str, Any]]] = {match_id: [] for match_id in match_ids}
         for start in range(0, len(match_ids), 500):
             chunk = match_ids[start : start + 500]
             query = (
                 select(e.c.match_id, e.c.type, e.c.schema_version, e.c.data)
-                .where(e.c.match_id.in_(chunk), e.c.type.in_(("match_created", "hand_ended", "match_ended")))
+                .where(e.c.match_id.in_(chunk), e.c.type.in_(RESULT_EVENT_TYPES))
                 .order_by(e.c.match_id, e.c.seq)
             )
             for row in self._conn.execute(query):

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from api.services.ratings import NEWCOMER, final_ranks, rate
+from api.services.ratings import NEWCOMER, rate
+from api.services.standings import standing
 
 from .helpers import act, assert_problem, auth, create, new_portal, portal_client, tokens_of, view, whole_audit
 from .test_presets import document_validator, presets
@@ -458,7 +459,8 @@ def test_a_challenge_of_more_seats_than_the_preset_allows_is_refused(app):
 
 
 def test_ratings_rank_and_rate_up_to_eight_sides():
-    """No preset seats more than four yet; the ratings already take the server's eight."""
-    assert final_ranks(3, [10, 20, 5, 61, 20, 0, 7, 7]) == [3, 1, 6, 0, 1, 7, 4, 4]
+    """A line game's end ranked over the server's eight sides, higher scores first (the trains
+    games' eight seats, lower totals first: tests/services/test_trains_ratings.py)."""
+    assert standing({"winner": 3, "scores": [10, 20, 5, 61, 20, 0, 7, 7]}).ranks == (3, 1, 6, 0, 1, 7, 4, 4)
     after = [side[0].mu for side in rate([[NEWCOMER]] * 8, list(range(8)))]
     assert after == sorted(after, reverse=True) and after[0] > NEWCOMER.mu > after[-1]
