@@ -408,9 +408,10 @@ def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
     """The events ``command`` causes in ``state`` (consequences included), or a RulesError."""
     if state.trains is not None:
         return _decide_trains(state, command, seed)
-    if isinstance(command, PlaceTile):
-        raise errors.InvalidAction("a play in the line games names an 'end' (or none), not a 'train'")
-    if isinstance(command, Pass):
+    if isinstance(command, PlaceTile | Pass):
+        check_live(state, command.seat)  # (an ended match answers so first, as for any command)
+        if isinstance(command, PlaceTile):
+            raise errors.InvalidAction("a play in the line games names an 'end' (or none), not a 'train'")
         raise errors.InvalidAction("the line games have no pass: a seat that cannot play knocks")
     if isinstance(command, Play):
         state.rules.set.check(command.tile)  # another set's tile is malformed here, not illegal
@@ -434,6 +435,9 @@ def decide(state: MatchState, command: Command, seed: str) -> list[Event]:
 
 def _decide_trains(state: MatchState, command: Command, seed: str) -> list[Event]:
     """A trains match's command, as ``trains`` names its moves (``trains_match.decide``)."""
+    if isinstance(command, PlaceTile | Play):
+        state.rules.set.check(command.tile)  # another set's tile is malformed, as in the line games
+    check_live(state, command.seat)  # (an ended match answers so, whatever the command)
     move: trains.Move
     if isinstance(command, PlaceTile):
         move = trains.Play(command.tile, command.place)
@@ -448,7 +452,6 @@ def _decide_trains(state: MatchState, command: Command, seed: str) -> list[Event
     else:
         word = "knock" if isinstance(command, Knock) else "muggins"
         raise errors.InvalidAction(f"the trains games have no {word}: a stuck seat draws, then passes")
-    check_live(state, command.seat)
     return trains_match.decide(state, command.seat, move, seed)
 
 

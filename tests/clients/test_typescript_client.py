@@ -100,7 +100,7 @@ def test_the_type_check_rejects_what_the_document_does_not_allow(compiled):
         'const client = createClient<paths>({ baseUrl: "http://127.0.0.1" });\n'
         'export async function wrong(view: components["schemas"]["View"]): Promise<void> {\n'
         '  await client.POST("/v1/matches/{match_id}/actions", {\n'
-        '    params: { path: { match_id: "m" } }, body: { type: "pass" } });\n'
+        '    params: { path: { match_id: "m" } }, body: { type: "fold" } });\n'
         '  await client.GET("/v1/matches/{match_id}/moves", { params: { path: { match_id: "m" } } });\n'
         "  const seq: string = view.seq;\n"
         "  void seq;\n"

@@ -64,6 +64,7 @@ function points(action: LegalAction): number {
       return action.scores;
     case "draw":
     case "knock":
+    case "pass":
       return -1;
   }
 }
@@ -123,7 +124,10 @@ async function main(argv: readonly string[]): Promise<void> {
   for (;;) {
     const read = await client.GET("/v1/matches/{match_id}/view", { params: { path }, headers: auth });
     if (read.error !== undefined) throw new ContractBroken(`view refused: ${read.error.code}`);
-    view = read.data;
+    // A view is a line game's or a trains game's (SeatView): a trains game's has a board.
+    const seen = read.data;
+    if ("board" in seen) throw new ContractBroken("a line game answered with a trains game's view");
+    view = seen;
     check(view.seat === seat, `the view is of seat ${view.seat}, not ${seat}`);
     if (view.status === "ended") break;
     if (view.turn !== seat) {
