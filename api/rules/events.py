@@ -89,7 +89,7 @@ class Event:
         return out
 
     @classmethod
-    def _from_fields(cls, data: dict[str, Any]) -> Event:
+    def from_fields(cls, data: dict[str, Any]) -> Event:
         kwargs = {}
         for f in fields(cls):
             if f.name not in data:
@@ -314,9 +314,9 @@ class TilePlaced(Event):
     auto: bool = False  # played by the server (a timed-out turn)
 
     @classmethod
-    def _from_fields(cls, data: dict[str, Any]) -> Event:
+    def from_fields(cls, data: dict[str, Any]) -> Event:
         place_from_wire(data.get("train"))  # InvalidAction for a value that names no place
-        return super()._from_fields(data)
+        return super().from_fields(data)
 
 
 @dataclass(frozen=True)
@@ -378,7 +378,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     except (KeyError, TypeError):
         raise InvalidAction(f"unknown event type {data.get('type') if isinstance(data, dict) else data!r}") from None
     try:
-        return cls._from_fields(data)
+        return cls.from_fields(data)
     except RulesError:
         raise  # a tile that is no tile: already precise
     except (TypeError, ValueError) as exc:

@@ -1,8 +1,8 @@
 """What one seat (or a spectator) may see of a trains match: its view, and its deal.
 
 ``views.view`` hands a trains match here; the events' redaction stays in ``views.REDACTORS``
-(one table for every event type), with the one trains event that hides tiles,
-``round_started``, redacted by ``round_as_seen``.
+(one table for every event type: ``round_started``, the one trains event that hides tiles, is
+redacted as any deal).
 """
 
 from __future__ import annotations
@@ -87,20 +87,4 @@ def _without_type(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
-def round_as_seen(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """``round_started``: the seat's own hand; of the others and the boneyard only how many tiles."""
-    hands = event["hands"]
-    out = {
-        "type": event["type"],
-        "round": event["round"],
-        "engine": event["engine"],
-        "leader": event["leader"],
-        "hand_counts": [len(h) for h in hands],
-        "boneyard": len(event["boneyard"]),
-    }
-    if seat is not None:
-        out["hand"] = hands[seat]
-    return out
-
-
-__all__ = ["describe", "round_as_seen", "view"]
+__all__ = ["describe", "view"]

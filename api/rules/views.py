@@ -120,15 +120,12 @@ def public(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 
 
 def _deal_as_seen(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """``hand_started``: the seat's own hand; of the others and the boneyard only how many tiles."""
+    """A deal (``hand_started``, a trains game's ``round_started``): its public fields, the
+    seat's own hand; of the others and the boneyard only how many tiles."""
     hands = event["hands"]
-    out = {
-        "type": event["type"],
-        "hand_number": event["hand_number"],
-        "leader": event["leader"],
-        "hand_counts": [len(h) for h in hands],
-        "boneyard": len(event["boneyard"]),
-    }
+    out = {key: value for key, value in event.items() if key not in ("hands", "boneyard")}
+    out["hand_counts"] = [len(h) for h in hands]
+    out["boneyard"] = len(event["boneyard"])
     if seat is not None:
         out["hand"] = hands[seat]
     return out
@@ -156,7 +153,7 @@ REDACTORS: Mapping[str, Redactor] = MappingProxyType(
         events.TurnTimedOut.type: public,  # whose clock ran out (the auto play follows as its own events)
         events.SeatReplaced.type: public,  # the bot level now playing the seat
         # The trains games' (``tile_drawn`` and ``match_ended`` are shared with the line games).
-        events.RoundStarted.type: trains_views.round_as_seen,
+        events.RoundStarted.type: _deal_as_seen,
         events.TilePlaced.type: public,  # the tile now lies on a train
         events.Passed.type: public,  # a marker, on the table for all to see
         events.RoundEnded.type: public,  # every hand turned face up; the boneyard's rest stays hidden
