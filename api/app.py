@@ -25,7 +25,7 @@ from api.http import domain_errors, errors, input_guard
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.docs_ui import blp as docs_ui_blp
 from api.http.health import READINESS_KEY
-from api.http.limits import limiter, settle_retry_after
+from api.http.limits import limiter, rate_limit_fields, settle_retry_after
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
 from api.http.routing import RuleBuildingOnFirstUse
@@ -80,6 +80,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
     app.after_request(settle_retry_after)  # registered first: runs after the limiter's own hook
+    app.after_request(rate_limit_fields)  # runs after the limiter's hook too, before settle_retry_after
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")
     app.extensions[API_KEY] = api = make_api(app)

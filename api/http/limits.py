@@ -11,21 +11,31 @@ expensive reads, ``/audit`` and ``/fairness``. Counters live in the limiter's st
 worker of every server on it shares one budget (``api.http.rate_limit_storage``);
 ``memory://`` counts per process; ``redis://…`` (with the ``redis`` package) in one Redis.
 A breach is a 429 problem with ``Retry-After``.
+
+Every answer of a limited operation, a success or a 429 alike, says which budgets it was
+counted against and what is left of them (``RateLimit-Policy``, ``RateLimit``: the policies
+and the fields' syntax are in ``api.http.rate_limit_policies``). Both are read from the
+limiter's own evaluation of this request (:func:`rate_limit_fields`), so the limit strings
+stay their one home. flask-limiter's
+older ``X-RateLimit-Limit``/``-Remaining``/``-Reset`` (the tightest budget only) stay too.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
+import time
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 from flask import Response, current_app, request
-from flask_limiter import Limiter
+from flask_limiter import Limiter, RequestLimit
 from flask_limiter.util import get_remote_address
 
-from api.http import rate_limit_storage  # noqa: F401  (registers the database:// storage scheme)
+from api.http import rate_limit_policies as policies
 from api.http.callers import bearer_in, caller_player, caller_portal
 from api.http.problem_codes import WAIT_STATUSES
+from api.http.rate_limit_storage import DatabaseStorage  # importing it registers the database:// scheme
 from api.services.errors import InvalidPortalKey, InvalidToken
 from api.store.records import PortalRecord
 
@@ -34,6 +44,9 @@ R = TypeVar("R")
 
 limiter = Limiter(key_func=get_remote_address, headers_enabled=True, default_limits=[])
 
+#: The view attribute that marks a limited operation (its OpenAPI responses document the fields).
+POLICIES_ATTRIBUTE = "rate_limit_policies"
+
 
 def token_key() -> str:
     """Rate-limit bucket of a seat token (hashed: never keep the token itself)."""
@@ -41,6 +54,19 @@ def token_key() -> str:
     if token is not None:
         return "token:" + hashlib.sha256(token.encode()).hexdigest()
     return "address:" + get_remote_address()
+
+
+def _marked(
+    decorator: Callable[[Callable[P, R]], Callable[P, R]], *names: str
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """``decorator``, whose views are also marked with the policies (``names``) they are counted against."""
+
+    def mark(view: Callable[P, R]) -> Callable[P, R]:
+        limited = decorator(view)
+        setattr(limited, POLICIES_ATTRIBUTE, names)
+        return limited
+
+    return mark
 
 
 def budget_portal(*, player_token: bool) -> PortalRecord | None:
@@ -70,7 +96,7 @@ def creation_budget(*, player_token: bool) -> Callable[[Callable[P, R]], Callabl
             return str(current_app.config["RATE_LIMIT_CREATE"])
         return portal.create_limit or str(current_app.config["RATE_LIMIT_PORTAL_CREATE"])
 
-    return limiter.shared_limit(limit, scope="create", key_func=bucket)
+    return _marked(limiter.shared_limit(limit, scope=policies.CREATE, key_func=bucket), policies.CREATE)
 
 
 def action_limit_per_token() -> str:
@@ -89,17 +115,57 @@ def audit_limit() -> str:
 limit_creation = creation_budget(player_token=False)
 #: Seeking, challenging: the same budget, which a player token spends for its portal.
 limit_player_creation = creation_budget(player_token=True)
-limit_audit_reads = limiter.limit(audit_limit, key_func=get_remote_address)  # each endpoint its own budget
+#: /audit and /fairness: per address, each endpoint its own budget (a scope not shared).
+limit_audit_reads = _marked(
+    limiter.limit(audit_limit, key_func=get_remote_address, scope=policies.EXPENSIVE_READS), policies.EXPENSIVE_READS
+)
 limit_actions = [
-    limiter.limit(action_limit_per_token, key_func=token_key),
-    limiter.limit(action_limit_per_address, key_func=get_remote_address),
+    limiter.limit(action_limit_per_token, key_func=token_key, scope=policies.ACTIONS_PER_TOKEN),
+    limiter.limit(action_limit_per_address, key_func=get_remote_address, scope=policies.ACTIONS_PER_ADDRESS),
 ]
 
 
 def rate_limited_actions(view: Callable[P, R]) -> Callable[P, R]:
     for decorate in limit_actions:
         view = decorate(view)
+    setattr(view, POLICIES_ATTRIBUTE, (policies.ACTIONS_PER_TOKEN, policies.ACTIONS_PER_ADDRESS))
     return view
+
+
+def policy_name(request_limit: RequestLimit) -> str:
+    """The policy a limit evaluated for this request belongs to: its scope, which for a limit
+    not shared between endpoints flask-limiter writes as ``<endpoint>:<scope>``."""
+    return request_limit.request_args[-1].rsplit(":", 1)[-1]
+
+
+def _storage_now() -> float:
+    """Now, by the clock the counters' windows are kept in (epoch seconds)."""
+    storage = limiter.storage
+    return DatabaseStorage.counters().clock() if isinstance(storage, DatabaseStorage) else time.time()
+
+
+def rate_limit_fields(response: Response) -> Response:
+    """``RateLimit-Policy`` and ``RateLimit`` on every answer of a limited operation: each
+    budget the limiter counted this request against (on a breach, the ones counted up to the
+    spent one), with ``Retry-After`` on a 429 the seconds until the spent budget's window ends.
+    Registered before the limiter so it runs after it; nothing on an operation without limits."""
+    counted = limiter.current_limits
+    if not counted:
+        return response
+    now = _storage_now()
+    policy_fields, states, spent = [], [], []
+    for request_limit in counted:
+        name, item = policy_name(request_limit), request_limit.limit
+        reset_in = max(0, math.ceil(request_limit.window.reset_time - now))
+        policy_fields.append(f'"{name}";q={item.amount};w={item.get_expiry()}')
+        states.append(f'"{name}";r={request_limit.remaining};t={reset_in}')
+        if request_limit.breached:
+            spent.append(reset_in)
+    response.headers["RateLimit-Policy"] = ", ".join(policy_fields)
+    response.headers["RateLimit"] = ", ".join(states)
+    if spent and response.status_code == 429:
+        response.headers["Retry-After"] = str(max(1, *spent))
+    return response
 
 
 def settle_retry_after(response: Response) -> Response:

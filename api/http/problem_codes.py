@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from api.http import rate_limit_policies
 from api.http.problem_document import (
     PROBLEM_CONTENT_TYPE,
     STATUS_CODES,
@@ -420,7 +421,10 @@ INVALID_CHALLENGE = _entry(
 
 # --- slow down ---------------------------------------------------------------------------
 TOO_MANY_REQUESTS = _entry(
-    STATUS_CODES[429], 429, "Too many requests", "A rate limit is spent; `Retry-After` says when to try again."
+    STATUS_CODES[429],
+    429,
+    "Too many requests",
+    "A rate limit is spent; `Retry-After` says when to try again. " + rate_limit_policies.FIELDS_SUMMARY,
 )
 TOO_MANY_WAITERS = _entry(
     services.TooManyWaiters,

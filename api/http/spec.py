@@ -11,12 +11,15 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask, Response
 from flask_smorest import Api
+from flask_smorest.spec.plugins import FlaskPlugin
 from werkzeug.exceptions import HTTPException
 
 from api.http import errors, input_guard, problem_codes
 from api.http.event_schemas import register_event_schemas
+from api.http.limits import POLICIES_ATTRIBUTE
 from api.http.matches import ALTERNATIVES, UNIONS
 from api.http.openapi_shapes import field_shape, register_alternatives, register_shapes, register_unions
+from api.http.rate_limit_policies import HEADERS as RATE_LIMIT_HEADERS
 
 #: The config keys flask-smorest makes the document's header of; the rest of it is the code's.
 DOCUMENT_CONFIG_PREFIXES = ("API_", "OPENAPI_")
@@ -98,7 +101,29 @@ def complete_spec(api: BoneyardApi) -> None:
     register_unions(api.spec, UNIONS)
     register_alternatives(api.spec, ALTERNATIVES)
     register_shapes(api.spec)
+    document_rate_limits(api)
     MADE_DOCUMENTS[api.document_key] = api.spec
+
+
+def document_rate_limits(api: BoneyardApi) -> None:
+    """``RateLimit-Policy`` and ``RateLimit`` on each response of every limited operation (its
+    view marked by ``api.http.limits``); the shared default response is not the operation's own."""
+    refs = {}
+    for name, header in RATE_LIMIT_HEADERS.items():
+        component = name.replace("-", "")
+        api.spec.components.header(component, header)
+        refs[name] = {"$ref": f"#/components/headers/{component}"}
+    paths = api.spec.to_dict()["paths"]  # apispec's own dicts, not a copy
+    app = api.flask_app
+    for rule in app.url_map.iter_rules():
+        view_class = getattr(app.view_functions[rule.endpoint], "view_class", None)
+        for method in sorted(rule.methods or ()):
+            if getattr(getattr(view_class, method.lower(), None), POLICIES_ATTRIBUTE, None) is None:
+                continue
+            operation = paths[FlaskPlugin.flaskpath2openapi(rule.rule)][method.lower()]
+            for response in operation["responses"].values():
+                if "$ref" not in response:
+                    response.setdefault("headers", {}).update(refs)
 
 
 def problem_responses_documented(api: Api) -> None:

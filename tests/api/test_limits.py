@@ -141,3 +141,98 @@ def test_a_successful_limited_answer_carries_no_retry_after(make_client):
     created = client.post("/v1/matches", json={"seats": SEATS})
     assert created.status_code == 201 and "Retry-After" not in created.headers
     assert created.headers["X-RateLimit-Remaining"] == "4"
+
+
+class CountersClock:
+    """The rate-limit counters' clock (epoch seconds), moved by the test."""
+
+    def __init__(self, now: float = 2_000_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _clocked(client) -> CountersClock:
+    """The app's database counters, on a clock the test moves."""
+    from api.http.rate_limit_storage import COUNTERS_KEY
+    from api.services.rate_limits import RateLimitCounters
+
+    clock = CountersClock()
+    app = client.application
+    app.extensions[COUNTERS_KEY] = RateLimitCounters(app.extensions["boneyard.store"], clock=clock)
+    return clock
+
+
+def test_every_limited_answer_says_its_policy_and_what_is_left_of_it(make_client):
+    client = make_client(RATE_LIMIT_CREATE="3 per minute")
+    clock = _clocked(client)
+    answers = []
+    for elapsed in (0, 10, 25.5, 40):
+        clock.now = 2_000_000_000.0 + elapsed
+        answers.append(client.post("/v1/matches", json={"seats": SEATS}))
+    assert [a.status_code for a in answers] == [201, 201, 201, 429]
+    assert {a.headers["RateLimit-Policy"] for a in answers} == {'"create";q=3;w=60'}
+    # The window started with the first request: 60 s, then 50, 34.5 (rounded up), 20.
+    assert [a.headers["RateLimit"] for a in answers] == [
+        '"create";r=2;t=60',
+        '"create";r=1;t=50',
+        '"create";r=0;t=35',
+        '"create";r=0;t=20',
+    ]
+    assert answers[3].headers["Retry-After"] == "20"  # the same fact as t
+    assert "Retry-After" not in answers[2].headers
+    clock.now = 2_000_000_000.0 + 60  # the window has ended: a new one starts
+    renewed = client.post("/v1/matches", json={"seats": SEATS})
+    assert renewed.status_code == 201 and renewed.headers["RateLimit"] == '"create";r=2;t=60'
+
+
+def test_an_action_shows_both_of_its_budgets_and_a_refused_one_the_spent_budget(make_client):
+    client = make_client(
+        RATE_LIMIT_ACTIONS_PER_TOKEN="2 per minute", RATE_LIMIT_ACTIONS_PER_ADDRESS="100 per 2 minutes"
+    )
+    _clocked(client)
+    created = client.post("/v1/matches", json={"seats": SEATS}).get_json()
+    token, match_id = tokens_of(created)[0], created["id"]
+    answers = [
+        client.post(f"/v1/matches/{match_id}/actions", json={"type": "muggins"}, headers=auth(token)) for _ in range(3)
+    ]
+    assert [a.status_code for a in answers] == [409, 409, 429]
+    policy = '"actions-per-token";q=2;w=60, "actions-per-address";q=100;w=120'
+    # The spent budget refuses first: the address's is not counted, so not shown.
+    assert [a.headers["RateLimit-Policy"] for a in answers] == [policy, policy, '"actions-per-token";q=2;w=60']
+    assert [a.headers["RateLimit"] for a in answers] == [
+        '"actions-per-token";r=1;t=60, "actions-per-address";r=99;t=120',
+        '"actions-per-token";r=0;t=60, "actions-per-address";r=98;t=120',
+        '"actions-per-token";r=0;t=60',
+    ]
+    assert answers[2].headers["Retry-After"] == "60"
+
+
+def test_an_operation_without_limits_carries_no_rate_limit_fields(make_client):
+    client = make_client()
+    listed = client.get("/v1/matches")
+    assert listed.status_code == 200
+    assert not {"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "Retry-After"} & set(listed.headers.keys())
+
+
+def test_the_document_names_the_fields_on_each_limited_operation_only(client):
+    document = client.get("/v1/openapi.json").get_json()
+    limited = {
+        (method, path)
+        for path, operations in document["paths"].items()
+        for method, operation in operations.items()
+        if "responses" in operation and "RateLimit" in operation["responses"].get("429", {}).get("headers", {})
+    }
+    assert limited == {
+        ("post", "/v1/matches"),
+        ("post", "/v1/matches/{match_id}/actions"),
+        ("post", "/v1/matches/{match_id}/rematch"),
+        ("get", "/v1/matches/{match_id}/audit"),
+        ("get", "/v1/matches/{match_id}/fairness"),
+        ("post", "/v1/seeks"),
+        ("post", "/v1/challenges"),
+    }
+    created = document["paths"]["/v1/matches"]["post"]["responses"]["201"]["headers"]
+    assert created["RateLimit-Policy"] == {"$ref": "#/components/headers/RateLimitPolicy"}
+    assert "RateLimit" not in document["paths"]["/v1/matches"]["get"]["responses"]["200"].get("headers", {})
