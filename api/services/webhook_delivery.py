@@ -11,7 +11,9 @@ claims lapse; it sends them outside any transaction; and it records each attempt
 transaction of its own.
 
 An attempt POSTs the stored body with ``Content-Type: application/json``, ``Boneyard-Event``,
-``Boneyard-Delivery`` and ``Boneyard-Signature`` (``api.services.webhooks.signature``), with
+``Boneyard-Delivery`` and ``Boneyard-Signature`` (``api.services.webhooks.signature``), and
+Standard Webhooks' ``webhook-id`` (the delivery's id), ``webhook-timestamp`` and
+``webhook-signature`` (``api.services.webhooks.standard_signature``), with
 ``WEBHOOK_TIMEOUT_SECONDS`` for each of connecting, sending and reading the answer, following
 no redirect and using no proxy from the environment. Any 2xx delivers it. Anything else — another
 status, a timeout, a refused connection, a destination that now resolves to a refused address
@@ -40,13 +42,17 @@ from . import errors
 from .commands import DeliverWebhooks
 from .deadlines import utcnow
 from .ports import Store
-from .webhooks import Resolver, check_host, resolve_host, signature
+from .webhooks import Resolver, check_host, resolve_host, signature, standard_signature
 
 log = logging.getLogger(__name__)
 
 EVENT_HEADER = "Boneyard-Event"
 DELIVERY_HEADER = "Boneyard-Delivery"
 SIGNATURE_HEADER = "Boneyard-Signature"
+# Standard Webhooks (https://www.standardwebhooks.com/): what its receivers' libraries read.
+STANDARD_ID_HEADER = "webhook-id"
+STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
+STANDARD_SIGNATURE_HEADER = "webhook-signature"
 USER_AGENT = "Boneyard-Webhooks/1"
 MAX_ERROR_LENGTH = 512
 
@@ -201,12 +207,16 @@ class Courier:
         status_code: int | None = None
         error: str | None = None
         send = self.sender()
+        timestamp = int(attempted_at.timestamp())
         try:
             headers = {
                 "Content-Type": "application/json",
                 EVENT_HEADER: due.event_type,
                 DELIVERY_HEADER: due.id,
-                SIGNATURE_HEADER: signature(due.secret, int(attempted_at.timestamp()), body),
+                SIGNATURE_HEADER: signature(due.secrets, timestamp, body),
+                STANDARD_ID_HEADER: due.id,
+                STANDARD_TIMESTAMP_HEADER: str(timestamp),
+                STANDARD_SIGNATURE_HEADER: standard_signature(due.secrets, due.id, timestamp, body),
             }
             status_code = send(due.url, body, headers, self.settings.timeout)
             if not 200 <= status_code < 300:

@@ -2,7 +2,8 @@
 
 A portal registers endpoints (``POST /v1/portal/webhooks``, ``flask boneyard portal webhook
 add``): a URL, the event types it wants (:data:`EVENT_TYPES`, all by default) and a signing
-secret the server makes (``whsec_…``, shown when made or rotated; kept, since signing needs it).
+secret the server makes (``whsec_`` and 32 random bytes in base64: a Standard Webhooks secret
+as it is; shown when made or rotated; kept, since signing needs it).
 
 The outbox is durable and exact: :func:`record_webhooks` runs inside the transaction that
 appends a portal match's events (``api.services.effects``) and writes one delivery row per
@@ -21,6 +22,7 @@ endpoints receive it. Sending, signing, retries and the delivery log are
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import ipaddress
@@ -79,6 +81,7 @@ SEAT_TIMED_OUT = "seat.timed_out"  # turn_timed_out, or seat_replaced
 EVENT_TYPES: tuple[str, ...] = (MATCH_CREATED, MATCH_STARTED, HAND_ENDED, MATCH_ENDED, TURN_STARTED, SEAT_TIMED_OUT)
 
 SECRET_PREFIX = "whsec_"
+SECRET_BYTES = 32
 #: A portal may have this many endpoints (each costs every delivery a row).
 MAX_WEBHOOKS_PER_PORTAL = 16
 MAX_URL_LENGTH = 2048
@@ -104,16 +107,39 @@ class Flow(Protocol):
 
 
 # --- signing -------------------------------------------------------------------------------
+# Two schemes sign every attempt, each with every secret in force (the current one first; the
+# one it replaced too during a rotation's overlap): Boneyard's own and Standard Webhooks'.
 def new_secret() -> str:
-    return SECRET_PREFIX + secrets.token_urlsafe(32)
+    """``whsec_`` and random bytes in standard base64, which Standard Webhooks' libraries take
+    as they are (their key: the bytes; see :func:`standard_key`)."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
 
 
-def signature(secret: str, timestamp: int, body: bytes) -> str:
-    """The ``Boneyard-Signature`` header: ``t=<unix seconds>,v1=<hex HMAC-SHA256>``, the HMAC
-    keyed with the whole secret (``whsec_`` included) over ``b"<t>." + body`` (Stripe's scheme:
-    the timestamp is signed, so a captured delivery cannot be replayed later as a fresh one)."""
-    mac = hmac.new(secret.encode("utf-8"), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"t={timestamp},v1={mac}"
+def signature(secrets_in_force: Sequence[str], timestamp: int, body: bytes) -> str:
+    """The ``Boneyard-Signature`` header: ``t=<unix seconds>,v1=<hex HMAC-SHA256>`` and one more
+    ``,v1=`` for each further secret, the HMAC keyed with the whole secret (``whsec_`` included,
+    as UTF-8) over ``b"<t>." + body`` (Stripe's scheme: the timestamp is signed, so a captured
+    delivery cannot be replayed later as a fresh one)."""
+    signed = f"{timestamp}.".encode() + body
+    macs = (hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).hexdigest() for secret in secrets_in_force)
+    return f"t={timestamp}," + ",".join(f"v1={mac}" for mac in macs)
+
+
+def standard_key(secret: str) -> bytes:
+    """A secret's Standard Webhooks HMAC key: what follows ``whsec_``, base64-decoded. Secrets
+    made before this scheme came are URL-safe base64 without padding (``secrets.token_urlsafe``):
+    the alphabets differ only in ``-_`` / ``+/``, so both decode here (docs/webhooks.md tells a
+    receiver with such a secret how to give it to the official libraries)."""
+    encoded = secret.removeprefix(SECRET_PREFIX).replace("-", "+").replace("_", "/")
+    return base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True)
+
+
+def standard_signature(secrets_in_force: Sequence[str], delivery_id: str, timestamp: int, body: bytes) -> str:
+    """The ``webhook-signature`` header of Standard Webhooks: ``v1,<base64 HMAC-SHA256>`` for
+    each secret, space-separated, keyed with :func:`standard_key` over ``"<id>.<t>." + body``."""
+    signed = f"{delivery_id}.{timestamp}.".encode() + body
+    macs = (hmac.new(standard_key(secret), signed, hashlib.sha256).digest() for secret in secrets_in_force)
+    return " ".join("v1," + base64.b64encode(mac).decode("ascii") for mac in macs)
 
 
 # --- where deliveries may go (SSRF) --------------------------------------------------------

@@ -74,6 +74,12 @@ class DueDelivery:
     body: str
     url: str
     secret: str = field(repr=False)
+    previous_secret: str | None = field(default=None, repr=False)  # a rotation's overlap, while it lasts
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The secrets each attempt is signed with: the current one first."""
+        return (self.secret,) if self.previous_secret is None else (self.secret, self.previous_secret)
 
 
 def _webhook(row: Row[Any]) -> WebhookRecord:

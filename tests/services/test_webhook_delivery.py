@@ -4,9 +4,14 @@ replayed on demand, given up after the attempts allowed."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import base64
+import hashlib
+import hmac
+import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from standardwebhooks import Webhook
 
 from api.services.bus import MessageBus
 from api.services.commands import AddWebhook, Caller, CreatePortal, ListDeliveries, ReplayDelivery
@@ -182,3 +187,32 @@ def test_the_connection_goes_to_the_address_checked_and_nowhere_else(sql_bus, sq
         assert log_of(sql_bus, acme, hook)["status"] == "delivered"
         (got,) = receiver.received
         assert got.headers["Host"] == f"hooks.invalid:{port}"
+
+
+def spec_signature(whsec: str, msg_id: str, timestamp: str, body: bytes) -> str:
+    """Standard Webhooks' signature, written from its specification (not from the server's
+    code): the key is what follows ``whsec_``, base64-decoded; the HMAC-SHA256 is over
+    ``"{id}.{timestamp}.{body}"``; the header is ``v1,`` and the MAC in base64."""
+    key = base64.b64decode(whsec.removeprefix("whsec_"))
+    mac = hmac.new(key, f"{msg_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(mac).decode()
+
+
+def test_a_delivery_carries_standard_webhooks_headers_beside_its_own(sql_bus, sql_store, clock):
+    with running_receiver(200) as receiver:
+        acme, hook, _ = one_delivery(sql_bus, receiver.url)
+        assert worker(sql_store, clock).run_once() == 1
+    (got,) = receiver.received
+    delivery = log_of(sql_bus, acme, hook)
+    timestamp = str(int(clock().timestamp()))
+    assert got.headers["webhook-id"] == delivery["id"] == got.headers["Boneyard-Delivery"]
+    assert got.headers["webhook-timestamp"] == timestamp
+    assert got.headers["webhook-signature"] == spec_signature(hook["secret"], delivery["id"], timestamp, got.body)
+    # The official library signs the same (its verify() reads the wall clock: sign() does not).
+    sent_at = datetime.fromtimestamp(int(timestamp), UTC)
+    library = Webhook(hook["secret"]).sign(delivery["id"], sent_at, got.body.decode())
+    assert got.headers["webhook-signature"] == library
+    # Boneyard-Signature as before: one timestamp, one v1 for one secret, the documented recipe verifies it.
+    assert re.fullmatch(rf"t={timestamp},v1=[0-9a-f]{{64}}", got.headers["Boneyard-Signature"])
+    verified = verify(hook["secret"], got.headers["Boneyard-Signature"], got.body, clock().timestamp())
+    assert verified["id"] == delivery["id"]

@@ -3,10 +3,14 @@ transaction, per endpoint and the events it chose, with public data only."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from standardwebhooks import Webhook
 
 from api.services import effects, errors, webhooks
 from api.services.bus import MessageBus
@@ -265,3 +269,26 @@ def test_a_seat_that_times_out_and_is_replaced(bus, store, clock):
         {"seat": seat, "event": "seat_replaced", "level": timed_out[1]["data"]["level"], "player_ref": ref},
     ]
     assert timed_out[0]["seq"] < timed_out[1]["seq"] and timed_out[0]["match_id"] == created["id"]
+
+
+def test_a_new_secret_is_a_standard_webhooks_secret_as_it_is():
+    secret = webhooks.new_secret()
+    assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{43}=", secret)
+    assert webhooks.standard_key(secret) == base64.b64decode(secret.removeprefix("whsec_"))
+    assert len(webhooks.standard_key(secret)) == webhooks.SECRET_BYTES
+
+
+def test_a_secret_made_before_in_url_safe_base64_keys_the_bytes_it_encodes():
+    """Secrets were ``whsec_`` + ``secrets.token_urlsafe(32)``: their key is the bytes they
+    encode, which the official library takes once ``-_`` after the prefix are written ``+/``
+    (docs/webhooks.md)."""
+    key = bytes(range(200, 232))  # encodes with both "-" and "_" in the URL-safe alphabet
+    old = "whsec_" + base64.urlsafe_b64encode(key).decode().rstrip("=")
+    assert "-" in old and "_" in old
+    assert webhooks.standard_key(old) == key
+    signed = webhooks.standard_signature([old], "msg_1", 1_900_000_000, b'{"a":1}')
+    converted = "whsec_" + old.removeprefix("whsec_").replace("-", "+").replace("_", "/")
+    at = datetime.fromtimestamp(1_900_000_000, UTC)
+    assert signed == Webhook(converted).sign("msg_1", at, '{"a":1}')
+    with pytest.raises(ValueError):
+        webhooks.standard_key("whsec_not base64!")
