@@ -52,6 +52,7 @@ WEBHOOK_SETTINGS = {
     "max_attempts": "WEBHOOK_MAX_ATTEMPTS",
     "first_retry": "WEBHOOK_RETRY_SECONDS",
     "allow_private_addresses": "WEBHOOK_ALLOW_PRIVATE_ADDRESSES",
+    "secret_overlap": "WEBHOOK_SECRET_OVERLAP_SECONDS",
 }
 
 

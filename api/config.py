@@ -91,6 +91,9 @@ Environment variables (all optional):
 ``WEBHOOK_MAX_ATTEMPTS``
     Attempts in a row before a delivery is given up as ``failed`` (default 12; retried after
     ``WEBHOOK_RETRY_SECONDS``, default 10, doubling up to an hour). docs/webhooks.md.
+``WEBHOOK_SECRET_OVERLAP_SECONDS``
+    After a webhook's secret is rotated, how long the replaced one still signs beside it
+    (default 86400, a day; 0 to 604800). docs/webhooks.md.
 ``WEBHOOK_ALLOW_PRIVATE_ADDRESSES``
     Let webhooks go to loopback, private and link-local addresses (default ``false``: such
     URLs are refused at registration and before every attempt, against server-side request forgery).
@@ -246,6 +249,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "WEBHOOK_MAX_ATTEMPTS": int(environ.get("WEBHOOK_MAX_ATTEMPTS", "12")),
         "WEBHOOK_RETRY_SECONDS": float(environ.get("WEBHOOK_RETRY_SECONDS", "10")),
         "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": parse_bool(environ.get("WEBHOOK_ALLOW_PRIVATE_ADDRESSES", "false")),
+        "WEBHOOK_SECRET_OVERLAP_SECONDS": float(environ.get("WEBHOOK_SECRET_OVERLAP_SECONDS", "86400")),
         "COMMIT_NOTICE_FD": parse_fd(environ.get("BONEYARD_COMMIT_FD", "")),
         # Keep key order as declared in schemas; JSON bodies are small.
         "JSON_SORT_KEYS": False,

@@ -109,9 +109,11 @@ def remove_command(portal: str, webhook_id: str) -> None:
 @click.argument("portal")
 @click.argument("webhook_id")
 def rotate_command(portal: str, webhook_id: str) -> None:
-    """A new signing secret for WEBHOOK_ID (the old one stops at once)."""
+    """A new signing secret for WEBHOOK_ID (the old one signs too until the overlap ends)."""
     made = run(RotateWebhookSecret(portal_id(portal), webhook_id))
     click.echo(f"secret: {made['secret']}")
+    if made["previous_secret_until"] is not None:
+        click.echo(f"the replaced secret signs too until {made['previous_secret_until']}")
 
 
 @portal_webhook_cli.command("deliveries")

@@ -78,12 +78,23 @@ class WebhookSchema(ma.Schema):
     url = fields.String(**ALWAYS)
     events = fields.List(fields.String(metadata={"enum": list(EVENT_TYPES)}), **ALWAYS)
     created_at = fields.String(**ALWAYS)
+    previous_secret_until = fields.String(
+        **ALWAYS,
+        allow_none=True,
+        metadata={
+            "description": "After a rotation: until when the replaced secret still signs each delivery beside "
+            "the new one (WEBHOOK_SECRET_OVERLAP_SECONDS); null when none does"
+        },
+    )
 
 
 class WebhookWithSecretSchema(WebhookSchema):
     secret = fields.String(
         **ALWAYS,
-        metadata={"description": "The signing secret (whsec_…): shown when made or rotated, never listed"},
+        metadata={
+            "description": "The signing secret (whsec_ and base64: a Standard Webhooks secret as it is): shown "
+            "when made or rotated, never listed"
+        },
     )
 
 
@@ -249,7 +260,8 @@ class WebhookSecret(MethodView):
     @blp.response(200, WebhookWithSecretSchema)
     @problems(blp, INVALID_API_KEY, PORTAL_KEY_REQUIRED, UNKNOWN_WEBHOOK, INVALID_REQUEST)
     def post(self, webhook_id: str) -> dict[str, Any]:
-        """Rotate the signing secret: the next attempt is signed with the new one (shown this once)."""
+        """Rotate the signing secret: the next attempt is signed with the new one (shown this once) and, for
+        the overlap (`previous_secret_until`), with the replaced one too."""
         return bus().handle(RotateWebhookSecret(the_portal().id, webhook_id))
 
 

@@ -55,6 +55,8 @@ STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
 STANDARD_SIGNATURE_HEADER = "webhook-signature"
 USER_AGENT = "Boneyard-Webhooks/1"
 MAX_ERROR_LENGTH = 512
+DEFAULT_SECRET_OVERLAP = 24 * 3600.0  # a day: time for a receiver's deploy to take the new secret up
+MAX_SECRET_OVERLAP = 7 * 24 * 3600.0  # a leaked secret, rotated away, must stop being honoured
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,15 @@ class WebhookSettings:
     allow_private_addresses: bool = False
     concurrency: int = 8  # deliveries sent at once by one worker
     batch: int = 32  # deliveries claimed per round
+    #: After a rotation, the replaced secret signs too for this long (seconds; 0: it stops at once),
+    #: so receivers can take the new one up without refusing a delivery in between.
+    secret_overlap: float = DEFAULT_SECRET_OVERLAP
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.secret_overlap <= MAX_SECRET_OVERLAP:
+            raise ValueError(
+                f"WEBHOOK_SECRET_OVERLAP_SECONDS is 0 to {MAX_SECRET_OVERLAP:g} seconds, not {self.secret_overlap:g}"
+            )
 
     def retry_after(self, failures: int) -> timedelta:
         """The wait after the ``failures``-th failure in a row (1: ``first_retry``)."""
@@ -185,11 +196,17 @@ class Courier:
         """Claim the due deliveries and attempt each once; answers how many were attempted."""
         now = self.now()
         with self.store.unit_of_work(readonly=True) as uow:
-            if not uow.webhooks.any_due(now):
-                return 0  # idle: no write transaction at all
+            something_due, secret_ended = uow.webhooks.any_due(now), uow.webhooks.any_ended_secret(now)
+        if not (something_due or secret_ended):
+            return 0  # idle: no write transaction at all
         with self.store.unit_of_work() as uow:
-            claimed = uow.webhooks.claim_due(now, now + self.settings.lease, self.settings.batch)
+            uow.webhooks.drop_ended_secrets(now)  # past its overlap a replaced secret is not kept
+            claimed = []
+            if something_due:
+                claimed = uow.webhooks.claim_due(now, now + self.settings.lease, self.settings.batch)
             uow.commit()
+        if not claimed:
+            return 0
         self.sender()  # made before the pool's threads share it
         if len(claimed) <= 1 or self.settings.concurrency <= 1:
             for due in claimed:

@@ -32,7 +32,7 @@ import secrets
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
@@ -104,6 +104,19 @@ class Flow(Protocol):
     @property
     def store(self) -> Store: ...
     def now(self) -> datetime: ...
+
+
+class SecretPolicy(Protocol):
+    @property
+    def secret_overlap(self) -> float: ...
+
+
+class Courier(Protocol):
+    """What a rotation needs of ``api.services.webhook_delivery.Courier`` (not imported: that
+    module imports this one): its policy's overlap."""
+
+    @property
+    def settings(self) -> SecretPolicy: ...
 
 
 # --- signing -------------------------------------------------------------------------------
@@ -375,12 +388,16 @@ def remove_handler(command: RemoveWebhook, flow: Flow) -> Answer:
     return {"removed": command.webhook_id}
 
 
-def rotate_handler(command: RotateWebhookSecret, flow: Flow) -> Answer:
-    """A new secret for the endpoint, in force for the next attempt; the old one stops at once."""
-    secret = new_secret()
+def rotate_handler(command: RotateWebhookSecret, flow: Flow, courier: Courier) -> Answer:
+    """A new secret for the endpoint, in force for the next attempt; the one it replaces signs
+    too for the overlap (``WebhookSettings.secret_overlap``; a secret replaced before is dropped)."""
+    secret, now = new_secret(), flow.now()
+    overlap = courier.settings.secret_overlap
+    previous_until = now + timedelta(seconds=overlap) if overlap > 0 else None
     with flow.store.unit_of_work() as uow:
+        owned(uow, command.portal_id, command.webhook_id)
+        uow.webhooks.set_secret(command.portal_id, command.webhook_id, secret, previous_until)
         hook = owned(uow, command.portal_id, command.webhook_id)
-        uow.webhooks.set_secret(command.portal_id, command.webhook_id, secret)
         uow.commit()
     return {**show_webhook(hook), "secret": secret}
 
@@ -429,7 +446,14 @@ def unknown_webhook(webhook_id: str) -> errors.UnknownWebhook:
 
 
 def show_webhook(hook: WebhookRecord) -> dict[str, Any]:
-    return {"id": hook.id, "url": hook.url, "events": list(hook.events), "created_at": hook.created_at.isoformat()}
+    until = hook.previous_secret_until
+    return {
+        "id": hook.id,
+        "url": hook.url,
+        "events": list(hook.events),
+        "created_at": hook.created_at.isoformat(),
+        "previous_secret_until": None if until is None else until.isoformat(),
+    }
 
 
 def show_delivery(d: DeliveryRecord) -> dict[str, Any]:

@@ -86,6 +86,7 @@ from api.store.webhooks import (
     DueDelivery,
     NewDelivery,
     WebhookRecord,
+    due_delivery,
 )
 
 
@@ -713,13 +714,34 @@ class MemoryWebhooks:
             del tables.webhook_deliveries[delivery_id]
         return True
 
-    def set_secret(self, portal_id: str, webhook_id: str, secret: str) -> bool:
+    def set_secret(self, portal_id: str, webhook_id: str, secret: str, previous_until: datetime | None = None) -> bool:
         found = self.get(portal_id, webhook_id)
         if found is None:
             return False
         self._uow.writing()
-        self._uow.tables.webhooks[webhook_id] = replace(found, secret=secret)
+        previous = None if previous_until is None else found.secret
+        self._uow.tables.webhooks[webhook_id] = replace(
+            found, secret=secret, previous_secret=previous, previous_secret_until=previous_until
+        )
         return True
+
+    def _ended_secrets(self, now: datetime) -> builtins.list[WebhookRecord]:
+        return [
+            w
+            for w in self._uow.tables.webhooks.values()
+            if w.previous_secret_until is not None and w.previous_secret_until <= now
+        ]
+
+    def any_ended_secret(self, now: datetime) -> bool:
+        return bool(self._ended_secrets(now))
+
+    def drop_ended_secrets(self, now: datetime) -> int:
+        ended = self._ended_secrets(now)
+        if ended:
+            self._uow.writing()
+        for hook in ended:
+            self._uow.tables.webhooks[hook.id] = replace(hook, previous_secret=None, previous_secret_until=None)
+        return len(ended)
 
     def add_deliveries(self, rows: Sequence[NewDelivery], now: datetime) -> None:
         if not rows:
@@ -778,8 +800,7 @@ class MemoryWebhooks:
         claimed = []
         for d in self._due(now)[:limit]:
             self._uow.tables.webhook_deliveries[d.id] = (d, lease_until)
-            hook = self._uow.tables.webhooks[d.webhook_id]
-            claimed.append(DueDelivery(d.id, d.webhook_id, d.event_type, d.body, hook.url, hook.secret))
+            claimed.append(due_delivery(d.id, d.event_type, d.body, self._uow.tables.webhooks[d.webhook_id], now))
         return claimed
 
     def lock_delivery(self, delivery_id: str) -> tuple[int, int] | None:

@@ -302,6 +302,9 @@ webhooks = Table(
     Column("events", JSONDocument, nullable=False),
     Column("secret", String(64), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
+    # A rotation's overlap: the secret the current one replaced signs too until then.
+    Column("previous_secret", String(64), nullable=True),
+    Column("previous_secret_until", UTCDateTime(), nullable=True),
     PrimaryKeyConstraint("id"),
     Index(None, "portal_id"),
 )

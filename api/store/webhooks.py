@@ -24,6 +24,15 @@ class WebhookRecord:
     events: tuple[str, ...]
     secret: str = field(repr=False)
     created_at: datetime
+    #: The secret the current one replaced, valid too until ``previous_secret_until`` (a rotation's overlap).
+    previous_secret: str | None = field(default=None, repr=False)
+    previous_secret_until: datetime | None = None
+
+    def secrets_at(self, now: datetime) -> tuple[str, ...]:
+        """The secrets an attempt at ``now`` is signed with: the current one first."""
+        previous = self.previous_secret
+        in_force = previous is not None and self.previous_secret_until is not None and now < self.previous_secret_until
+        return (self.secret, previous) if in_force and previous is not None else (self.secret,)
 
 
 @dataclass(frozen=True)
@@ -66,24 +75,32 @@ class DeliveryRecord:
 
 @dataclass(frozen=True)
 class DueDelivery:
-    """A claimed delivery with what sending it needs: its endpoint's URL and secret."""
+    """A claimed delivery with what sending it needs: its endpoint's URL and secrets."""
 
     id: str
     webhook_id: str
     event_type: str
     body: str
     url: str
-    secret: str = field(repr=False)
-    previous_secret: str | None = field(default=None, repr=False)  # a rotation's overlap, while it lasts
+    secrets: tuple[str, ...] = field(repr=False)  # to sign with: the current one first (WebhookRecord.secrets_at)
 
-    @property
-    def secrets(self) -> tuple[str, ...]:
-        """The secrets each attempt is signed with: the current one first."""
-        return (self.secret,) if self.previous_secret is None else (self.secret, self.previous_secret)
+
+def due_delivery(delivery_id: str, event_type: str, body: str, hook: WebhookRecord, now: datetime) -> DueDelivery:
+    """A delivery claimed at ``now`` for ``hook``, with the secrets in force then."""
+    return DueDelivery(delivery_id, hook.id, event_type, body, hook.url, hook.secrets_at(now))
 
 
 def _webhook(row: Row[Any]) -> WebhookRecord:
-    return WebhookRecord(row.id, row.portal_id, row.url, tuple(row.events), row.secret, row.created_at)
+    return WebhookRecord(
+        row.id,
+        row.portal_id,
+        row.url,
+        tuple(row.events),
+        row.secret,
+        row.created_at,
+        row.previous_secret,
+        row.previous_secret_until,
+    )
 
 
 def _attempt(row: Row[Any]) -> AttemptRecord:
@@ -133,12 +150,30 @@ class WebhookRepository:
         self._conn.execute(delete(tables.webhooks).where(tables.webhooks.c.id == webhook_id))
         return True
 
-    def set_secret(self, portal_id: str, webhook_id: str, secret: str) -> bool:
+    def set_secret(self, portal_id: str, webhook_id: str, secret: str, previous_until: datetime | None = None) -> bool:
+        """``secret`` in force; the one it replaces stays valid until ``previous_until`` (None:
+        dropped now). A secret replaced before is dropped either way: one overlap at a time."""
         w = tables.webhooks
         done = self._conn.execute(
-            update(w).where(w.c.id == webhook_id, w.c.portal_id == portal_id).values(secret=secret)
+            update(w)
+            .where(w.c.id == webhook_id, w.c.portal_id == portal_id)
+            .values(  # in SET, w.c.secret is the row's value before this statement
+                secret=secret,
+                previous_secret=None if previous_until is None else w.c.secret,
+                previous_secret_until=previous_until,
+            )
         )
         return done.rowcount == 1
+
+    def any_ended_secret(self, now: datetime) -> bool:
+        w = tables.webhooks
+        return self._conn.execute(select(w.c.id).where(w.c.previous_secret_until <= now).limit(1)).first() is not None
+
+    def drop_ended_secrets(self, now: datetime) -> int:
+        """Forget the replaced secrets whose overlap has ended; how many."""
+        w = tables.webhooks
+        ended = update(w).where(w.c.previous_secret_until <= now)
+        return self._conn.execute(ended.values(previous_secret=None, previous_secret_until=None)).rowcount
 
     # --- the outbox --------------------------------------------------------------------------
     def add_deliveries(self, rows: Sequence[NewDelivery], now: datetime) -> None:
@@ -223,12 +258,12 @@ class WebhookRepository:
         d, w = tables.webhook_deliveries, tables.webhooks
         self._conn.execute(update(d).where(d.c.id.in_(ids)).values(lease_until=lease_until))
         rows = self._conn.execute(
-            select(d.c.id, d.c.webhook_id, d.c.event_type, d.c.body, w.c.url, w.c.secret)
+            select(d.c.id.label("delivery_id"), d.c.event_type, d.c.body, w)
             .join(w, w.c.id == d.c.webhook_id)
             .where(d.c.id.in_(ids))
             .order_by(d.c.next_attempt_at, d.c.id)
         )
-        return [DueDelivery(r.id, r.webhook_id, r.event_type, r.body, r.url, r.secret) for r in rows]
+        return [due_delivery(r.delivery_id, r.event_type, r.body, _webhook(r), now) for r in rows]
 
     def lock_delivery(self, delivery_id: str) -> tuple[int, int] | None:
         """The delivery's ``(attempts, round_attempts)``, locked until the transaction ends (None: gone)."""

@@ -14,7 +14,16 @@ import pytest
 from standardwebhooks import Webhook
 
 from api.services.bus import MessageBus
-from api.services.commands import AddWebhook, Caller, CreatePortal, ListDeliveries, ReplayDelivery
+from api.services.commands import (
+    AddWebhook,
+    Caller,
+    CreatePortal,
+    GetWebhook,
+    ListDeliveries,
+    ReplayDelivery,
+    RotateWebhookSecret,
+)
+from api.services.webhook_delivery import MAX_SECRET_OVERLAP
 from api.services.webhook_worker import WebhookWorker
 from api.store import Store
 from tests.webhook_receiver import HANG, SignatureError, running_receiver, verify
@@ -216,3 +225,54 @@ def test_a_delivery_carries_standard_webhooks_headers_beside_its_own(sql_bus, sq
     assert re.fullmatch(rf"t={timestamp},v1=[0-9a-f]{{64}}", got.headers["Boneyard-Signature"])
     verified = verify(hook["secret"], got.headers["Boneyard-Signature"], got.body, clock().timestamp())
     assert verified["id"] == delivery["id"]
+
+
+def test_a_rotated_secret_signs_beside_the_new_one_for_the_overlap_then_is_dropped(sql_bus, sql_store, clock):
+    with running_receiver(200, 200, 200) as receiver:
+        acme, hook, _ = one_delivery(sql_bus, receiver.url)
+        sql_bus = wired(sql_store, clock, {"WEBHOOK_SECRET_OVERLAP_SECONDS": 600})
+        rotated = sql_bus.handle(RotateWebhookSecret(acme, hook["id"]))
+        old, new = hook["secret"], rotated["secret"]
+        assert rotated["previous_secret_until"] == (clock() + timedelta(seconds=600)).isoformat()
+        sender = worker(sql_store, clock)
+        assert sender.run_once() == 1
+        delivery = log_of(sql_bus, acme, hook)
+
+        clock.advance(599)  # still in the overlap: a replay is signed with both
+        sql_bus.handle(ReplayDelivery(acme, hook["id"], delivery["id"]))
+        assert sender.run_once() == 1
+        clock.advance(1)  # the overlap has ended: the new secret alone, and the old one forgotten
+        sql_bus.handle(ReplayDelivery(acme, hook["id"], delivery["id"]))
+        assert sender.run_once() == 1
+        assert sql_bus.handle(GetWebhook(acme, hook["id"]))["previous_secret_until"] is None
+
+    _, during, after = receiver.received  # the first attempt, just after the rotation, is signed with both too
+    for got, secrets_used in ((during, (new, old)), (after, (new,))):
+        timestamp = got.headers["webhook-timestamp"]
+        assert got.headers["webhook-signature"] == " ".join(
+            spec_signature(secret, delivery["id"], timestamp, got.body) for secret in secrets_used
+        )
+        assert got.headers["Boneyard-Signature"].count(",v1=") == len(secrets_used)
+        for secret in secrets_used:  # a receiver holding either secret verifies it
+            verify(secret, got.headers["Boneyard-Signature"], got.body, int(timestamp))
+            sent_at = datetime.fromtimestamp(int(timestamp), UTC)
+            assert Webhook(secret).sign(delivery["id"], sent_at, got.body.decode()) in got.headers["webhook-signature"]
+    with pytest.raises(SignatureError, match="mismatch"):
+        verify(old, after.headers["Boneyard-Signature"], after.body, int(after.headers["webhook-timestamp"]))
+
+
+def test_the_overlap_is_bounded(store):
+    for fine in (0, MAX_SECRET_OVERLAP):
+        wired(store, config={"WEBHOOK_SECRET_OVERLAP_SECONDS": fine})
+    assert MAX_SECRET_OVERLAP == 7 * 24 * 3600
+    for wrong in (-1, MAX_SECRET_OVERLAP + 1):
+        with pytest.raises(ValueError, match="WEBHOOK_SECRET_OVERLAP_SECONDS is 0 to 604800 seconds"):
+            wired(store, config={"WEBHOOK_SECRET_OVERLAP_SECONDS": wrong})
+
+
+def test_without_an_overlap_a_rotation_stops_the_old_secret_at_once(sql_store, clock):
+    bus = wired(sql_store, clock, {"WEBHOOK_SECRET_OVERLAP_SECONDS": 0})
+    acme = bus.handle(CreatePortal("acme"))["id"]
+    hook = bus.handle(AddWebhook(acme, "http://127.0.0.1:9/x", allow_private_addresses=True))
+    assert hook["previous_secret_until"] is None
+    assert bus.handle(RotateWebhookSecret(acme, hook["id"]))["previous_secret_until"] is None

@@ -49,7 +49,7 @@ def test_a_claim_holds_due_deliveries_for_its_lease_and_an_attempt_ends_it(store
     with store.unit_of_work() as uow:
         claimed = uow.webhooks.claim_due(NOW, LEASE, 2)
         assert [d.id for d in claimed] == ids[:2]
-        assert claimed[0].url == "https://93.184.216.34/x" and claimed[0].secret == "whsec_x"
+        assert claimed[0].url == "https://93.184.216.34/x" and claimed[0].secrets == ("whsec_x",)
         uow.commit()
     with store.unit_of_work() as uow:  # another worker: only what is not claimed
         assert [d.id for d in uow.webhooks.claim_due(NOW, LEASE, 10)] == [ids[2]]
@@ -145,3 +145,40 @@ def test_an_endpoint_is_of_a_portal_and_a_delivery_of_an_endpoint(store):
         uow.webhooks.add_deliveries([NewDelivery("d" * 32, "v" * 32, "match.ended", "m" * 32, 1, "{}")], NOW)
     with store.unit_of_work() as uow, pytest.raises(IntegrityError):
         uow.webhooks.add_deliveries([NewDelivery(f"{0:032x}", HOOK, "match.ended", "m" * 32, 1, "{}")], NOW)
+
+
+def test_a_rotation_keeps_the_replaced_secret_for_its_overlap_then_drops_it(store):
+    ids = outbox(store, 1)
+    until = NOW + timedelta(hours=1)
+    with store.unit_of_work() as uow:
+        assert uow.webhooks.set_secret(PORTAL, HOOK, "whsec_new", until)
+        uow.commit()
+    with store.unit_of_work() as uow:
+        hook = uow.webhooks.get(PORTAL, HOOK)
+        assert (hook.secret, hook.previous_secret, hook.previous_secret_until) == ("whsec_new", "whsec_x", until)
+        assert not uow.webhooks.any_ended_secret(until - timedelta(microseconds=1))
+        (claimed,) = uow.webhooks.claim_due(NOW, LEASE, 10)
+        assert claimed.id == ids[0] and claimed.secrets == ("whsec_new", "whsec_x")  # the current one first
+        uow.commit()
+    with store.unit_of_work() as uow:  # claimed once the overlap has ended: the new secret alone
+        uow.webhooks.requeue(HOOK, ids[0], until)
+        (claimed,) = uow.webhooks.claim_due(until, until + timedelta(seconds=60), 10)
+        assert claimed.secrets == ("whsec_new",)
+        assert uow.webhooks.any_ended_secret(until)
+        assert uow.webhooks.drop_ended_secrets(until) == 1
+        assert not uow.webhooks.any_ended_secret(until)
+        hook = uow.webhooks.get(PORTAL, HOOK)
+        assert (hook.previous_secret, hook.previous_secret_until) == (None, None)
+        uow.commit()
+
+
+def test_a_rotation_without_an_overlap_or_a_second_one_drops_the_older_secret_at_once(store):
+    outbox(store, 0)
+    with store.unit_of_work() as uow:
+        uow.webhooks.set_secret(PORTAL, HOOK, "whsec_2", NOW + timedelta(hours=1))
+        uow.webhooks.set_secret(PORTAL, HOOK, "whsec_3", NOW + timedelta(hours=2))  # only whsec_2 stays
+        assert uow.webhooks.get(PORTAL, HOOK).secrets_at(NOW) == ("whsec_3", "whsec_2")
+        uow.webhooks.set_secret(PORTAL, HOOK, "whsec_4")
+        hook = uow.webhooks.get(PORTAL, HOOK)
+        assert (hook.secret, hook.previous_secret, hook.previous_secret_until) == ("whsec_4", None, None)
+        uow.commit()
