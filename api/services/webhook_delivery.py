@@ -7,8 +7,8 @@ wsgi boneyard autoplay``, which ``scripts/run`` and docker-compose start) or alo
 --app wsgi boneyard webhooks deliver [--once]``). Like the autoplay runner it keeps nothing
 the database does not: a round claims due deliveries with a lease (PostgreSQL: ``FOR UPDATE
 SKIP LOCKED``; SQLite: the write lock), so several workers share the work and a dead one's
-claims lapse; it sends them outside any transaction; and it records each attempt in a short
-transaction of its own.
+claims lapse after the lease (``WebhookSettings.lease``: 20 s by default); it sends them
+outside any transaction; and it records each attempt in a short transaction of its own.
 
 An attempt POSTs the stored body with ``Content-Type: application/json``, ``Boneyard-Event``,
 ``Boneyard-Delivery`` and ``Boneyard-Signature`` (``api.services.webhooks.signature``), and
@@ -55,6 +55,9 @@ STANDARD_TIMESTAMP_HEADER = "webhook-timestamp"
 STANDARD_SIGNATURE_HEADER = "webhook-signature"
 USER_AGENT = "Boneyard-Webhooks/1"
 MAX_ERROR_LENGTH = 512
+#: A lease's time beyond its attempts: the name lookup, recording each attempt, and the senders'
+#: clocks disagreeing (one sender writes a lease's end by its clock, another reads it by its own).
+LEASE_MARGIN = 5.0
 DEFAULT_SECRET_OVERLAP = 24 * 3600.0  # a day: time for a receiver's deploy to take the new secret up
 MAX_SECRET_OVERLAP = 7 * 24 * 3600.0  # a leaked secret, rotated away, must stop being honoured
 
@@ -69,7 +72,7 @@ class WebhookSettings:
     max_retry: float = 3600.0
     allow_private_addresses: bool = False
     concurrency: int = 8  # deliveries sent at once by one worker
-    batch: int = 32  # deliveries claimed per round
+    batch: int = 8  # deliveries claimed per round: as many as are sent at once, so the lease is one attempt's
     #: After a rotation, the replaced secret signs too for this long (seconds; 0: it stops at once),
     #: so receivers can take the new one up without refusing a delivery in between.
     secret_overlap: float = DEFAULT_SECRET_OVERLAP
@@ -85,10 +88,20 @@ class WebhookSettings:
         return timedelta(seconds=min(self.first_retry * 2 ** max(failures - 1, 0), self.max_retry))
 
     @property
+    def attempt_bound(self) -> float:
+        """The longest an attempt waits on its receiver: connecting, sending the body and reading
+        the answer's head, each up to ``timeout`` (a receiver that drips its answer slower than
+        that, a byte per timeout, can outlast it: then another sender may send the delivery again,
+        which receivers deduplicate by its id)."""
+        return 3 * self.timeout
+
+    @property
     def lease(self) -> timedelta:
-        """A claim outlives the round that sends it (every batch's deliveries, timing out)."""
+        """How long a claim keeps its deliveries from other senders: the round that sends them,
+        ``concurrency`` at a time, each attempt at its longest, and :data:`LEASE_MARGIN`. Short on
+        purpose: a sender killed mid-round holds its deliveries no longer (20 s by default)."""
         rounds = -(-self.batch // max(self.concurrency, 1))
-        return timedelta(seconds=60 + rounds * self.timeout * 4)
+        return timedelta(seconds=rounds * self.attempt_bound + LEASE_MARGIN)
 
 
 class Sender(Protocol):

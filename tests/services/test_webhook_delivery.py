@@ -23,7 +23,7 @@ from api.services.commands import (
     ReplayDelivery,
     RotateWebhookSecret,
 )
-from api.services.webhook_delivery import MAX_SECRET_OVERLAP
+from api.services.webhook_delivery import LEASE_MARGIN, MAX_SECRET_OVERLAP
 from api.services.webhook_worker import WebhookWorker
 from api.store import Store
 from tests.webhook_receiver import HANG, SignatureError, running_receiver, verify
@@ -276,3 +276,36 @@ def test_without_an_overlap_a_rotation_stops_the_old_secret_at_once(sql_store, c
     hook = bus.handle(AddWebhook(acme, "http://127.0.0.1:9/x", allow_private_addresses=True))
     assert hook["previous_secret_until"] is None
     assert bus.handle(RotateWebhookSecret(acme, hook["id"]))["previous_secret_until"] is None
+
+
+class Killed(BaseException):
+    """The sender's process dying mid-send (nothing of it runs after)."""
+
+
+def killed_mid_send(url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
+    raise Killed
+
+
+@pytest.mark.parametrize(
+    ("timeout", "lease"),
+    [(None, 20.0), (TIMEOUT, 3 * TIMEOUT + LEASE_MARGIN)],
+    ids=["default timeout: 20 s", "short timeout"],
+)
+def test_a_sender_killed_holding_a_claim_leaves_it_to_another_after_the_lease(
+    sql_bus, sql_store, clock, timeout, lease
+):
+    """The lease is one attempt at its longest (connect, send, answer: 3 timeouts) and the margin."""
+    config = {"WEBHOOK_ALLOW_PRIVATE_ADDRESSES": True}
+    if timeout is not None:
+        config["WEBHOOK_TIMEOUT_SECONDS"] = timeout
+    with running_receiver(200) as receiver:
+        acme, hook, _ = one_delivery(sql_bus, receiver.url)
+        doomed = WebhookWorker(wired(sql_store, clock, config, send=killed_mid_send))
+        with pytest.raises(Killed):
+            doomed.run_once()  # it claimed the delivery, then died with the claim held
+        survivor = WebhookWorker(wired(sql_store, clock, config))
+        clock.advance(lease)
+        assert survivor.run_once() == 0  # the lease still holds at its very end
+        clock.advance(0.001)
+        assert survivor.run_once() == 1
+    assert log_of(sql_bus, acme, hook)["status"] == "delivered" and len(receiver.received) == 1
