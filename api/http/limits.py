@@ -156,9 +156,10 @@ def rate_limit_fields(response: Response) -> Response:
     policy_fields, states, spent = [], [], []
     for request_limit in counted:
         name, item = policy_name(request_limit), request_limit.limit
-        reset_in = max(0, math.ceil(request_limit.window.reset_time - now))
+        reset_at, remaining = request_limit.window  # database://: read from this request's own hits
+        reset_in = max(0, math.ceil(reset_at - now))
         policy_fields.append(f'"{name}";q={item.amount};w={item.get_expiry()}')
-        states.append(f'"{name}";r={request_limit.remaining};t={reset_in}')
+        states.append(f'"{name}";r={remaining};t={reset_in}')
         if request_limit.breached:
             spent.append(reset_in)
     response.headers["RateLimit-Policy"] = ", ".join(policy_fields)
