@@ -31,7 +31,7 @@ from api.services.commands import (
     RotateWebhookSecret,
 )
 from api.services.webhook_worker import WebhookWorker
-from api.services.webhooks import EVENT_TYPES
+from api.services.webhooks import EVENT_TYPES, MAX_SECRET_OVERLAP
 
 portal_webhook_cli = AppGroup("webhook", help="A portal's webhooks: add, list, remove, see deliveries, replay.")
 webhooks_cli = AppGroup("webhooks", help="The webhook delivery worker.")
@@ -108,9 +108,14 @@ def remove_command(portal: str, webhook_id: str) -> None:
 @portal_webhook_cli.command("rotate-secret")
 @click.argument("portal")
 @click.argument("webhook_id")
-def rotate_command(portal: str, webhook_id: str) -> None:
+@click.option(
+    "--overlap-seconds",
+    type=click.IntRange(0, int(MAX_SECRET_OVERLAP)),
+    help="How long the replaced secret still signs (default: WEBHOOK_SECRET_OVERLAP_SECONDS; 0 after a leak)",
+)
+def rotate_command(portal: str, webhook_id: str, overlap_seconds: int | None) -> None:
     """A new signing secret for WEBHOOK_ID (the old one signs too until the overlap ends)."""
-    made = run(RotateWebhookSecret(portal_id(portal), webhook_id))
+    made = run(RotateWebhookSecret(portal_id(portal), webhook_id, overlap_seconds))
     click.echo(f"secret: {made['secret']}")
     if made["previous_secret_until"] is not None:
         click.echo(f"the replaced secret signs too until {made['previous_secret_until']}")

@@ -48,6 +48,7 @@ from api.services.webhooks import (
     EVENT_TYPES,
     ID_PATTERN,
     MAX_DELIVERIES_PAGE,
+    MAX_SECRET_OVERLAP,
     MAX_URL_LENGTH,
 )
 
@@ -184,6 +185,16 @@ class DeliveryListSchema(ma.Schema):
     )
 
 
+class RotateSecretSchema(ma.Schema):
+    overlap_seconds = AsciiInteger(
+        validate=validate.Range(min=0, max=int(MAX_SECRET_OVERLAP)),
+        metadata={
+            "description": "How long the replaced secret still signs beside the new one; default: the server's "
+            "WEBHOOK_SECRET_OVERLAP_SECONDS; 0 after a leak: it stops at once"
+        },
+    )
+
+
 class DeliveriesQuerySchema(ma.Schema):
     limit = AsciiInteger(load_default=DELIVERIES_PAGE, validate=validate.Range(min=1, max=MAX_DELIVERIES_PAGE))
     cursor = fields.String(
@@ -257,12 +268,13 @@ class Webhook(MethodView):
 class WebhookSecret(MethodView):
     @blp.doc(security=PORTAL_KEY)
     @blp.arguments(WebhookPathSchema, location="path", as_kwargs=True)
+    @blp.arguments(RotateSecretSchema, required=False)  # no body: the server's overlap
     @blp.response(200, WebhookWithSecretSchema)
     @problems(blp, INVALID_API_KEY, PORTAL_KEY_REQUIRED, UNKNOWN_WEBHOOK, INVALID_REQUEST)
-    def post(self, webhook_id: str) -> dict[str, Any]:
+    def post(self, body: dict[str, Any], webhook_id: str) -> dict[str, Any]:
         """Rotate the signing secret: the next attempt is signed with the new one (shown this once) and, for
         the overlap (`previous_secret_until`), with the replaced one too."""
-        return bus().handle(RotateWebhookSecret(the_portal().id, webhook_id))
+        return bus().handle(RotateWebhookSecret(the_portal().id, webhook_id, body.get("overlap_seconds")))
 
 
 @blp.route("/<string:webhook_id>/deliveries")

@@ -315,8 +315,11 @@ class RemoveWebhook(Command[Answer]):
 
 @dataclass(frozen=True)
 class RotateWebhookSecret(Command[Answer]):
+    """A new secret; the replaced one signs too for ``overlap_seconds`` (None: the server's setting)."""
+
     portal_id: str
     webhook_id: str
+    overlap_seconds: float | None = None
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,15 @@ from . import errors
 from .commands import DeliverWebhooks
 from .deadlines import utcnow
 from .ports import Store
-from .webhooks import Resolver, check_host, resolve_host, signature, standard_signature
+from .webhooks import (
+    DEFAULT_SECRET_OVERLAP,
+    Resolver,
+    check_host,
+    check_overlap,
+    resolve_host,
+    signature,
+    standard_signature,
+)
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +66,6 @@ MAX_ERROR_LENGTH = 512
 #: A lease's time beyond its attempts: the name lookup, recording each attempt, and the senders'
 #: clocks disagreeing (one sender writes a lease's end by its clock, another reads it by its own).
 LEASE_MARGIN = 5.0
-DEFAULT_SECRET_OVERLAP = 24 * 3600.0  # a day: time for a receiver's deploy to take the new secret up
-MAX_SECRET_OVERLAP = 7 * 24 * 3600.0  # a leaked secret, rotated away, must stop being honoured
 
 
 @dataclass(frozen=True)
@@ -78,10 +84,7 @@ class WebhookSettings:
     secret_overlap: float = DEFAULT_SECRET_OVERLAP
 
     def __post_init__(self) -> None:
-        if not 0 <= self.secret_overlap <= MAX_SECRET_OVERLAP:
-            raise ValueError(
-                f"WEBHOOK_SECRET_OVERLAP_SECONDS is 0 to {MAX_SECRET_OVERLAP:g} seconds, not {self.secret_overlap:g}"
-            )
+        check_overlap(self.secret_overlap, "WEBHOOK_SECRET_OVERLAP_SECONDS")
 
     def retry_after(self, failures: int) -> timedelta:
         """The wait after the ``failures``-th failure in a row (1: ``first_retry``)."""

@@ -82,6 +82,11 @@ EVENT_TYPES: tuple[str, ...] = (MATCH_CREATED, MATCH_STARTED, HAND_ENDED, MATCH_
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
+#: After a rotation the replaced secret signs too for an overlap: by default a day (time for a
+#: receiver's deploy to take the new one up), at most a week (a secret rotated away after a leak
+#: must stop being honoured); 0 stops it at once.
+DEFAULT_SECRET_OVERLAP = 24 * 3600.0
+MAX_SECRET_OVERLAP = 7 * 24 * 3600.0
 #: A portal may have this many endpoints (each costs every delivery a row).
 MAX_WEBHOOKS_PER_PORTAL = 16
 MAX_URL_LENGTH = 2048
@@ -136,6 +141,13 @@ def signature(secrets_in_force: Sequence[str], timestamp: int, body: bytes) -> s
     signed = f"{timestamp}.".encode() + body
     macs = (hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).hexdigest() for secret in secrets_in_force)
     return f"t={timestamp}," + ",".join(f"v1={mac}" for mac in macs)
+
+
+def check_overlap(seconds: float, name: str = "overlap_seconds") -> float:
+    """``seconds`` if it is an overlap a rotation may have (``ValueError`` naming ``name`` if not)."""
+    if not 0 <= seconds <= MAX_SECRET_OVERLAP:
+        raise ValueError(f"{name} is 0 to {MAX_SECRET_OVERLAP:g} seconds, not {seconds:g}")
+    return seconds
 
 
 def standard_key(secret: str) -> bytes:
@@ -390,9 +402,11 @@ def remove_handler(command: RemoveWebhook, flow: Flow) -> Answer:
 
 def rotate_handler(command: RotateWebhookSecret, flow: Flow, courier: Courier) -> Answer:
     """A new secret for the endpoint, in force for the next attempt; the one it replaces signs
-    too for the overlap (``WebhookSettings.secret_overlap``; a secret replaced before is dropped)."""
+    too for the overlap (the command's, else ``WebhookSettings.secret_overlap``; a secret
+    replaced before is dropped)."""
     secret, now = new_secret(), flow.now()
-    overlap = courier.settings.secret_overlap
+    given = command.overlap_seconds
+    overlap = courier.settings.secret_overlap if given is None else check_overlap(given)
     previous_until = now + timedelta(seconds=overlap) if overlap > 0 else None
     with flow.store.unit_of_work() as uow:
         owned(uow, command.portal_id, command.webhook_id)

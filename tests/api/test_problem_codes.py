@@ -662,6 +662,9 @@ def _webhook_rows() -> dict[tuple[str, str], Callable]:
         (f"GET {one}/deliveries", "invalid_cursor"): lambda w: (
             lambda key, hook: w.client.get(f"{HOOKS}/{hook}/deliveries?cursor=later", headers=key)
         )(*_hook(w)),
+        (f"POST {one}/secret", "unsupported_media_type"): lambda w: (
+            lambda key, hook: w.client.post(f"{HOOKS}/{hook}/secret", data="{}", headers=key)
+        )(*_hook(w)),
         (f"POST {one}/deliveries/{{delivery_id}}/replay", "unknown_delivery"): lambda w: (
             lambda key, hook: w.client.post(f"{HOOKS}/{hook}/deliveries/{NO_ID}/replay", headers=key)
         )(*_hook(w)),
@@ -1113,7 +1116,7 @@ def test_every_operation_declares_the_transport_refusals_it_can_meet(world):
         expected = {**TRANSPORT_ON_ANY, **(TRANSPORT_WITH_A_BODY if takes_a_body else {})}
         transport = {status: by_status[status] for status in ("408", "413", "414", "415", "431") if status in by_status}
         assert transport == expected, (method, path)
-    assert with_a_body == 6  # matches, actions, claim, webhooks, seeks, challenges
+    assert with_a_body == 7  # matches, actions, claim, webhooks, a webhook's secret rotation, seeks, challenges
 
 
 def test_a_query_longer_than_the_server_reads_is_a_414_its_operation_declares(world):

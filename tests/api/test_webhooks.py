@@ -60,6 +60,13 @@ def test_registration_is_checked_and_answers_the_secret_once(app, two):
     assert one.status_code == 200 and one.get_json() == listed[0]
     rotated = alpha.post(f"/v1/portal/webhooks/{made['id']}/secret")
     assert rotated.status_code == 200 and rotated.get_json()["secret"] not in (made["secret"], None)
+    assert rotated.get_json()["previous_secret_until"] is not None  # the server's overlap (a day)
+    assert alpha.get(f"/v1/portal/webhooks/{made['id']}").get_json()["previous_secret_until"] is not None
+    at_once = alpha.post(f"/v1/portal/webhooks/{made['id']}/secret", json={"overlap_seconds": 0})
+    assert at_once.status_code == 200 and at_once.get_json()["previous_secret_until"] is None
+    for wrong in (-1, 7 * 24 * 3600 + 1, 1.5):
+        refused = alpha.post(f"/v1/portal/webhooks/{made['id']}/secret", json={"overlap_seconds": wrong})
+        assert_problem(refused, 422, "invalid_request")
     assert_problem(alpha.get("/v1/portal/webhooks/not-an-id"), 422, "invalid_request")
     assert alpha.delete(f"/v1/portal/webhooks/{made['id']}").status_code == 204
     assert_problem(alpha.get(f"/v1/portal/webhooks/{made['id']}"), 404, "unknown_webhook")
@@ -126,6 +133,10 @@ def test_the_operators_commands_end_to_end_to_a_real_receiver(make_client):
         assert payload["id"] == delivery_id == got.headers["Boneyard-Delivery"]
 
         assert runner.invoke(portal_cli, ["webhook", "replay", "club", "0" * 32]).exit_code != 0
+        rotated = runner.invoke(portal_cli, ["webhook", "rotate-secret", "club", hook_id])
+        assert rotated.exit_code == 0 and "the replaced secret signs too until" in rotated.output, rotated.output
+        at_once = runner.invoke(portal_cli, ["webhook", "rotate-secret", "club", hook_id, "--overlap-seconds", "0"])
+        assert at_once.exit_code == 0 and "signs too" not in at_once.output, at_once.output
         assert runner.invoke(portal_cli, ["webhook", "remove", "club", hook_id]).exit_code == 0
         assert hook_id not in runner.invoke(portal_cli, ["webhook", "list", "club"]).output
 

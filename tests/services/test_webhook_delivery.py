@@ -23,8 +23,9 @@ from api.services.commands import (
     ReplayDelivery,
     RotateWebhookSecret,
 )
-from api.services.webhook_delivery import LEASE_MARGIN, MAX_SECRET_OVERLAP
+from api.services.webhook_delivery import LEASE_MARGIN
 from api.services.webhook_worker import WebhookWorker
+from api.services.webhooks import MAX_SECRET_OVERLAP
 from api.store import Store
 from tests.webhook_receiver import HANG, SignatureError, running_receiver, verify
 
@@ -276,6 +277,11 @@ def test_without_an_overlap_a_rotation_stops_the_old_secret_at_once(sql_store, c
     hook = bus.handle(AddWebhook(acme, "http://127.0.0.1:9/x", allow_private_addresses=True))
     assert hook["previous_secret_until"] is None
     assert bus.handle(RotateWebhookSecret(acme, hook["id"]))["previous_secret_until"] is None
+    # A rotation may name its own overlap, within the same bound.
+    chosen = bus.handle(RotateWebhookSecret(acme, hook["id"], overlap_seconds=30))
+    assert chosen["previous_secret_until"] == (clock() + timedelta(seconds=30)).isoformat()
+    with pytest.raises(ValueError, match="overlap_seconds is 0 to 604800 seconds"):
+        bus.handle(RotateWebhookSecret(acme, hook["id"], overlap_seconds=MAX_SECRET_OVERLAP + 1))
 
 
 class Killed(BaseException):
