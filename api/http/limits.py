@@ -16,8 +16,8 @@ Every answer of a limited operation, a success or a 429 alike, says which budget
 counted against and what is left of them (``RateLimit-Policy``, ``RateLimit``: the policies
 and the fields' syntax are in ``api.http.rate_limit_policies``). Both are read from the
 limiter's own evaluation of this request (:func:`rate_limit_fields`), so the limit strings
-stay their one home. flask-limiter's
-older ``X-RateLimit-Limit``/``-Remaining``/``-Reset`` (the tightest budget only) stay too.
+stay their one home. flask-limiter's older ``X-RateLimit-Limit``/``-Remaining``/``-Reset``
+(one budget only) stay too.
 """
 
 from __future__ import annotations

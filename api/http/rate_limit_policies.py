@@ -1,11 +1,12 @@
 """The rate-limit policies by name, and how an answer shows them: one home for what
 ``api.http.limits`` counts under, the problem catalogue's 429 entry and the OpenAPI document say.
 
-The fields follow the IETF "RateLimit header fields for HTTP" draft
-(draft-ietf-httpapi-ratelimit-headers-12), as structured-field lists: ``RateLimit-Policy``
+The fields follow the IETF "RateLimit header fields for HTTP" draft (draft-ietf-httpapi-
+ratelimit-headers, the syntax of its revision 11), as structured-field lists: ``RateLimit-Policy``
 names each budget a request was counted against with its quota and window in seconds
 (``"create";q=30;w=60``), ``RateLimit`` what is left of it and the seconds until its window
-ends (``"create";r=29;t=60``).
+ends (``"create";r=29;t=60``). The draft asks a ``Retry-After`` beside them to point no earlier
+than the window's end: a 429's is the spent budget's ``t`` (``api.http.limits``).
 """
 
 from __future__ import annotations
