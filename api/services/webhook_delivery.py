@@ -241,15 +241,16 @@ class Courier:
         error: str | None = None
         send = self.sender()
         timestamp = int(attempted_at.timestamp())
+        secrets = due.webhook.secrets_at(attempted_at)  # a replaced secret's overlap may end mid-round
         try:
             headers = {
                 "Content-Type": "application/json",
                 EVENT_HEADER: due.event_type,
                 DELIVERY_HEADER: due.id,
-                SIGNATURE_HEADER: signature(due.secrets, timestamp, body),
+                SIGNATURE_HEADER: signature(secrets, timestamp, body),
                 STANDARD_ID_HEADER: due.id,
                 STANDARD_TIMESTAMP_HEADER: str(timestamp),
-                STANDARD_SIGNATURE_HEADER: standard_signature(due.secrets, due.id, timestamp, body),
+                STANDARD_SIGNATURE_HEADER: standard_signature(secrets, due.id, timestamp, body),
             }
             status_code = send(due.url, body, headers, self.settings.timeout)
             if not 200 <= status_code < 300:

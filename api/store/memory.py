@@ -86,7 +86,6 @@ from api.store.webhooks import (
     DueDelivery,
     NewDelivery,
     WebhookRecord,
-    due_delivery,
 )
 
 
@@ -800,7 +799,7 @@ class MemoryWebhooks:
         claimed = []
         for d in self._due(now)[:limit]:
             self._uow.tables.webhook_deliveries[d.id] = (d, lease_until)
-            claimed.append(due_delivery(d.id, d.event_type, d.body, self._uow.tables.webhooks[d.webhook_id], now))
+            claimed.append(DueDelivery(d.id, d.event_type, d.body, self._uow.tables.webhooks[d.webhook_id]))
         return claimed
 
     def lock_delivery(self, delivery_id: str) -> tuple[int, int] | None:

@@ -75,19 +75,21 @@ class DeliveryRecord:
 
 @dataclass(frozen=True)
 class DueDelivery:
-    """A claimed delivery with what sending it needs: its endpoint's URL and secrets."""
+    """A claimed delivery with what sending it needs: its endpoint (the URL, the secrets: which
+    of them sign is decided at each attempt, ``WebhookRecord.secrets_at``)."""
 
     id: str
-    webhook_id: str
     event_type: str
     body: str
-    url: str
-    secrets: tuple[str, ...] = field(repr=False)  # to sign with: the current one first (WebhookRecord.secrets_at)
+    webhook: WebhookRecord
 
+    @property
+    def webhook_id(self) -> str:
+        return self.webhook.id
 
-def due_delivery(delivery_id: str, event_type: str, body: str, hook: WebhookRecord, now: datetime) -> DueDelivery:
-    """A delivery claimed at ``now`` for ``hook``, with the secrets in force then."""
-    return DueDelivery(delivery_id, hook.id, event_type, body, hook.url, hook.secrets_at(now))
+    @property
+    def url(self) -> str:
+        return self.webhook.url
 
 
 def _webhook(row: Row[Any]) -> WebhookRecord:
@@ -263,7 +265,7 @@ class WebhookRepository:
             .where(d.c.id.in_(ids))
             .order_by(d.c.next_attempt_at, d.c.id)
         )
-        return [due_delivery(r.delivery_id, r.event_type, r.body, _webhook(r), now) for r in rows]
+        return [DueDelivery(r.delivery_id, r.event_type, r.body, _webhook(r)) for r in rows]
 
     def lock_delivery(self, delivery_id: str) -> tuple[int, int] | None:
         """The delivery's ``(attempts, round_attempts)``, locked until the transaction ends (None: gone)."""
