@@ -30,9 +30,10 @@ class WebhookRecord:
 
     def secrets_at(self, now: datetime) -> tuple[str, ...]:
         """The secrets an attempt at ``now`` is signed with: the current one first."""
-        previous = self.previous_secret
-        in_force = previous is not None and self.previous_secret_until is not None and now < self.previous_secret_until
-        return (self.secret, previous) if in_force and previous is not None else (self.secret,)
+        until = self.previous_secret_until
+        if self.previous_secret is None or until is None or now >= until:
+            return (self.secret,)
+        return (self.secret, self.previous_secret)
 
 
 @dataclass(frozen=True)
