@@ -22,6 +22,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from api import config as config_module
 from api.bootstrap import bootstrap, open_store
 from api.http import domain_errors, errors, input_guard
+from api.http import metrics as http_metrics
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.docs_ui import blp as docs_ui_blp
 from api.http.health import READINESS_KEY
@@ -76,6 +77,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # as above
             app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"]
         )
+    # Outermost middleware, first hook: every request counted and timed, by its route template.
+    http_metrics.install(app)
     input_guard.install(app)  # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
