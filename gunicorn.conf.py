@@ -75,8 +75,7 @@ def when_ready(server):
     if metrics_bind:
         from api import metrics
 
-        host, _, port = metrics_bind.rpartition(":")
-        metrics.serve(host or "0.0.0.0", int(port))
+        metrics.serve(metrics_bind)
         server.log.info("metrics at http://%s/metrics", metrics_bind)
     ready_fd = os.environ.get("BONEYARD_READY_FD")
     if ready_fd:

@@ -204,7 +204,9 @@ def mark_dead(pid: int) -> None:
         multiprocess.mark_process_dead(pid)
 
 
-def serve(host: str, port: int) -> None:
-    """Serve :func:`exposition` at ``http://host:port/metrics`` from a daemon thread of this
-    process (``METRICS_BIND``: gunicorn's master, the autoplay runner)."""
-    start_http_server(port, addr=host, registry=registry())
+def serve(bind: str) -> None:
+    """Serve :func:`exposition` at ``http://<bind>/metrics`` (``host:port``; no host: every
+    interface) from a daemon thread of this process (``METRICS_BIND``: gunicorn's master, the
+    autoplay runner)."""
+    host, _, port = bind.rpartition(":")
+    start_http_server(int(port), addr=host.strip("[]") or "0.0.0.0", registry=registry())
