@@ -7,7 +7,7 @@ conventions (``_total`` for counters, base units: ``_seconds``) and has a help t
 
 Labels are bounded by construction, never a match id, a token or a path: a route is the
 template Flask matched (``/v1/matches/<match_id>``) or ``unmatched``; a method is one of
-:data:`METHODS` or ``other``; a game, preset, level or action type comes from the registries
+:data:`METHODS` or ``other``; a preset (the game), level or action type comes from the registries
 once the rules have accepted it; the rest are small fixed sets named below.
 
 Processes: gunicorn's workers and the autoplay runner each write their own files in
@@ -71,8 +71,8 @@ HTTP_REQUEST_DURATION = Histogram(
 )
 ACTIONS_APPLIED = Counter(
     "boneyard_actions_applied_total",
-    "Seats' actions accepted and committed (POST .../actions), by game and action type.",
-    ["game", "type"],
+    "Seats' actions accepted and committed (POST .../actions), by game (its preset) and action type.",
+    ["preset", "type"],
 )
 MATCHES_CREATED = Counter(
     "boneyard_matches_created_total",
