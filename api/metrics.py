@@ -86,6 +86,8 @@ WAITERS = Gauge(
     ["kind"],
     multiprocess_mode="livesum",
 )
+for _kind in WAITER_KINDS:  # each kind scraped from the start, at 0 (a dashboard's lines start there)
+    WAITERS.labels(_kind)
 BOT_DECISION = Histogram(
     "boneyard_bot_decision_seconds",
     "A computer player's decision time before any reply-floor padding, by level and whether it took "
