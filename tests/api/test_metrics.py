@@ -9,6 +9,7 @@ every app of the process, so each test compares a value after with the same valu
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 
@@ -225,3 +226,26 @@ def test_no_label_value_of_the_exposition_holds_a_token_or_a_match_id(client, li
     text = generate_latest(REGISTRY).decode()
     labels = set(re.findall(r'="([^"]*)"', text))
     assert not [label for label in labels if match_id in label or any(t in label for t in tokens.values())]
+
+
+# --- the multiprocess directory ---------------------------------------------------------------------
+def test_a_dead_process_stops_counting_in_the_live_gauges_and_its_counts_stay(tmp_path, monkeypatch):
+    """What gunicorn's ``child_exit`` and the runner's stop do (``metrics.mark_dead``)."""
+    monkeypatch.setenv(metrics.MULTIPROC_DIR_VARIABLE, str(tmp_path))
+    for name in (
+        "gauge_livesum_41.db",
+        "gauge_livemax_41.db",
+        "counter_41.db",
+        "histogram_41.db",
+        "gauge_livesum_42.db",
+    ):
+        (tmp_path / name).write_bytes(b"")
+    metrics.mark_dead(41)
+    assert sorted(os.listdir(tmp_path)) == ["counter_41.db", "gauge_livesum_42.db", "histogram_41.db"]
+
+
+def test_the_directory_is_emptied_of_a_former_runs_files_only(tmp_path):
+    for name in ("counter_7.db", "gauge_livesum_7.db", "notes.txt"):
+        (tmp_path / name).write_bytes(b"")
+    metrics.empty_directory(str(tmp_path))
+    assert os.listdir(tmp_path) == ["notes.txt"]
