@@ -55,7 +55,8 @@ def on_starting(server):
         )
     from api import metrics
 
-    metrics.empty_directory(os.environ["PROMETHEUS_MULTIPROC_DIR"])  # counts restart with the server
+    # A former run's files go (its counts restart with the server); a runner's already writing stay.
+    metrics.empty_directory(os.environ["PROMETHEUS_MULTIPROC_DIR"])
 
 
 def child_exit(server, worker):

@@ -193,11 +193,25 @@ def exposition() -> bytes:
 
 
 def empty_directory(path: str) -> None:
-    """Remove a previous run's files (``gunicorn.conf.py``'s ``on_starting``): counters restart
-    at zero with the server, and no dead process's gauge lingers."""
+    """Remove the files of every process that is gone (``gunicorn.conf.py``'s ``on_starting``):
+    a former run's counts restart at zero with the server and no dead process's gauge lingers,
+    while a runner already writing here (``scripts/run`` starts it first) keeps its files."""
     for name in os.listdir(path):
-        if name.endswith(".db"):
+        pid = name.removesuffix(".db").rpartition("_")[2]
+        if name.endswith(".db") and not (pid.isdigit() and is_running(int(pid))):
             os.remove(os.path.join(path, name))
+
+
+def is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # no signal sent: only whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, as another user's
+    except OverflowError:
+        return False
+    return True
 
 
 def mark_dead(pid: int) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import uuid
 
 from prometheus_client import REGISTRY, generate_latest
@@ -244,8 +246,16 @@ def test_a_dead_process_stops_counting_in_the_live_gauges_and_its_counts_stay(tm
     assert sorted(os.listdir(tmp_path)) == ["counter_41.db", "gauge_livesum_42.db", "histogram_41.db"]
 
 
-def test_the_directory_is_emptied_of_a_former_runs_files_only(tmp_path):
-    for name in ("counter_7.db", "gauge_livesum_7.db", "notes.txt"):
+def test_the_directory_is_emptied_of_the_files_of_processes_that_are_gone(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, check=True)
+    dead, alive = int(gone.stdout), os.getpid()  # a runner started before the server is alive
+    for name in (
+        f"counter_{dead}.db",
+        f"gauge_livesum_{dead}.db",
+        f"counter_{alive}.db",
+        "histogram_x.db",
+        "notes.txt",
+    ):
         (tmp_path / name).write_bytes(b"")
     metrics.empty_directory(str(tmp_path))
-    assert os.listdir(tmp_path) == ["notes.txt"]
+    assert sorted(os.listdir(tmp_path)) == [f"counter_{alive}.db", "notes.txt"]
