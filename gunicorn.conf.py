@@ -53,6 +53,9 @@ def on_starting(server):
             limit,
             wanted,
         )
+    # prometheus-client's lock is made here, before a worker patches the standard library for
+    # gevent, so it is a real lock: every metric write of a worker happens in its greenlets and
+    # holds it across no switch, so it never blocks a worker.
     from api import metrics
 
     # A former run's files go (its counts restart with the server); a runner's already writing stay.
