@@ -6,11 +6,14 @@ What each process did is known exactly: the test's own actions (by type), the ma
 and saw end, the runner's all-bot match and its bot decisions, one webhook delivery refused
 once then delivered. The scrape is read from the master's ``METRICS_BIND`` and, with the
 token, from the public listener, and from the runner's own ``METRICS_BIND``: all give the same sums.
+A second test kills gunicorn's workers: their waiters leave the gauge, their counts stay.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import signal
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from api import metrics
 from tests.e2e.test_portals_http import operator_portal
+from tests.e2e.test_two_servers import hold_long_poll
 from tests.servers import free_port, running_autoplay, running_gunicorn, watching_changes
 from tests.test_operations_docs import dashboard_names
 from tests.webhook_receiver import running_receiver
@@ -28,6 +32,7 @@ TOKEN = "scrape-" + "t" * 24
 PERSON_AND_BOT = [{"name": "Ana", "type": "remote"}, {"name": "Bo", "type": "bot", "level": "random"}]
 TWO_BOTS = [{"name": f"R{n}", "type": "bot", "level": "random"} for n in range(2)]
 BLOCK_TO_ONE = {"preset": "standard-block", "rules": {"target": 1}}
+TWO_PEOPLE = [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}]
 ACTIONS_ROUTE = "/v1/matches/<string:match_id>/actions"
 
 
@@ -176,3 +181,60 @@ def test_one_scrape_sums_the_counts_of_two_workers_and_the_runner(database_url, 
     # master's listener.
     assert from_public == from_master
     assert from_runner == from_master
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux ``/proc``)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            if re.search(rf"^PPid:\s+{pid}$", status, re.MULTILINE):
+                found.append(int(entry))
+    return found
+
+
+@pytest.mark.serving
+def test_a_killed_workers_waiters_leave_the_gauge_and_its_counts_stay(database_url, tmp_path: Path):
+    """gunicorn's ``child_exit`` marks a dead worker's files: its live gauge (an idle long-poll it
+    held) leaves the sums, while the counts it made stay in them."""
+    shared = tmp_path / "metrics"
+    metrics_bind = f"127.0.0.1:{free_port()}"
+    with (
+        watching_changes() as changes,
+        # info: gunicorn logs each worker it boots, after the dead one's child_exit (a change to wake on)
+        running_gunicorn(
+            database_url,
+            tmp_path / "gunicorn.log",
+            changes=changes,
+            WEB_CONCURRENCY="2",
+            LOG_LEVEL="info",
+            METRICS_BIND=metrics_bind,
+            PROMETHEUS_MULTIPROC_DIR=str(shared),
+            RATELIMIT_ENABLED="false",
+        ) as (base, _),
+    ):
+        made = requests.post(f"{base}/v1/matches", json={"seats": TWO_PEOPLE}, timeout=10).json()
+        held = hold_long_poll(base, made["id"], made["seq"])
+        url = f"http://{metrics_bind}/metrics"
+
+        def waiting(count: int):
+            samples = scrape(url)
+            return samples if at(samples, "boneyard_waiters", kind="match_events") == count else None
+
+        before = changes.until(lambda: waiting(1), 30, "the long-poll counted as waiting")
+        assert at(before, "boneyard_matches_created_total", preset="standard-draw") == 1
+        (master,) = [pid for pid in children_of(os.getpid()) if "gunicorn" in Path(f"/proc/{pid}/cmdline").read_text()]
+        workers = children_of(master)
+        assert len(workers) == 2
+        for worker in workers:
+            os.kill(worker, signal.SIGKILL)
+        after = changes.until(lambda: waiting(0), 30, "the killed workers' waiter gone from the gauge")
+        held.close()
+        assert at(after, "boneyard_matches_created_total", preset="standard-draw") == 1
+        again = requests.post(f"{base}/v1/matches", json={"seats": TWO_PEOPLE}, timeout=10)
+        assert again.status_code == 201  # the new workers serve, and count on from there
+        assert at(scrape(url), "boneyard_matches_created_total", preset="standard-draw") == 2
