@@ -20,9 +20,11 @@ from prometheus_client import REGISTRY, generate_latest
 from api import metrics
 from api.http.callers import BUS_KEY
 from api.http.metrics import ROUTE_KEY, RequestMetrics
+from api.services.commands import ClaimDueBots
 from api.services.pacing import ReplyFloor
 from api.store import DatabaseBusy
 
+from .fake_clock import FakeClock, use_clock
 from .helpers import TWO_REMOTE, assert_problem, auth, create, play_to_end, tokens_of, view
 
 TOKEN = "metrics-" + "s" * 24
@@ -259,3 +261,25 @@ def test_the_directory_is_emptied_of_the_files_of_processes_that_are_gone(tmp_pa
         (tmp_path / name).write_bytes(b"")
     metrics.empty_directory(str(tmp_path))
     assert sorted(os.listdir(tmp_path)) == [f"counter_{alive}.db", "notes.txt"]
+
+
+def test_a_turn_whose_clock_ran_out_is_counted_once(client, app):
+    clock = use_clock(app, FakeClock())
+    created = create(client, TWO_REMOTE, rules={"turn_seconds": 30})
+    before = value("boneyard_turn_timeouts_total")
+    clock.advance(31)
+    view(client, created["id"])  # the next request plays the turn that ran out
+    view(client, created["id"])
+    assert value("boneyard_turn_timeouts_total") == before + 1
+
+
+def test_the_runners_look_at_the_queue_sets_the_backlog_and_its_lag(client, app):
+    clock = use_clock(app, FakeClock())
+    bus = app.extensions[BUS_KEY]
+    bots = [{"name": f"R{n}", "type": "bot", "level": "random"} for n in range(2)]
+    assert bus.handle(ClaimDueBots(20)) == []  # nothing owed
+    assert (value("boneyard_autoplay_backlog_matches"), value("boneyard_autoplay_lag_seconds")) == (0, 0)
+    create(client, bots)  # its first move due after the pace
+    clock.advance(bus.flow.limits.autoplay_pace + 2.5)
+    assert len(bus.handle(ClaimDueBots(20))) == 1
+    assert (value("boneyard_autoplay_backlog_matches"), value("boneyard_autoplay_lag_seconds")) == (1, 2.5)
