@@ -283,3 +283,14 @@ def test_the_runners_look_at_the_queue_sets_the_backlog_and_its_lag(client, app)
     clock.advance(bus.flow.limits.autoplay_pace + 2.5)
     assert len(bus.handle(ClaimDueBots(20))) == 1
     assert (value("boneyard_autoplay_backlog_matches"), value("boneyard_autoplay_lag_seconds")) == (1, 2.5)
+
+
+def test_a_stream_is_counted_as_waiting_from_its_start_to_its_close(client, live):
+    match_id, _, _ = live
+    before = value("boneyard_waiters", kind="stream")
+    stream = client.get(f"/v1/matches/{match_id}/stream", buffered=False)
+    assert stream.status_code == 200
+    assert next(stream.response).startswith(b"retry:")
+    assert value("boneyard_waiters", kind="stream") == before + 1
+    stream.close()
+    assert value("boneyard_waiters", kind="stream") == before
