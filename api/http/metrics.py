@@ -3,8 +3,8 @@
 * :class:`RequestMetrics` (WSGI, outermost): each request's route, method and status, and its
   time to the answer's headers. The route is the template Flask matched, put in the environ by
   :func:`note_route` (the app's first ``before_request``); a request refused before routing (a
-  body too slow or too large, the work queue) or matching no route is ``unmatched``, so no path
-  a client makes up becomes a label.
+  body too slow or too large, too many bodies on their way) or matching no route is
+  ``unmatched``, so no path a client makes up becomes a label.
 * Rate-limit refusals (429 from flask-limiter) are counted by route before the usual problem
   answer; database-busy refusals where they are answered (``api.http.domain_errors``).
 * ``GET /metrics``: the text exposition on the public listener only when ``METRICS_TOKEN`` is
