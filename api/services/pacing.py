@@ -10,10 +10,10 @@ and a timed reply says only that the bot moved.
 A decision slower than its floor cannot be padded and still stands out, so it is never
 silent: it is logged (a warning with the level, the decision's milliseconds and the floor) and
 counted per level in :attr:`ReplyFloor.overruns` (the app's floor is ``MatchFlow.reply_floor``)
-and in ``boneyard_bot_decision_seconds{over_floor="true"}`` (``api.metrics``), which times every
-decision by level. The floors must be above
-each level's slowest decision on the machine (``bench/bot_timing.py`` prints them;
-``bench/reply_floor.py`` times replies through the shipped floor and counts the overruns).
+and in ``boneyard_bot_decision_seconds{over_floor="true"}`` (``api.metrics``, which times every
+decision by level). The floors must be above each level's slowest decision on the machine
+(``bench/bot_timing.py`` prints them; ``bench/reply_floor.py`` times replies through the shipped
+floor and counts the overruns).
 
 The pause is taken outside any transaction (the services decide before they write), on
 gevent a yield to the worker's other requests.
