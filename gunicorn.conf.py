@@ -2,7 +2,9 @@
 
 BIND (default 127.0.0.1:$PORT, PORT default 8000), WEB_CONCURRENCY (workers, default 2),
 GUNICORN_WORKER_CONNECTIONS (connections per worker, default 10000), GUNICORN_TIMEOUT
-(default 30).
+(default 30). METRICS_BIND (host:port: the master serves every process's /metrics there; default
+none), PROMETHEUS_MULTIPROC_DIR (where each process writes its metrics; default a new temporary
+directory).
 
 Workers are gevent workers (``api.serving.Worker``): a waiting client (a long-poll, an
 event stream, a request body still arriving) holds a greenlet, not a thread, so one worker
@@ -10,8 +12,17 @@ holds thousands of them; docs/deployment.md says why and what was measured.
 """
 
 import os
+import tempfile
 
 from api import serving
+
+# Multiprocess metrics (api/metrics.py): each worker writes its own files here and a scrape sums
+# them. Set before anything imports prometheus-client (it picks its mode at import) and
+# inherited by the workers; kept across a reload, which reads this file again.
+if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="boneyard-metrics-")
+os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+metrics_bind = os.environ.get("METRICS_BIND", "")
 
 bind = os.environ.get("BIND") or f"127.0.0.1:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -42,12 +53,34 @@ def on_starting(server):
             limit,
             wanted,
         )
+    # prometheus-client's lock is made here, before a worker patches the standard library for
+    # gevent, so it is a real lock: every metric write of a worker happens in its greenlets and
+    # holds it across no switch, so it never blocks a worker.
+    from api import metrics
+
+    # A former run's files go (its counts restart with the server); a runner's already writing stay.
+    metrics.empty_directory(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+
+
+def child_exit(server, worker):
+    """A worker is gone: its live gauges (waiters) stop counting; its counters stay in the sums."""
+    from api import metrics
+
+    metrics.mark_dead(worker.pid)
 
 
 def when_ready(server):
     """Listening now: tell whoever started this server, if they asked (the tests pass a pipe's
     descriptor in BONEYARD_READY_FD and wait on it instead of polling). Closed before the
-    workers fork, so the reader's end sees the end of it here."""
+    workers fork, so the reader's end sees the end of it here.
+
+    With METRICS_BIND, the master serves /metrics there first: every worker's counts (and a
+    runner's writing in the same directory), off the public listener."""
+    if metrics_bind:
+        from api import metrics
+
+        metrics.serve(metrics_bind)
+        server.log.info("metrics at http://%s/metrics", metrics_bind)
     ready_fd = os.environ.get("BONEYARD_READY_FD")
     if ready_fd:
         os.write(int(ready_fd), b"ready")

@@ -9,6 +9,7 @@ handlers, blueprints and the ``flask boneyard`` CLI.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,8 +21,10 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
+from api import metrics
 from api.bootstrap import bootstrap, open_store
 from api.http import domain_errors, errors, input_guard
+from api.http import metrics as http_metrics
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
 from api.http.docs_ui import blp as docs_ui_blp
 from api.http.health import READINESS_KEY
@@ -76,6 +79,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # as above
             app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"]
         )
+    # Outermost middleware, first hook: every request counted and timed, by its route template.
+    http_metrics.install(app)
     input_guard.install(app)  # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
@@ -160,11 +165,14 @@ def autoplay_command(step_moves: int) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     logging.getLogger("api").info("autoplay runner started")
+    if current_app.config["METRICS_BIND"]:  # its own /metrics, as in docker-compose (docs/operations.md)
+        metrics.serve(current_app.config["METRICS_BIND"])
     # The webhook deliveries are sent beside it, in a thread of their own (a slow endpoint
     # must not hold up a computer player's move): one runner process for all background work.
     webhooks = start_webhook_worker(stop)
     Autoplay(current_app.extensions[BUS_KEY], step_moves=step_moves).run(stop)
     webhooks.join(timeout=15)
+    metrics.mark_dead(os.getpid())  # its backlog gauges leave a shared directory's sums
     click.echo("autoplay runner stopped")
 
 

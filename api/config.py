@@ -97,6 +97,15 @@ Environment variables (all optional):
 ``WEBHOOK_ALLOW_PRIVATE_ADDRESSES``
     Let webhooks go to loopback, private and link-local addresses (default ``false``: such
     URLs are refused at registration and before every attempt, against server-side request forgery).
+``METRICS_TOKEN``
+    Serve Prometheus' ``/metrics`` on the public listener to ``Authorization: Bearer <METRICS_TOKEN>``
+    alone (default empty: ``/metrics`` answers 404 there, as any unknown path). docs/operations.md.
+``METRICS_BIND``
+    ``host:port`` where this process serves ``/metrics`` apart from the API, to anyone who can reach
+    it: gunicorn's master (every worker's counts) and the autoplay runner (default empty: none).
+``PROMETHEUS_MULTIPROC_DIR``
+    The directory the processes of one host write their metrics in (gunicorn makes a temporary
+    one when unset; give the runner the server's to have one scrape count both).
 ``LOG_LEVEL``
     Root log level for the ``api`` logger (default ``INFO``).
 """
@@ -239,6 +248,8 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),
         "MAX_CONTENT_LENGTH": int(environ.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
+        "METRICS_TOKEN": environ.get("METRICS_TOKEN", ""),
+        "METRICS_BIND": environ.get("METRICS_BIND", ""),
         "WORKING_REQUESTS_PER_WORKER": int(environ.get("WORKING_REQUESTS_PER_WORKER", "8")),
         "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),

@@ -67,3 +67,13 @@ def test_scripts_run_starts_the_autoplay_runner_beside_gunicorn():
     script = (ROOT / "scripts" / "run").read_text(encoding="utf-8")
     migrate, autoplay = script.index("wsgi boneyard migrate"), script.index("wsgi boneyard autoplay &")
     assert migrate < autoplay < script.rindex("gunicorn.conf.py")
+
+
+def test_the_api_and_the_runner_each_serve_metrics_on_a_port_of_their_own():
+    """In separate containers they share no metrics directory: each is scraped (docs/operations.md)."""
+    services = load_compose()["services"]
+    binds = {name: services[name]["environment"]["METRICS_BIND"] for name in ("api", "autoplay")}
+    assert binds == {"api": "0.0.0.0:9100", "autoplay": "0.0.0.0:9101"}
+    assert "127.0.0.1:9100:9100" in services["api"]["ports"]
+    assert services["autoplay"]["ports"] == ["127.0.0.1:9101:9101"]
+    assert "METRICS_TOKEN" not in services["api"]["environment"]  # not on the public port

@@ -200,3 +200,21 @@ def test_boneyard_verify_reaches_the_fairness_check_and_no_server():
     assert reached_from(graph, "api.http.matches") >= {"api.http.callers"}  # the walk follows imports through
     importers = sorted(name for name, imported in graph.items() if imported & {"api.cli", "api.verify"})
     assert importers == ["api.cli"]
+
+
+# --- metrics: counted by the use cases and the HTTP edge, never by the pure core ------------------
+def test_the_rules_and_the_bots_import_no_metrics():
+    """``api.rules`` and ``api.bots`` stay pure: what they decide is counted by the services that
+    call them (``api.metrics``), and nothing of prometheus-client reaches them, directly or not."""
+    graph = {name: imports_of(path, name) for name, path in MODULES.items()}
+    assert "api.metrics" in graph["api.services.acting"]  # the walk sees the services' counting
+    core = [name for name in MODULES if name.startswith(("api.rules", "api.bots"))]
+    assert len(core) > 20
+    found = sorted(name for name in core if "api.metrics" in reached_from(graph, name) | {name})
+    assert found == []
+    third_party = sorted(
+        str(MODULES[name].relative_to(ROOT))
+        for name in core
+        if "prometheus_client" in MODULES[name].read_text(encoding="utf-8")
+    )
+    assert third_party == []

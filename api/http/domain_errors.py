@@ -8,7 +8,9 @@ from typing import Any
 from flask import Flask, Response
 from sqlalchemy.exc import OperationalError
 
+from api import metrics
 from api.http.errors import handle_unexpected, problem
+from api.http.metrics import route_label
 from api.http.problem_codes import BEARER_CHALLENGE, DATABASE_BUSY, ProblemCode, entry_of
 from api.rules import errors as rules
 from api.services import errors as services
@@ -53,6 +55,7 @@ def handle_database_error(error: Exception) -> Response:
     """A write lock not had in time (SQLite "database is locked", ``DatabaseBusy``): 503 with
     Retry-After, never a 500. Any other database error is unexpected."""
     if is_busy_error(error):
+        metrics.DATABASE_BUSY.labels(route_label()).inc()
         return problem(
             DATABASE_BUSY.status,
             DATABASE_BUSY.code,

@@ -16,6 +16,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
+from api import metrics
 from api.bots import DEFAULT_LEVEL
 from api.http import problem_codes as codes
 from api.http.arguments import JSON_BODY_PARSER
@@ -908,6 +909,7 @@ class Actions(MethodView):
                 commands.Act(match_id, token, body, expected_seq, if_match_seq=if_match_seq(), keyed=keyed)
             )
         except Replay as replay:
+            metrics.IDEMPOTENT_REPLAYS.inc()
             return _replayed(replay.stored)
         return _action_answer(result, render_action_result(result))
 

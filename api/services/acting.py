@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from api import metrics
 from api.rules import BOT_SEAT, ENDED, RulesError, decide, parse_action, redact_event
 
 from . import errors, tokens
@@ -76,6 +77,7 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
                 remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
             uow.commit()
         flow.committed(match_id, after)
+        metrics.ACTIONS_APPLIED.labels(after.state.rules.preset, str(command.action["type"])).inc()
         return result
     raise errors.StaleSeq(snap.seq, flow.last_seq(match_id))
 
@@ -108,11 +110,15 @@ def remember_refusal(flow: MatchFlow, token_hash: str, keyed: Keyed, match_id: s
 
 def claim_due_bots_handler(command: ClaimDueBots, flow: MatchFlow) -> list[str]:
     """The matches whose computer players are owed a move now, up to ``batch``, claimed for
-    ``BOTS_LEASE`` (other runners skip them meanwhile). Nothing due: no write transaction."""
+    ``BOTS_LEASE`` (other runners skip them meanwhile). Nothing due: no write transaction.
+    The read that asks also sets the backlog's gauges: how many are due, the oldest since when."""
     now = flow.now()
     with flow.store.unit_of_work(readonly=True) as uow:
-        if not uow.matches.any_due_bots(now):
-            return []
+        due, oldest = uow.matches.bots_backlog(now)
+    metrics.AUTOPLAY_BACKLOG.set(due)
+    metrics.AUTOPLAY_LAG.set(0.0 if oldest is None else max(0.0, (now - oldest).total_seconds()))
+    if not due:
+        return []
     with flow.store.unit_of_work() as uow:
         claimed = uow.matches.claim_due_bots(now, now + BOTS_LEASE, command.batch)
         uow.commit()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from api import metrics
 from api.rules import BOT_SEAT, PLAYING
 from api.rules.clock import time_out
 from api.rules.events import SeatReplaced
@@ -77,6 +78,7 @@ def run_due(flow: MatchFlow, match_id: str) -> bool:
         snap = apply_timeouts(flow, uow, record, snap)
         uow.commit()
     flow.committed(match_id, snap)
+    metrics.TURN_TIMEOUTS.inc()
     return True
 
 

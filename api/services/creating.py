@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from api import bots
+from api import bots, metrics
 from api.rules import BOT_SEAT, REMOTE_SEAT, create_match, ready_to_start, resolve_requested_rules, start_match
 from api.rules.events import MatchCreated
 from api.store.records import MatchRecord
@@ -157,6 +157,7 @@ def insert_match(uow: UnitOfWork, new: NewMatch, flow: MatchFlow) -> tuple[Match
 def shown(new: NewMatch, record: MatchRecord, deadline: datetime | None, flow: MatchFlow) -> Answer:
     """After the commit: cache the state, wake its waiters, answer the summary with the tokens."""
     flow.committed(record.id, new.snap)
+    metrics.MATCHES_CREATED.labels(new.snap.state.rules.preset).inc()
     seats, portal_id = new.command.seats, new.command.caller.portal_id
     summary = show_deadline(flow.summary(record, new.snap), new.snap.state, deadline)
     attach_refs(summary["seats"], {n: s.player_ref for n, s in enumerate(seats) if s.player_ref and portal_id})

@@ -38,7 +38,7 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
             stored = load_through_head(uow, record, after, limit)
         if sub is not None and not stored and record.status != ENDED:
             sub.saw(record.last_seq)
-            with flow.waiter.hold(client, wait):
+            with flow.waiter.hold(client, wait, "match_events"):
                 seq = sleep_until_event(flow, match_id, record.deadline_at, after, wait, sub)
             if seq > after and not sub.left:
                 with flow.store.unit_of_work(readonly=True) as uow:

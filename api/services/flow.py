@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
+from api import metrics
 from api.bots.turns import bot_to_act, bot_turn
 from api.rules import BOT_SEAT, ENDED, Event, MatchState, view
 from api.rules.views import public_summary
@@ -258,9 +259,12 @@ class MatchFlow:
         return owner
 
     def committed(self, match_id: str, snap: Snapshot) -> None:
-        """After a commit: remember the new state and wake whoever waits on this match."""
+        """After a commit: remember the new state and wake whoever waits on this match. A match is
+        committed as ended once (nothing is appended after its end): that commit counts it."""
         self.cache.put(match_id, snap)
         self.waiter.announce(match_id, snap.seq)
+        if snap.state.status == ENDED:
+            metrics.MATCHES_ENDED.labels(snap.state.rules.preset).inc()
 
 
 def is_all_bots(state: MatchState) -> bool:

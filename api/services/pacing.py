@@ -9,10 +9,11 @@ and a timed reply says only that the bot moved.
 
 A decision slower than its floor cannot be padded and still stands out, so it is never
 silent: it is logged (a warning with the level, the decision's milliseconds and the floor) and
-counted per level in :attr:`ReplyFloor.overruns` (the app's floor is ``MatchFlow.reply_floor``;
-no endpoint exports the count yet, the log line is what operators see). The floors must be above
-each level's slowest decision on the machine (``bench/bot_timing.py`` prints them;
-``bench/reply_floor.py`` times replies through the shipped floor and counts the overruns).
+counted per level in :attr:`ReplyFloor.overruns` (the app's floor is ``MatchFlow.reply_floor``)
+and in ``boneyard_bot_decision_seconds{over_floor="true"}`` (``api.metrics``, which times every
+decision by level). The floors must be above each level's slowest decision on the machine
+(``bench/bot_timing.py`` prints them; ``bench/reply_floor.py`` times replies through the shipped
+floor and counts the overruns).
 
 The pause is taken outside any transaction (the services decide before they write), on
 gevent a yield to the worker's other requests.
@@ -28,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from api import metrics
 from api.bots import LEVELS
 
 T = TypeVar("T")
@@ -70,7 +72,8 @@ class ReplyFloor:
     #: A monotonic clock, and a pause of that many seconds (tests inject both).
     clock: Callable[[], float] = time.monotonic
     pause: Callable[[float], None] = sleep
-    #: The decisions that passed their floor (one count per process; the metrics issue exports it).
+    #: The decisions that passed their floor (one count per process; exported as the histogram's
+    #: ``over_floor="true"`` series).
     overruns: Overruns = field(default_factory=Overruns, compare=False)
 
     @classmethod
@@ -85,11 +88,13 @@ class ReplyFloor:
         """``decide()``, taking at least the floor of ``level`` in all; a decision that took
         longer is logged and counted in :attr:`overruns` (its reply time shows)."""
         floor = self.seconds.get(level, 0.0)
-        if floor <= 0:
-            return decide()
         started = self.clock()
         decided = decide()
         took = self.clock() - started
+        over = 0 < floor < took
+        metrics.BOT_DECISION.labels(level, metrics.bool_label(over)).observe(took)
+        if floor <= 0:
+            return decided
         if took < floor:
             self.pause(floor - took)
         elif took > floor:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 
+from api import metrics
+
 from . import errors
 from .deadlines import utcnow
 from .ports import Store, WakeUpSource
@@ -117,6 +119,7 @@ class Subscription:
         self._slot = slot
         self.client = client
         self._closed = False
+        self._streaming = False  # counted in the waiters gauge as a stream, from hold to close
 
     @property
     def seq(self) -> int:
@@ -151,15 +154,21 @@ class Subscription:
             return slot.seq
 
     def hold(self, seconds: float) -> None:
-        """Count this subscription against its client's cap for ``seconds`` (a stream's life)."""
+        """Count this subscription against its client's cap for ``seconds`` (a stream's life), and
+        as a waiting stream until it closes."""
         if self.client is not None and self.client.slot is None:
             self.client.slot = self._hub.take(self.client, seconds)
+        if not self._streaming:
+            self._streaming = True
+            metrics.WAITERS.labels("stream").inc()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         self._hub.unsubscribe(self)
+        if self._streaming:
+            metrics.WAITERS.labels("stream").dec()
         if self.client is not None and self.client.slot is not None:
             self.client.slot.release()
 
@@ -316,16 +325,18 @@ class Waiter:
 
     # --- the per-address cap --------------------------------------------------------------
     @contextmanager
-    def hold(self, client: Client | None, seconds: float) -> Iterator[None]:
-        """Count one wait of ``seconds`` against the client's address (no-op without an address,
-        or when the client already holds a slot: a stream)."""
-        if client is None or client.address is None or client.slot is not None or self.per_address <= 0:
-            yield
-            return
-        slot = self.take(client, seconds)
+    def hold(self, client: Client | None, seconds: float, kind: metrics.WaiterKind) -> Iterator[None]:
+        """Count one wait of ``seconds`` against the client's address (not without an address, nor
+        when the client already holds a slot: a stream), and in the waiters gauge as ``kind``."""
+        slot = None
+        if client is not None and client.address is not None and client.slot is None and self.per_address > 0:
+            slot = self.take(client, seconds)
+        waiting = metrics.WAITERS.labels(kind)
+        waiting.inc()
         try:
             yield
         finally:
+            waiting.dec()
             if slot is not None:
                 slot.release()
 

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 import httpcore
 import httpx
 
+from api import metrics
 from api.store.webhooks import DELIVERED, FAILED, PENDING, AttemptRecord, DueDelivery
 
 from . import errors
@@ -286,8 +287,13 @@ class Courier:
                 due.id, attempt, round_attempts=rounds + 1, status=status, next_attempt_at=next_at
             )
             uow.commit()
+        metrics.WEBHOOK_DELIVERIES.labels(OUTCOMES[status], metrics.attempt_label(rounds + 1)).inc()
         log.info("webhook delivery %s (%s): attempt %d %s", due.id, due.event_type, attempt.number, error or "ok")
         return attempt
+
+
+#: A delivery's status after an attempt, as the metric's ``outcome`` names it.
+OUTCOMES: dict[str, metrics.WebhookOutcome] = {DELIVERED: "delivered", PENDING: "retrying", FAILED: "failed"}
 
 
 def deliver_handler(command: DeliverWebhooks, courier: Courier) -> int:

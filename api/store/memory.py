@@ -283,8 +283,9 @@ class MemoryMatches:
         ]
         return sorted(due, key=lambda r: (r.bots_due_at, r.record.id))
 
-    def any_due_bots(self, now: datetime) -> bool:
-        return bool(self._due_bots(now))
+    def bots_backlog(self, now: datetime) -> tuple[int, datetime | None]:
+        due = self._due_bots(now)
+        return len(due), due[0].bots_due_at if due else None
 
     def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[str]:
         self._uow.writing()

@@ -276,12 +276,14 @@ class MatchRepository:
         return list(self._conn.execute(query).scalars())
 
     # --- the autoplay queue (api.services.autoplay) ------------------------------------
-    def any_due_bots(self, now: datetime) -> bool:
-        """Is some match's computer player owed a move by ``now``? (A read: a runner asks this
-        before claiming, so an idle runner never takes SQLite's write lock.)"""
+    def bots_backlog(self, now: datetime) -> tuple[int, datetime | None]:
+        """How many playing matches' computer players are owed a move by ``now``, and since when
+        the longest owed one has been due (None: none is). A read: a runner asks this before
+        claiming, so an idle runner never takes SQLite's write lock."""
         m = tables.matches
-        query = select(m.c.id).where(m.c.status == PLAYING, m.c.bots_due_at <= now).limit(1)
-        return self._conn.execute(query).first() is not None
+        query = select(func.count(), func.min(m.c.bots_due_at)).where(m.c.status == PLAYING, m.c.bots_due_at <= now)
+        count, oldest = self._conn.execute(query).one()
+        return count, oldest
 
     def claim_due_bots(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[str]:
         """Claim up to ``limit`` playing matches whose computer player is owed a move by

@@ -96,9 +96,9 @@ def test_an_address_may_run_only_so_many_all_bot_matches(bus, flow):
 def test_an_all_bot_match_is_answered_at_once_and_played_by_steps(bus, flow, store, clock):
     created = create(bus, GREEDY, RANDOM)
     with store.unit_of_work(readonly=True) as uow:
-        assert uow.matches.any_due_bots(clock()) is False  # due after the pace, not now
+        assert uow.matches.bots_backlog(clock()) == (0, None)  # due after the pace, not now
         clock.advance(flow.limits.autoplay_pace)
-        assert uow.matches.any_due_bots(clock()) is True
+        assert uow.matches.bots_backlog(clock()) == (1, clock())
     moved, ended = bus.handle(PlayBots(created["id"], 3))
     assert (moved, ended) == (3, False)
     assert bus.handle(GetSummary(created["id"]))["seq"] == created["seq"] + 3

@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from prometheus_client import REGISTRY
 from standardwebhooks import Webhook
 
 from api.services.bus import MessageBus
@@ -129,7 +130,19 @@ def test_fails_times_out_and_comes_back_retried_with_backoff(sql_bus, sql_store,
         assert again["status"] == "delivered" and [a["attempt"] for a in again["log"]] == [4, 3, 2, 1]
 
 
+def deliveries_counted() -> dict[tuple[str, str], float]:
+    """``boneyard_webhook_deliveries_total`` by (outcome, attempt), as this process counted them."""
+    return {
+        (sample.labels["outcome"], sample.labels["attempt"]): sample.value
+        for family in REGISTRY.collect()
+        if family.name == "boneyard_webhook_deliveries"
+        for sample in family.samples
+        if sample.name.endswith("_total")
+    }
+
+
 def test_given_up_after_the_attempts_allowed_then_replayed(sql_bus, sql_store, clock):
+    counted = deliveries_counted()
     with running_receiver(500, 502, 503, 500, 200) as receiver:
         acme, hook, _ = one_delivery(sql_bus, receiver.url)
         sender = worker(sql_store, clock, WEBHOOK_MAX_ATTEMPTS=3)
@@ -152,6 +165,9 @@ def test_given_up_after_the_attempts_allowed_then_replayed(sql_bus, sql_store, c
         delivery = log_of(sql_bus, acme, hook)
         assert delivery["status"] == "delivered" and delivery["attempts"] == 5
         assert len(receiver.received) == 5
+    now = deliveries_counted()  # each attempt by its outcome and its number in its round
+    added = {key: now[key] - counted.get(key, 0) for key in now if now[key] != counted.get(key, 0)}
+    assert added == {("retrying", "1"): 2, ("retrying", "2"): 1, ("failed", "3"): 1, ("delivered", "2"): 1}
 
 
 def test_a_private_destination_is_refused_at_delivery_time(sql_bus, sql_store, clock):

@@ -45,7 +45,7 @@ def player_events_handler(command: GetPlayerEvents, flow: MatchFlow) -> Answer:
             found = uow.matchmaking.player_events(portal_id, me, command.after, limit)
         if sub is not None and not found:
             sub.saw(last)
-            with flow.waiter.hold(command.client, command.wait):
+            with flow.waiter.hold(command.client, command.wait, "player_events"):
                 seq = sleep_for(flow, sub, command.after, command.wait)
             if seq > command.after and not sub.left:
                 with flow.store.unit_of_work(readonly=True) as uow:

@@ -223,7 +223,7 @@ def get_seek_handler(command: GetSeek, flow: MatchFlow) -> Answer:
             sub.saw(0)
             clock = flow.waiter.clock
             give_up = clock.monotonic() + command.wait
-            with flow.waiter.hold(command.client, command.wait):
+            with flow.waiter.hold(command.client, command.wait, "seek"):
                 while seek.status == WAITING and not sub.left:
                     remaining = give_up - clock.monotonic()
                     if remaining <= 0:

@@ -274,10 +274,21 @@ def test_only_playing_matches_owe_a_computer_move(make_match, store):
         uow.matches.update(ids[0], status="ended")
         uow.commit()
     with store.unit_of_work(readonly=True) as uow:
-        assert uow.matches.any_due_bots(NOW)
-        assert not uow.matches.any_due_bots(NOW - timedelta(seconds=5))
+        assert uow.matches.bots_backlog(NOW)[0] == 1
+        assert uow.matches.bots_backlog(NOW - timedelta(seconds=5))[0] == 0
     with store.unit_of_work() as uow:
         assert uow.matches.claim_due_bots(NOW, LEASE, 10) == [ids[1]]
+
+
+def test_the_bots_backlog_counts_the_playing_matches_owed_a_move_and_the_oldest_due_time(make_match, store):
+    ids = due_matches(make_match, store, 3)  # due 3, 2 and 1 s before NOW
+    with store.unit_of_work() as uow:
+        uow.matches.update(ids[0], status="ended")  # its due time no longer counts
+        uow.commit()
+    with store.unit_of_work(readonly=True) as uow:
+        assert uow.matches.bots_backlog(NOW) == (2, NOW - timedelta(seconds=2))
+        assert uow.matches.bots_backlog(NOW - timedelta(seconds=1, microseconds=1)) == (1, NOW - timedelta(seconds=2))
+        assert uow.matches.bots_backlog(NOW - timedelta(seconds=5)) == (0, None)
 
 
 def test_an_append_with_match_fields_ends_the_claim_and_one_without_keeps_it(make_match, store):
