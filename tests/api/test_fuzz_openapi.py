@@ -76,8 +76,10 @@ SCHEMA_VALID_REFUSALS = {
         412: {"precondition_failed"},
         # The same Idempotency-Key with another body: the key
         # names one request (the IETF draft answers 422); which
-        # keys were used before is no part of a request's schema.
-        422: {"idempotency_key_reused"},
+        # keys were used before is no part of a request's schema. A tile's pattern admits every
+        # set's tiles (up to "12-12"); which set the match plays is no part of it either, so
+        # "0-10" at a double-six match is a schema-valid `invalid_tile` (docs/problems.md).
+        422: {"idempotency_key_reused", "invalid_tile"},
     },
     # A rule set is typed option by option in the document; which combinations work together
     # (partners need 4 players, a hand size that fits the set, muggins calls need fives scoring,
