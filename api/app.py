@@ -28,6 +28,7 @@ from api.http.health import READINESS_KEY
 from api.http.limits import limiter, settle_retry_after
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
+from api.http.request_ids import RequestIds, note_route
 from api.http.routing import RuleBuildingOnFirstUse
 from api.http.spec import complete_spec, make_api
 from api.http.work_limit import WorkLimit
@@ -76,6 +77,9 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # as above
             app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"]
         )
+    # Outermost of all: every answer, a middleware's refusal too, echoes the request's id.
+    app.wsgi_app = RequestIds(app.wsgi_app)  # type: ignore[method-assign]  # as above
+    app.before_request(note_route)  # the first hook: a refusal by the next ones knows its route
     input_guard.install(app)  # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
     app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])

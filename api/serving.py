@@ -39,6 +39,8 @@ from gunicorn.http import errors as http_errors
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
 
+from api import logs
+
 REDACTED = "[redacted]"
 #: Query parameters whose values are secrets (``/stream?token=``).
 SECRET_PARAMETERS = frozenset({"token"})
@@ -144,15 +146,16 @@ def protocol_error(exc: BaseException) -> tuple[int, str, str, str]:
     return _UNEXPECTED
 
 
-def problem_response(status: int, code: str, title: str, detail: str) -> bytes:
-    """A whole HTTP/1.1 response carrying a problem document; the connection closes after it."""
+def problem_response(status: int, code: str, title: str, detail: str, request_id: str | None = None) -> bytes:
+    """A whole HTTP/1.1 response carrying a problem document; the connection closes after it.
+    ``request_id`` (made when not given) is echoed in ``X-Request-ID``, as the app's answers do."""
     # Imported here, not above: this module loads in gunicorn's master, the app only in workers.
     from api.http.problem_document import PROBLEM_CONTENT_TYPE, problem_document
 
     body = json.dumps(problem_document(status, code, title, detail)).encode()
     head = (
         f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
+        f"Content-Length: {len(body)}\r\n{logs.REQUEST_ID_HEADER}: {logs.request_id_from(request_id)}\r\n\r\n"
     )
     return head.encode("latin-1") + body
 
@@ -172,9 +175,12 @@ class Worker(GeventWorker):
                 req = parsed
         else:
             self.log.exception("Error handling request %s", redact_text(getattr(req, "uri", "(no URI read)")))
-        data = problem_response(status, code, title, detail)
+        offered = _header(req, logs.REQUEST_ID_HEADER) if req is not None else None
+        context = logs.LogContext(logs.request_id_from(offered))
+        data = problem_response(status, code, title, detail, context.request_id)
         if req is not None:
             environ = default_environ(req, client, self.cfg)
+            environ[logs.ENVIRON_KEY] = context
             environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = addr[0], str(addr[1])
             response = Response(req, client, self.cfg)
             response.status = f"{status} {title}"
@@ -184,6 +190,12 @@ class Worker(GeventWorker):
             util.write_nonblock(client, data)
         except Exception:
             self.log.debug("Failed to send the error answer.")
+
+
+def _header(req: Request, name: str) -> str | None:
+    """The value of a request header gunicorn parsed (the last one of that name)."""
+    found = [value for key, value in getattr(req, "headers", []) if key.upper() == name.upper()]
+    return found[-1] if found else None
 
 
 # --- logs without secrets ------------------------------------------------------------------

@@ -13,7 +13,7 @@ from flask import Flask, Response
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from api.http import errors, input_guard, problem_codes
+from api.http import errors, input_guard, problem_codes, request_ids
 from api.http.event_schemas import register_event_schemas
 from api.http.matches import ALTERNATIVES, UNIONS
 from api.http.openapi_shapes import field_shape, register_alternatives, register_shapes, register_unions
@@ -98,6 +98,7 @@ def complete_spec(api: BoneyardApi) -> None:
     register_unions(api.spec, UNIONS)
     register_alternatives(api.spec, ALTERNATIVES)
     register_shapes(api.spec)
+    request_ids.document(api.spec)
     MADE_DOCUMENTS[api.document_key] = api.spec
 
 

@@ -1,0 +1,113 @@
+"""What a log line says about its request, and how lines are written: readable text or JSON.
+
+Stdlib only, and nothing of the app at module level: gunicorn's master imports this (through
+``api.serving``) before it forks the workers.
+
+* The request id: taken from the request's ``X-Request-ID`` when it is sane (1 to 128
+  characters of a safe set: what a proxy or a client library makes, never a line break or a
+  quote a log reader could trip on), else made here. Every answer echoes it
+  (``api.http.request_ids``), and every line logged while the request is served carries it.
+* :class:`LogContext`: the request id, and the route template, match id and seat once
+  routing knows them. It lives in a context variable (per greenlet under gevent, per thread
+  otherwise) for the app's own lines, and in the WSGI environ for gunicorn's access line.
+* :class:`JsonFormatter`: ``LOG_FORMAT=json`` makes every line one JSON object. Its message
+  and traceback go through the same redaction as the text format's (``api.serving``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+REQUEST_ID_HEADER = "X-Request-ID"
+#: The WSGI environ key of the request's :class:`LogContext`.
+ENVIRON_KEY = "boneyard.log_context"
+REQUEST_ID_MAX_LENGTH = 128
+_SANE_REQUEST_ID = re.compile(rf"[A-Za-z0-9._:@/+=-]{{1,{REQUEST_ID_MAX_LENGTH}}}")
+
+TEXT, JSON = "text", "json"
+LOG_FORMATS = (TEXT, JSON)
+#: The readable text format of the app's and the runner's lines (``LOG_FORMAT=text``).
+TEXT_LINE = "%(asctime)s %(levelname)s [%(name)s] %(message)s"
+#: The fields a line may carry beyond time, level, logger and event, in this order.
+FIELDS = ("request_id", "method", "path", "route", "status", "duration", "bytes", "match_id", "seat", "remote")
+
+
+def log_format(environ: Mapping[str, str]) -> str:
+    """``LOG_FORMAT`` from an environment: ``text`` (the default) or ``json``."""
+    value = environ.get("LOG_FORMAT", TEXT).strip().lower() or TEXT
+    if value not in LOG_FORMATS:
+        raise ValueError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, not {value!r}")
+    return value
+
+
+def request_id_from(offered: str | None) -> str:
+    """The offered request id when it is sane, else a new one (32 hex digits)."""
+    if offered and _SANE_REQUEST_ID.fullmatch(offered):
+        return offered
+    return uuid.uuid4().hex
+
+
+@dataclass
+class LogContext:
+    """What the lines logged for one request say about it."""
+
+    request_id: str
+    route: str | None = None
+    match_id: str | None = None
+    seat: int | None = None
+
+    def fields(self) -> dict[str, Any]:
+        return {key: value for key, value in vars(self).items() if value is not None}
+
+
+_CONTEXT: ContextVar[LogContext | None] = ContextVar("boneyard_log_context", default=None)
+
+
+def enter(context: LogContext) -> None:
+    """``context`` is the current request's, for the lines logged from here on in this greenlet
+    (or thread), until the next request served there enters its own."""
+    _CONTEXT.set(context)
+
+
+def current() -> LogContext | None:
+    return _CONTEXT.get()
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC, ISO 8601), level, logger, event (the message), the
+    current request's context, and what the call passed in ``extra`` of :data:`FIELDS`.
+
+    ``redact`` is applied to the message and the traceback (``api.serving.redact_text``: a URL's
+    ``?token=`` never reaches a line)."""
+
+    def __init__(self, redact: Callable[[str], str] = lambda text: text):
+        super().__init__()
+        self.redact = redact
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "event": self.redact(record.getMessage()),
+        }
+        context = current()
+        if context is not None:
+            line.update(context.fields())
+        for field in FIELDS:
+            value = getattr(record, field, None)
+            if value is not None:
+                line[field] = value
+        if record.exc_info:
+            line["exception"] = self.redact(self.formatException(record.exc_info))
+        elif record.exc_text:
+            line["exception"] = self.redact(record.exc_text)
+        return json.dumps(line, default=str)
