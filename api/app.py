@@ -20,6 +20,7 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
+from api import logs
 from api.bootstrap import bootstrap, open_store
 from api.http import domain_errors, errors, input_guard
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
@@ -55,7 +56,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(config_module.from_environ())
     if overrides:
         app.config.update(overrides)
-    _configure_logging(app)
+    logs.configure(app.config["LOG_FORMAT"], app.config["LOG_LEVEL"])
 
     app.extensions[STORE_KEY] = store = open_store(app.config)
     app.extensions[BUS_KEY] = bootstrap(store, app.config)
@@ -126,15 +127,6 @@ def get_store() -> Store:
     return current_app.extensions[STORE_KEY]
 
 
-def _configure_logging(app: Flask) -> None:
-    logger = logging.getLogger("api")
-    logger.setLevel(app.config["LOG_LEVEL"])
-    if not logging.getLogger().handlers and not logger.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s [%(name)s] %(message)s"))
-        logger.addHandler(handler)
-
-
 boneyard_cli = AppGroup("boneyard", help="Boneyard maintenance commands.")
 portal_cli.add_command(portal_webhook_cli)  # flask boneyard portal webhook …
 boneyard_cli.add_command(portal_cli)
@@ -168,7 +160,7 @@ def autoplay_command(step_moves: int) -> None:
     webhooks = start_webhook_worker(stop)
     Autoplay(current_app.extensions[BUS_KEY], step_moves=step_moves).run(stop)
     webhooks.join(timeout=15)
-    click.echo("autoplay runner stopped")
+    logging.getLogger("api").info("autoplay runner stopped")  # a log line: JSON with LOG_FORMAT=json
 
 
 @boneyard_cli.command("sweep")

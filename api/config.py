@@ -96,6 +96,9 @@ Environment variables (all optional):
     URLs are refused at registration and before every attempt, against server-side request forgery).
 ``LOG_LEVEL``
     Root log level for the ``api`` logger (default ``INFO``).
+``LOG_FORMAT``
+    ``text`` (default: readable lines) or ``json``: one JSON object per line from gunicorn's
+    access and error logs, the app and the runner alike (``api/logs.py``, docs/operations.md).
 """
 
 from __future__ import annotations
@@ -104,6 +107,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from api import logs
 
 #: The repository root (the folder holding ``pyproject.toml`` and ``migrations/``).
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -236,6 +241,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "CORS_ORIGINS": parse_origins(environ.get("CORS_ORIGINS", "*")),
         "MAX_CONTENT_LENGTH": int(environ.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
+        "LOG_FORMAT": logs.log_format(environ),
         "WORKING_REQUESTS_PER_WORKER": int(environ.get("WORKING_REQUESTS_PER_WORKER", "8")),
         "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),

@@ -12,7 +12,8 @@ would block a whole worker instead of one greenlet).
   with a stable ``code``, like every other error of the API, instead of gunicorn's HTML.
 * :class:`AccessLogger`: the access and error logs never hold a seat token. ``?token=``
   (the stream's query parameter for ``EventSource``) is redacted from every atom, and the
-  ``Authorization`` and ``X-API-Key`` headers are never written.
+  ``Authorization`` and ``X-API-Key`` headers are never written. With ``LOG_FORMAT=json``
+  each line is a JSON object (``api.logs``), the access line with the request's id and route.
 * :func:`raise_open_files_limit`: every connection is a file descriptor.
 * :func:`cpu_offload`: how a worker runs CPU-heavy pure work (a bot's thinking, a fairness
   check) without stopping its other greenlets.
@@ -22,14 +23,13 @@ from __future__ import annotations
 
 import json
 import logging
-import re
+import os
 import resource
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from datetime import datetime, timedelta
 from typing import Any, cast
-from urllib.parse import unquote_plus
 
 from gunicorn import util
 from gunicorn.config import Config
@@ -40,14 +40,7 @@ from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
 
 from api import logs
-
-REDACTED = "[redacted]"
-#: Query parameters whose values are secrets (``/stream?token=``).
-SECRET_PARAMETERS = frozenset({"token"})
-#: Request headers never logged.
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie"})
-_QUERY = re.compile(r"\?(\S*)")
-_PARAMETER_SEPARATOR = re.compile(r"([&;])")
+from api.logs import REDACTED, SECRET_HEADERS, redact_query, redact_text
 
 #: What gunicorn refuses before the app runs: (exception, status, code, title, detail), first match wins.
 PROTOCOL_ERRORS: list[tuple[type[BaseException], int, str, str, str]] = [
@@ -168,15 +161,16 @@ class Worker(GeventWorker):
         started = datetime.now()
         addr = addr or ("", -1)  # a unix socket
         status, code, title, detail = protocol_error(exc)
-        if status < 500:
-            self.log.warning("Invalid request from ip=%s: %s (%s)", addr[0], code, redact_text(str(exc)))
-            parsed = getattr(exc, "req", None)  # a header error knows its request (a request-line
-            if req is None and hasattr(parsed, "headers"):  # error only the line): for the access log
-                req = parsed
-        else:
-            self.log.exception("Error handling request %s", redact_text(getattr(req, "uri", "(no URI read)")))
+        parsed = getattr(exc, "req", None)  # a header error knows its request (a request-line
+        if req is None and status < 500 and hasattr(parsed, "headers"):  # error only the line)
+            req = parsed
         offered = _header(req, logs.REQUEST_ID_HEADER) if req is not None else None
         context = logs.LogContext(logs.request_id_from(offered))
+        logs.enter(context)  # the lines below are about this refusal, not this connection's last request
+        if status < 500:
+            self.log.warning("Invalid request from ip=%s: %s (%s)", addr[0], code, redact_text(str(exc)))
+        else:
+            self.log.exception("Error handling request %s", redact_text(getattr(req, "uri", "(no URI read)")))
         data = problem_response(status, code, title, detail, context.request_id)
         if req is not None:
             environ = default_environ(req, client, self.cfg)
@@ -199,24 +193,6 @@ def _header(req: Request, name: str) -> str | None:
 
 
 # --- logs without secrets ------------------------------------------------------------------
-def redact_query(query: str) -> str:
-    """A query string with the values of secret parameters replaced (names matched decoded,
-    so ``%74oken=`` is caught as well)."""
-    parts = _PARAMETER_SEPARATOR.split(query)
-    for index, part in enumerate(parts):
-        name, equals, _value = part.partition("=")
-        if equals and unquote_plus(name).strip().lower() in SECRET_PARAMETERS:
-            parts[index] = f"{name}={REDACTED}"
-    return "".join(parts)
-
-
-def redact_text(text: str) -> str:
-    """Any text with every URL query in it redacted (a request line, a URI, a referrer, a message)."""
-    if "?" not in text:
-        return text
-    return _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), text)
-
-
 class _RedactRecords(logging.Filter):
     """For the error log: messages and tracebacks that quote a URL lose its secrets."""
 
@@ -231,12 +207,39 @@ class _RedactRecords(logging.Filter):
 
 
 class AccessLogger(Logger):
-    """gunicorn's logger, with secrets taken out of every access-log atom and error-log line."""
+    """gunicorn's logger, with secrets taken out of every access-log atom and error-log line;
+    with ``LOG_FORMAT=json``, each line of both logs is a JSON object (``api.logs``)."""
+
+    json_lines = False
 
     def setup(self, cfg: Config) -> None:
         super().setup(cfg)
         if not any(isinstance(f, _RedactRecords) for f in self.error_log.filters):
             self.error_log.addFilter(_RedactRecords())
+        self.json_lines = logs.log_format(os.environ) == logs.JSON
+        if self.json_lines:
+            for handler in (*self.error_log.handlers, *self.access_log.handlers):
+                handler.setFormatter(logs.JsonFormatter())
+
+    def access(self, resp: Response, req: Request, environ: MutableMapping[str, Any], request_time: timedelta) -> None:
+        if not self.json_lines:
+            super().access(resp, req, environ, request_time)
+            return
+        if not getattr(self, "access_log_enabled", True):  # gunicorn 27; its stubs are 26.2
+            return
+        sent = resp.response_length if _sent_by_sendfile(resp) else resp.sent
+        self.access_log.info(
+            "request",
+            extra={
+                "log_context": environ.get(logs.ENVIRON_KEY),  # this request's, whichever is current
+                "method": req.method,
+                "path": req.path,  # without the query: a stream's ?token= never gets here
+                "status": int(str(resp.status).split()[0]),
+                "duration": round(request_time.total_seconds(), 6),
+                "bytes": sent,
+                "remote": environ.get("REMOTE_ADDR"),
+            },
+        )
 
     # The stub types the answer as a TypedDict of the fixed atoms; it is a plain dict (below).
     def atoms(  # type: ignore[override]

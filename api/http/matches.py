@@ -18,6 +18,7 @@ from marshmallow import fields, validate
 
 from api.bots import DEFAULT_LEVEL
 from api.http import problem_codes as codes
+from api.http import request_ids
 from api.http.arguments import JSON_BODY_PARSER
 from api.http.callers import bearer_token, bus, caller, check_match_scope, space_caller
 from api.http.conditional import (
@@ -100,6 +101,7 @@ def render_action_result(result: dict) -> str:
 
 
 def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
+    request_ids.note_seat(result["seat"])  # for the request's log lines
     response = Response(text, status=status, mimetype="application/json")
     response.headers["ETag"] = etag(result["seq"], seat_part(result["seat"]), head_part(result["view"]))
     response.headers.update(headers)

@@ -80,3 +80,10 @@ def document(spec: APISpec) -> None:
     for response in responses:
         if isinstance(response, dict) and "$ref" not in response:
             response.setdefault("headers", {})[logs.REQUEST_ID_HEADER] = reference
+
+
+def note_seat(seat: int | None) -> None:
+    """The seat a token acted for (known once the use case has read the token)."""
+    context = request.environ.get(logs.ENVIRON_KEY)
+    if context is not None and seat is not None:
+        context.seat = seat

@@ -47,14 +47,24 @@ class Autoplay:
             try:
                 moved, ended = self.bus.handle(PlayBots(match_id, self.step_moves))
                 appended += moved
-                log.debug("autoplay: match %s +%d events%s", match_id, moved, " (ended)" if ended else "")
+                log.debug(
+                    "autoplay: match %s +%d events%s",
+                    match_id,
+                    moved,
+                    " (ended)" if ended else "",
+                    extra={"match_id": match_id},
+                )
                 if ended:
                     self.bus.handle(GetFairness(match_id))  # made once now; readers find it stored
             except errors.EventLimitReached:
-                log.warning("match %s reached the event limit; the runner leaves it", match_id)
+                log.warning(
+                    "match %s reached the event limit; the runner leaves it", match_id, extra={"match_id": match_id}
+                )
                 continue
             except Exception:  # one broken match must not stop every other table
-                log.exception("autoplay step of match %s failed; retried after its lease", match_id)
+                log.exception(
+                    "autoplay step of match %s failed; retried after its lease", match_id, extra={"match_id": match_id}
+                )
                 continue
         return appended
 
