@@ -36,6 +36,7 @@ from api.http.work_limit import WorkLimit
 from api.portal_cli import portal_cli
 from api.services.health import Readiness
 from api.services.rate_limits import RateLimitCounters
+from api.serving import is_draining
 from api.store import Store
 from api.store.migrate import upgrade
 from api.web import blp as web_blp
@@ -83,7 +84,12 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.before_request(note_route)  # the first hook: a refusal by the next ones knows its route
     input_guard.install(app)  # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
-    app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
+    app.extensions[READINESS_KEY] = Readiness(
+        store,
+        interval=app.config["HEALTH_CHECK_INTERVAL"],
+        draining=is_draining,  # SIGTERM to a gunicorn worker (api.serving.Worker)
+        script_location=app.config["MIGRATIONS_DIR"],
+    )
     app.after_request(settle_retry_after)  # registered first: runs after the limiter's own hook
     limiter.init_app(app)
     CORS(app, origins=origins, send_wildcard=origins == "*")

@@ -31,6 +31,7 @@ from collections.abc import Callable, MutableMapping
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+import gevent
 from gunicorn import util
 from gunicorn.config import Config
 from gunicorn.glogging import Logger
@@ -153,8 +154,26 @@ def problem_response(status: int, code: str, title: str, detail: str, request_id
     return head.encode("latin-1") + body
 
 
+_draining = False
+
+
+def is_draining() -> bool:
+    """Whether this process got SIGTERM and is finishing what it holds (``/readyz`` says 503)."""
+    return _draining
+
+
 class Worker(GeventWorker):
-    """gunicorn's gevent worker, answering its own protocol errors as problem documents."""
+    """gunicorn's gevent worker, answering its own protocol errors as problem documents, and
+    draining on SIGTERM: ``/readyz`` answers 503 from then on (:func:`is_draining`)."""
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        """SIGTERM: gunicorn's graceful stop (stop accepting, finish the requests held, at most
+        ``graceful_timeout``), and from now on not ready."""
+        global _draining
+        _draining = True
+        super().handle_exit(sig, frame)
+        # Out of the signal handler, as gunicorn does with its own handlers' blocking calls.
+        gevent.spawn(self.log.info, "draining: /readyz answers 503 until this worker exits")
 
     def handle_error(self, req: Request | None, client: socket.socket, addr: Any, exc: BaseException) -> None:
         """Replaces ``gunicorn.workers.base.Worker.handle_error`` (gunicorn 27), whose answer is HTML."""
