@@ -20,7 +20,7 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
-from api import logs
+from api import logs, traces
 from api.bootstrap import bootstrap, open_store
 from api.http import domain_errors, errors, input_guard
 from api.http.callers import BUS_KEY  # the MessageBus: the HTTP layer's one entry to the use cases
@@ -32,6 +32,7 @@ from api.http.request_body import RequestBodyDeadline
 from api.http.request_ids import RequestIds, note_route
 from api.http.routing import RuleBuildingOnFirstUse
 from api.http.spec import complete_spec, make_api
+from api.http.tracing import TracedRequests
 from api.http.work_limit import WorkLimit
 from api.portal_cli import portal_cli
 from api.services.health import Readiness
@@ -79,6 +80,8 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # as above
             app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"]
         )
+    if traces.configure(app.config):  # OTEL_EXPORTER_OTLP_ENDPOINT set: a span per request
+        app.wsgi_app = TracedRequests(app.wsgi_app)  # type: ignore[method-assign]  # as above
     # Outermost of all: every answer, a middleware's refusal too, echoes the request's id.
     app.wsgi_app = RequestIds(app.wsgi_app)  # type: ignore[method-assign]  # as above
     app.before_request(note_route)  # the first hook: a refusal by the next ones knows its route

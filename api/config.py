@@ -99,6 +99,10 @@ Environment variables (all optional):
 ``LOG_FORMAT``
     ``text`` (default: readable lines) or ``json``: one JSON object per line from gunicorn's
     access and error logs, the app and the runner alike (``api/logs.py``, docs/operations.md).
+``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_SERVICE_NAME``
+    Where OpenTelemetry traces go over OTLP/HTTP (default unset: no traces, and nothing of
+    OpenTelemetry imported; needs ``pip install .[traces]``), and the service's name in them
+    (default ``boneyard``). ``api/traces.py``, docs/operations.md.
 """
 
 from __future__ import annotations
@@ -242,6 +246,8 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "MAX_CONTENT_LENGTH": int(environ.get("MAX_CONTENT_LENGTH", str(64 * 1024))),
         "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
         "LOG_FORMAT": logs.log_format(environ),
+        "OTEL_EXPORTER_OTLP_ENDPOINT": environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip() or None,
+        "OTEL_SERVICE_NAME": environ.get("OTEL_SERVICE_NAME", "").strip() or None,
         "WORKING_REQUESTS_PER_WORKER": int(environ.get("WORKING_REQUESTS_PER_WORKER", "8")),
         "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),

@@ -25,6 +25,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from api import traces
+
 from . import errors
 from .bus import MessageBus
 from .commands import ClaimDueBots, GetFairness, PlayBots, SweepClocks, SweepMatchmaking
@@ -45,7 +47,9 @@ class Autoplay:
         appended = 0
         for match_id in self.bus.handle(ClaimDueBots(self.batch)):
             try:
-                moved, ended = self.bus.handle(PlayBots(match_id, self.step_moves))
+                with traces.span("autoplay step", boneyard__match_id=match_id):
+                    moved, ended = self.bus.handle(PlayBots(match_id, self.step_moves))
+                    traces.annotate(boneyard__events_appended=moved, boneyard__match_ended=ended)
                 appended += moved
                 log.debug(
                     "autoplay: match %s +%d events%s",
