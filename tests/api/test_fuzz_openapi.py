@@ -77,7 +77,11 @@ SCHEMA_VALID_REFUSALS = {
         # The same Idempotency-Key with another body: the key
         # names one request (the IETF draft answers 422); which
         # keys were used before is no part of a request's schema.
-        422: {"idempotency_key_reused"},
+        # And an action of another game's kind (a pass on a line game, a knock on a trains
+        # game), or a tile beyond the match's set (7-0 in a double-six game): the document's
+        # action union and tiles are every game's and set's; which the match plays is no part
+        # of the request.
+        422: {"idempotency_key_reused", "invalid_action", "invalid_tile"},
     },
     # A rule set is typed option by option in the document; which combinations work together
     # (partners need 4 players, a hand size that fits the set, muggins calls need fives scoring,
