@@ -33,7 +33,9 @@ REQUEST_ID_HEADER = "X-Request-ID"
 #: The WSGI environ key of the request's :class:`LogContext`.
 ENVIRON_KEY = "boneyard.log_context"
 REQUEST_ID_MAX_LENGTH = 128
-_SANE_REQUEST_ID = re.compile(rf"[A-Za-z0-9._:@/+=-]{{1,{REQUEST_ID_MAX_LENGTH}}}")
+#: Besides ASCII letters and digits, what a sane request id may hold (UUIDs, trace ids, base64).
+REQUEST_ID_PUNCTUATION = "._:@/+=-"
+_SANE_REQUEST_ID = re.compile(rf"[A-Za-z0-9{re.escape(REQUEST_ID_PUNCTUATION)}]{{1,{REQUEST_ID_MAX_LENGTH}}}")
 
 REDACTED = "[redacted]"
 #: Query parameters whose values are secrets (``/stream?token=``).

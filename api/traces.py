@@ -18,7 +18,6 @@ that builds more than one app) gets the one it configured last.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -71,9 +70,9 @@ def span(name: str, **attributes: Any) -> Iterator[Any]:
 
 def annotate(**attributes: Any) -> None:
     """Attributes on the current span (none given as None); nothing when tracing is off."""
-    if _tracer is None or "opentelemetry.trace" not in sys.modules:
+    if _tracer is None:
         return
-    from opentelemetry import trace
+    from opentelemetry import trace  # loaded already: configure() imported the SDK
 
     trace.get_current_span().set_attributes(_present(attributes))
 

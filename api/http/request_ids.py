@@ -8,7 +8,8 @@ echo it the same way (``api.serving.Worker``).
 
 :func:`note_route` fills in, once Flask has routed the request, what the lines logged for it
 say besides the id: the route template (``/v1/matches/<string:match_id>/actions``, never the
-path: a path holds ids and is unbounded), the match id and the seat in the path.
+path: a path holds ids and is unbounded), the match id and the seat in the path;
+:func:`note_seat`, the seat a token acted for.
 """
 
 from __future__ import annotations
@@ -59,10 +60,17 @@ def note_route() -> None:
         context.seat = arguments["seat"]
 
 
+def note_seat(seat: int | None) -> None:
+    """The seat a token acted for (known once the use case has read the token)."""
+    context = request.environ.get(logs.ENVIRON_KEY)
+    if context is not None and seat is not None:
+        context.seat = seat
+
+
 HEADER_DOC = {
     "description": "This request's id: the request's own `X-Request-ID` when it is 1 to "
-    f"{logs.REQUEST_ID_MAX_LENGTH} characters of `A-Z a-z 0-9 . _ : @ / + = -`, else one the server made. "
-    "Every log line about the request carries it.",
+    f"{logs.REQUEST_ID_MAX_LENGTH} ASCII letters, digits and `{logs.REQUEST_ID_PUNCTUATION}`, else one the "
+    "server made. Every log line about the request carries it.",
     "schema": {"type": "string", "minLength": 1, "maxLength": logs.REQUEST_ID_MAX_LENGTH},
 }
 
@@ -80,10 +88,3 @@ def document(spec: APISpec) -> None:
     for response in responses:
         if isinstance(response, dict) and "$ref" not in response:
             response.setdefault("headers", {})[logs.REQUEST_ID_HEADER] = reference
-
-
-def note_seat(seat: int | None) -> None:
-    """The seat a token acted for (known once the use case has read the token)."""
-    context = request.environ.get(logs.ENVIRON_KEY)
-    if context is not None and seat is not None:
-        context.seat = seat
