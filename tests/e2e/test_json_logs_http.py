@@ -21,6 +21,7 @@ SETTINGS = {
     "LOG_LEVEL": "info",
     "WEBHOOK_ALLOW_PRIVATE_ADDRESSES": "true",
     "WEBHOOK_RETRY_SECONDS": "0.2",
+    "AUTOPLAY_PACE_SECONDS": "0",  # the all-bot match is played flat out
 }
 MOVES = 400  # a bound on the scripted seat's requests: a one-hand match needs far fewer
 
