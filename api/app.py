@@ -21,7 +21,7 @@ from flask_smorest import Api
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api import config as config_module
-from api import metrics
+from api import logs, metrics, traces
 from api.bootstrap import bootstrap, open_store
 from api.http import domain_errors, errors, input_guard
 from api.http import metrics as http_metrics
@@ -31,12 +31,15 @@ from api.http.health import READINESS_KEY
 from api.http.limits import limiter, rate_limit_fields, settle_retry_after
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
+from api.http.request_ids import RequestIds, note_route
 from api.http.routing import RuleBuildingOnFirstUse
 from api.http.spec import complete_spec, make_api
+from api.http.tracing import TracedRequests
 from api.http.work_limit import WorkLimit
 from api.portal_cli import portal_cli
 from api.services.health import Readiness
 from api.services.rate_limits import RateLimitCounters
+from api.serving import is_draining
 from api.store import Store
 from api.store.migrate import upgrade
 from api.web import blp as web_blp
@@ -57,7 +60,7 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(config_module.from_environ())
     if overrides:
         app.config.update(overrides)
-    _configure_logging(app)
+    logs.configure(app.config["LOG_FORMAT"], app.config["LOG_LEVEL"])
 
     app.extensions[STORE_KEY] = store = open_store(app.config)
     app.extensions[BUS_KEY] = bootstrap(store, app.config)
@@ -79,11 +82,22 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]  # as above
             app.wsgi_app, x_for=app.config["PROXY_HOPS"], x_proto=app.config["PROXY_HOPS"]
         )
-    # Outermost middleware, first hook: every request counted and timed, by its route template.
+    # Every request counted and timed by its route template (the first hook notes it); only the
+    # request-id middleware is outside it.
     http_metrics.install(app)
+    if traces.configure(app.config):  # OTEL_EXPORTER_OTLP_ENDPOINT set: a span per request
+        app.wsgi_app = TracedRequests(app.wsgi_app)  # type: ignore[method-assign]  # as above
+    # Outermost of all: every answer, a middleware's refusal too, echoes the request's id.
+    app.wsgi_app = RequestIds(app.wsgi_app)  # type: ignore[method-assign]  # as above
+    app.before_request(note_route)  # before the guards: a refusal by the next hooks knows its route
     input_guard.install(app)  # before the limiter: refused input costs no counter
     app.extensions[COUNTERS_KEY] = RateLimitCounters(store)  # database:// (the default storage)
-    app.extensions[READINESS_KEY] = Readiness(store, interval=app.config["HEALTH_CHECK_INTERVAL"])
+    app.extensions[READINESS_KEY] = Readiness(
+        store,
+        interval=app.config["HEALTH_CHECK_INTERVAL"],
+        draining=is_draining,  # SIGTERM to a gunicorn worker (api.serving.Worker)
+        script_location=app.config["MIGRATIONS_DIR"],
+    )
     app.after_request(settle_retry_after)  # registered first: runs after the limiter's own hook
     app.after_request(rate_limit_fields)  # runs after the limiter's hook too, before settle_retry_after
     limiter.init_app(app)
@@ -128,15 +142,6 @@ def get_store() -> Store:
     return current_app.extensions[STORE_KEY]
 
 
-def _configure_logging(app: Flask) -> None:
-    logger = logging.getLogger("api")
-    logger.setLevel(app.config["LOG_LEVEL"])
-    if not logging.getLogger().handlers and not logger.handlers:
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s [%(name)s] %(message)s"))
-        logger.addHandler(handler)
-
-
 boneyard_cli = AppGroup("boneyard", help="Boneyard maintenance commands.")
 portal_cli.add_command(portal_webhook_cli)  # flask boneyard portal webhook …
 boneyard_cli.add_command(portal_cli)
@@ -173,7 +178,7 @@ def autoplay_command(step_moves: int) -> None:
     Autoplay(current_app.extensions[BUS_KEY], step_moves=step_moves).run(stop)
     webhooks.join(timeout=15)
     metrics.mark_dead(os.getpid())  # its backlog gauges leave a shared directory's sums
-    click.echo("autoplay runner stopped")
+    logging.getLogger("api").info("autoplay runner stopped")  # a log line: JSON with LOG_FORMAT=json
 
 
 @boneyard_cli.command("sweep")

@@ -108,6 +108,13 @@ Environment variables (all optional):
     one when unset; give the runner the server's to have one scrape count both).
 ``LOG_LEVEL``
     Root log level for the ``api`` logger (default ``INFO``).
+``LOG_FORMAT``
+    ``text`` (default: readable lines) or ``json``: one JSON object per line from gunicorn's
+    access and error logs, the app and the runner alike (``api/logs.py``, docs/operations.md).
+``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_SERVICE_NAME``
+    Where OpenTelemetry traces go over OTLP/HTTP (default unset: no traces, and nothing of
+    OpenTelemetry imported; needs ``pip install .[traces]``), and the service's name in them
+    (default ``boneyard``). ``api/traces.py``, docs/operations.md.
 """
 
 from __future__ import annotations
@@ -116,6 +123,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from api import logs
 
 #: The repository root (the folder holding ``pyproject.toml`` and ``migrations/``).
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -250,6 +259,9 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "LOG_LEVEL": environ.get("LOG_LEVEL", "INFO").upper(),
         "METRICS_TOKEN": environ.get("METRICS_TOKEN", ""),
         "METRICS_BIND": environ.get("METRICS_BIND", ""),
+        "LOG_FORMAT": logs.log_format(environ),
+        "OTEL_EXPORTER_OTLP_ENDPOINT": environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip() or None,
+        "OTEL_SERVICE_NAME": environ.get("OTEL_SERVICE_NAME", "").strip() or None,
         "WORKING_REQUESTS_PER_WORKER": int(environ.get("WORKING_REQUESTS_PER_WORKER", "8")),
         "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),

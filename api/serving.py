@@ -12,7 +12,8 @@ would block a whole worker instead of one greenlet).
   with a stable ``code``, like every other error of the API, instead of gunicorn's HTML.
 * :class:`AccessLogger`: the access and error logs never hold a seat token. ``?token=``
   (the stream's query parameter for ``EventSource``) is redacted from every atom, and the
-  ``Authorization`` and ``X-API-Key`` headers are never written.
+  ``Authorization`` and ``X-API-Key`` headers are never written. With ``LOG_FORMAT=json``
+  each line is a JSON object (``api.logs``), the access line with the request's id and route.
 * :func:`raise_open_files_limit`: every connection is a file descriptor.
 * :func:`cpu_offload`: how a worker runs CPU-heavy pure work (a bot's thinking, a fairness
   check) without stopping its other greenlets.
@@ -22,15 +23,15 @@ from __future__ import annotations
 
 import json
 import logging
-import re
+import os
 import resource
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from datetime import datetime, timedelta
 from typing import Any, cast
-from urllib.parse import unquote_plus
 
+import gevent
 from gunicorn import util
 from gunicorn.config import Config
 from gunicorn.glogging import Logger
@@ -39,13 +40,8 @@ from gunicorn.http import errors as http_errors
 from gunicorn.http.wsgi import Response, default_environ
 from gunicorn.workers.ggevent import GeventWorker
 
-REDACTED = "[redacted]"
-#: Query parameters whose values are secrets (``/stream?token=``).
-SECRET_PARAMETERS = frozenset({"token"})
-#: Request headers never logged.
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "cookie"})
-_QUERY = re.compile(r"\?(\S*)")
-_PARAMETER_SEPARATOR = re.compile(r"([&;])")
+from api import logs
+from api.logs import REDACTED, SECRET_HEADERS, redact_query, redact_text
 
 #: What gunicorn refuses before the app runs: (exception, status, code, title, detail), first match wins.
 PROTOCOL_ERRORS: list[tuple[type[BaseException], int, str, str, str]] = [
@@ -144,37 +140,60 @@ def protocol_error(exc: BaseException) -> tuple[int, str, str, str]:
     return _UNEXPECTED
 
 
-def problem_response(status: int, code: str, title: str, detail: str) -> bytes:
-    """A whole HTTP/1.1 response carrying a problem document; the connection closes after it."""
+def problem_response(status: int, code: str, title: str, detail: str, request_id: str | None = None) -> bytes:
+    """A whole HTTP/1.1 response carrying a problem document; the connection closes after it.
+    ``request_id`` (made when not given) is echoed in ``X-Request-ID``, as the app's answers do."""
     # Imported here, not above: this module loads in gunicorn's master, the app only in workers.
     from api.http.problem_document import PROBLEM_CONTENT_TYPE, problem_document
 
     body = json.dumps(problem_document(status, code, title, detail)).encode()
     head = (
         f"HTTP/1.1 {status} {title}\r\nConnection: close\r\nContent-Type: {PROBLEM_CONTENT_TYPE}\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
+        f"Content-Length: {len(body)}\r\n{logs.REQUEST_ID_HEADER}: {logs.request_id_from(request_id)}\r\n\r\n"
     )
     return head.encode("latin-1") + body
 
 
+_draining = False
+
+
+def is_draining() -> bool:
+    """Whether this process got SIGTERM and is finishing what it holds (``/readyz`` says 503)."""
+    return _draining
+
+
 class Worker(GeventWorker):
-    """gunicorn's gevent worker, answering its own protocol errors as problem documents."""
+    """gunicorn's gevent worker, answering its own protocol errors as problem documents, and
+    draining on SIGTERM: ``/readyz`` answers 503 from then on (:func:`is_draining`)."""
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        """SIGTERM: gunicorn's graceful stop (stop accepting, finish the requests held, at most
+        ``graceful_timeout``), and from now on not ready."""
+        global _draining
+        _draining = True
+        super().handle_exit(sig, frame)
+        # Out of the signal handler, as gunicorn does with its own handlers' blocking calls.
+        gevent.spawn(self.log.info, "draining: /readyz answers 503 until this worker exits")
 
     def handle_error(self, req: Request | None, client: socket.socket, addr: Any, exc: BaseException) -> None:
         """Replaces ``gunicorn.workers.base.Worker.handle_error`` (gunicorn 27), whose answer is HTML."""
         started = datetime.now()
         addr = addr or ("", -1)  # a unix socket
         status, code, title, detail = protocol_error(exc)
+        parsed = getattr(exc, "req", None)  # a header error knows its request (a request-line
+        if req is None and status < 500 and hasattr(parsed, "headers"):  # error only the line)
+            req = parsed
+        offered = _header(req, logs.REQUEST_ID_HEADER) if req is not None else None
+        context = logs.LogContext(logs.request_id_from(offered))
+        logs.enter(context)  # the lines below are about this refusal, not this connection's last request
         if status < 500:
             self.log.warning("Invalid request from ip=%s: %s (%s)", addr[0], code, redact_text(str(exc)))
-            parsed = getattr(exc, "req", None)  # a header error knows its request (a request-line
-            if req is None and hasattr(parsed, "headers"):  # error only the line): for the access log
-                req = parsed
         else:
             self.log.exception("Error handling request %s", redact_text(getattr(req, "uri", "(no URI read)")))
-        data = problem_response(status, code, title, detail)
+        data = problem_response(status, code, title, detail, context.request_id)
         if req is not None:
             environ = default_environ(req, client, self.cfg)
+            environ[logs.ENVIRON_KEY] = context
             environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = addr[0], str(addr[1])
             response = Response(req, client, self.cfg)
             response.status = f"{status} {title}"
@@ -186,25 +205,13 @@ class Worker(GeventWorker):
             self.log.debug("Failed to send the error answer.")
 
 
+def _header(req: Request, name: str) -> str | None:
+    """The value of a request header gunicorn parsed (the last one of that name)."""
+    found = [value for key, value in getattr(req, "headers", []) if key.upper() == name.upper()]
+    return found[-1] if found else None
+
+
 # --- logs without secrets ------------------------------------------------------------------
-def redact_query(query: str) -> str:
-    """A query string with the values of secret parameters replaced (names matched decoded,
-    so ``%74oken=`` is caught as well)."""
-    parts = _PARAMETER_SEPARATOR.split(query)
-    for index, part in enumerate(parts):
-        name, equals, _value = part.partition("=")
-        if equals and unquote_plus(name).strip().lower() in SECRET_PARAMETERS:
-            parts[index] = f"{name}={REDACTED}"
-    return "".join(parts)
-
-
-def redact_text(text: str) -> str:
-    """Any text with every URL query in it redacted (a request line, a URI, a referrer, a message)."""
-    if "?" not in text:
-        return text
-    return _QUERY.sub(lambda match: "?" + redact_query(match.group(1)), text)
-
-
 class _RedactRecords(logging.Filter):
     """For the error log: messages and tracebacks that quote a URL lose its secrets."""
 
@@ -219,12 +226,39 @@ class _RedactRecords(logging.Filter):
 
 
 class AccessLogger(Logger):
-    """gunicorn's logger, with secrets taken out of every access-log atom and error-log line."""
+    """gunicorn's logger, with secrets taken out of every access-log atom and error-log line;
+    with ``LOG_FORMAT=json``, each line of both logs is a JSON object (``api.logs``)."""
+
+    json_lines = False
 
     def setup(self, cfg: Config) -> None:
         super().setup(cfg)
         if not any(isinstance(f, _RedactRecords) for f in self.error_log.filters):
             self.error_log.addFilter(_RedactRecords())
+        self.json_lines = logs.log_format(os.environ) == logs.JSON
+        if self.json_lines:
+            for handler in (*self.error_log.handlers, *self.access_log.handlers):
+                handler.setFormatter(logs.JsonFormatter())
+
+    def access(self, resp: Response, req: Request, environ: MutableMapping[str, Any], request_time: timedelta) -> None:
+        if not self.json_lines:
+            super().access(resp, req, environ, request_time)
+            return
+        if not getattr(self, "access_log_enabled", True):  # gunicorn 27; its stubs are 26.2
+            return
+        sent = resp.response_length if _sent_by_sendfile(resp) else resp.sent
+        self.access_log.info(
+            "request",
+            extra={
+                "log_context": environ.get(logs.ENVIRON_KEY),  # this request's, whichever is current
+                "method": req.method,
+                "path": req.path,  # without the query: a stream's ?token= never gets here
+                "status": int(str(resp.status).split()[0]),
+                "duration": round(request_time.total_seconds(), 6),
+                "bytes": sent,
+                "remote": environ.get("REMOTE_ADDR"),
+            },
+        )
 
     # The stub types the answer as a TypedDict of the fixed atoms; it is a plain dict (below).
     def atoms(  # type: ignore[override]

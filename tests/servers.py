@@ -1,7 +1,7 @@
 """A real gunicorn serving Boneyard for end-to-end tests, on a free loopback port.
 
 One helper for every test that needs the deployed server: it starts gunicorn with the
-project's own ``gunicorn.conf.py``, waits for ``/healthz``, and always stops the server
+project's own ``gunicorn.conf.py``, waits for ``/readyz``, and always stops the server
 (terminate, then kill), whatever happened. The server's output goes to a file, or through a
 pipe this process reads all along, never to a pipe nobody reads (a full pipe would block
 gunicorn). ``running_autoplay`` does the same for the autoplay runner, and ``Changes`` is
@@ -160,12 +160,12 @@ def running_gunicorn(
             raise RuntimeError(f"gunicorn {why}:\n{log_path.read_text()[-3000:]}")
         # listening: this waits in the socket's backlog while the workers boot (no polling)
         try:
-            healthy = requests.get(f"{base}/healthz", timeout=startup_seconds).status_code == 200
+            ready = requests.get(f"{base}/readyz", timeout=startup_seconds).status_code == 200
         except requests.RequestException:
-            healthy = False
-        if not healthy:
+            ready = False
+        if not ready:
             stop()
-            raise RuntimeError(f"gunicorn not healthy:\n{log_path.read_text()[-3000:]}")
+            raise RuntimeError(f"gunicorn not ready:\n{log_path.read_text()[-3000:]}")
         yield base, log_path
     finally:
         stop()

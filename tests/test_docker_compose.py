@@ -59,8 +59,15 @@ def test_the_autoplay_runner_runs_beside_the_api_on_the_same_database():
     assert runner["environment"]["DATABASE_URL"] == services["api"]["environment"]["DATABASE_URL"]
     assert command_text(runner).endswith("boneyard autoplay")
     assert runner["restart"] == "unless-stopped"
-    # It starts after the API, which migrates the database first.
-    assert "api" in runner["depends_on"]
+    # It starts once the API is ready: the API migrates the database first.
+    assert runner["depends_on"]["api"]["condition"] == "service_healthy"
+
+
+def test_the_api_is_healthy_when_its_readyz_answers_200():
+    check = load_compose()["services"]["api"]["healthcheck"]
+    command = check["test"]
+    assert command[:2] == ["CMD", "python"] and "http://127.0.0.1:8000/readyz" in command[-1]
+    compile(command[-1], "healthcheck", "exec")  # the probe is valid Python (it runs in the image)
 
 
 def test_scripts_run_starts_the_autoplay_runner_beside_gunicorn():

@@ -16,9 +16,10 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 from marshmallow import fields, validate
 
-from api import metrics
+from api import metrics, traces
 from api.bots import DEFAULT_LEVEL
 from api.http import problem_codes as codes
+from api.http import request_ids
 from api.http.arguments import JSON_BODY_PARSER
 from api.http.callers import bearer_token, bus, caller, check_match_scope, space_caller
 from api.http.conditional import (
@@ -101,6 +102,8 @@ def render_action_result(result: dict) -> str:
 
 
 def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
+    request_ids.note_seat(result["seat"])  # for the request's log lines
+    traces.annotate(boneyard__event_seq=result["seq"])  # the match's seq after the action
     response = Response(text, status=status, mimetype="application/json")
     response.headers["ETag"] = etag(result["seq"], seat_part(result["seat"]), head_part(result["view"]))
     response.headers.update(headers)

@@ -440,6 +440,15 @@ DATABASE_BUSY = _entry(
 )
 DATABASE_UNAVAILABLE = _entry(health.UNAVAILABLE, 503, "Database unavailable", "The database is unreachable.")
 DATABASE_READ_ONLY = _entry(health.READ_ONLY, 503, "Database read-only", "The database answers but refuses writes.")
+DRAINING = _entry(
+    health.DRAINING, 503, "Draining", "This server got SIGTERM: it finishes what it holds, and takes nothing new."
+)
+MIGRATIONS_PENDING = _entry(
+    health.MIGRATIONS_PENDING,
+    503,
+    "Migrations pending",
+    "The database is not yet at this release's schema (its migrations have not run): still starting.",
+)
 INTERNAL_ERROR = _entry(
     STATUS_CODES[500], 500, "Internal server error", "An unexpected failure (logged with its traceback; none is sent)."
 )

@@ -14,7 +14,7 @@ from flask_smorest import Api
 from flask_smorest.spec.plugins import FlaskPlugin
 from werkzeug.exceptions import HTTPException
 
-from api.http import errors, input_guard, problem_codes
+from api.http import errors, input_guard, problem_codes, request_ids
 from api.http.event_schemas import register_event_schemas
 from api.http.limits import POLICIES_ATTRIBUTE
 from api.http.matches import ALTERNATIVES, UNIONS
@@ -102,6 +102,7 @@ def complete_spec(api: BoneyardApi) -> None:
     register_alternatives(api.spec, ALTERNATIVES)
     register_shapes(api.spec)
     document_rate_limits(api)
+    request_ids.document(api.spec)
     MADE_DOCUMENTS[api.document_key] = api.spec
 
 

@@ -10,7 +10,7 @@ first come first served, ``limit`` at a time, as a thread pool would make them.
 
 Requests that mostly wait are not counted, or they would hold a permit while idle: a
 long-poll with ``wait`` and an event stream (their reads are a few small queries), and the
-probes (``/healthz``, ``/livez``), which must answer while the worker is busy.
+probes (``/readyz``, ``/livez``, ``/healthz``), which must answer while the worker is busy.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from urllib.parse import parse_qs
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
-PROBES = ("/healthz", "/livez")
+PROBES = ("/readyz", "/livez", "/healthz")
 
 
 def is_waiting_request(environ: WSGIEnvironment) -> bool:

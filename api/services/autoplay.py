@@ -25,6 +25,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from api import traces
+
 from . import errors
 from .bus import MessageBus
 from .commands import ClaimDueBots, GetFairness, PlayBots, SweepClocks, SweepMatchmaking
@@ -45,16 +47,28 @@ class Autoplay:
         appended = 0
         for match_id in self.bus.handle(ClaimDueBots(self.batch)):
             try:
-                moved, ended = self.bus.handle(PlayBots(match_id, self.step_moves))
+                with traces.span("autoplay step", boneyard__match_id=match_id):
+                    moved, ended = self.bus.handle(PlayBots(match_id, self.step_moves))
+                    traces.annotate(boneyard__events_appended=moved, boneyard__match_ended=ended)
                 appended += moved
-                log.debug("autoplay: match %s +%d events%s", match_id, moved, " (ended)" if ended else "")
+                log.debug(
+                    "autoplay: match %s +%d events%s",
+                    match_id,
+                    moved,
+                    " (ended)" if ended else "",
+                    extra={"match_id": match_id},
+                )
                 if ended:
                     self.bus.handle(GetFairness(match_id))  # made once now; readers find it stored
             except errors.EventLimitReached:
-                log.warning("match %s reached the event limit; the runner leaves it", match_id)
+                log.warning(
+                    "match %s reached the event limit; the runner leaves it", match_id, extra={"match_id": match_id}
+                )
                 continue
             except Exception:  # one broken match must not stop every other table
-                log.exception("autoplay step of match %s failed; retried after its lease", match_id)
+                log.exception(
+                    "autoplay step of match %s failed; retried after its lease", match_id, extra={"match_id": match_id}
+                )
                 continue
         return appended
 

@@ -1074,6 +1074,10 @@ class MemoryStore:
     def ping(self) -> None:
         """Always reachable."""
 
+    def migrations_pending(self, script_location: str | None = None) -> str | None:
+        """None: memory has no schema to migrate."""
+        return None
+
     def wake_up_source(self, *_callbacks: Any, **_options: Any) -> None:
         """No other process shares this memory: a commit's own announcement wakes every waiter."""
         return None

@@ -157,6 +157,19 @@ class Store:
             conn.execute(text("SELECT 1"))
             conn.rollback()
 
+    def migrations_pending(self, script_location: str | None = None) -> str | None:
+        """What is missing when the database is not at the newest revision of the migration
+        scripts (the revision it is at, and the head), else None; raises if it is unreachable."""
+        from api.config import migrations_dir
+        from api.store.migrate import current_revision, head_revision  # alembic: loaded when asked
+
+        with self.engine.connect() as conn:
+            conn.execution_options(**{READONLY_OPTION: True})
+            at = current_revision(conn)
+            conn.rollback()
+        head = head_revision(str(script_location or migrations_dir()))
+        return None if at == head else f"the database is at revision {at or 'none'}, the scripts' head is {head}"
+
     def dispose(self) -> None:
         """Close pooled connections."""
         self.engine.dispose()

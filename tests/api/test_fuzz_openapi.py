@@ -76,10 +76,12 @@ SCHEMA_VALID_REFUSALS = {
         412: {"precondition_failed"},
         # The same Idempotency-Key with another body: the key
         # names one request (the IETF draft answers 422); which
-        # keys were used before is no part of a request's schema. A tile's pattern admits every
-        # set's tiles (up to "12-12"); which set the match plays is no part of it either, so
-        # "0-10" at a double-six match is a schema-valid `invalid_tile` (docs/problems.md).
-        422: {"idempotency_key_reused", "invalid_tile"},
+        # keys were used before is no part of a request's schema.
+        # And an action of another game's kind (a pass on a line game, a knock on a trains
+        # game), or a tile beyond the match's set ("0-10" or "7-0" in a double-six game): the
+        # document's action union and tiles are every game's and set's; which the match plays is
+        # no part of the request (docs/problems.md).
+        422: {"idempotency_key_reused", "invalid_action", "invalid_tile"},
     },
     # A rule set is typed option by option in the document; which combinations work together
     # (partners need 4 players, a hand size that fits the set, muggins calls need fives scoring,

@@ -9,10 +9,12 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
+from api import create_app
 from api.http.health import READINESS_KEY
 from api.services.health import BUSY, Readiness, probe_id
 from api.store import Store, make_engine, tables
 from api.store import engine as store_engine
+from api.store.migrate import upgrade
 
 from .helpers import assert_problem
 
@@ -149,3 +151,37 @@ def test_a_write_lock_held_past_the_busy_timeout_is_database_busy(database_url, 
     finally:
         holder.kill()
         engine.dispose()
+
+
+def test_readyz_answers_ok_when_the_database_is_at_head_and_takes_writes(client):
+    response = client.get("/readyz")
+    assert response.status_code == 200 and response.get_json() == {"status": "ok"}
+
+
+def test_a_draining_process_is_not_ready_but_alive_and_its_database_healthy(app, client):
+    draining = False
+    app.extensions[READINESS_KEY] = Readiness(app.extensions["boneyard.store"], interval=3, draining=lambda: draining)
+    assert client.get("/readyz").status_code == 200
+    draining = True  # as after SIGTERM (api.serving.Worker.handle_exit)
+    response = client.get("/readyz")
+    assert_problem(response, 503, "draining")
+    assert response.headers["Retry-After"] == "3"
+    assert client.get("/livez").status_code == 200 and client.get("/healthz").status_code == 200
+
+
+def test_a_database_behind_the_migrations_is_starting_until_they_run(empty_database_url):
+    app = create_app({"DATABASE_URL": empty_database_url, "AUTO_MIGRATE": False, "TESTING": True})
+    store = app.extensions["boneyard.store"]
+    try:
+        clock = Clock()
+        app.extensions[READINESS_KEY] = Readiness(store, interval=2, clock=clock)
+        client = app.test_client()
+        response = client.get("/readyz")
+        body = assert_problem(response, 503, "migrations_pending")
+        assert "revision none" in body["detail"] and response.headers["Retry-After"] == "2"
+        upgrade(store.engine)
+        assert_problem(client.get("/readyz"), 503, "migrations_pending")  # the outcome is kept...
+        clock.now += 2  # ...for the interval
+        assert client.get("/readyz").status_code == 200
+    finally:
+        store.dispose()

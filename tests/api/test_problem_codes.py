@@ -35,6 +35,7 @@ from api.http import request_body
 from api.http.callers import BUS_KEY
 from api.http.health import READINESS_KEY
 from api.http.problem_codes import ANY_REQUEST, CATALOGUE
+from api.http.request_ids import RequestIds
 from api.services.commands import CreatePortal, GetSummary
 from api.services.errors import SeatReserved
 from api.services.health import Readiness
@@ -368,10 +369,28 @@ class _BusyStore:
     def unit_of_work(self, *args, **kwargs):
         raise DatabaseBusy("the write lock was not had in time")
 
+    def migrations_pending(self, script_location=None):
+        return None  # reading the schema's revision takes no write lock
+
+
+class _BehindStore:
+    """The app's store, on a database its migrations have not reached yet."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def migrations_pending(self, script_location=None):
+        return "the database is at revision none, the scripts' head is newer"
+
 
 def _healthz(w: World, store) -> object:
     w.app.extensions[READINESS_KEY] = Readiness(store)
     return w.client.get("/healthz")
+
+
+def _readyz(w: World, store, *, draining: bool = False) -> object:
+    w.app.extensions[READINESS_KEY] = Readiness(store, draining=lambda: draining)
+    return w.client.get("/readyz")
 
 
 def _read_only_store(w: World) -> Store:
@@ -605,6 +624,11 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("GET /healthz", "database_unavailable"): lambda w, fx: _healthz(w, _unreachable_store(w, fx.tmp_path)),
     ("GET /healthz", "database_read_only"): lambda w: _healthz(w, _read_only_store(w)),
     ("GET /healthz", "database_busy"): lambda w: _healthz(w, _BusyStore()),
+    ("GET /readyz", "draining"): lambda w: _readyz(w, w.app.extensions["boneyard.store"], draining=True),
+    ("GET /readyz", "migrations_pending"): lambda w: _readyz(w, _BehindStore(w.app.extensions["boneyard.store"])),
+    ("GET /readyz", "database_unavailable"): lambda w, fx: _readyz(w, _unreachable_store(w, fx.tmp_path)),
+    ("GET /readyz", "database_read_only"): lambda w: _readyz(w, _read_only_store(w)),
+    ("GET /readyz", "database_busy"): lambda w: _readyz(w, _BusyStore()),
 }
 
 
@@ -968,9 +992,11 @@ def _raises(error: BaseException):
 
 def _bodies_on_their_way(send: Send):
     """This address already has as many request bodies on their way as one may (per process)."""
-    deadline = send.world.app.wsgi_app
+    request_ids = send.world.app.wsgi_app  # the outermost middleware
+    assert isinstance(request_ids, RequestIds)
+    deadline = request_ids.app
     while not isinstance(deadline, request_body.RequestBodyDeadline):
-        deadline = deadline.app  # a middleware outside it (api.http.metrics.RequestMetrics)
+        deadline = deadline.app  # a middleware between them (api.http.metrics.RequestMetrics)
     deadline._reading["127.0.0.1"] = deadline.per_address
     try:
         return send(json={"name": "Cy"})

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
+import sys
 from datetime import timedelta
 from types import SimpleNamespace
 
+import pytest
 from gunicorn.config import Config
 from gunicorn.http import errors as http_errors
 
+from api import logs
 from api.serving import AccessLogger, problem_response, protocol_error, redact_query, redact_text
 
 
@@ -132,3 +136,51 @@ def test_without_gevent_work_runs_in_place():
     from api.serving import cpu_offload
 
     assert cpu_offload() is None
+
+
+def test_with_log_format_json_the_access_line_is_one_object_without_the_query(monkeypatch):
+    monkeypatch.setenv("LOG_FORMAT", "json")
+    config = Config()
+    config.set("accesslog", "-")
+    logger = AccessLogger(config)
+    (handler,) = logger.access_log.handlers  # gunicorn's, with the formatter the logger gave it
+    written: list[str] = []
+    monkeypatch.setattr(handler, "emit", lambda record: written.append(handler.format(record)))
+    context = logs.LogContext("req-7", route="/v1/matches/<string:match_id>/stream", match_id="m")
+    request = SimpleNamespace(method="GET", path="/v1/matches/m/stream", headers=[("AUTHORIZATION", "Bearer s3cret")])
+    response = SimpleNamespace(status="200 OK", headers=[], sent=10, headers_sent=True)
+    environ = {"REMOTE_ADDR": "10.0.0.9", logs.ENVIRON_KEY: context, "QUERY_STRING": "token=s3cret"}
+    logger.access(response, request, environ, timedelta(milliseconds=3))
+    (line,) = written
+    assert "s3cret" not in line
+    assert {key: value for key, value in json.loads(line).items() if key != "time"} == {
+        "level": "info",
+        "logger": "gunicorn.access",
+        "event": "request",
+        "request_id": "req-7",
+        "route": "/v1/matches/<string:match_id>/stream",
+        "match_id": "m",
+        "method": "GET",
+        "path": "/v1/matches/m/stream",
+        "status": 200,
+        "duration": 0.003,
+        "bytes": 10,
+        "remote": "10.0.0.9",
+    }
+
+
+def test_a_json_line_redacts_a_url_token_in_its_message_and_traceback():
+    try:
+        raise RuntimeError("fetching /v1/matches/m/stream?token=s3cret failed")
+    except RuntimeError:
+        record = logging.LogRecord("api", logging.ERROR, __file__, 1, "GET %s", ("/x?token=s3cret",), sys.exc_info())
+    line = json.loads(logs.JsonFormatter().format(record))
+    assert line["event"] == "GET /x?token=[redacted]" and line["level"] == "error"
+    assert "token=[redacted]" in line["exception"] and "s3cret" not in json.dumps(line)
+
+
+def test_the_log_format_is_text_unless_json_is_asked_for():
+    assert logs.log_format({}) == logs.log_format({"LOG_FORMAT": ""}) == "text"
+    assert logs.log_format({"LOG_FORMAT": " JSON "}) == "json"
+    with pytest.raises(ValueError, match="LOG_FORMAT"):
+        logs.log_format({"LOG_FORMAT": "yaml"})

@@ -14,6 +14,7 @@ def test_waiting_requests_and_probes_are_told_apart_from_work():
     assert is_waiting_request(env("/v1/matches/m/events", "after=3&wait=30"))
     assert is_waiting_request(env("/v1/matches/m/stream", "token=t"))
     assert is_waiting_request(env("/healthz")) and is_waiting_request(env("/livez"))
+    assert is_waiting_request(env("/readyz"))
     assert not is_waiting_request(env("/v1/matches/m/events", "after=3&wait=0"))
     assert not is_waiting_request(env("/v1/matches/m/events", "after=3"))
     assert not is_waiting_request(env("/v1/matches/m/actions"))
