@@ -12,6 +12,7 @@ holds thousands of them; docs/deployment.md says why and what was measured.
 """
 
 import os
+import shutil
 import tempfile
 
 from api import serving
@@ -21,6 +22,8 @@ from api import serving
 # inherited by the workers; kept across a reload, which reads this file again.
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="boneyard-metrics-")
+    # Made here, so removed by on_exit (an environment mark: a reload reads this file again).
+    os.environ["BONEYARD_MADE_METRICS_DIR"] = os.environ["PROMETHEUS_MULTIPROC_DIR"]
 os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 metrics_bind = os.environ.get("METRICS_BIND", "")
 
@@ -85,3 +88,11 @@ def when_ready(server):
     if ready_fd:
         os.write(int(ready_fd), b"ready")
         os.close(int(ready_fd))
+
+
+def on_exit(server):
+    """The server stops: a metrics directory it made itself goes with it (one given to it, as
+    scripts/run gives the runner's, is the giver's to keep)."""
+    made = os.environ.get("BONEYARD_MADE_METRICS_DIR")
+    if made and made == os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        shutil.rmtree(made, ignore_errors=True)
