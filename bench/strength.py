@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from api.bots.arena import BotMatch
 from api.rules import resolve_rules
-from api.rules.events import HandEnded
+from api.rules.events import HandEnded, HandStarted
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,8 @@ def _one_match(job):
     match = BotMatch(rules, seed, levels, budget)
     while match.live:
         match.step(observe)
-    return row.name, match.state.winner == first_side, hands_won(match.events, first_side), times
+    breakdown = hands_by_kind(match.events, first_side, rules.side_of)
+    return row.name, match.state.winner == first_side, hands_won(match.events, first_side), times, breakdown
 
 
 def hands_won(events, first_side: int) -> tuple[int, int]:
@@ -125,6 +126,21 @@ def hands_won(events, first_side: int) -> tuple[int, int]:
         if isinstance(e, HandEnded) and e.side is not None:
             won[0 if e.side == first_side else 1] += 1
     return won[0], won[1]
+
+
+def hands_by_kind(events, first_side: int, side_of) -> dict[tuple[str, str], list[int]]:
+    """The decided hands by how they ended (``domino`` or ``blocked``) and which side led
+    (``first`` or ``second``): [the first level's wins, the other's]."""
+    out: dict[tuple[str, str], list[int]] = {}
+    leader = None
+    for e in events:
+        if isinstance(e, HandStarted):
+            leader = e.leader
+        elif isinstance(e, HandEnded) and e.side is not None and leader is not None:
+            led = "first" if side_of(leader) == first_side else "second"
+            won = out.setdefault((str(e.reason), led), [0, 0])
+            won[0 if e.side == first_side else 1] += 1
+    return out
 
 
 def main(argv=None) -> int:
@@ -137,6 +153,11 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--target", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="also print each row's decided hands by how they ended (domino, blocked) and which side led",
+    )
     parser.add_argument(
         "--budget",
         help="the expert's budget with some fields changed, e.g. exact_tiles=20 (api/bots/expert.py Budget); "
@@ -169,9 +190,14 @@ def main(argv=None) -> int:
     results: dict[str, list[bool]] = {r.name: [] for r in rows}
     hands: dict[str, list[int]] = {r.name: [0, 0] for r in rows}
     times: dict[str, list[float]] = {}
+    kinds: dict[str, dict[tuple[str, str], list[int]]] = {r.name: {} for r in rows}
 
     def take(outcome) -> None:
-        name, won, (mine, theirs), t = outcome
+        name, won, (mine, theirs), t, breakdown = outcome
+        for kind, (a, b) in breakdown.items():
+            both = kinds[name].setdefault(kind, [0, 0])
+            both[0] += a
+            both[1] += b
         results[name].append(won)
         hands[name][0] += mine
         hands[name][1] += theirs
@@ -201,6 +227,17 @@ def main(argv=None) -> int:
             f"| {row.label:<44} | {n} | {won / n:.1%} | [{lo:.1%}, {hi:.1%}] | {decided} | "
             f"{mine / max(1, decided):.1%} | [{hlo:.1%}, {hhi:.1%}] |"
         )
+    if args.diagnose:
+        print()
+        print("| row | ended | led by | decided hands | first's share | 95% CI (Wilson) |")
+        print("|---|---|---|---:|---:|---|")
+        for row in rows:
+            for (reason, led), (mine, theirs) in sorted(kinds[row.name].items()):
+                lo, hi = wilson(mine, mine + theirs)
+                print(
+                    f"| {row.name} | {reason} | {led} | {mine + theirs} | {mine / (mine + theirs):.1%} | "
+                    f"[{lo:.1%}, {hi:.1%}] |"
+                )
     print()
     for level in ("intermediate", "expert"):
         sample = sorted(times.get(level, []))

@@ -54,6 +54,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
+from .honest import HonestRollout
 from .knowledge import Knowledge, greedy_seats, index_mask, lean_powers, signal_powers, signal_strength
 
 
@@ -113,6 +114,7 @@ class Budget:
     greedy_model: bool = False
     greedy_reading: bool = False
     hand_win: float = 0.0
+    honest: bool = False
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -193,20 +195,23 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     totals = [0.0] * len(moves)
     deals = budget.deals_for(len(moves))
     greedy = greedy_seats(know.view) if budget.greedy_model else frozenset()
-    exact = _exact_line(rules, me, know.view["scores"], bonus, budget, greedy)
+    honest = _honest_rollout(know, moves, budget)
+    exact = None if honest is not None else _exact_line(rules, me, know.view["scores"], bonus, budget, greedy)
     lines = exact is not None and _line_moves(know, moves)
     rows: list[list[float]] = []  # each deal's values, for ``sure``
     weighed = _weighed_deals(know, rng, budget, deals)
     dealt = 0
     while dealt < deals:
         if dealt >= budget.min_determinizations:
-            if exact is not None and exact.visited >= budget.exact_work:
+            if honest is None and exact is not None and exact.visited >= budget.exact_work:
                 break  # enough solving for this decision
             if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
                 break
         dealt += 1
         hands, boneyard = _next_deal(know, weighed, rng)
-        if lines:
+        if honest is not None:
+            values = _honest_values(know, hands, moves, rng, honest)
+        elif lines:
             assert exact is not None
             values = _line_values(know, hands, moves, rng, budget, exact)
         else:
@@ -307,6 +312,72 @@ def _line_moves(know: Knowledge, moves: list[Move]) -> bool:
     rules = know.rules
     drawable = rules.is_draw_game and know.boneyard > rules.boneyard_reserve
     return not drawable and know.layout.tiles > 0 and all(m[0] == PLAY for m in moves)
+
+
+def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> HonestRollout | None:
+    """The honest rollouts of this decision (``Budget.honest``), when the rest of the hand is plays
+    on a line, the lead included, with nothing to draw; None otherwise."""
+    rules = know.rules
+    if not budget.honest or rules.uses_spinner or rules.scores_the_count:
+        return None
+    if rules.is_draw_game and know.boneyard > rules.boneyard_reserve:
+        return None
+    if not all(m[0] == PLAY for m in moves):
+        return None
+    me = know.seat
+    line = ExactLine(
+        [rules.side_of(s) for s in range(rules.players)],
+        me,
+        list(know.view["scores"]),
+        rules.target,
+        _match_bonus(rules),
+        rules.hand_scoring,
+        budget.exact_limit,
+        rules.set,
+        rules.exact_target,
+        hand_win=budget.hand_win,
+    )
+    lacks = [0 if s == me else _number_mask(know.lacks(s)) for s in range(rules.players)]
+    return HonestRollout(line, greedy_seats(know.view), lacks)
+
+
+def _number_mask(numbers: set[int]) -> int:
+    mask = 0
+    for n in numbers:
+        mask |= 1 << n
+    return mask
+
+
+def _honest_values(
+    know: Knowledge, hands: dict[int, list[Tile]], moves: list[Move], rng: random.Random, honest: HonestRollout
+) -> list[float]:
+    """Each move's value on one deal: played, then the hand played out honestly, every move on the
+    same rollout randomness."""
+    me = know.seat
+    players = know.rules.players
+    line = honest.line
+    mask_of, bit = line.bits.mask_of, line.bits.bit
+    masks = [mask_of(hands[s]) if s != me else mask_of(know.hand) for s in range(players)]
+    ends = know.layout.values
+    seed = rng.getrandbits(64)
+    out = []
+    for move in moves:
+        tile = move[1]
+        if know.layout.tiles == 0:
+            a, b = tile.high, tile.low  # the lead: both its numbers open
+        else:
+            left, right = ends[LEFT], ends[RIGHT]
+            assert left is not None and right is not None  # a line with tiles on it: both ends open
+            on = ends[move[2]]
+            far = tile.low if tile.high == on else tile.high
+            a, b = (far, right) if move[2] == LEFT else (left, far)
+        child = masks[:]
+        child[me] ^= bit[tile]
+        if not child[me]:
+            out.append(line.ended(child, line.my_side))
+        else:
+            out.append(honest.play(child, a, b, (me + 1) % players, random.Random(seed)))
+    return out
 
 
 def _line_values(
