@@ -95,6 +95,12 @@ class Budget:
     (without ``epsilon``); ``greedy_reading`` reads their plays exactly (``Knowledge.shed``: no
     deal gives one a heavier tile that fitted when it played a lighter one) instead of by
     ``lean``; ``hand_win`` values winning the hand itself, in points, beside what it scores.
+
+    ``honest`` (off) replaces the playouts and exact endings of a line game with nothing to draw,
+    the lead included, by honest rollouts (``honest.HonestRollout``): on each deal every candidate
+    is played out once, the greedy bots as greedy plays and every other seat, this one's side
+    included, by a fixed policy that reads only what that seat could see, so nobody plays as if
+    it saw the hands (the strategy fusion of solving each guessed deal exactly).
     """
 
     determinizations: int = 64
