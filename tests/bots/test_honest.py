@@ -93,3 +93,34 @@ def test_the_honest_expert_plays_its_side_out_without_sight_and_decides_the_same
     assert choose_action("expert", view, log, "s", budget) == first
     with pytest.raises(AssertionError, match="never solves"):
         choose_action("expert", view, log, "s", Budget())  # the shipped expert solves its endings
+
+
+def test_the_expert_plays_double_nine_by_honest_rollouts_and_double_six_as_before():
+    from api.bots import DEFAULT_BUDGET, DOUBLE_NINE_BUDGET, level_budget
+
+    assert level_budget("expert", TileSet.DOUBLE_9) == DOUBLE_NINE_BUDGET
+    assert DOUBLE_NINE_BUDGET.honest and not DEFAULT_BUDGET.honest
+    assert level_budget("expert", TileSet.DOUBLE_6) == DEFAULT_BUDGET
+    assert level_budget("intermediate", TileSet.DOUBLE_9) == level_budget("intermediate", TileSet.DOUBLE_6)
+
+
+def test_a_hand_the_expert_leads_at_will_is_played_out_honestly_from_each_tile(monkeypatch):
+    # double-nine-partners: the winner of a hand leads the next with any tile
+    match = BotMatch(RULES, "honest-lead", ["expert", "greedy"] * 2)
+    while True:
+        seat = match.state.turn
+        view, log = match.inputs(seat)
+        if seat in (0, 2) and not view["line"] and len(view["legal_actions"]) > 1:
+            break
+        match.step()
+    starts: list[tuple[int, int]] = []
+    real = HonestRollout.play
+
+    def watched(self, hands, a, b, turn, rng):
+        starts.append((a, b))
+        return real(self, hands, a, b, turn, rng)
+
+    monkeypatch.setattr(HonestRollout, "play", watched)
+    choose_action("expert", view, log, "s")  # the level's own budget: DOUBLE_NINE_BUDGET
+    hand = [Tile.from_json(t) for t in view["hand"]]
+    assert {(a, b) for a, b in starts} == {(t.high, t.low) for t in hand}  # every tile led, both ends open
