@@ -24,6 +24,10 @@ For each decision the bot
    early when the best move leads every other by ``Budget.sure`` standard errors, or when
    its solving has done ``Budget.exact_work``.
 
+On the double-nine set the expert plays ``DOUBLE_NINE_BUDGET`` (``api.bots.level_budget``): steps 3
+and 4 become honest rollouts (``Budget.honest``, ``honest.HonestRollout``): each candidate is
+played out on each deal with every seat playing only on what it could see, no exact endings.
+
 Experts partnered with each other also play a convention (``Budget.signal``): each prefers
 plays that leave open a number it holds more of, and reads its partner's plays that way. Only
 between bots of one level (each view shows every seat's kind and level), so a person
@@ -87,9 +91,10 @@ class Budget:
     way: a fitting tile that would have signalled ``k`` tiles more is ``signal_lean ** k``
     times likelier (but for a ``stray`` share of its plays).
 
-    Three options, off: measured on issue 33's double-nine-partners row against greedy bots,
-    none lifted the expert's share of decided hands beyond the noise (README, "Issue 33's
-    games"), so its play stays as it was. ``greedy_model`` plays the other seats that are
+    Three options, off in ``DEFAULT_BUDGET``: measured on issue 33's double-nine-partners row
+    against greedy bots, none lifted the expert's share of decided hands beyond the noise
+    (README, "Issue 33's games"), so its play stays as it was (``DOUBLE_NINE_BUDGET``'s honest
+    rollouts use the last two). ``greedy_model`` plays the other seats that are
     greedy bots (``knowledge.greedy_seats``) as they play, heaviest fitting tile first, in the
     exact endings (instead of perfectly against this side) and in the playouts on a line
     (without ``epsilon``); ``greedy_reading`` reads their plays exactly (``Knowledge.shed``: no
