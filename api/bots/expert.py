@@ -137,9 +137,9 @@ DEFAULT_BUDGET = Budget()
 # The expert on the double-nine set (issue 33's double-nine-partners): honest rollouts instead of
 # exact endings, on twice the deals drawn straight from what the seat knows (no weighing: its cost
 # goes into deals), greedy bots' plays read exactly, a hand's win worth 100 points beside its own.
-# Against greedy sides it won 67.0% [61.7, 71.9] of 321 decided hands (120 matches) where the
-# double-six expert's play won 54.6% [49.4, 59.8], at a median 22.4 ms a decision (README,
-# "Issue 33's games"). The double-six games keep ``DEFAULT_BUDGET``: not measured there.
+# Against greedy sides it won 67.0% [61.7, 71.9] of 321 decided hands (120 matches; 64.3% of 642
+# on 240) where the double-six expert's play won 54.6% [49.4, 59.8], at a median 22.4 ms a
+# decision (README, "Issue 33's games"). The double-six games keep ``DEFAULT_BUDGET``: not measured there.
 DOUBLE_NINE_BUDGET = dataclasses.replace(
     DEFAULT_BUDGET,
     honest=True,
