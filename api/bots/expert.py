@@ -364,6 +364,8 @@ def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Hones
         rules.exact_target,
         hand_win=budget.hand_win,
     )
+    # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
+    # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
     lacks = [0 if s == me else _number_mask(know.lacks(s)) for s in range(rules.players)]
     return HonestRollout(line, greedy_seats(know.view), lacks)
 

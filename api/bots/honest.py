@@ -6,8 +6,8 @@ The expert's usual playouts end in an exact search on each guessed deal, where i
 cannot make, so a move that only pays with sight of the hands looks good on every deal
 (*strategy fusion*). Here nobody sees: a seat known to be a greedy bot plays as greedy plays
 (its heaviest fitting tile, ties broken at random, as ``simple.choose_greedy`` breaks them), and
-every other seat plays ``SeatPolicy``, which reads only its own hand, the open ends and the
-numbers each seat has shown it lacks (by knocking). The expert then picks the move whose
+every other seat plays the seat policy (``HonestRollout.policy``), which reads only its own hand,
+the open ends and the numbers each seat has shown it lacks (by knocking). The expert then picks the move whose
 rollouts do best: one step of policy improvement over that policy (Tesauro's rollouts), on
 deals that agree with what the seat has seen.
 
@@ -21,7 +21,7 @@ import random
 
 from .endgame import ExactLine
 
-# SeatPolicy's weights, in half-pips (a tile's weight counts 2 per pip): what a play is worth
+# The seat policy's weights, in half-pips (a tile's weight counts 2 per pip): what a play is worth
 # beyond shedding its weight.
 DOUBLE = 6  # a double fits one number only: shed it while it still can be played
 NEXT_KNOCKS = 10  # the ends left are numbers the next seat (an opponent) has shown it lacks
@@ -32,8 +32,9 @@ FOLLOW_CAP = 3
 
 class HonestRollout:
     """Plays hands out for the side of ``line``'s seat, on bit masks: seats in ``greedy`` as greedy
-    plays, every other seat by ``SeatPolicy``; ``lacks[s]`` (a mask over the numbers) is what seat
-    ``s`` has shown it lacks so far this hand (what every seat saw it knock on)."""
+    plays, every other seat by the seat policy (``policy``); ``lacks[s]`` (a mask over the numbers)
+    is what seat ``s`` has shown it lacks so far this hand (what every seat saw it knock on), and
+    the rollout adds each knock it plays."""
 
     def __init__(self, line: ExactLine, greedy: frozenset[int], lacks: list[int]) -> None:
         self.line = line
@@ -81,7 +82,7 @@ class HonestRollout:
             turn = (turn + 1) % players
 
     def policy(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> tuple[int, bool]:
-        """``SeatPolicy``: the seat's play (a tile's bit, and whether it goes on ``a``) from what it
+        """The seat policy: the seat's play (a tile's bit, and whether it goes on ``a``) from what it
         can see. Heaviest first (a double a little before), worth more when the ends it leaves
         are numbers the next seat lacks, less when they are numbers the partner lacks, and more
         for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``."""
