@@ -59,7 +59,15 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
 from .honest import HonestRollout
-from .knowledge import Knowledge, greedy_seats, index_mask, lean_powers, signal_powers, signal_strength
+from .knowledge import (
+    Knowledge,
+    ends_mask,
+    greedy_seats,
+    index_mask,
+    lean_powers,
+    signal_powers,
+    signal_strength,
+)
 
 
 @dataclass(frozen=True)
@@ -336,18 +344,20 @@ def _settled(rows: list[list[float]], totals: list[float], sure: float) -> bool:
 def _line_moves(know: Knowledge, moves: list[Move]) -> bool:
     """Whether the rest of the hand is plays on a line, nothing left to draw: then the playouts
     run on bit masks (``ExactLine.playout``) instead of engine states."""
+    return not _drawable(know) and know.layout.tiles > 0 and all(m[0] == PLAY for m in moves)
+
+
+def _drawable(know: Knowledge) -> bool:
+    """Whether a seat may still draw this hand."""
     rules = know.rules
-    drawable = rules.is_draw_game and know.boneyard > rules.boneyard_reserve
-    return not drawable and know.layout.tiles > 0 and all(m[0] == PLAY for m in moves)
+    return rules.is_draw_game and know.boneyard > rules.boneyard_reserve
 
 
 def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> HonestRollout | None:
     """The honest rollouts of this decision (``Budget.honest``), when the rest of the hand is plays
     on a line, the lead included, with nothing to draw; None otherwise."""
     rules = know.rules
-    if not budget.honest or rules.uses_spinner or rules.scores_the_count:
-        return None
-    if rules.is_draw_game and know.boneyard > rules.boneyard_reserve:
+    if not budget.honest or rules.uses_spinner or rules.scores_the_count or _drawable(know):
         return None
     if not all(m[0] == PLAY for m in moves):
         return None
@@ -366,15 +376,8 @@ def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Hones
     )
     # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
     # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
-    lacks = [0 if s == me else _number_mask(know.lacks(s)) for s in range(rules.players)]
+    lacks = [0 if s == me else ends_mask(know.lacks(s)) for s in range(rules.players)]
     return HonestRollout(line, greedy_seats(know.view), lacks)
-
-
-def _number_mask(numbers: set[int]) -> int:
-    mask = 0
-    for n in numbers:
-        mask |= 1 << n
-    return mask
 
 
 def _honest_values(
