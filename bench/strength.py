@@ -13,7 +13,8 @@ twice with the seats swapped (the first level's side first, then the other's), s
 sides see the same deals and luck evens out. Win rates (of matches, and of the hands a
 side won) come with 95% Wilson score intervals. The engine drives the matches directly,
 and every decision gets only the acting seat's view and redacted log, as the server gives
-them. Each level plays at its own budget (``api.bots.LEVEL_BUDGETS``). The thinking time
+them. Each level plays at its own budget (``api.bots.level_budget``: the expert plays double-nine at
+``DOUBLE_NINE_BUDGET``, by honest rollouts). The thinking time
 per decision of each playout level is reported too (median, 99th percentile and max, over
 the decisions with a real choice, in CPU time). Runs in parallel over ``--jobs`` processes;
 results do not depend on the number of jobs.
@@ -22,6 +23,7 @@ results do not depend on the number of jobs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import multiprocessing
 import os
@@ -32,9 +34,10 @@ from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from api.bots import level_budget
 from api.bots.arena import BotMatch
 from api.rules import resolve_rules
-from api.rules.events import HandEnded
+from api.rules.events import HandEnded, HandStarted
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,7 @@ def _levels(row: Row, first_side: int) -> list[str]:
 
 
 def _one_match(job):
-    row, index, target, budget = job
+    row, index, target, changes = job
     options = dict(row.options) if row.own_target else {**dict(row.options), "target": target}
     rules = resolve_rules(row.preset, options, row.players)
     first_side = index % 2  # seats swapped on every other match
@@ -112,10 +115,12 @@ def _one_match(job):
             times.append((level, seconds))
 
     seed = f"strength:{row.name}:{index // 2}"
+    budget = None if changes is None else dataclasses.replace(level_budget("expert", rules.set), **changes)
     match = BotMatch(rules, seed, levels, budget)
     while match.live:
         match.step(observe)
-    return row.name, match.state.winner == first_side, hands_won(match.events, first_side), times
+    breakdown = hands_by_kind(match.events, first_side, rules.side_of)
+    return row.name, match.state.winner == first_side, hands_won(match.events, first_side), times, breakdown
 
 
 def hands_won(events, first_side: int) -> tuple[int, int]:
@@ -125,6 +130,21 @@ def hands_won(events, first_side: int) -> tuple[int, int]:
         if isinstance(e, HandEnded) and e.side is not None:
             won[0 if e.side == first_side else 1] += 1
     return won[0], won[1]
+
+
+def hands_by_kind(events, first_side: int, side_of) -> dict[tuple[str, str], list[int]]:
+    """The decided hands by how they ended (``domino`` or ``blocked``) and which side led
+    (``first`` or ``second``): [the first level's wins, the other's]."""
+    out: dict[tuple[str, str], list[int]] = {}
+    leader = None
+    for e in events:
+        if isinstance(e, HandStarted):
+            leader = e.leader
+        elif isinstance(e, HandEnded) and e.side is not None and leader is not None:
+            led = "first" if side_of(leader) == first_side else "second"
+            won = out.setdefault((str(e.reason), led), [0, 0])
+            won[0 if e.side == first_side else 1] += 1
+    return out
 
 
 def main(argv=None) -> int:
@@ -138,19 +158,27 @@ def main(argv=None) -> int:
     parser.add_argument("--target", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="also print each row's decided hands by how they ended (domino, blocked) and which side led",
+    )
+    parser.add_argument(
         "--budget",
-        help="the expert's budget with some fields changed, e.g. exact_tiles=20 (api/bots/expert.py Budget); "
+        help="the expert's budget with some fields changed, e.g. exact_tiles=20 (api/bots/expert.py Budget), "
+        "its own for each row's set (api.bots.level_budget); "
         "every playout-level seat of the rows plays it",
     )
     args = parser.parse_args(argv)
-    budget = None
+    changes = None  # the budget fields changed, by name
     if args.budget:
         from versus import parse_budget  # (versus imports this module: not at the top)
 
         try:
-            budget = parse_budget(args.budget, "expert")
+            parsed = parse_budget(args.budget, "expert")
         except ValueError as e:
             parser.error(str(e))
+        names = [item.partition("=")[0].strip() for item in args.budget.split(",") if item.strip()]
+        changes = {name: getattr(parsed, name) for name in names}
 
     wanted = [n.strip() for n in args.rows.split(",") if n.strip()]
     rows = [r for r in ROWS if r.name in wanted]
@@ -158,20 +186,25 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     matches = max(2, args.matches + args.matches % 2)
-    jobs = [(row, i, args.target, budget) for row in rows for i in range(matches)]
+    jobs = [(row, i, args.target, changes) for row in rows for i in range(matches)]
 
     own = ", ".join(r.name for r in rows if r.own_target)
     to = f"{args.target}" + (f" (to their preset's target: {own})" if own else "")
     print(f"{matches} matches to {to} per row, seats swapped on every seed, {args.jobs} jobs")
-    if budget is not None:
-        print(f"Budget: {budget}")
+    if changes is not None:
+        print(f"Budget changes: {changes}")
     t0 = time.perf_counter()
     results: dict[str, list[bool]] = {r.name: [] for r in rows}
     hands: dict[str, list[int]] = {r.name: [0, 0] for r in rows}
     times: dict[str, list[float]] = {}
+    kinds: dict[str, dict[tuple[str, str], list[int]]] = {r.name: {} for r in rows}
 
     def take(outcome) -> None:
-        name, won, (mine, theirs), t = outcome
+        name, won, (mine, theirs), t, breakdown = outcome
+        for kind, (a, b) in breakdown.items():
+            both = kinds[name].setdefault(kind, [0, 0])
+            both[0] += a
+            both[1] += b
         results[name].append(won)
         hands[name][0] += mine
         hands[name][1] += theirs
@@ -201,6 +234,17 @@ def main(argv=None) -> int:
             f"| {row.label:<44} | {n} | {won / n:.1%} | [{lo:.1%}, {hi:.1%}] | {decided} | "
             f"{mine / max(1, decided):.1%} | [{hlo:.1%}, {hhi:.1%}] |"
         )
+    if args.diagnose:
+        print()
+        print("| row | ended | led by | decided hands | first's share | 95% CI (Wilson) |")
+        print("|---|---|---|---:|---:|---|")
+        for row in rows:
+            for (reason, led), (mine, theirs) in sorted(kinds[row.name].items()):
+                lo, hi = wilson(mine, mine + theirs)
+                print(
+                    f"| {row.name} | {reason} | {led} | {mine + theirs} | {mine / (mine + theirs):.1%} | "
+                    f"[{lo:.1%}, {hi:.1%}] |"
+                )
     print()
     for level in ("intermediate", "expert"):
         sample = sorted(times.get(level, []))

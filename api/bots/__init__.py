@@ -28,10 +28,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from api.rules.ruleset import RuleSet
+from api.rules.tiles import TileSet
 from api.rules.vocabulary import BotLevel
 
 from .actions import Action, Json, bot_seed, make_rng
-from .expert import DEFAULT_BUDGET, INTERMEDIATE_BUDGET, Budget, choose_expert
+from .expert import DEFAULT_BUDGET, DOUBLE_NINE_BUDGET, INTERMEDIATE_BUDGET, Budget, choose_expert
 from .simple import choose_greedy, choose_random
 from .trains_levels import choose_trains
 from .trains_table import is_trains_view
@@ -66,7 +68,8 @@ BOT_LEVELS = (
         BotLevel.EXPERT,
         "Expert",
         "Reads what the others' knocks and plays say about their tiles, plays out many guesses of them, solves "
-        "each ending exactly and picks the move that does best across them; in the trains games it plans its "
+        "each ending exactly and picks the move that does best across them (in double-nine it plays each guess out "
+        "as the seats could, each seeing only its own tiles); in the trains games it plans its "
         "own train and plays Chicken Foot's rounds out on guesses of the hidden tiles.",
     ),
 )  # weakest first
@@ -80,6 +83,13 @@ class UnknownLevel(ValueError):
 
 # The work each playout level does per decision (the expert's is ``DEFAULT_BUDGET``).
 LEVEL_BUDGETS: dict[str, Budget] = {BotLevel.INTERMEDIATE: INTERMEDIATE_BUDGET, BotLevel.EXPERT: DEFAULT_BUDGET}
+# ...but on these sets: the expert plays double-nine by honest rollouts (``DOUBLE_NINE_BUDGET``).
+SET_BUDGETS: dict[tuple[str, TileSet], Budget] = {(BotLevel.EXPERT, TileSet.DOUBLE_9): DOUBLE_NINE_BUDGET}
+
+
+def level_budget(level: str, tile_set: TileSet) -> Budget:
+    """The work a playout ``level`` does per decision in a game of ``tile_set``."""
+    return SET_BUDGETS.get((level, tile_set)) or LEVEL_BUDGETS[level]
 
 
 def choose_action(
@@ -105,19 +115,22 @@ def choose_action(
         return choose_random(view, log, rng)
     if level == BotLevel.GREEDY:
         return choose_greedy(view, log, rng)
-    return choose_expert(view, log, rng, budget or LEVEL_BUDGETS[level])
+    return choose_expert(view, log, rng, budget or level_budget(level, RuleSet.from_dict(view["rules"]).set))
 
 
 __all__ = [
     "BOT_LEVELS",
     "DEFAULT_BUDGET",
     "DEFAULT_LEVEL",
+    "DOUBLE_NINE_BUDGET",
     "INTERMEDIATE_BUDGET",
     "LEVELS",
     "LEVEL_BUDGETS",
+    "SET_BUDGETS",
     "Budget",
     "Level",
     "UnknownLevel",
     "bot_seed",
     "choose_action",
+    "level_budget",
 ]

@@ -166,7 +166,8 @@ class ExactLine:
         self.stop = limit  # the count at which the current solve gives up
         self.table: dict[tuple[int, ...], tuple[float, float]] = {}  # position -> (lower, upper) bound
         self._awards: dict[tuple[tuple[int, ...], int | None], float] = {}
-        self._search = self._make_search()
+        # built on the first solve: honest rollouts (``honest``) value ends with ``ended`` and never search
+        self._search: Callable[[list[int], int, int, int, float, float, int, int], float] | None = None
 
     def value_of_end(self, side_pips: list[int], out_side: int | None) -> float:
         """What a finished hand is worth to the searching side (``expert._value`` on an exact end)."""
@@ -208,6 +209,8 @@ class ExactLine:
                 mine |= hand
             else:
                 theirs |= hand
+        if self._search is None:
+            self._search = self._make_search()
         return self._search(hands[:], a, b, turn, -1e9, 1e9, self.pips_of(mine), self.pips_of(theirs))
 
     def playout(

@@ -1,0 +1,126 @@
+"""Honest rollouts (api/bots/honest.py, ``Budget.honest``): hands played out on a guessed deal with
+every seat playing only on what it could know, greedy bots as greedy plays."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from api.bots import Budget, choose_action
+from api.bots.arena import BotMatch
+from api.bots.endgame import ExactLine, SetBits
+from api.bots.honest import HonestRollout
+from api.rules import Tile, resolve_rules
+from api.rules.tiles import TileSet
+
+NINE = SetBits.of(TileSet.DOUBLE_9)
+RULES = resolve_rules("double-nine-partners", {}, 4)
+
+
+def masks(*hands: str) -> list[int]:
+    return [NINE.mask_of([Tile.parse(t) for t in hand.split()]) for hand in hands]
+
+
+def rollout(greedy: frozenset[int] = frozenset({1, 3}), lacks: list[int] | None = None) -> HonestRollout:
+    line = ExactLine(
+        [0, 1, 0, 1], 0, [0, 0], RULES.target, 0.0, RULES.hand_scoring, 20_000, RULES.set, RULES.exact_target
+    )
+    return HonestRollout(line, greedy, lacks or [0, 0, 0, 0])
+
+
+def test_greedy_seats_shed_their_heaviest_fitting_tile_and_the_hand_is_valued_as_the_search_values_it():
+    # Ends 9 and 1, seat 1 (greedy) to play: 9-8, its heaviest that fits (9-0 is lighter); seat 2
+    # has nothing on 8 or 1 and knocks; seat 3 (greedy) plays 8-8 rather than the lighter 1-1;
+    # seat 0 goes out with 8-2.
+    hands = masks("8-2", "9-8 9-0 3-3", "7-7 6-6", "8-8 1-1 4-4")
+    honest = rollout()
+    value = honest.play(hands, 9, 1, 1, random.Random(1))
+    assert value == honest.line.ended(masks("", "9-0 3-3", "7-7 6-6", "1-1 4-4"), 0)
+    assert value > 0  # seat 0's side went out
+    assert hands == masks("8-2", "9-8 9-0 3-3", "7-7 6-6", "8-8 1-1 4-4")  # its input untouched
+
+
+def test_a_blocked_hand_goes_to_the_lighter_side():
+    hands = masks("5-5", "9-9", "6-6", "8-8")  # nothing fits 0 or 1: blocked at once
+    honest = rollout()
+    value = honest.play(hands, 0, 1, 0, random.Random(1))
+    assert value == honest.line.ended(hands, None)
+    assert value > 0  # 10 + 12 pips against 18 + 16
+
+
+def played(honest: HonestRollout, hand: str, lacks: list[int]) -> tuple[Tile, bool]:
+    """The seat policy's play for seat 0 on ends 5 and 2: the tile, and whether it goes on the 5."""
+    bit, on_five = honest.policy(masks(hand)[0], 0, 5, 2, lacks)
+    return NINE.by_weight[bit.bit_length() - 1], on_five
+
+
+def numbers(*ns: int) -> int:
+    return sum(1 << n for n in ns)
+
+
+def test_the_seat_policy_sheds_weight_but_leaves_numbers_the_next_seat_lacks_and_not_those_the_partner_lacks():
+    hand = "5-3 2-4 3-0 4-0"  # 5-3 (8 pips) leaves 3 and 2 open, 2-4 (6 pips) leaves 5 and 4
+    honest = rollout()
+    assert played(honest, hand, [0, 0, 0, 0]) == (Tile.parse("5-3"), True)
+    assert played(honest, hand, [0, numbers(5, 4), 0, 0]) == (Tile.parse("2-4"), False)  # the next seat knocks
+    assert played(honest, hand, [0, 0, numbers(3, 2), 0]) == (Tile.parse("2-4"), False)  # the partner would
+    assert played(honest, hand, [0, 0, 0, numbers(5, 4)]) == (Tile.parse("5-3"), True)  # the seat after: no matter
+
+
+def test_the_honest_expert_plays_its_side_out_without_sight_and_decides_the_same_way_twice(monkeypatch):
+    match = BotMatch(RULES, "honest", ["expert", "greedy"] * 2)
+    while True:  # on to a choice of seat 0's
+        view, log = match.inputs(0)
+        if match.state.turn == 0 and len(view["legal_actions"]) > 1:
+            break
+        match.step()
+    budget = Budget(honest=True, greedy_reading=True)
+    rollouts: list[int] = []
+    real = HonestRollout.play
+
+    def counted(self, *args):
+        rollouts.append(1)
+        return real(self, *args)
+
+    def no_sight(*args):
+        raise AssertionError("an honest rollout never solves a guessed deal exactly")
+
+    monkeypatch.setattr(HonestRollout, "play", counted)
+    monkeypatch.setattr(ExactLine, "solve", no_sight)
+    first = choose_action("expert", view, log, "s", budget)
+    assert rollouts  # its candidates were played out honestly
+    assert choose_action("expert", view, log, "s", budget) == first
+    with pytest.raises(AssertionError, match="never solves"):
+        choose_action("expert", view, log, "s", Budget())  # the shipped expert solves its endings
+
+
+def test_the_expert_plays_double_nine_by_honest_rollouts_and_double_six_as_before():
+    from api.bots import DEFAULT_BUDGET, DOUBLE_NINE_BUDGET, level_budget
+
+    assert level_budget("expert", TileSet.DOUBLE_9) == DOUBLE_NINE_BUDGET
+    assert DOUBLE_NINE_BUDGET.honest and not DEFAULT_BUDGET.honest
+    assert level_budget("expert", TileSet.DOUBLE_6) == DEFAULT_BUDGET
+    assert level_budget("intermediate", TileSet.DOUBLE_9) == level_budget("intermediate", TileSet.DOUBLE_6)
+
+
+def test_a_hand_the_expert_leads_at_will_is_played_out_honestly_from_each_tile(monkeypatch):
+    # double-nine-partners: the winner of a hand leads the next with any tile
+    match = BotMatch(RULES, "honest-lead", ["expert", "greedy"] * 2)
+    while True:
+        seat = match.state.turn
+        view, log = match.inputs(seat)
+        if seat in (0, 2) and not view["line"] and len(view["legal_actions"]) > 1:
+            break
+        match.step()
+    starts: list[tuple[int, int]] = []
+    real = HonestRollout.play
+
+    def watched(self, hands, a, b, turn, rng):
+        starts.append((a, b))
+        return real(self, hands, a, b, turn, rng)
+
+    monkeypatch.setattr(HonestRollout, "play", watched)
+    choose_action("expert", view, log, "s")  # the level's own budget: DOUBLE_NINE_BUDGET
+    hand = [Tile.from_json(t) for t in view["hand"]]
+    assert {(a, b) for a, b in starts} == {(t.high, t.low) for t in hand}  # every tile led, both ends open
