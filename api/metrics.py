@@ -121,6 +121,12 @@ RATE_LIMITED = Counter(
     "Requests refused with 429 by a rate limit, by route template.",
     ["route"],
 )
+WAITERS_REFUSED = Counter(
+    "boneyard_waiters_refused_total",
+    "Requests refused with 429 too_many_waiters (an address's cap on open long-polls, streams and "
+    "request bodies on their way), by route template (unmatched: a body refused before routing).",
+    ["route"],
+)
 IDEMPOTENT_REPLAYS = Counter(
     "boneyard_idempotent_replays_total",
     "Actions answered with the stored answer of an earlier request with the same Idempotency-Key.",
@@ -141,6 +147,7 @@ ALL: tuple[Counter | Gauge | Histogram, ...] = (
     WEBHOOK_DELIVERIES,
     DATABASE_BUSY,
     RATE_LIMITED,
+    WAITERS_REFUSED,
     IDEMPOTENT_REPLAYS,
 )
 

@@ -47,6 +47,7 @@ def handle_service_error(error: services.ServiceError) -> Response:
     entry = _entry(error)
     headers = BEARER_CHALLENGE if entry.status == 401 else None
     if isinstance(error, services.TooManyWaiters):
+        metrics.WAITERS_REFUSED.labels(route_label()).inc()
         headers = {"Retry-After": str(error.retry_after)}
     return problem(entry.status, entry.code, entry.title, str(error), headers=headers, **error.extra)
 

@@ -25,6 +25,7 @@ from contextlib import AbstractContextManager, nullcontext
 from http import HTTPStatus
 from wsgiref.types import InputStream, StartResponse, WSGIApplication, WSGIEnvironment
 
+from api import metrics
 from api.http.errors import PROBLEM_CONTENT_TYPE, problem_body
 from api.http.problem_codes import PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, TOO_MANY_WAITERS, ProblemCode
 
@@ -71,6 +72,7 @@ class RequestBodyDeadline:
             )
         address = environ.get("REMOTE_ADDR") or "unknown"
         if not self._start_reading(address):
+            metrics.WAITERS_REFUSED.labels(metrics.UNMATCHED).inc()  # refused before routing
             return _refuse(
                 environ,
                 start_response,

@@ -22,6 +22,7 @@ from api.http.callers import BUS_KEY
 from api.http.metrics import ROUTE_KEY, RequestMetrics
 from api.services.commands import ClaimDueBots
 from api.services.pacing import ReplyFloor
+from api.services.waiting import Client
 from api.store import DatabaseBusy
 
 from .fake_clock import FakeClock, use_clock
@@ -70,7 +71,7 @@ def test_metrics_is_not_in_the_public_openapi_document(client):
 # --- the definitions ------------------------------------------------------------------------------
 def test_every_metric_follows_the_naming_conventions_and_has_a_help_text():
     names = metrics.exported_names()
-    assert len(metrics.ALL) == 14 and len(names) == 18
+    assert len(metrics.ALL) == 15 and len(names) == 19
     for metric in metrics.ALL:
         family = metric.describe()[0]
         assert family.name.startswith("boneyard_"), family.name
@@ -141,6 +142,22 @@ def test_a_rate_limit_refusal_is_counted_by_route(make_client):
     create(client, TWO_REMOTE)
     assert_problem(client.post("/v1/matches", json={"seats": TWO_REMOTE}), 429, "too_many_requests")
     assert value("boneyard_rate_limited_total", route="/v1/matches") == before + 1
+
+
+def test_a_refusal_for_too_many_waiters_is_counted_by_route_apart_from_rate_limits(app, client):
+    match_id = create(client, TWO_REMOTE)["id"]
+    waiter = app.extensions[BUS_KEY].flow.waiter
+    waiter.per_address = 1
+    route = "/v1/matches/<string:match_id>/events"
+    refused, limited = (
+        value("boneyard_waiters_refused_total", route=route),
+        value("boneyard_rate_limited_total", route=route),
+    )
+    waiter.take(Client("127.0.0.1"), 60)  # the one wait this address may hold
+    seq = view(client, match_id)["seq"]
+    assert_problem(client.get(f"/v1/matches/{match_id}/events?after={seq}&wait=1"), 429, "too_many_waiters")
+    assert value("boneyard_waiters_refused_total", route=route) == refused + 1
+    assert value("boneyard_rate_limited_total", route=route) == limited
 
 
 def test_a_database_busy_refusal_is_counted_by_route(app, client):

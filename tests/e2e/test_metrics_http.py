@@ -146,9 +146,9 @@ def test_one_scrape_sums_the_counts_of_two_workers_and_the_runner(database_url, 
         pids = {int(name.rsplit("_", 1)[1].removesuffix(".db")) for name in os.listdir(shared)}
         runner_pid = runner.pid
 
-    # Every metric the module defines is in the scrape, but the two refusals by route none made.
+    # Every metric the module defines is in the scrape, but the three refusals by route none made.
     scraped_names = {name for name, _ in samples}
-    unrefused = {"boneyard_database_busy_total", "boneyard_rate_limited_total"}
+    unrefused = {"boneyard_database_busy_total", "boneyard_rate_limited_total", "boneyard_waiters_refused_total"}
     assert set(metrics.exported_names()) - scraped_names == unrefused
     assert dashboard_names() - scraped_names <= unrefused  # the dashboard reads what a server exports
     assert runner_pid in pids and len(pids) >= 2  # the runner's files and the workers' are summed
