@@ -81,7 +81,7 @@ def document(spec: APISpec) -> None:
     reference = {"$ref": f"#/components/headers/{logs.REQUEST_ID_HEADER}"}
     components = spec.components
     responses = [*components.responses.values(), *components.responses_lazy.values()]
-    for path in spec._paths.values():  # apispec keeps the paths there; it has no public reader
+    for path in spec.to_dict()["paths"].values():  # apispec's own dicts, not a copy
         for operation in path.values():
             if isinstance(operation, dict):
                 responses.extend(operation.get("responses", {}).values())
