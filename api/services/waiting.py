@@ -329,11 +329,13 @@ class Waiter:
         """Count one wait of ``seconds`` against the client's address (not without an address, nor
         when the client already holds a slot: a stream), and in the waiters gauge as ``kind``."""
         slot = None
-        if client is not None and client.address is not None and client.slot is None and self.per_address > 0:
-            slot = self.take(client, seconds)
         waiting = metrics.WAITERS.labels(kind)
+        # Counted before the slot's commit: whoever that commit wakes (BONEYARD_COMMIT_FD) finds
+        # this wait in the gauge already. A wait refused at the cap leaves it at once.
         waiting.inc()
         try:
+            if client is not None and client.address is not None and client.slot is None and self.per_address > 0:
+                slot = self.take(client, seconds)
             yield
         finally:
             waiting.dec()
