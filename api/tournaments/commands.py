@@ -1,0 +1,291 @@
+"""Commands: each decides, from a state, the events it makes, or refuses with a precise error.
+
+Nothing here changes a state: the caller folds the events (:func:`api.tournaments.state.apply`)
+and stores them. Pure: no clock, no randomness, no I/O; the ids of the matches a round is played
+in are the caller's (:func:`with_match_ids`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from . import berger
+from .errors import (
+    AlreadyRegistered,
+    InvalidTournament,
+    RegistrationClosed,
+    RoundInPlay,
+    TooFewEntrants,
+    TournamentAlreadyStarted,
+    TournamentFull,
+    TournamentIsNotPaused,
+    TournamentIsPaused,
+    TournamentNotRunning,
+    TournamentOver,
+    UnknownEntrant,
+    UnknownTable,
+)
+from .events import (
+    FORMATS,
+    MEMBER_KINDS,
+    PLAYER,
+    ROUND_ROBIN,
+    SWISS,
+    TIEBREAKS,
+    Entrant,
+    EntrantRegistered,
+    EntrantWithdrawn,
+    MatchResult,
+    Member,
+    RoundEnded,
+    RoundPaired,
+    Settings,
+    Table,
+    TournamentCancelled,
+    TournamentCreated,
+    TournamentEnded,
+    TournamentEvent,
+    TournamentPaused,
+    TournamentResumed,
+    TournamentStarted,
+)
+from .standings import BYE, games
+from .state import REGISTERING, RUNNING, TournamentState, apply
+from .swiss import Contender, pair_swiss
+
+MAX_ROUNDS = 30
+MAX_ENTRANTS = 4096
+SIDE_SIZES = (1, 2)
+WITHDRAWN_BY = ("entrant", "portal")
+
+
+def create(tournament_id: str, settings: Settings) -> list[TournamentEvent]:
+    """A new tournament, its settings checked."""
+    if settings.format not in FORMATS:
+        raise InvalidTournament("format", f"one of {', '.join(FORMATS)}")
+    if settings.side_size not in SIDE_SIZES:
+        raise InvalidTournament("side_size", "1 (players alone) or 2 (partner teams)")
+    if settings.format == SWISS and (settings.rounds is None or not 1 <= settings.rounds <= MAX_ROUNDS):
+        raise InvalidTournament("rounds", f"a Swiss names its rounds, 1 to {MAX_ROUNDS}")
+    if settings.format == ROUND_ROBIN and settings.rounds is not None:
+        raise InvalidTournament("rounds", "a round robin's rounds follow from its entrants: leave it out")
+    if not settings.tiebreaks or len(set(settings.tiebreaks)) != len(settings.tiebreaks):
+        raise InvalidTournament("tiebreaks", "at least one, each once")
+    unknown = [name for name in settings.tiebreaks if name not in TIEBREAKS]
+    if unknown:
+        raise InvalidTournament("tiebreaks", f"{unknown[0]!r} is none of {', '.join(TIEBREAKS)}")
+    if settings.turn_seconds < 1:
+        raise InvalidTournament("turn_seconds", "a tournament's matches have a turn clock")
+    if settings.max_entrants is not None and not 2 <= settings.max_entrants <= MAX_ENTRANTS:
+        raise InvalidTournament("max_entrants", f"2 to {MAX_ENTRANTS}")
+    low, high = settings.rating_min, settings.rating_max
+    if low is not None and high is not None and low > high:
+        raise InvalidTournament("rating_max", "at least rating_min")
+    return [TournamentCreated(tournament_id, settings)]
+
+
+def _open(state: TournamentState) -> None:
+    if state.is_over:
+        raise TournamentOver(f"tournament {state.id} is {state.status}")
+
+
+def _running(state: TournamentState) -> None:
+    _open(state)
+    if state.status != RUNNING:
+        raise TournamentNotRunning(f"tournament {state.id} has not started")
+
+
+def register(
+    state: TournamentState, name: str, members: Sequence[Member], rating: float | None = None
+) -> list[TournamentEvent]:
+    """Enter a player alone, or a partner team; its id is the next ``e<n>``."""
+    _open(state)
+    if state.status != REGISTERING:
+        raise RegistrationClosed(f"tournament {state.id} has started")
+    if len(members) != state.settings.side_size:
+        raise InvalidTournament("members", f"an entrant of this tournament is {state.settings.side_size} seat(s)")
+    for member in members:
+        if member.kind not in MEMBER_KINDS or (member.kind == PLAYER) != (member.player_ref is not None):
+            raise InvalidTournament("members", "a player names its player_ref, a bot its level")
+    refs = [m.player_ref for m in members if m.player_ref is not None]
+    if len(set(refs)) != len(refs):
+        raise AlreadyRegistered("a team holds two different players")
+    for ref in refs:
+        known = state.entrant_of_player(ref)
+        if known is not None and known.id not in state.withdrawn:
+            raise AlreadyRegistered(f"player {ref!r} is entered as {known.id}")
+    limit = state.settings.max_entrants
+    if limit is not None and len(state.active) >= limit:
+        raise TournamentFull(f"tournament {state.id} has its {limit} entrants")
+    entrant = Entrant(f"e{len(state.entrants) + 1}", name, tuple(members), rating)
+    return [EntrantRegistered(entrant)]
+
+
+def _closing(state: TournamentState) -> list[TournamentEvent]:
+    """What follows once a round's last table is decided: its end, and after the last round
+    (or with fewer than two entrants left) the tournament's."""
+    current = state.current
+    if current is None or current.ended or current.pending():
+        return []
+    events: list[TournamentEvent] = [RoundEnded(current.number)]
+    if state.rounds_left() <= 0 or len(state.active) < 2:
+        events.append(TournamentEnded(len(state.rounds)))
+    return events
+
+
+def _decided(state: TournamentState, events: list[TournamentEvent]) -> list[TournamentEvent]:
+    """``events`` and whatever closes the round they decide."""
+    after = state
+    for event in events:
+        after = apply(after, event)
+    return events + _closing(after)
+
+
+def _forfeit(round_: int, table: Table, absent: set[str]) -> MatchResult:
+    """The result of a table one or both of whose sides are absent."""
+    first, second = (side in absent for side in table.sides)
+    winner = None if first and second else (1 if first else 0)
+    return MatchResult(round_, table.number, winner, (0, 0), forfeit=True)
+
+
+def withdraw(state: TournamentState, entrant_id: str, by: str) -> list[TournamentEvent]:
+    """Take an entrant out: before the start it simply leaves; after it, its table in the round
+    in play (if undecided) is forfeited and it is paired no more."""
+    _open(state)
+    if by not in WITHDRAWN_BY:
+        raise InvalidTournament("by", f"one of {', '.join(WITHDRAWN_BY)}")
+    if entrant_id not in state.entrants or entrant_id in state.withdrawn:
+        raise UnknownEntrant(f"no active entrant {entrant_id!r} in tournament {state.id}")
+    events: list[TournamentEvent] = [EntrantWithdrawn(entrant_id, by)]
+    current = state.current
+    if current is not None and not current.ended:
+        table = current.table_of(entrant_id)
+        if table is not None and table.number not in current.results:
+            events.append(_forfeit(current.number, table, {entrant_id}))
+    return _decided(state, events)
+
+
+def seeding(state: TournamentState) -> tuple[str, ...]:
+    """The active entrants by rating (highest first, unrated last), then registration."""
+    registered = {entrant: position for position, entrant in enumerate(state.entrants)}
+    return tuple(
+        sorted(
+            state.active,
+            key=lambda e: (state.entrants[e].rating is None, -(state.entrants[e].rating or 0), registered[e]),
+        )
+    )
+
+
+def start(state: TournamentState) -> list[TournamentEvent]:
+    """Close registration and fix the rounds and the seeding order."""
+    _open(state)
+    if state.status != REGISTERING:
+        raise TournamentAlreadyStarted(f"tournament {state.id} has started")
+    field = len(state.active)
+    if field < 2:
+        raise TooFewEntrants(f"tournament {state.id} has {field} entrant(s); it needs 2")
+    rounds = state.settings.rounds
+    if state.settings.format == SWISS:
+        assert rounds is not None  # checked at creation
+        if rounds >= field:
+            raise TooFewEntrants(f"a Swiss of {rounds} rounds needs more than {rounds} entrants, not {field}")
+    else:
+        rounds = berger.rounds_for(field)
+    return [TournamentStarted(rounds, seeding(state))]
+
+
+def is_due_for_pairing(state: TournamentState) -> bool:
+    """Whether the next round should be paired now."""
+    return state.status == RUNNING and not state.paused and not state.round_in_play() and state.rounds_left() > 0
+
+
+def contenders(state: TournamentState) -> list[Contender]:
+    """What Swiss pairing reads of each active entrant."""
+    seed = {entrant: position for position, entrant in enumerate(state.order)}
+    found = []
+    for entrant, played in games(state).items():
+        if entrant in state.withdrawn:
+            continue
+        found.append(
+            Contender(
+                id=entrant,
+                match_points=sum(g.match_points for g in played),
+                seed=seed.get(entrant, len(seed)),
+                opponents=frozenset(g.opponent for g in played if g.opponent is not None),
+                had_bye=any(g.outcome == BYE for g in played),
+                firsts=sum(1 for g in played if g.side == 0),
+            )
+        )
+    return found
+
+
+def pair_round(state: TournamentState) -> list[TournamentEvent]:
+    """The next round's tables (their ``match_id`` still None: see :func:`with_match_ids`),
+    with the results of the tables an absent entrant forfeits; or the tournament's end when
+    fewer than two entrants are left."""
+    _running(state)
+    if state.paused:
+        raise TournamentIsPaused(f"tournament {state.id} is paused")
+    if state.round_in_play():
+        raise RoundInPlay(f"round {len(state.rounds)} of tournament {state.id} is in play")
+    if state.rounds_left() <= 0 or len(state.active) < 2:
+        return [TournamentEnded(len(state.rounds))]
+    number = len(state.rounds) + 1
+    if state.settings.format == SWISS:
+        pairing = pair_swiss(contenders(state))
+        tables = tuple(Table(n, sides) for n, sides in enumerate(pairing.tables, start=1))
+        return [RoundPaired(number, tables, pairing.bye)]
+    order = state.order
+    bye = None
+    pairs = []
+    for first, second in berger.berger_round(len(order), number):
+        if max(first, second) > len(order):
+            bye = order[min(first, second) - 1]
+        else:
+            pairs.append((order[first - 1], order[second - 1]))
+    tables = tuple(Table(n, sides) for n, sides in enumerate(pairs, start=1))
+    absent = set(state.withdrawn)
+    forfeits: list[TournamentEvent] = [
+        _forfeit(number, table, absent) for table in tables if absent.intersection(table.sides)
+    ]
+    return _decided(state, [RoundPaired(number, tables, bye if bye not in absent else None), *forfeits])
+
+
+def with_match_ids(event: RoundPaired, match_ids: Mapping[int, str]) -> RoundPaired:
+    """The paired round with each played table's match (by table number)."""
+    return replace(event, tables=tuple(replace(t, match_id=match_ids.get(t.number, t.match_id)) for t in event.tables))
+
+
+def record_result(
+    state: TournamentState, round_: int, table: int, winner: int | None, scores: tuple[int, int], forfeit: bool = False
+) -> list[TournamentEvent]:
+    """A table's result, and what it closes."""
+    _running(state)
+    current = state.current
+    if current is None or current.number != round_ or current.ended:
+        raise UnknownTable(f"round {round_} of tournament {state.id} is not in play")
+    if current.table(table) is None or table in current.results:
+        raise UnknownTable(f"table {table} of round {round_} is no undecided table")
+    if winner not in (None, 0, 1):
+        raise InvalidTournament("winner", "side 0, side 1, or none")
+    return _decided(state, [MatchResult(round_, table, winner, scores, forfeit)])
+
+
+def pause(state: TournamentState) -> list[TournamentEvent]:
+    _running(state)
+    if state.paused:
+        raise TournamentIsPaused(f"tournament {state.id} is already paused")
+    return [TournamentPaused()]
+
+
+def resume(state: TournamentState) -> list[TournamentEvent]:
+    _running(state)
+    if not state.paused:
+        raise TournamentIsNotPaused(f"tournament {state.id} is not paused")
+    return [TournamentResumed()]
+
+
+def cancel(state: TournamentState, reason: str) -> list[TournamentEvent]:
+    _open(state)
+    return [TournamentCancelled(reason)]
