@@ -29,7 +29,7 @@ from api import traces
 
 from . import errors
 from .bus import MessageBus
-from .commands import ClaimDueBots, GetFairness, PlayBots, SweepClocks, SweepMatchmaking
+from .commands import ClaimDueBots, GetFairness, PlayBots, SweepClocks, SweepMatchmaking, SweepTournaments
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,7 @@ class Autoplay:
                 if time.monotonic() >= next_sweep:
                     self.bus.handle(SweepClocks())
                     self.bus.handle(SweepMatchmaking())  # seeks' expiry and bot fill
+                    self.bus.handle(SweepTournaments())  # start times, rounds to pair
                     next_sweep = time.monotonic() + sweep_seconds
             except Exception:  # the database went away: keep trying, slowly
                 log.exception("autoplay round failed")

@@ -30,6 +30,7 @@ from . import (
     portals,
     reading,
     stats,
+    tournaments,
     webhook_delivery,
     webhooks,
 )
@@ -40,6 +41,7 @@ from .commands import (
     AnswerChallenge,
     CancelChallenge,
     CancelSeek,
+    ChangeTournament,
     ClaimDueBots,
     ClaimSeat,
     Command,
@@ -47,10 +49,12 @@ from .commands import (
     CreateMatch,
     CreatePortal,
     CreateSeek,
+    CreateTournament,
     DeliverWebhooks,
     GetAudit,
     GetBotRatings,
     GetChallenge,
+    GetCrosstable,
     GetEvents,
     GetFairness,
     GetLeaderboard,
@@ -62,6 +66,9 @@ from .commands import (
     GetRatingHistory,
     GetSeek,
     GetSummary,
+    GetTournament,
+    GetTournamentEvents,
+    GetTournamentRounds,
     GetView,
     GetWebhook,
     IdentifyPlayer,
@@ -73,6 +80,7 @@ from .commands import (
     ListPortals,
     ListWebhooks,
     PlayBots,
+    RegisterEntrant,
     Rematch,
     RemoveWebhook,
     ReplayDelivery,
@@ -82,6 +90,8 @@ from .commands import (
     SetPortalLimit,
     SweepClocks,
     SweepMatchmaking,
+    SweepTournaments,
+    WithdrawEntrant,
 )
 from .flow import MatchFlow
 
@@ -135,6 +145,15 @@ HANDLERS: dict[type[Command[Any]], Callable[..., Any]] = {
     CancelChallenge: matchmaking.cancel_challenge_handler,
     GetPlayerEvents: matchmaking.player_events_handler,
     SweepMatchmaking: matchmaking.sweep_handler,
+    CreateTournament: tournaments.create_tournament_handler,
+    RegisterEntrant: tournaments.register_handler,
+    WithdrawEntrant: tournaments.withdraw_handler,
+    ChangeTournament: tournaments.change_handler,
+    GetTournament: tournaments.get_tournament_handler,
+    GetTournamentRounds: tournaments.rounds_handler,
+    GetCrosstable: tournaments.crosstable_handler,
+    GetTournamentEvents: tournaments.events_handler,
+    SweepTournaments: tournaments.sweep_handler,
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from api.store.records import PortalRecord
@@ -123,6 +124,9 @@ class CreateMatch(Command[Answer]):
     creator: str | None = None
     caller: Caller = PUBLIC  # the portal that will own it (player_refs need one)
     rated: bool = False  # its end updates its players' ratings (api.services.ratings)
+    # False for a tournament's match: the tournament's work, bounded by its entrants, is not
+    # counted against its portal's cap on unfinished all-bot matches.
+    capped: bool = True
 
 
 @dataclass(frozen=True)
@@ -480,3 +484,99 @@ class GetPlayerEvents(Command[Answer]):
 class SweepMatchmaking(Command[int]):
     """Expire seeks and challenges whose time is up and fill due seeks with computer players, once;
     answers how many it changed."""
+
+
+# --- tournaments (api.services.tournaments) ------------------------------------------------
+@dataclass(frozen=True)
+class MemberSpec:
+    """One seat's worth of an entrant: a portal player (``player_ref``) or a computer (``level``)."""
+
+    player_ref: str | None = None
+    level: str | None = None
+
+
+@dataclass(frozen=True)
+class CreateTournament(Command[Answer]):
+    """A new tournament of the caller's portal (``api.tournaments.Settings`` says what each is)."""
+
+    caller: Caller
+    format: str
+    preset: str
+    rules: dict[str, Any] | None
+    turn_seconds: int
+    rounds: int | None = None
+    teams: bool = False  # partner teams of two (a 4-seat partner game), else players alone
+    tiebreaks: tuple[str, ...] = ("buchholz", "sonneborn_berger", "win_margin")
+    rated: bool = False
+    starts_at: datetime | None = None
+    max_entrants: int | None = None
+    rating_min: float | None = None
+    rating_max: float | None = None
+    bot_levels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GetTournament(Command[Answer]):
+    """The tournament and its standings; ``viewer`` a player of its portal or the portal."""
+
+    tournament_id: str
+    viewer: Seeker
+
+
+@dataclass(frozen=True)
+class GetTournamentRounds(Command[Answer]):
+    """Every round's tables, results and matches; the viewer's own seat tokens shown to it."""
+
+    tournament_id: str
+    viewer: Seeker
+
+
+@dataclass(frozen=True)
+class GetCrosstable(Command[Answer]):
+    tournament_id: str
+    viewer: Seeker
+
+
+@dataclass(frozen=True)
+class GetTournamentEvents(Command[Answer]):
+    """The tournament's own log, with its hash chain."""
+
+    tournament_id: str
+    viewer: Seeker
+    after: int = 0
+    limit: int = 1000
+
+
+@dataclass(frozen=True)
+class RegisterEntrant(Command[Answer]):
+    """Enter: a player itself (``who`` a player, no ``members``), or the portal entering its
+    players, bots or partner teams (``members``)."""
+
+    tournament_id: str
+    who: Seeker
+    name: str | None = None
+    members: tuple[MemberSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class WithdrawEntrant(Command[Answer]):
+    """Withdraw: a player its own entry, the portal any (``entrant_id``)."""
+
+    tournament_id: str
+    who: Seeker
+    entrant_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ChangeTournament(Command[Answer]):
+    """The portal's word: ``start``, ``pause``, ``resume`` or ``cancel`` (with ``reason``)."""
+
+    tournament_id: str
+    caller: Caller
+    change: str
+    reason: str = "cancelled by the portal"
+
+
+@dataclass(frozen=True)
+class SweepTournaments(Command[int]):
+    """What time alone moves on: tournaments at their start time, rounds due to be paired."""

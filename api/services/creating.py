@@ -109,7 +109,7 @@ def prepare_match(command: CreateMatch, flow: MatchFlow) -> NewMatch:
         check_rated_seats(seats, portal_id)
     # The all-bot cap counts per portal for a portal (its players share its few addresses).
     creator = command.creator if portal_id is None else f"portal:{portal_id}"
-    creator_key = creator_hash(creator) if creator else None
+    creator_key = creator_hash(creator) if creator and command.capped else None
     appended = rows(created, 0)
     snap = fold(None, appended)
     if ready_to_start(snap.state):

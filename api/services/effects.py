@@ -3,7 +3,9 @@
 ``MatchFlow.append`` calls :func:`record_effects` after storing events, in the same unit of
 work, so what follows from the events commits or rolls back with them: the portal's players'
 statistics (``api.services.results``), their ratings when the match is rated
-(``api.services.ratings``) and the outbox rows of its webhooks (``api.services.webhooks``).
+(``api.services.ratings``), the outbox rows of its webhooks (``api.services.webhooks``) and,
+for a tournament's match, the table's result in the tournament's log
+(``api.services.tournament_results``).
 A match of the public space has no portal: nothing here.
 """
 
@@ -16,6 +18,7 @@ from .ports import UnitOfWork
 from .ratings import record_ratings
 from .results import record_results
 from .snapshots import Row, Snapshot
+from .tournament_results import record_tournament_result
 from .webhooks import record_webhooks
 
 
@@ -35,3 +38,4 @@ def record_effects(
     if rated:
         record_ratings(uow, portal_id, match_id, appended, snap, now)
     record_webhooks(uow, portal_id, match_id, appended, snap, now)
+    record_tournament_result(uow, match_id, appended, now)

@@ -246,3 +246,22 @@ class ChallengeClosed(ServiceError):
     """The challenge is no longer pending (``challenge_status``)."""
 
     code = "challenge_closed"
+
+
+class UnknownTournament(ServiceError):
+    """No such tournament for this caller (another portal's is not shown)."""
+
+    code = "unknown_tournament"
+
+
+class NotYourEntrant(ServiceError):
+    """A player withdraws its own entry only (its portal withdraws any)."""
+
+    code = "not_your_entrant"
+
+
+class EntryRefused(ServiceError):
+    """The tournament's entry rules refuse this entrant (``reason``: ``bot_level``, ``rating``,
+    ``members``: only the portal enters others, and partner teams)."""
+
+    code = "entry_refused"

@@ -2,7 +2,7 @@
 
 A use case's handler (in ``api.services.creating``, ``claiming``, ``acting``, ``lobby``,
 ``clocks``, ``reading``, ``feed``, ``fairness``, ``stats``, ``leaderboards``, ``portals``,
-``webhooks``, ``matchmaking``: every module ``api.services.bus`` registers but
+``webhooks``, ``matchmaking``, ``tournaments``: every module ``api.services.bus`` registers but
 ``webhook_delivery``, whose rounds need the webhook courier instead) is a function of a command
 and this flow. The flow holds what they share in one process — the store, the cache of folded
 states, the waiters, the limits, the clock, wired by ``api.bootstrap`` from the configuration —

@@ -34,7 +34,7 @@ from sqlalchemy.exc import CompileError, IntegrityError
 
 from api.rules import ENDED, OPEN_SEAT, PLAYING, SEAT_TYPES, STATUSES, WAITING
 from api.store import tables as schema
-from api.store.chain import row_hash
+from api.store.chain import GENESIS, row_hash
 from api.store.codec import encode_event
 from api.store.idempotency import IdempotencyRecord
 from api.store.matchmaking import (
@@ -78,6 +78,7 @@ from api.store.repositories import (
     decode_cursor,
     encode_cursor,
 )
+from api.store.tournaments import TournamentMatchRecord, TournamentNotFound, TournamentRecord, chained
 from api.store.webhooks import (
     DELIVERED,
     PENDING,
@@ -156,6 +157,9 @@ class Tables:
     seeks: dict[str, SeekRecord] = field(default_factory=dict)
     challenges: dict[str, ChallengeRecord] = field(default_factory=dict)
     player_events: dict[tuple[str, str], list[PlayerEventRecord]] = field(default_factory=dict)  # (portal, ref)
+    tournaments: dict[str, TournamentRecord] = field(default_factory=dict)
+    tournament_events: dict[str, list[StoredEvent]] = field(default_factory=dict)
+    tournament_matches: dict[str, TournamentMatchRecord] = field(default_factory=dict)  # by match id
 
     def portal(self, portal_id: str | None, table: Table) -> None:
         """The foreign key of ``table`` to ``portals`` (None: no portal, where the column allows it)."""
@@ -999,6 +1003,100 @@ class MemoryMatchmaking:
         return copy.deepcopy([e for e in stream if e.seq > after][:limit])
 
 
+class MemoryTournaments:
+    """``api.store.tournaments.TournamentRepository`` in memory: the same chain, the same
+    compare-and-set on the head."""
+
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def add(self, tournament_id: str, portal_id: str, now: datetime) -> TournamentRecord:
+        self._uow.writing()
+        tables = self._uow.tables
+        tables.portal(portal_id, schema.tournaments)
+        if tournament_id in tables.tournaments:
+            raise refused(f"PRIMARY KEY tournaments.id ({tournament_id!r})")
+        record = TournamentRecord(tournament_id, portal_id, "registering", 0, GENESIS, None, now, now)
+        tables.tournaments[tournament_id] = record
+        tables.tournament_events[tournament_id] = []
+        return record
+
+    def get(self, tournament_id: str, *, for_update: bool = False) -> TournamentRecord | None:
+        return self._uow.tables.tournaments.get(tournament_id)
+
+    def append(
+        self,
+        tournament_id: str,
+        expected: ChainHead,
+        events: Sequence[Mapping[str, Any]],
+        *,
+        status: str,
+        due_at: datetime | None,
+    ) -> ChainHead:
+        self._uow.writing()
+        tables = self._uow.tables
+        record = tables.tournaments.get(tournament_id)
+        if record is None:
+            raise TournamentNotFound(tournament_id)
+        if record.head != expected:
+            raise StaleSeq(expected.seq, record.last_seq)
+        one_of(schema.tournaments, "status", status, schema.TOURNAMENT_STATUSES)
+        now = self._uow.now()
+        rows = chained(tournament_id, expected, events, now)
+        stored = [
+            StoredEvent(r["seq"], r["type"], r["schema_version"], r["data"], now, r["prev_hash"], r["hash"])
+            for r in rows
+        ]
+        tables.tournament_events[tournament_id].extend(stored)
+        head = ChainHead(stored[-1].seq, stored[-1].hash) if stored else expected
+        tables.tournaments[tournament_id] = replace(
+            record, status=status, due_at=due_at, last_seq=head.seq, last_hash=head.hash, updated_at=now
+        )
+        return head
+
+    def set_due(self, tournament_id: str, due_at: datetime | None) -> None:
+        self._uow.writing()
+        record = self._uow.tables.tournaments.get(tournament_id)
+        if record is not None:
+            self._uow.tables.tournaments[tournament_id] = replace(record, due_at=due_at)
+
+    def load(self, tournament_id: str, after: int = 0, limit: int | None = None) -> builtins.list[StoredEvent]:
+        found = [e for e in self._uow.tables.tournament_events.get(tournament_id, []) if e.seq > after]
+        return found if limit is None else found[:limit]
+
+    def due(self, now: datetime, limit: int) -> builtins.list[str]:
+        found = [
+            t
+            for t in self._uow.tables.tournaments.values()
+            if t.due_at is not None and t.due_at <= now and t.status in ("registering", "running")
+        ]
+        found.sort(key=lambda t: (t.due_at, t.id))
+        return [t.id for t in found[:limit]]
+
+    def add_match(self, row: Mapping[str, Any]) -> None:
+        self._uow.writing()
+        tables = self._uow.tables
+        columns_of(schema.tournament_matches, row)
+        tables.match(row["match_id"], schema.tournament_matches)
+        if row["tournament_id"] not in tables.tournaments:
+            raise refused(f"FOREIGN KEY tournament_matches.tournament_id ({row['tournament_id']!r})")
+        if row["match_id"] in tables.tournament_matches:
+            raise refused(f"PRIMARY KEY tournament_matches.match_id ({row['match_id']!r})")
+        place = (row["tournament_id"], row["round"], row["table_number"])
+        if any((m.tournament_id, m.round, m.table_number) == place for m in tables.tournament_matches.values()):
+            raise refused(f"UNIQUE tournament_matches (tournament_id, round, table_number) {place!r}")
+        tables.tournament_matches[row["match_id"]] = TournamentMatchRecord(
+            row["match_id"], row["tournament_id"], row["round"], row["table_number"], copy.deepcopy(row["seats"])
+        )
+
+    def match(self, match_id: str) -> TournamentMatchRecord | None:
+        return self._uow.tables.tournament_matches.get(match_id)
+
+    def matches(self, tournament_id: str) -> builtins.list[TournamentMatchRecord]:
+        found = [m for m in self._uow.tables.tournament_matches.values() if m.tournament_id == tournament_id]
+        return sorted(found, key=lambda m: (m.round, m.table_number))
+
+
 class MemoryUnitOfWork:
     """One transaction. A reader reads the tables as last committed when it began; a writer holds
     the write lock and works on its own copy, which ``commit`` publishes whole (so no reader ever
@@ -1020,6 +1118,7 @@ class MemoryUnitOfWork:
         self.waiters = MemoryWaiterSlots(self)
         self.webhooks = MemoryWebhooks(self)
         self.matchmaking = MemoryMatchmaking(self)
+        self.tournaments = MemoryTournaments(self)
 
     @property
     def tables(self) -> Tables:

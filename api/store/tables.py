@@ -483,3 +483,53 @@ player_events = Table(
     PrimaryKeyConstraint("portal_id", "player_ref", "seq"),
     Index(None, "created_at"),
 )
+
+#: Tournaments (issue 37): each is its own hash-chained log (``tournament_events``, chained as a
+#: match's ``events`` are), the row holding its head (the compare-and-set of an append), its
+#: status and when the sweep next has work for it (``due_at``: the start time, a round to pair).
+TOURNAMENT_STATUSES = ("registering", "running", "ended", "cancelled")
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("id", String(32), nullable=False),
+    Column("portal_id", String(32), ForeignKey("portals.id", ondelete="CASCADE"), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("last_seq", Integer, nullable=False),
+    Column("last_hash", String(64), nullable=False),
+    Column("due_at", UTCDateTime(), nullable=True),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    PrimaryKeyConstraint("id"),
+    CheckConstraint(_in("status", TOURNAMENT_STATUSES), name="status"),
+    Index(None, "due_at"),
+    Index(None, "portal_id", "created_at"),
+)
+
+tournament_events = Table(
+    "tournament_events",
+    metadata,
+    Column("tournament_id", String(32), ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("type", String(64), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("data", JSONDocument, nullable=False),
+    Column("recorded_at", UTCDateTime(), nullable=False),
+    Column("prev_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+    PrimaryKeyConstraint("tournament_id", "seq"),
+    CheckConstraint("seq >= 1", name="seq"),
+)
+
+#: Each match a tournament's round is played in: where its result goes (``round``, ``table_number``)
+#: and each person's seat and token, which the player reads from the round (as a challenge keeps them).
+tournament_matches = Table(
+    "tournament_matches",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("tournament_id", String(32), ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("table_number", Integer, nullable=False),
+    Column("seats", JSONDocument, nullable=False),
+    PrimaryKeyConstraint("match_id"),
+    Index(None, "tournament_id", "round", "table_number", unique=True),
+)

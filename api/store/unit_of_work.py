@@ -31,6 +31,7 @@ from api.store.portals import PlayerStatsRepository, PortalRepository
 from api.store.rate_limits import RateLimitRepository
 from api.store.ratings import RatingRepository
 from api.store.repositories import MatchRepository, SeatRepository
+from api.store.tournaments import TournamentRepository
 from api.store.waiters import WaiterSlotRepository
 from api.store.webhooks import WebhookRepository
 
@@ -56,6 +57,7 @@ class UnitOfWork:
     health_probes: HealthProbeRepository
     webhooks: WebhookRepository
     matchmaking: MatchmakingRepository
+    tournaments: TournamentRepository
 
     def __init__(self, engine: Engine, *, readonly: bool = False, on_commit: Callable[[], None] | None = None):
         self._engine = engine
@@ -91,6 +93,7 @@ class UnitOfWork:
         self.health_probes = HealthProbeRepository(conn)
         self.webhooks = WebhookRepository(conn)
         self.matchmaking = MatchmakingRepository(conn)
+        self.tournaments = TournamentRepository(conn)
         return self
 
     def __exit__(

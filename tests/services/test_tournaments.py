@@ -1,0 +1,206 @@
+"""Tournaments' use cases on the memory store: whole tournaments played through the bus, their
+results checked against the matches' own logs, forfeits, the sweep, the tournament's own chain."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from api import tournaments as core
+from api.services import errors
+from api.services.bus import MessageBus
+from api.services.commands import (
+    ChangeTournament,
+    CreateTournament,
+    GetAudit,
+    GetCrosstable,
+    GetSummary,
+    GetTournament,
+    GetTournamentEvents,
+    GetTournamentRounds,
+    MemberSpec,
+    PlayBots,
+    RegisterEntrant,
+    Seeker,
+    SweepClocks,
+    SweepTournaments,
+    WithdrawEntrant,
+)
+from api.store.chain import verify_chain
+from api.store.records import StoredEvent
+
+from .support import portal
+
+
+def create(bus: MessageBus, **options) -> dict:
+    defaults = {"format": "swiss", "preset": "standard-block", "rules": {"target": 20}, "turn_seconds": 30}
+    return bus.handle(CreateTournament(portal(bus), **{**defaults, **options}))
+
+
+def enter_bots(bus: MessageBus, tournament_id: str, count: int, level: str = "random", size: int = 1) -> None:
+    owner = Seeker(portal(bus).portal_id)
+    for number in range(count):
+        members = tuple(MemberSpec(level=level) for _ in range(size))
+        bus.handle(RegisterEntrant(tournament_id, owner, f"Bot {number + 1}", members))
+
+
+def viewer(bus: MessageBus, ref: str | None = None) -> Seeker:
+    return Seeker(portal(bus).portal_id, ref)
+
+
+def play_round(bus: MessageBus, tournament_id: str) -> None:
+    """Every match of the round in play to its end (their bots moved as the runner would), then
+    the sweep, which pairs the next round."""
+    rounds = bus.handle(GetTournamentRounds(tournament_id, viewer(bus)))["rounds"]
+    for table in rounds[-1]["tables"]:
+        if table["match_id"] is not None:
+            for _ in range(2000):
+                if bus.handle(GetSummary(table["match_id"]))["status"] == "ended":
+                    break
+                bus.handle(PlayBots(table["match_id"], 200))
+    bus.handle(SweepTournaments())
+
+
+def independent_standings(bus: MessageBus, tournament_id: str) -> dict[str, tuple[int, int]]:
+    """Each entrant's (match points, win margin), recomputed from every match's own audit log:
+    its ``match_ended`` (who won, the final scores), and the round's byes."""
+    rounds = bus.handle(GetTournamentRounds(tournament_id, viewer(bus)))["rounds"]
+    tournament = bus.handle(GetTournament(tournament_id, viewer(bus)))
+    found = {e["id"]: [0, 0] for e in tournament["entrants"]}
+    for round_ in rounds:
+        if round_["bye"] is not None and tournament["settings"]["format"] == "swiss":
+            found[round_["bye"]][0] += 2
+        for table in round_["tables"]:
+            log = bus.handle(GetAudit(table["match_id"]))["events"]
+            final = next(e for e in log if e["type"] == "match_ended")
+            for side, entrant in enumerate(table["sides"]):
+                won = final["winner"] == side
+                found[entrant][0] += 2 if won else 0
+                found[entrant][1] += final["scores"][side] - final["scores"][1 - side]
+    return {entrant: (points, margin) for entrant, (points, margin) in found.items()}
+
+
+def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_match_the_matches(bus: MessageBus):
+    made = create(bus, format="round_robin", bot_levels=("random",), tiebreaks=("win_margin", "buchholz"))
+    tournament_id = made["id"]
+    assert made["status"] == "registering" and made["settings"]["side_size"] == 1
+    enter_bots(bus, tournament_id, 4)
+    started = bus.handle(ChangeTournament(tournament_id, portal(bus), "start"))
+    assert started["status"] == "running" and started["planned_rounds"] == 3 and started["current_round"] == 1
+    for _ in range(3):
+        play_round(bus, tournament_id)
+    final = bus.handle(GetTournament(tournament_id, viewer(bus)))
+    assert final["status"] == "ended" and final["rounds_ended"] == 3
+    server = {r["entrant_id"]: (r["match_points"], r["tiebreaks"]["win_margin"]) for r in final["standings"]}
+    assert server == independent_standings(bus, tournament_id)
+    rounds = bus.handle(GetTournamentRounds(tournament_id, viewer(bus)))["rounds"]
+    met = [frozenset(t["sides"]) for r in rounds for t in r["tables"]]
+    assert len(met) == len(set(met)) == 6  # everyone met everyone once
+    crosstable = bus.handle(GetCrosstable(tournament_id, viewer(bus)))
+    assert all(len(row["games"]) == 3 for row in crosstable["rows"])
+
+
+def test_a_swiss_of_partner_teams_plays_to_its_end_without_rematches(bus: MessageBus):
+    made = create(bus, rounds=3, teams=True, rules={"partners": True, "target": 20}, bot_levels=("random",))
+    enter_bots(bus, made["id"], 5, size=2)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    for _ in range(3):
+        play_round(bus, made["id"])
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert final["status"] == "ended"
+    rounds = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    met = [frozenset(t["sides"]) for r in rounds for t in r["tables"]]
+    assert len(met) == len(set(met)) == 6
+    byes = [r["bye"] for r in rounds]
+    assert None not in byes and len(set(byes)) == 3
+    summary = bus.handle(GetSummary(rounds[0]["tables"][0]["match_id"]))
+    assert summary["rules"]["partners"] and summary["rules"]["turn_seconds"] == 30
+    server = {r["entrant_id"]: (r["match_points"], r["tiebreaks"]["win_margin"]) for r in final["standings"]}
+    assert server == independent_standings(bus, made["id"])
+
+
+def test_the_tournaments_log_is_hash_chained_and_replays_to_its_standings(bus: MessageBus):
+    made = create(bus, format="round_robin", bot_levels=("random",))
+    enter_bots(bus, made["id"], 3)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    for _ in range(3):
+        play_round(bus, made["id"])
+    page = bus.handle(GetTournamentEvents(made["id"], viewer(bus)))
+    rows = [
+        StoredEvent(e["seq"], e["event"]["type"], 1, data(e["event"]), e["recorded_at"], e["prev_hash"], e["hash"])
+        for e in page["events"]
+    ]
+    assert verify_chain(rows) == [] and page["chain_head"] == {"seq": rows[-1].seq, "hash": rows[-1].hash}
+    state = core.replay(core.event_from_dict(e["event"]) for e in page["events"])
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert [r.entrant_id for r in core.standings(state)] == [r["entrant_id"] for r in final["standings"]]
+    assert [e["event"]["type"] for e in page["events"]][-2:] == ["round_ended", "tournament_ended"]
+
+
+def data(event: dict) -> dict:
+    return {name: value for name, value in event.items() if name != "type"}
+
+
+def test_a_player_who_never_moves_forfeits_when_the_clock_hands_the_seat_to_a_bot(bus: MessageBus, clock):
+    made = create(bus, rounds=1, bot_levels=("random",))
+    ana = viewer(bus, "ana")
+    entered = bus.handle(RegisterEntrant(made["id"], ana))
+    assert entered["members"] == [{"kind": "player", "player_ref": "ana", "level": None}]
+    enter_bots(bus, made["id"], 1)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    mine = bus.handle(GetTournamentRounds(made["id"], ana))["my_seats"]
+    assert len(mine) == 1 and mine[0]["round"] == 1 and mine[0]["token"]
+    for _ in range(3):  # three timeouts in a row: the seat is handed to a computer player
+        clock.advance(31)
+        bus.handle(SweepClocks())
+    result = bus.handle(GetTournamentRounds(made["id"], ana))["rounds"][0]["tables"][0]["result"]
+    ana_side = bus.handle(GetTournamentRounds(made["id"], ana))["rounds"][0]["tables"][0]["sides"].index(entered["id"])
+    assert result == {"winner": 1 - ana_side, "scores": [0, 0], "forfeit": True}
+    assert bus.handle(GetTournament(made["id"], ana))["status"] == "ended"
+
+
+def test_withdrawing_mid_round_forfeits_and_the_matchs_later_end_changes_nothing(bus: MessageBus):
+    made = create(bus, rounds=2, bot_levels=("random",))
+    enter_bots(bus, made["id"], 4)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    table = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"][0]["tables"][0]
+    bus.handle(WithdrawEntrant(made["id"], viewer(bus), table["sides"][0]))
+    play_round(bus, made["id"])
+    rounds = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    assert rounds[0]["tables"][0]["result"] == {"winner": 1, "scores": [0, 0], "forfeit": True}
+    assert bus.handle(GetSummary(table["match_id"]))["status"] == "ended"  # played on, not counted
+    assert len(rounds) == 2 and rounds[1]["bye"] is not None  # three left: one rests
+
+
+def test_a_tournament_starts_at_its_time_or_is_cancelled_with_too_few(bus: MessageBus, clock):
+    soon = clock() + timedelta(minutes=5)
+    full = create(bus, rounds=1, bot_levels=("random",), starts_at=soon)
+    empty = create(bus, rounds=1, starts_at=soon)
+    enter_bots(bus, full["id"], 2)
+    assert bus.handle(SweepTournaments()) == 0
+    clock.advance(301)
+    assert bus.handle(SweepTournaments()) == 2
+    assert bus.handle(GetTournament(full["id"], viewer(bus)))["current_round"] == 1
+    cancelled = bus.handle(GetTournament(empty["id"], viewer(bus)))
+    assert cancelled["status"] == "cancelled" and "needs 2" in cancelled["cancel_reason"]
+
+
+def test_entry_rules_and_who_may_do_what(bus: MessageBus):
+    made = create(bus, rounds=1, bot_levels=("greedy",), rating_min=-5.0)
+    with pytest.raises(errors.EntryRefused) as refused:
+        bus.handle(RegisterEntrant(made["id"], viewer(bus), "r", (MemberSpec(level="random"),)))
+    assert refused.value.extra == {"reason": "bot_level"}
+    with pytest.raises(errors.EntryRefused):
+        bus.handle(RegisterEntrant(made["id"], viewer(bus, "ana"), "team", (MemberSpec(level="greedy"),)))
+    bus.handle(RegisterEntrant(made["id"], viewer(bus, "ana")))
+    with pytest.raises(core.AlreadyRegistered):
+        bus.handle(RegisterEntrant(made["id"], viewer(bus, "ana")))
+    with pytest.raises(errors.NotYourEntrant):
+        bus.handle(WithdrawEntrant(made["id"], viewer(bus, "bo")))
+    with pytest.raises(errors.UnknownTournament):
+        bus.handle(GetTournament(made["id"], Seeker("another-portal")))
+    with pytest.raises(core.InvalidTournament):
+        create(bus, teams=True)  # standard-block without partners is no partner game
+    with pytest.raises(core.TooFewEntrants):
+        bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
