@@ -123,6 +123,7 @@ def register_blueprints(api: Api) -> None:
     from api.http.presets import blp as presets_blp
     from api.http.ratings import blp as ratings_blp
     from api.http.stream import blp as stream_blp
+    from api.http.tournaments import blp as tournaments_blp
     from api.http.webhooks import blp as webhooks_blp
 
     api.register_blueprint(health_blp)
@@ -135,6 +136,7 @@ def register_blueprints(api: Api) -> None:
     api.register_blueprint(stream_blp)
     for matchmaking_blp in matchmaking_blps:
         api.register_blueprint(matchmaking_blp)
+    api.register_blueprint(tournaments_blp)
 
 
 def get_store() -> Store:

@@ -15,13 +15,14 @@ from api.http.problem_codes import BEARER_CHALLENGE, DATABASE_BUSY, ProblemCode,
 from api.rules import errors as rules
 from api.services import errors as services
 from api.store import DatabaseBusy, is_busy_error
+from api.tournaments import InvalidTournament, TournamentError
 
 log = logging.getLogger(__name__)
 
 DATABASE_BUSY_RETRY_AFTER = 1  # seconds: writers hold the lock for milliseconds
 
 
-def _entry(error: rules.RulesError | services.ServiceError) -> ProblemCode:
+def _entry(error: rules.RulesError | services.ServiceError | TournamentError) -> ProblemCode:
     """The catalogue's entry for an error's code. A code the catalogue does not know is a bug
     (an undocumented answer): it is still answered, by its family's status, and logged."""
     entry = entry_of(error.code)
@@ -40,6 +41,14 @@ def _entry(error: rules.RulesError | services.ServiceError) -> ProblemCode:
 def handle_rules_error(error: rules.RulesError) -> Response:
     entry = _entry(error)
     extra: dict[str, Any] = {"field": error.field} if isinstance(error, rules.InvalidRules) else {}
+    return problem(entry.status, entry.code, entry.title, error.message, **extra)
+
+
+def handle_tournament_error(error: TournamentError) -> Response:
+    """A refusal of the tournament core: 422 for settings that cannot work (with ``field``),
+    409 for what the tournament's state refuses, 404 for an unknown entrant."""
+    entry = _entry(error)
+    extra: dict[str, Any] = {"field": error.field} if isinstance(error, InvalidTournament) else {}
     return problem(entry.status, entry.code, entry.title, error.message, **extra)
 
 
@@ -70,5 +79,6 @@ def handle_database_error(error: Exception) -> Response:
 def register(app: Flask) -> None:
     app.register_error_handler(rules.RulesError, handle_rules_error)
     app.register_error_handler(services.ServiceError, handle_service_error)
+    app.register_error_handler(TournamentError, handle_tournament_error)
     app.register_error_handler(DatabaseBusy, handle_database_error)
     app.register_error_handler(OperationalError, handle_database_error)

@@ -35,6 +35,7 @@ from api.rules.ruleset import MAX_PLAYERS, MIN_PLAYERS
 from api.services import errors as services
 from api.services import health, idempotency
 from api.serving import PROTOCOL_ERRORS
+from api.tournaments import errors as tournaments
 
 if TYPE_CHECKING:
     from flask_smorest import Blueprint
@@ -417,6 +418,58 @@ INVALID_CHALLENGE = _entry(
     "Invalid challenge",
     f"A challenge that cannot be; `reason`: `opponents` (1 to {MAX_PLAYERS - 1} distinct players, not the "
     f"challenger), `seats` ({MIN_PLAYERS} to {MAX_PLAYERS} seats in all).",
+)
+
+# --- tournaments (api.tournaments, api.services.tournaments) -----------------------------------------
+UNKNOWN_TOURNAMENT = _entry(
+    services.UnknownTournament, 404, "Unknown tournament", "No tournament with this id is your portal's."
+)
+UNKNOWN_ENTRANT = _entry(
+    tournaments.UnknownEntrant, 404, "Unknown entrant", "No entrant of this tournament with this id is still in."
+)
+NOT_YOUR_ENTRANT = _entry(
+    services.NotYourEntrant, 403, "Not your entrant", "A player withdraws its own entry only (its portal any)."
+)
+INVALID_TOURNAMENT = _entry(
+    tournaments.InvalidTournament,
+    422,
+    "Invalid tournament",
+    "Settings or an entrant that cannot work, whatever the state (`field` names which): a Swiss without "
+    "`rounds` or a round robin with them, a tiebreak named twice, `teams` on a game that is no 4-seat partner "
+    "game (or none on one), an entrant of another number of members than its side has seats.",
+)
+ENTRY_REFUSED = _entry(
+    services.EntryRefused,
+    409,
+    "Entry refused",
+    "The tournament's entry rules refuse the entrant; `reason`: `bot_level` (a level it does not admit), "
+    "`rating` (a player outside its rating range), `members` (only the portal enters others and teams).",
+)
+ALREADY_REGISTERED = _entry(
+    tournaments.AlreadyRegistered, 409, "Already registered", "A player is entered once: alone or in one team."
+)
+REGISTRATION_CLOSED = _entry(
+    tournaments.RegistrationClosed, 409, "Registration closed", "The tournament has started: no one enters now."
+)
+TOURNAMENT_FULL = _entry(
+    tournaments.TournamentFull, 409, "Tournament full", "The tournament has its `max_entrants` entrants."
+)
+TOO_FEW_ENTRANTS = _entry(
+    tournaments.TooFewEntrants,
+    409,
+    "Too few entrants",
+    "Starting needs two entrants, and a Swiss more entrants than rounds.",
+)
+TOURNAMENT_ALREADY_STARTED = _entry(
+    tournaments.TournamentAlreadyStarted, 409, "Tournament already started", "It started already."
+)
+TOURNAMENT_NOT_RUNNING = _entry(
+    tournaments.TournamentNotRunning, 409, "Tournament not running", "It has not started yet."
+)
+TOURNAMENT_PAUSED = _entry(tournaments.TournamentIsPaused, 409, "Tournament paused", "It is paused already.")
+TOURNAMENT_NOT_PAUSED = _entry(tournaments.TournamentIsNotPaused, 409, "Tournament not paused", "It is not paused.")
+TOURNAMENT_OVER = _entry(
+    tournaments.TournamentOver, 409, "Tournament over", "It has ended or was cancelled: its log takes nothing more."
 )
 
 # --- slow down ---------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from api.http.limits import POLICIES_ATTRIBUTE
 from api.http.matches import ALTERNATIVES, UNIONS
 from api.http.openapi_shapes import field_shape, register_alternatives, register_shapes, register_unions
 from api.http.rate_limit_policies import HEADERS as RATE_LIMIT_HEADERS
+from api.http.tournaments import COMPONENTS as TOURNAMENT_COMPONENTS
+from api.http.tournaments import UNIONS as TOURNAMENT_UNIONS
 
 #: The config keys flask-smorest makes the document's header of; the rest of it is the code's.
 DOCUMENT_CONFIG_PREFIXES = ("API_", "OPENAPI_")
@@ -98,7 +100,9 @@ def complete_spec(api: BoneyardApi) -> None:
         api.spec = api.documented
         return
     register_event_schemas(api.spec)
-    register_unions(api.spec, UNIONS)
+    register_unions(api.spec, {**UNIONS, **TOURNAMENT_UNIONS})
+    for name, schema in TOURNAMENT_COMPONENTS.items():
+        api.spec.components.schema(name, schema=schema)
     register_alternatives(api.spec, ALTERNATIVES)
     register_shapes(api.spec)
     document_rate_limits(api)

@@ -346,7 +346,7 @@ def standing_answer(row: core.Standing, state: core.TournamentState) -> Answer:
         "byes": row.byes,
         "points_for": row.points_for,
         "points_against": row.points_against,
-        "tiebreaks": dict(row.tiebreaks),
+        "tiebreaks": [{"name": name, "value": value} for name, value in row.tiebreaks.items()],
         "withdrawn": row.withdrawn,
     }
 
@@ -459,6 +459,7 @@ def events_handler(command: GetTournamentEvents, flow: MatchFlow) -> Answer:
         "events": [
             {
                 "seq": e.seq,
+                "schema_version": e.schema_version,
                 "recorded_at": e.recorded_at.isoformat(),
                 "prev_hash": e.prev_hash,
                 "hash": e.hash,

@@ -864,6 +864,153 @@ def _matchmaking_rows() -> dict[tuple[str, str], Callable]:
 ROWS.update(_matchmaking_rows())
 
 
+# --- tournaments (api/http/tournaments.py) ------------------------------------------------------------------
+TOURNAMENTS = "/v1/tournaments"
+ROUND_ROBIN = {"format": "round_robin", "turn_seconds": 30, "bot_levels": ["random"], "rules": {"target": 5}}
+BOT = {"members": [{"level": "random"}]}
+
+
+def _tournament(w: World, *, bots: int = 0, change: str | None = None, **options) -> tuple[dict[str, str], str]:
+    """A round robin of the portal's (its key header and id), with ``bots`` entered, then changed."""
+    key = {"X-API-Key": _portal_key(w)}
+    made = w.client.post(TOURNAMENTS, json={**ROUND_ROBIN, **options}, headers=key).get_json()
+    for _ in range(bots):
+        w.client.post(f"{TOURNAMENTS}/{made['id']}/entrants", json=BOT, headers=key)
+    for one in (change or "").split():
+        assert w.client.post(f"{TOURNAMENTS}/{made['id']}/{one}", headers=key).status_code == 200
+    return key, made["id"]
+
+
+def _twice(w: World):
+    key, tid = _tournament(w)
+    player = auth(w.client.post("/v1/portal/players/ana/tokens", headers=key).get_json()["token"])
+    w.client.post(f"{TOURNAMENTS}/{tid}/entrants", headers=player)
+    return w.client.post(f"{TOURNAMENTS}/{tid}/entrants", headers=player)
+
+
+def _not_your_entrant(w: World):
+    key, tid = _tournament(w)
+    ana = auth(w.client.post("/v1/portal/players/ana/tokens", headers=key).get_json()["token"])
+    bo = auth(w.client.post("/v1/portal/players/bo/tokens", headers=key).get_json()["token"])
+    w.client.post(f"{TOURNAMENTS}/{tid}/entrants", headers=ana)
+    return w.client.delete(f"{TOURNAMENTS}/{tid}/entrants/e1", headers=bo)
+
+
+# (A row's provoker takes the world alone: one of two parameters is given pytest's fixtures too.)
+def _read_rows(label: str, tail: str) -> dict[tuple[str, str], Callable]:
+    def keyed(w: World, tournament_id: str):
+        return w.client.get(f"{TOURNAMENTS}/{tournament_id}{tail}", headers={"X-API-Key": _portal_key(w)})
+
+    return {
+        (label, "portal_key_required"): lambda w: w.client.get(f"{TOURNAMENTS}/{NO_ID}{tail}"),
+        (label, "unknown_tournament"): lambda w: keyed(w, NO_ID),
+        (label, "invalid_request"): lambda w: keyed(w, "not-an-id"),
+    }
+
+
+def _change_rows(label: str, change: str, refusals: dict) -> dict[tuple[str, str], Callable]:
+    def keyed(w: World, tournament_id: str):
+        return w.client.post(f"{TOURNAMENTS}/{tournament_id}/{change}", headers={"X-API-Key": _portal_key(w)})
+
+    def after(bots: int, before: str | None) -> Callable:
+        def provoke(w: World):
+            key, tournament_id = _tournament(w, bots=bots, change=before)
+            return w.client.post(f"{TOURNAMENTS}/{tournament_id}/{change}", headers=key)
+
+        return provoke
+
+    rows: dict[tuple[str, str], Callable] = {
+        (label, "portal_key_required"): lambda w: w.client.post(f"{TOURNAMENTS}/{NO_ID}/{change}"),
+        (label, "unknown_tournament"): lambda w: keyed(w, NO_ID),
+        (label, "invalid_request"): lambda w: keyed(w, "not-an-id"),
+        (label, "tournament_over"): after(0, "cancel"),
+    }
+    rows.update({(label, code): after(bots, before) for code, (bots, before) in refusals.items()})
+    return rows
+
+
+def _tournament_rows() -> dict[tuple[str, str], Callable]:
+    one = f"{TOURNAMENTS}/{{tournament_id}}"
+    rows: dict[tuple[str, str], Callable] = {
+        (f"POST {TOURNAMENTS}", "portal_key_required"): lambda w: w.client.post(TOURNAMENTS, json=ROUND_ROBIN),
+        (f"POST {TOURNAMENTS}", "invalid_request"): lambda w: w.client.post(
+            TOURNAMENTS, json={**ROUND_ROBIN, "format": "arena"}, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {TOURNAMENTS}", "invalid_tournament"): lambda w: w.client.post(
+            TOURNAMENTS, json={**ROUND_ROBIN, "format": "swiss"}, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {TOURNAMENTS}", "invalid_rules"): lambda w: w.client.post(
+            TOURNAMENTS, json={**ROUND_ROBIN, "rules": {"target": 0}}, headers={"X-API-Key": _portal_key(w)}
+        ),
+        (f"POST {TOURNAMENTS}", "unsupported_media_type"): lambda w: w.client.post(
+            TOURNAMENTS, data="{}", headers={"X-API-Key": _portal_key(w)}
+        ),
+    }
+    for tail in ("", "/rounds", "/crosstable", "/events"):
+        rows.update(_read_rows(f"GET {one}{tail}", tail))
+    entrants, entrant = f"POST {one}/entrants", f"DELETE {one}/entrants/{{entrant_id}}"
+    rows.update(
+        {
+            (entrants, "portal_key_required"): lambda w: w.client.post(f"{TOURNAMENTS}/{NO_ID}/entrants", json=BOT),
+            (entrants, "unknown_tournament"): lambda w: w.client.post(
+                f"{TOURNAMENTS}/{NO_ID}/entrants", json=BOT, headers={"X-API-Key": _portal_key(w)}
+            ),
+            (entrants, "invalid_request"): lambda w: w.client.post(
+                f"{TOURNAMENTS}/not-an-id/entrants", json=BOT, headers={"X-API-Key": _portal_key(w)}
+            ),
+            (entrants, "unsupported_media_type"): lambda w: w.client.post(
+                f"{TOURNAMENTS}/{NO_ID}/entrants", data="{}", headers={"X-API-Key": _portal_key(w)}
+            ),
+            (entrants, "tournament_over"): lambda w: (
+                lambda key, tid: w.client.post(f"{TOURNAMENTS}/{tid}/entrants", json=BOT, headers=key)
+            )(*_tournament(w, change="cancel")),
+            (entrants, "entry_refused"): lambda w: (
+                lambda key, tid: w.client.post(
+                    f"{TOURNAMENTS}/{tid}/entrants", json={"members": [{"level": "expert"}]}, headers=key
+                )
+            )(*_tournament(w)),
+            (entrants, "already_registered"): _twice,
+            (entrants, "registration_closed"): lambda w: (
+                lambda key, tid: w.client.post(f"{TOURNAMENTS}/{tid}/entrants", json=BOT, headers=key)
+            )(*_tournament(w, bots=2, change="start")),
+            (entrants, "tournament_full"): lambda w: (
+                lambda key, tid: w.client.post(f"{TOURNAMENTS}/{tid}/entrants", json=BOT, headers=key)
+            )(*_tournament(w, bots=2, max_entrants=2)),
+            (entrants, "invalid_tournament"): lambda w: (
+                lambda key, tid: w.client.post(
+                    f"{TOURNAMENTS}/{tid}/entrants", json={"members": [{"level": "random"}] * 2}, headers=key
+                )
+            )(*_tournament(w)),
+            (entrant, "portal_key_required"): lambda w: w.client.delete(f"{TOURNAMENTS}/{NO_ID}/entrants/e1"),
+            (entrant, "unknown_tournament"): lambda w: w.client.delete(
+                f"{TOURNAMENTS}/{NO_ID}/entrants/e1", headers={"X-API-Key": _portal_key(w)}
+            ),
+            (entrant, "invalid_request"): lambda w: w.client.delete(
+                f"{TOURNAMENTS}/{NO_ID}/entrants/x", headers={"X-API-Key": _portal_key(w)}
+            ),
+            (entrant, "tournament_over"): lambda w: (
+                lambda key, tid: w.client.delete(f"{TOURNAMENTS}/{tid}/entrants/e1", headers=key)
+            )(*_tournament(w, bots=1, change="cancel")),
+            (entrant, "unknown_entrant"): lambda w: (
+                lambda key, tid: w.client.delete(f"{TOURNAMENTS}/{tid}/entrants/e9", headers=key)
+            )(*_tournament(w)),
+            (entrant, "not_your_entrant"): _not_your_entrant,
+        }
+    )
+    changes = {
+        "start": {"too_few_entrants": (0, None), "tournament_already_started": (2, "start")},
+        "pause": {"tournament_not_running": (0, None), "tournament_paused": (2, "start pause")},
+        "resume": {"tournament_not_running": (0, None), "tournament_not_paused": (2, "start")},
+        "cancel": {},
+    }
+    for change, refusals in changes.items():
+        rows.update(_change_rows(f"POST {one}/{change}", change, refusals))
+    return rows
+
+
+ROWS.update(_tournament_rows())
+
+
 @dataclass
 class Fixtures:
     monkeypatch: pytest.MonkeyPatch
@@ -899,7 +1046,7 @@ def _operations(document: dict) -> list[tuple[str, str]]:
 
 def _url(path: str, match_id: str) -> str:
     ids = {"{webhook_id}": NO_ID, "{delivery_id}": NO_ID, "{key_id}": "0" * 12, "{token_id}": "0" * 12}
-    ids.update({"{seek_id}": NO_ID, "{challenge_id}": NO_ID})
+    ids.update({"{seek_id}": NO_ID, "{challenge_id}": NO_ID, "{tournament_id}": NO_ID, "{entrant_id}": "e1"})
     for name, value in ids.items():
         path = path.replace(name, value)
     path = path.replace("{match_id}", match_id).replace("{seat}", "1").replace("{player_ref}", "pat")
@@ -928,7 +1075,7 @@ def _raises(error: BaseException):
 
 
 #: The operations that need a portal key to get as far as the database (looking it up does).
-KEYED = re.compile(r" /v1/(portal|players|challenges|me|leaderboards)\b")
+KEYED = re.compile(r" /v1/(portal|players|challenges|me|leaderboards|tournaments)\b")
 #: A body each operation takes, so that a request gets as far as the database.
 BODIES = {
     "POST /v1/matches": {"seats": TWO},
@@ -936,6 +1083,8 @@ BODIES = {
     CLAIM: {"name": "Cy"},
     "POST /v1/portal/webhooks": {"url": "https://93.184.216.34/hooks"},
     "POST /v1/challenges": {"opponents": ["ben"]},
+    "POST /v1/tournaments": ROUND_ROBIN,
+    "POST /v1/tournaments/{tournament_id}/entrants": BOT,
 }
 
 
@@ -1143,7 +1292,8 @@ def test_every_operation_declares_the_transport_refusals_it_can_meet(world):
         expected = {**TRANSPORT_ON_ANY, **(TRANSPORT_WITH_A_BODY if takes_a_body else {})}
         transport = {status: by_status[status] for status in ("408", "413", "414", "415", "431") if status in by_status}
         assert transport == expected, (method, path)
-    assert with_a_body == 7  # matches, actions, claim, webhooks, a webhook's secret rotation, seeks, challenges
+    # matches, actions, claim, webhooks, a webhook's secret rotation, seeks, challenges, tournaments, entrants
+    assert with_a_body == 9
 
 
 def test_a_query_longer_than_the_server_reads_is_a_414_its_operation_declares(world):

@@ -62,6 +62,10 @@ def play_round(bus: MessageBus, tournament_id: str) -> None:
     bus.handle(SweepTournaments())
 
 
+def tiebreak(row: dict, name: str) -> int:
+    return next(t["value"] for t in row["tiebreaks"] if t["name"] == name)
+
+
 def independent_standings(bus: MessageBus, tournament_id: str) -> dict[str, tuple[int, int]]:
     """Each entrant's (match points, win margin), recomputed from every match's own audit log:
     its ``match_ended`` (who won, the final scores), and the round's byes."""
@@ -92,7 +96,7 @@ def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_match_the
         play_round(bus, tournament_id)
     final = bus.handle(GetTournament(tournament_id, viewer(bus)))
     assert final["status"] == "ended" and final["rounds_ended"] == 3
-    server = {r["entrant_id"]: (r["match_points"], r["tiebreaks"]["win_margin"]) for r in final["standings"]}
+    server = {r["entrant_id"]: (r["match_points"], tiebreak(r, "win_margin")) for r in final["standings"]}
     assert server == independent_standings(bus, tournament_id)
     rounds = bus.handle(GetTournamentRounds(tournament_id, viewer(bus)))["rounds"]
     met = [frozenset(t["sides"]) for r in rounds for t in r["tables"]]
@@ -116,7 +120,7 @@ def test_a_swiss_of_partner_teams_plays_to_its_end_without_rematches(bus: Messag
     assert None not in byes and len(set(byes)) == 3
     summary = bus.handle(GetSummary(rounds[0]["tables"][0]["match_id"]))
     assert summary["rules"]["partners"] and summary["rules"]["turn_seconds"] == 30
-    server = {r["entrant_id"]: (r["match_points"], r["tiebreaks"]["win_margin"]) for r in final["standings"]}
+    server = {r["entrant_id"]: (r["match_points"], tiebreak(r, "win_margin")) for r in final["standings"]}
     assert server == independent_standings(bus, made["id"])
 
 
@@ -127,10 +131,7 @@ def test_the_tournaments_log_is_hash_chained_and_replays_to_its_standings(bus: M
     for _ in range(3):
         play_round(bus, made["id"])
     page = bus.handle(GetTournamentEvents(made["id"], viewer(bus)))
-    rows = [
-        StoredEvent(e["seq"], e["event"]["type"], 1, data(e["event"]), e["recorded_at"], e["prev_hash"], e["hash"])
-        for e in page["events"]
-    ]
+    rows = [stored(e) for e in page["events"]]
     assert verify_chain(rows) == [] and page["chain_head"] == {"seq": rows[-1].seq, "hash": rows[-1].hash}
     state = core.replay(core.event_from_dict(e["event"]) for e in page["events"])
     final = bus.handle(GetTournament(made["id"], viewer(bus)))
@@ -138,8 +139,19 @@ def test_the_tournaments_log_is_hash_chained_and_replays_to_its_standings(bus: M
     assert [e["event"]["type"] for e in page["events"]][-2:] == ["round_ended", "tournament_ended"]
 
 
-def data(event: dict) -> dict:
-    return {name: value for name, value in event.items() if name != "type"}
+def stored(logged: dict) -> StoredEvent:
+    """A page's event as the row its hash covers: its type, schema version and data (the event less its type)."""
+    event = logged["event"]
+    data = {name: value for name, value in event.items() if name != "type"}
+    return StoredEvent(
+        logged["seq"],
+        event["type"],
+        logged["schema_version"],
+        data,
+        logged["recorded_at"],
+        logged["prev_hash"],
+        logged["hash"],
+    )
 
 
 def test_a_player_who_never_moves_forfeits_when_the_clock_hands_the_seat_to_a_bot(bus: MessageBus, clock):
