@@ -1,0 +1,133 @@
+"""A round robin of four computer players to its end over real HTTP: gunicorn serves the portal's
+requests, the autoplay runner plays every match and its sweep pairs each round once the one before
+has ended. Independent checks, through the public API only: every table's result and the
+standings (match points, Buchholz, Sonneborn-Berger, win margin) recomputed from each match's own
+audit log, every match's fairness report, and the tournament's own hash chain recomputed row by row."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from contextlib import ExitStack
+from itertools import combinations
+
+import requests
+
+from api.store.chain import GENESIS, row_hash
+from tests.e2e.test_portals_http import operator_portal
+from tests.servers import running_autoplay, running_gunicorn, watching_changes
+
+SETTINGS = {"WEB_CONCURRENCY": "2", "RATELIMIT_ENABLED": "false", "AUTOPLAY_PACE_SECONDS": "0"}
+LEVELS = ["random", "greedy", "random", "greedy"]
+TIMEOUT = 10  # a bound on a broken request, never a measure
+
+
+def all_pages(base: str, path: str, headers: dict[str, str]) -> tuple[list[dict], dict]:
+    """Every row of a paged log (``after`` / ``next_after``), and its last page."""
+    rows: list[dict] = []
+    after: int | None = 0
+    page: dict = {}
+    while after is not None:
+        answer = requests.get(f"{base}{path}", params={"after": after}, headers=headers, timeout=TIMEOUT)
+        assert answer.status_code == 200, answer.text
+        page = answer.json()
+        rows += page["events"]
+        after = page["next_after"]
+    return rows, page
+
+
+def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_follow_from_the_matches(database_url, tmp_path):
+    key = {"X-API-Key": operator_portal(database_url, "club-http")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        made = requests.post(
+            f"{base}/v1/tournaments",
+            json={
+                "format": "round_robin",
+                "preset": "standard-block",
+                "rules": {"target": 20},
+                "turn_seconds": 60,
+                "bot_levels": ["random", "greedy"],
+                "tiebreaks": ["sonneborn_berger", "buchholz", "win_margin"],
+            },
+            headers=key,
+            timeout=TIMEOUT,
+        )
+        assert made.status_code == 201, made.text
+        url = f"{base}/v1/tournaments/{made.json()['id']}"
+        for number, level in enumerate(LEVELS, start=1):
+            entered = requests.post(
+                f"{url}/entrants",
+                json={"name": f"Bot {number}", "members": [{"level": level}]},
+                headers=key,
+                timeout=TIMEOUT,
+            )
+            assert entered.status_code == 201 and entered.json()["id"] == f"e{number}", entered.text
+        started = requests.post(f"{url}/start", headers=key, timeout=TIMEOUT)
+        assert started.status_code == 200 and started.json()["current_round"] == 1, started.text
+
+        def ended() -> dict | None:
+            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+            return answer if answer["status"] == "ended" else None
+
+        final = changes.until(ended, 300, "the runner plays every round and its sweep pairs the next")
+        again = requests.get(url, headers={**key, "If-None-Match": f'"{final["seq"]}"'}, timeout=TIMEOUT)
+        assert again.status_code == 304
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+
+        # Every pair met once, in three rounds; each table's result is its match's own end.
+        assert [r["number"] for r in rounds] == [1, 2, 3] and all(r["ended"] for r in rounds)
+        met = sorted(tuple(sorted(t["sides"])) for r in rounds for t in r["tables"])
+        assert met == sorted(combinations(["e1", "e2", "e3", "e4"], 2))
+        games: dict[str, list[tuple[str, int, int]]] = defaultdict(list)  # entrant -> (opponent, points, margin)
+        for round_ in rounds:
+            for table in round_["tables"]:
+                log, _ = all_pages(base, f"/v1/matches/{table['match_id']}/audit", key)
+                final_event = next(e for e in log if e["type"] == "match_ended")
+                scores, winner = final_event["scores"], final_event["winner"]
+                assert table["result"] == {"winner": winner, "scores": scores, "forfeit": False}
+                for side, entrant in enumerate(table["sides"]):
+                    opponent = table["sides"][1 - side]
+                    games[entrant].append((opponent, 2 if winner == side else 0, scores[side] - scores[1 - side]))
+                fairness = requests.get(f"{base}/v1/matches/{table['match_id']}/fairness", timeout=60).json()
+                assert fairness["verified"] is True and fairness["problems"] == [], fairness
+                summary = requests.get(f"{base}/v1/matches/{table['match_id']}", headers=key, timeout=TIMEOUT).json()
+                assert summary["rules"]["turn_seconds"] == 60  # the tournament's clock, mandatory
+
+        points = {entrant: sum(p for _, p, _ in played) for entrant, played in games.items()}
+        expected = {
+            entrant: {
+                "match_points": points[entrant],
+                "sonneborn_berger": sum(points[o] * p for o, p, _ in played),
+                "buchholz": sum(points[o] for o, _, _ in played),
+                "win_margin": sum(m for _, _, m in played),
+            }
+            for entrant, played in games.items()
+        }
+        server = {
+            row["entrant_id"]: {
+                "match_points": row["match_points"],
+                **{t["name"]: t["value"] for t in row["tiebreaks"]},
+            }
+            for row in final["standings"]
+        }
+        assert server == expected
+        order = [row["entrant_id"] for row in final["standings"]]
+        merit = {
+            e: (v["match_points"], v["sonneborn_berger"], v["buchholz"], v["win_margin"]) for e, v in expected.items()
+        }
+        assert [merit[e] for e in order] == sorted(merit.values(), reverse=True)
+
+        # The tournament's own log: every row chained onto the one before, up to the head shown.
+        rows, last_page = all_pages(base, f"{url.removeprefix(base)}/events", key)
+        prev = GENESIS
+        for seq, row in enumerate(rows, start=1):
+            data = {name: value for name, value in row["event"].items() if name != "type"}
+            assert row["seq"] == seq and row["prev_hash"] == prev
+            assert row["hash"] == row_hash(prev, seq, row["event"]["type"], row["schema_version"], data)
+            prev = row["hash"]
+        assert last_page["chain_head"] == final["chain_head"] == {"seq": len(rows), "hash": prev}
+        assert [row["event"]["type"] for row in rows][-2:] == ["round_ended", "tournament_ended"]
