@@ -422,7 +422,19 @@ class PlayerEventSchema(ma.Schema):
 
     seq = fields.Integer(**ALWAYS)
     type = fields.String(
-        validate=validate.OneOf(("challenge", "challenge_declined", "challenge_canceled", "match_started")), **ALWAYS
+        validate=validate.OneOf(
+            (
+                "challenge",
+                "challenge_declined",
+                "challenge_canceled",
+                "match_started",
+                "tournament_started",
+                "round_paired",
+                "round_ended",
+                "tournament_ended",
+            )
+        ),
+        **ALWAYS,
     )
     at = fields.String(**ALWAYS)
     challenge_id = fields.String(allow_none=True, **ALWAYS, metadata={"description": "The challenge it is about"})
@@ -433,9 +445,21 @@ class PlayerEventSchema(ma.Schema):
     reason = fields.String(
         allow_none=True, **ALWAYS, metadata={"description": "challenge_canceled: `canceled` or `expired`"}
     )
-    match_id = fields.String(allow_none=True, **ALWAYS, metadata={"description": "match_started: the match"})
-    seat = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "match_started: your seat"})
+    match_id = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "match_started, round_paired: the match (null: a bye)"}
+    )
+    seat = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "match_started, round_paired: your seat"})
     seek_id = fields.String(allow_none=True, **ALWAYS, metadata={"description": "match_started: the seek paired"})
+    tournament_id = fields.String(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "tournament_started, round_paired, round_ended, tournament_ended"},
+    )
+    round = fields.Integer(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "round_paired, round_ended: the round; tournament_ended: the rounds played"},
+    )
 
 
 class PlayerEventsSchema(ma.Schema):

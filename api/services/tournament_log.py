@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from api import tournaments as core
 from api.store.tournaments import TournamentRecord
@@ -18,6 +19,11 @@ from .ports import UnitOfWork
 
 #: A tournament id: 32 hex digits.
 ID_LENGTH = 32
+
+#: A line of a player's own event stream to write: its player, its type, its members.
+PlayerEvent = tuple[str, str, dict[str, Any]]
+#: A waiter key and its new seq, announced after the commit (``matchmaking.player_events.Note``).
+Note = tuple[str, int]
 
 
 def load(
@@ -52,12 +58,49 @@ def append(
     state: core.TournamentState,
     events: Sequence[core.TournamentEvent],
     now: datetime,
-) -> core.TournamentState:
-    """Store ``events`` after ``record``'s head (the caller holds its lock) and answer the state
-    they fold to."""
+    *,
+    also_heard: Sequence[PlayerEvent] = (),
+) -> tuple[core.TournamentState, list[Note]]:
+    """Store ``events`` after ``record``'s head (the caller holds its lock), and tell the
+    tournament's players what they hear of them on their own streams (with ``also_heard``, the
+    caller's own lines: every head is locked in player order, as matchmaking locks them); answers
+    the state they fold to and the notes to announce after the commit."""
     for event in events:
         state = core.apply(state, event)
     uow.tournaments.append(
         record.id, record.head, [e.to_dict() for e in events], status=state.status, due_at=due_at(state, now)
     )
-    return state
+    heard = [*also_heard, *(line for event in events for line in lines_heard(state, event))]
+    order = {ref: position for position, ref in enumerate(sorted({ref for ref, _, _ in heard}))}
+    heard.sort(key=lambda line: order[line[0]])  # stable: each player's lines in the log's order
+    notes = [uow.matchmaking.add_player_event(record.portal_id, ref, kind, data, now) for ref, kind, data in heard]
+    return state, notes
+
+
+#: The tournament's events its players hear of on their own streams (``GET /v1/me/events``).
+HEARD = (core.TournamentStarted.type, core.RoundPaired.type, core.RoundEnded.type, core.TournamentEnded.type)
+
+
+def lines_heard(after: core.TournamentState, event: core.TournamentEvent) -> list[PlayerEvent]:
+    """What each player of an active entrant hears of ``event``: ``tournament_id`` and ``round``
+    (null for the start), and for ``round_paired`` its ``match_id`` and ``seat`` (null for a bye,
+    or a table decided by a forfeit)."""
+    if event.type not in HEARD:
+        return []
+    number = getattr(event, "round", None)
+    if isinstance(event, core.TournamentEnded):
+        number = event.rounds_played or None
+    base = {"tournament_id": after.id, "round": number}
+    lines: list[PlayerEvent] = []
+    for entrant_id in after.active:
+        for index, member in enumerate(after.entrants[entrant_id].members):
+            if member.player_ref is None:
+                continue
+            data: dict[str, Any] = dict(base)
+            if isinstance(event, core.RoundPaired):
+                table = next((t for t in event.tables if entrant_id in t.sides), None)
+                seated = table is not None and table.match_id is not None
+                data["match_id"] = table.match_id if seated and table is not None else None
+                data["seat"] = 2 * index + table.sides.index(entrant_id) if seated and table is not None else None
+            lines.append((member.player_ref, event.type, data))
+    return lines

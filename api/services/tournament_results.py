@@ -14,7 +14,8 @@ work: it commits or rolls back with the match's end. What decides the table:
   its own: the win margin is still positive for the winner.
 
 A result for a table already decided (a withdrawal, an earlier forfeit) changes nothing. When the
-round's last table is decided the tournament's row is due for the sweep, which pairs the next.
+round's last table is decided the tournament's row is due for the sweep, which pairs the next;
+its players hear of the round's end (and the tournament's) on their own streams.
 """
 
 from __future__ import annotations
@@ -74,4 +75,7 @@ def record_tournament_result(uow: UnitOfWork, match_id: str, appended: Sequence[
     except core.TournamentError as refused:  # decided already, or the tournament is over
         log.info("match %s's result not recorded in tournament %s: %s", match_id, record.id, refused.message)
         return
+    # The players' streams are written here too; their waiters are not announced to (the match's
+    # flow announces the match alone): another process hears of them by NOTIFY or its poller, and
+    # a long-poll re-reads every few seconds anyway.
     tournament_log.append(uow, record, state, events, now)

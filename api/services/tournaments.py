@@ -117,7 +117,7 @@ def register_handler(command: RegisterEntrant, flow: MatchFlow) -> Answer:
         members, rating = admitted(uow, portal_id, state.settings, specs)
         name = (command.name or " & ".join(m.player_ref or f"{m.level} bot" for m in members))[:SEAT_NAME_MAX]
         events = core.register(state, name, members, rating)
-        state = tournament_log.append(uow, record, state, events, now)
+        state, _ = tournament_log.append(uow, record, state, events, now)  # no player hears of an entry
         uow.commit()
     registered = events[0]
     assert isinstance(registered, core.EntrantRegistered)
@@ -165,8 +165,9 @@ def withdraw_handler(command: WithdrawEntrant, flow: MatchFlow) -> Answer:
             if command.entrant_id is None:
                 raise core.UnknownEntrant("name the entrant to withdraw")
             entrant_id, by = command.entrant_id, "portal"
-        state = tournament_log.append(uow, record, state, core.withdraw(state, entrant_id, by), now)
+        state, notes = tournament_log.append(uow, record, state, core.withdraw(state, entrant_id, by), now)
         uow.commit()
+    announce(flow, notes)
     return entrant_answer(state.entrants[entrant_id], state)
 
 
@@ -184,8 +185,9 @@ def change_handler(command: ChangeTournament, flow: MatchFlow) -> Answer:
             events = core.resume(state)
         else:
             events = core.cancel(state, command.reason)
-        tournament_log.append(uow, record, state, events, now)
+        _, notes = tournament_log.append(uow, record, state, events, now)
         uow.commit()
+    announce(flow, notes)
     pair_due(flow, command.tournament_id)  # a start or a resume pairs the next round at once
     return get_tournament_handler(GetTournament(command.tournament_id, Seeker(portal_id)), flow)
 
@@ -248,7 +250,7 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
         if locked is None or locked.head != record.head:
             return False  # another process moved it on first
         match_ids: dict[int, str] = {}
-        notes = []
+        started: list[tournament_log.PlayerEvent] = []
         for number, (new, kept) in prepared.items():
             match, deadline = insert_match(uow, new, flow)
             made.append((new, match, deadline))
@@ -264,26 +266,25 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
                     "seats": kept,
                 }
             )
-            notes += [(seat["player_ref"], match.id, seat["seat"]) for seat in kept if seat["player_ref"] is not None]
+            started += [
+                (seat["player_ref"], "match_started", {"match_id": match.id, "seat": seat["seat"]})
+                for seat in kept
+                if seat["player_ref"] is not None
+            ]
         if isinstance(paired, core.RoundPaired):
             events[0] = core.with_match_ids(paired, match_ids)
-        tournament_log.append(uow, locked, state, events, now)
-        announced = [
-            uow.matchmaking.add_player_event(
-                record.portal_id,
-                ref,
-                "match_started",
-                {"match_id": match_id, "seat": seat, "seek_id": None, "challenge_id": None},
-                now,
-            )
-            for ref, match_id, seat in sorted(notes)
-        ]
+        _, notes = tournament_log.append(uow, locked, state, events, now, also_heard=started)
         uow.commit()
     for one in made:
         shown(*one, flow)
-    for key, seq in announced:
-        flow.waiter.announce(key, seq)
+    announce(flow, notes)
     return True
+
+
+def announce(flow: MatchFlow, notes: Sequence[tournament_log.Note]) -> None:
+    """After the commit: wake whoever waits on these players' streams."""
+    for key, seq in notes:
+        flow.waiter.announce(key, seq)
 
 
 def sweep_handler(command: SweepTournaments, flow: MatchFlow) -> int:
@@ -318,8 +319,9 @@ def start_on_time(flow: MatchFlow, tournament_id: str) -> bool:
             events = core.start(state)
         except core.TooFewEntrants as refused:
             events = core.cancel(state, f"not started at its time: {refused.message}")
-        tournament_log.append(uow, record, state, events, now)
+        _, notes = tournament_log.append(uow, record, state, events, now)
         uow.commit()
+    announce(flow, notes)
     pair_due(flow, tournament_id)
     return True
 

@@ -15,6 +15,7 @@ from api.services.commands import (
     CreateTournament,
     GetAudit,
     GetCrosstable,
+    GetPlayerEvents,
     GetSummary,
     GetTournament,
     GetTournamentEvents,
@@ -30,7 +31,7 @@ from api.services.commands import (
 from api.store.chain import verify_chain
 from api.store.records import StoredEvent
 
-from .support import portal
+from .support import play_to_end, portal
 
 
 def create(bus: MessageBus, **options) -> dict:
@@ -216,3 +217,30 @@ def test_entry_rules_and_who_may_do_what(bus: MessageBus):
         create(bus, teams=True)  # standard-block without partners is no partner game
     with pytest.raises(core.TooFewEntrants):
         bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+
+
+def test_a_player_hears_of_the_tournament_on_its_own_stream_and_plays_its_seats(bus: MessageBus):
+    made = create(bus, format="round_robin", bot_levels=("random",))
+    ana = viewer(bus, "ana")
+    bus.handle(RegisterEntrant(made["id"], ana))
+    enter_bots(bus, made["id"], 2)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    for number in (1, 2, 3):
+        for seat in bus.handle(GetTournamentRounds(made["id"], ana))["my_seats"]:
+            if seat["round"] == number:
+                play_to_end(bus, seat["match_id"], {seat["seat"]: seat["token"]})
+        play_round(bus, made["id"])
+    assert bus.handle(GetTournament(made["id"], ana))["status"] == "ended"
+    heard = bus.handle(GetPlayerEvents(ana))["events"]
+    rounds = bus.handle(GetTournamentRounds(made["id"], ana))
+    seats = {s["round"]: (s["match_id"], s["seat"]) for s in rounds["my_seats"]}
+    expected = [("tournament_started", None, None, None)]
+    for number in (1, 2, 3):
+        match_id, seat = seats.get(number, (None, None))
+        if match_id is not None:
+            expected.append(("match_started", None, match_id, seat))
+        expected += [("round_paired", number, match_id, seat), ("round_ended", number, None, None)]
+    expected.append(("tournament_ended", 3, None, None))
+    assert [(e["type"], e["round"], e["match_id"], e["seat"]) for e in heard] == expected
+    assert {e["tournament_id"] for e in heard if e["type"] != "match_started"} == {made["id"]}
+    assert len(seats) == 2  # three entrants: ana rests one round

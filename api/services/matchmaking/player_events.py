@@ -2,10 +2,13 @@
 
 The events: ``challenge`` (an incoming one), ``challenge_declined``, ``challenge_canceled``
 (``reason``: ``canceled`` or ``expired``) and ``match_started`` (``match_id``, ``seat`` and the
-seek or challenge it came from; the seat's token is read from that seek or challenge, never
-written to the stream). A bot long-polls the stream with ``after`` and misses nothing across
-reconnects. The transaction that writes an event answers its :data:`Note`, announced to the
-waiters after the commit (:func:`announce_notes`).
+seek or challenge it came from; the seat's token is read from that seek or challenge, or from a
+tournament's rounds, never written to the stream); a tournament's players also hear of
+``tournament_started``, ``round_paired`` (their ``match_id`` and ``seat``), ``round_ended`` and
+``tournament_ended`` (``tournament_id``, ``round``: ``api.services.tournament_log``). A bot
+long-polls the stream with ``after`` and misses nothing across reconnects. The transaction that
+writes an event answers its :data:`Note`, announced to the waiters after the commit
+(:func:`announce_notes`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from .player_tokens import the_player
 RECHECK_SECONDS = 5.0
 #: Every member a player event may have: those its type has no use for are shown null.
 EVENT_MEMBERS: dict[str, Any] = dict.fromkeys(
-    ("challenge_id", "challenge", "by", "reason", "match_id", "seat", "seek_id")
+    ("challenge_id", "challenge", "by", "reason", "match_id", "seat", "seek_id", "tournament_id", "round")
 )
 
 Note = tuple[str, int]  # a waiter key and its new seq, announced after the commit
