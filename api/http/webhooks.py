@@ -33,6 +33,7 @@ from api.http.problem_codes import (
 )
 from api.http.problem_codes import problem_responses as problems
 from api.http.schema_fields import ALWAYS, AsciiInteger
+from api.http.tournaments import PairedTableSchema
 from api.services.commands import (
     AddWebhook,
     GetWebhook,
@@ -152,13 +153,22 @@ class WebhookDataSchema(ma.Schema):
     )
     consecutive = fields.Integer(metadata={"description": "seat.timed_out (turn_timed_out): timeouts in a row"})
     level = fields.String(metadata={"description": "seat.timed_out (seat_replaced): the bot level now playing"})
+    rounds = fields.Integer(metadata={"description": "tournament.started: the rounds it will play"})
+    order = fields.List(fields.String(), metadata={"description": "tournament.started: the seeding order"})
+    round = fields.Integer(metadata={"description": "tournament.round_paired, tournament.round_ended"})
+    tables = fields.List(
+        fields.Nested(PairedTableSchema), metadata={"description": "tournament.round_paired: its tables"}
+    )
+    bye = fields.String(allow_none=True, metadata={"description": "tournament.round_paired: who has the bye"})
+    rounds_played = fields.Integer(metadata={"description": "tournament.ended"})
 
 
 class WebhookPayloadSchema(ma.Schema):
     id = fields.String(**ALWAYS, metadata={"description": "The delivery's id (also Boneyard-Delivery)"})
     type = fields.String(**ALWAYS, metadata={"enum": list(EVENT_TYPES)})
     created_at = fields.String(**ALWAYS)
-    match_id = fields.String(**ALWAYS)
+    match_id = fields.String(metadata={"description": "A match's event (every type but tournament.*): the match"})
+    tournament_id = fields.String(metadata={"description": "A tournament.* event: the tournament"})
     seq = fields.Integer(**ALWAYS, metadata={"description": "The log's seq the event happened at"})
     data = fields.Nested(WebhookDataSchema, **ALWAYS)
 
@@ -167,7 +177,7 @@ class DeliverySchema(ma.Schema):
     id = fields.String(**ALWAYS, metadata={"description": "Sent as Boneyard-Delivery (and the payload's id)"})
     webhook_id = fields.String(**ALWAYS)
     type = fields.String(**ALWAYS, metadata={"enum": list(EVENT_TYPES)})
-    match_id = fields.String(**ALWAYS)
+    match_id = fields.String(**ALWAYS, metadata={"description": "The match (a tournament.* delivery: the tournament)"})
     seq = fields.Integer(**ALWAYS)
     status = fields.String(**ALWAYS, metadata={"enum": ["pending", "delivered", "failed"]})
     attempts = fields.Integer(**ALWAYS)

@@ -16,6 +16,7 @@ from api.store.tournaments import TournamentRecord
 
 from . import errors
 from .ports import UnitOfWork
+from .webhooks import record_tournament_webhooks
 
 #: A tournament id: 32 hex digits.
 ID_LENGTH = 32
@@ -61,15 +62,17 @@ def append(
     *,
     also_heard: Sequence[PlayerEvent] = (),
 ) -> tuple[core.TournamentState, list[Note]]:
-    """Store ``events`` after ``record``'s head (the caller holds its lock), and tell the
-    tournament's players what they hear of them on their own streams (with ``also_heard``, the
+    """Store ``events`` after ``record``'s head (the caller holds its lock), write the outbox
+    rows of the portal's webhooks that want them, and tell the tournament's players what they
+    hear of them on their own streams (with ``also_heard``, the
     caller's own lines: every head is locked in player order, as matchmaking locks them); answers
     the state they fold to and the notes to announce after the commit."""
     for event in events:
         state = core.apply(state, event)
-    uow.tournaments.append(
-        record.id, record.head, [e.to_dict() for e in events], status=state.status, due_at=due_at(state, now)
-    )
+    stored = [e.to_dict() for e in events]
+    uow.tournaments.append(record.id, record.head, stored, status=state.status, due_at=due_at(state, now))
+    logged = list(enumerate(stored, start=record.last_seq + 1))
+    record_tournament_webhooks(uow, record.portal_id, record.id, logged, now)
     heard = [*also_heard, *(line for event in events for line in lines_heard(state, event))]
     order = {ref: position for position, ref in enumerate(sorted({ref for ref, _, _ in heard}))}
     heard.sort(key=lambda line: order[line[0]])  # stable: each player's lines in the log's order

@@ -78,7 +78,30 @@ HAND_ENDED = "hand.ended"
 MATCH_ENDED = "match.ended"
 TURN_STARTED = "turn.started"  # a remote seat is to act
 SEAT_TIMED_OUT = "seat.timed_out"  # turn_timed_out, or seat_replaced
-EVENT_TYPES: tuple[str, ...] = (MATCH_CREATED, MATCH_STARTED, HAND_ENDED, MATCH_ENDED, TURN_STARTED, SEAT_TIMED_OUT)
+#: A tournament's (api.services.tournament_log): each is one event of the tournament's own log.
+TOURNAMENT_STARTED = "tournament.started"
+ROUND_PAIRED = "tournament.round_paired"
+ROUND_ENDED = "tournament.round_ended"
+TOURNAMENT_ENDED = "tournament.ended"
+#: The webhook type of each tournament event that is sent.
+TOURNAMENT_EVENTS = {
+    "tournament_started": TOURNAMENT_STARTED,
+    "round_paired": ROUND_PAIRED,
+    "round_ended": ROUND_ENDED,
+    "tournament_ended": TOURNAMENT_ENDED,
+}
+EVENT_TYPES: tuple[str, ...] = (
+    MATCH_CREATED,
+    MATCH_STARTED,
+    HAND_ENDED,
+    MATCH_ENDED,
+    TURN_STARTED,
+    SEAT_TIMED_OUT,
+    TOURNAMENT_STARTED,
+    ROUND_PAIRED,
+    ROUND_ENDED,
+    TOURNAMENT_ENDED,
+)
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
@@ -340,6 +363,39 @@ def record_webhooks(
         body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
         rows.append(NewDelivery(delivery_id, hook.id, o.type, match_id, o.seq, body))
     uow.webhooks.add_deliveries(rows, now)
+    return len(rows)
+
+
+def record_tournament_webhooks(
+    uow: UnitOfWork, portal_id: str, tournament_id: str, logged: Sequence[tuple[int, dict[str, Any]]], now: datetime
+) -> int:
+    """The outbox rows of a tournament's append: ``logged`` its events (JSON form) by seq, each
+    sent whole as ``data`` (a tournament's log holds no secret: seat tokens are kept apart). The
+    delivery log names the tournament where a match's delivery names its match."""
+    found = [
+        (seq, TOURNAMENT_EVENTS[event["type"]], event) for seq, event in logged if event["type"] in TOURNAMENT_EVENTS
+    ]
+    if not found:
+        return 0
+    rows = []
+    for hook in uow.webhooks.for_portal(portal_id):
+        for seq, kind, event in found:
+            if kind not in hook.events:
+                continue
+            delivery_id = secrets.token_hex(16)
+            data = {name: value for name, value in event.items() if name != "type"}
+            payload = {
+                "id": delivery_id,
+                "type": kind,
+                "created_at": now.isoformat(),
+                "tournament_id": tournament_id,
+                "seq": seq,
+                "data": data,
+            }
+            body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+            rows.append(NewDelivery(delivery_id, hook.id, kind, tournament_id, seq, body))
+    if rows:
+        uow.webhooks.add_deliveries(rows, now)
     return len(rows)
 
 

@@ -52,7 +52,7 @@ def test_registration_is_checked_and_answers_the_secret_once(app, two):
     assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{43}=", made["secret"])
     assert made["events"] == ["match.ended", "turn.started"] and made["url"] == PUBLIC_URL
     everything = register(alpha, {"url": PUBLIC_URL})
-    assert len(everything["events"]) == 6
+    assert len(everything["events"]) == 10  # six of a match, four of a tournament
     listed = alpha.get("/v1/portal/webhooks").get_json()["items"]
     assert [h["id"] for h in listed] == [made["id"], everything["id"]]
     assert all("secret" not in h for h in listed)

@@ -3,6 +3,7 @@ results checked against the matches' own logs, forfeits, the sweep, the tourname
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -11,6 +12,7 @@ from api import tournaments as core
 from api.services import errors
 from api.services.bus import MessageBus
 from api.services.commands import (
+    AddWebhook,
     ChangeTournament,
     CreateTournament,
     GetAudit,
@@ -32,6 +34,10 @@ from api.store.chain import verify_chain
 from api.store.records import StoredEvent
 
 from .support import play_to_end, portal
+
+
+def public_dns(host: str, port: int) -> list[str]:
+    return ["93.184.216.34"]  # a webhook endpoint's address, public as the sender requires
 
 
 def create(bus: MessageBus, **options) -> dict:
@@ -244,3 +250,27 @@ def test_a_player_hears_of_the_tournament_on_its_own_stream_and_plays_its_seats(
     assert [(e["type"], e["round"], e["match_id"], e["seat"]) for e in heard] == expected
     assert {e["tournament_id"] for e in heard if e["type"] != "match_started"} == {made["id"]}
     assert len(seats) == 2  # three entrants: ana rests one round
+
+
+def test_the_portals_webhooks_get_the_tournaments_start_rounds_and_end(bus: MessageBus, store):
+    hook = bus.handle(AddWebhook(portal(bus).portal_id, "https://hooks.example.com/t", None, resolve=public_dns))
+    made = create(bus, format="round_robin", bot_levels=("random",))
+    enter_bots(bus, made["id"], 2)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    play_round(bus, made["id"])
+    bodies = [
+        json.loads(d.body)
+        for d, _ in store.tables.webhook_deliveries.values()
+        if d.webhook_id == hook["id"] and d.event_type.startswith("tournament.")
+    ]
+    bodies.sort(key=lambda body: body["seq"])
+    assert [b["type"] for b in bodies] == [
+        "tournament.started",
+        "tournament.round_paired",
+        "tournament.round_ended",
+        "tournament.ended",
+    ]
+    assert {b["tournament_id"] for b in bodies} == {made["id"]} and "match_id" not in bodies[0]
+    log = {e["seq"]: e["event"] for e in bus.handle(GetTournamentEvents(made["id"], viewer(bus)))["events"]}
+    assert all(b["data"] == {k: v for k, v in log[b["seq"]].items() if k != "type"} for b in bodies)
+    assert bodies[1]["data"]["tables"][0]["match_id"] is not None
