@@ -13,6 +13,7 @@ from itertools import combinations
 import requests
 
 from api.store.chain import GENESIS, row_hash
+from tests.e2e.test_client_lobby_http import client_process, finished, player_token
 from tests.e2e.test_portals_http import operator_portal
 from tests.servers import running_autoplay, running_gunicorn, watching_changes
 
@@ -131,3 +132,39 @@ def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_follow_fr
             prev = row["hash"]
         assert last_page["chain_head"] == final["chain_head"] == {"seq": len(rows), "hash": prev}
         assert [row["event"]["type"] for row in rows][-2:] == ["round_ended", "tournament_ended"]
+
+
+def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_end(database_url, tmp_path):
+    """``python -m boneyard_client --tournament ID``: each client enters with its player token,
+    follows its event stream, plays the match of every round it is paired in and stops at the end."""
+    key = {"X-API-Key": operator_portal(database_url, "club-clients")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        body = {"format": "round_robin", "rules": {"target": 10}, "turn_seconds": 60, "bot_levels": ["greedy"]}
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT).json()
+        url = f"{base}/v1/tournaments/{made['id']}"
+        clients = [
+            client_process(base, player_token(base, key["X-API-Key"], ref), "--tournament", made["id"])
+            for ref in ("ana", "ben")
+        ]
+
+        def entered() -> bool:
+            return len(requests.get(url, headers=key, timeout=TIMEOUT).json()["entrants"]) == 2
+
+        changes.until(entered, 60, "both clients enter the tournament")
+        bot = requests.post(f"{url}/entrants", json={"members": [{"level": "greedy"}]}, headers=key, timeout=TIMEOUT)
+        assert bot.status_code == 201, bot.text
+        assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+        played = [finished(process) for process in clients]
+        final = requests.get(url, headers=key, timeout=TIMEOUT).json()
+        assert final["status"] == "ended"
+        mine = {e["members"][0]["player_ref"]: e["id"] for e in final["entrants"]}
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+        for ref, results in zip(("ana", "ben"), played):
+            tables = [t for r in rounds for t in r["tables"] if mine[ref] in t["sides"]]
+            assert sorted(row["match_id"] for row in results) == sorted(t["match_id"] for t in tables)
+            assert all(row["tournament_id"] == made["id"] and row["fairness_verified"] for row in results)

@@ -24,7 +24,7 @@ from .errors import (
     WrongMatch,
     problem_error,
 )
-from .lobby import ChallengeAcceptor, Seeker
+from .lobby import ChallengeAcceptor, Seeker, TournamentPlayer
 from .pins import PinnedHeads, verify_pinned
 from .strategies import STRATEGIES, Strategy, first_legal, heaviest, random_legal, seeded_random
 
@@ -47,6 +47,7 @@ __all__ = [
     "Seeker",
     "ServerUnavailable",
     "Strategy",
+    "TournamentPlayer",
     "UnknownMatch",
     "WaitTimeout",
     "WrongMatch",

@@ -6,6 +6,7 @@
     python -m boneyard_client --match ID --token TOKEN
     python -m boneyard_client --seek --player-token bypl_… --rated --games 0      # all comers, for ever
     python -m boneyard_client --accept-challenges --player-token bypl_… --games 0
+    python -m boneyard_client --tournament ID --player-token bypl_…   # enter it, play every round
 
 Progress goes to stderr; the result, one JSON object per match, to stdout. Exit status 0 when
 the matches ended, 1 on an error the server named (with its code), 2 on bad arguments.
@@ -21,7 +22,7 @@ from typing import Any
 
 from .client import BoneyardClient, Bot
 from .errors import BoneyardError
-from .lobby import ChallengeAcceptor, Seeker
+from .lobby import ChallengeAcceptor, Seeker, TournamentPlayer
 from .strategies import STRATEGIES, seeded_random
 
 BOT_LEVELS = ("random", "greedy", "intermediate", "expert")  # the server's levels, weakest first
@@ -47,6 +48,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     mode.add_argument("--create", action="store_true", help="create a match and play its seat 0")
     mode.add_argument("--match", metavar="ID", help="play a seat of this existing match")
     mode.add_argument("--seek", action="store_true", help="join the matchmaking queue, play, and seek again")
+    mode.add_argument(
+        "--tournament", metavar="ID", help="enter this tournament of your portal and play each round's match"
+    )
     mode.add_argument(
         "--accept-challenges", action="store_true", help="follow the player's event stream: accept and play"
     )
@@ -96,6 +100,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error("--token and --claim exclude each other")
     if args.partners and args.players != 4:
         parser.error("--partners needs --players 4")
+    if args.tournament and not args.player_token:
+        parser.error("--tournament needs --player-token (or $BONEYARD_PLAYER_TOKEN)")
     if args.accept_challenges and not args.player_token:
         parser.error("--accept-challenges needs --player-token (or $BONEYARD_PLAYER_TOKEN)")
     if (args.fill_after is None) != (args.fill_level is None):
@@ -122,6 +128,10 @@ def find_opponents(args: argparse.Namespace, client: BoneyardClient, strategy: A
             on_seek=lambda seek: options["on_view"].enabled and Progress.say(f"seek {seek['id']}: {seek['status']}"),
             **options,
         )
+    elif args.tournament:
+        for result in TournamentPlayer(client, args.player_token, args.tournament, strategy, **options).run():
+            print(json.dumps(result), flush=True)
+        return 0
     else:
         finder = ChallengeAcceptor(client, args.player_token, strategy, **options)
     for result in finder.run(args.games):
@@ -177,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     progress = Progress(not args.quiet)
     options = {"max_wait": args.max_wait, "on_view": progress}
     try:
-        if args.seek or args.accept_challenges:
+        if args.seek or args.accept_challenges or args.tournament:
             return find_opponents(args, client, strategy, options)
         if args.create:
             rules = {k: v for k, v in (("target", args.target), ("partners", args.partners or None)) if v}

@@ -12,6 +12,10 @@ server says what each call does.
     acceptor = ChallengeAcceptor(client, player_token, strategy)
     for result in acceptor.run(games=0):    # 0: for ever
         print(result)
+
+    entrant = TournamentPlayer(client, player_token, tournament_id, strategy)
+    for result in entrant.run():            # enter, then play each round's match to the end
+        print(result)
 """
 
 from __future__ import annotations
@@ -171,6 +175,70 @@ class ChallengeAcceptor:
             if getattr(error, "code", None) != "challenge_closed":
                 raise
         self.answered[challenge["id"]] = f"{verb}ed"
+
+
+class TournamentPlayer:
+    """Enters a tournament of its portal (already entered is fine), then follows the player's
+    event stream: plays the match of each round it is paired in (its seat's token read from the
+    tournament's rounds), until the tournament ends or is cancelled (``run``)."""
+
+    def __init__(
+        self,
+        client: BoneyardClient,
+        player_token: str,
+        tournament_id: str,
+        strategy: Strategy = first_legal,
+        *,
+        verify: bool = True,
+        after: int = 0,
+        **bot_options: Any,
+    ):
+        self.client = client
+        self.player_token = player_token
+        self.tournament_id = tournament_id
+        self.strategy = strategy
+        self.verify = verify
+        self.after = after
+        self.bot_options = bot_options
+        self.url = f"/v1/tournaments/{tournament_id}"
+
+    def enter(self) -> None:
+        try:
+            self.client.request("POST", f"{self.url}/entrants", token=self.player_token)
+        except BoneyardError as error:
+            if getattr(error, "code", None) != "already_registered":
+                raise
+
+    def run(self) -> Iterator[Result]:
+        self.enter()
+        played: set[str] = set()
+        while True:
+            yield from self.play_due(played)
+            tournament = self.client.request("GET", self.url, token=self.player_token).json()
+            if tournament["status"] in ("ended", "cancelled"):
+                return
+            page = self.client.request(
+                "GET", "/v1/me/events", token=self.player_token, params={"after": self.after, "wait": WAIT}
+            ).json()
+            if page["events"]:
+                self.after = page["events"][-1]["seq"]
+
+    def play_due(self, played: set[str]) -> Iterator[Result]:
+        """Every seat of the player's in this tournament whose match it has not played yet."""
+        rounds = self.client.request("GET", f"{self.url}/rounds", token=self.player_token).json()
+        for seat in rounds["my_seats"]:
+            if seat["match_id"] in played:
+                continue
+            played.add(seat["match_id"])
+            yield play_seat(
+                self.client,
+                seat["match_id"],
+                seat["token"],
+                self.strategy,
+                self.verify,
+                self.bot_options,
+                tournament_id=self.tournament_id,
+            )
 
 
 def play_seat(
