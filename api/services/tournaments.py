@@ -67,7 +67,9 @@ def portal_of(who: Seeker | Caller) -> str:
 def create_tournament_handler(command: CreateTournament, flow: MatchFlow) -> Answer:
     portal_id = portal_of(command.caller)
     side_size = 2 if command.teams else 1
-    rules = resolve_requested_rules(command.preset, command.rules or {}, 2 * side_size)  # InvalidRules: 422
+    # The rules every match will be played under, its turn clock included (InvalidRules: 422 now, not at a pairing).
+    clock = {"turn_seconds": command.turn_seconds, "timeout_limit": flow.limits.rated_timeout_limit}
+    rules = resolve_requested_rules(command.preset, {**(command.rules or {}), **clock}, 2 * side_size)
     if command.teams != rules.partners:
         raise core.InvalidTournament(
             "teams", "partner teams play a 4-seat partner game, and a partner game is played by teams"
@@ -239,8 +241,10 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
             if table.number in decided:
                 continue
             specs, kept = seat_specs(state, table)
+            # Rated where a player sits: a table of bots alone has no rating to move.
+            rated = settings.rated and any(spec.player_ref is not None for spec in specs)
             create = CreateMatch(
-                settings.preset, overrides, specs, caller=Caller(record.portal_id), rated=settings.rated, capped=False
+                settings.preset, overrides, specs, caller=Caller(record.portal_id), rated=rated, capped=False
             )
             prepared[table.number] = (prepare_match(create, flow), kept)
     now = flow.now()

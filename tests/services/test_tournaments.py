@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 
 from api import tournaments as core
+from api.rules import InvalidRules
 from api.services import errors
 from api.services.bus import MessageBus
 from api.services.commands import (
@@ -274,3 +275,19 @@ def test_the_portals_webhooks_get_the_tournaments_start_rounds_and_end(bus: Mess
     log = {e["seq"]: e["event"] for e in bus.handle(GetTournamentEvents(made["id"], viewer(bus)))["events"]}
     assert all(b["data"] == {k: v for k, v in log[b["seq"]].items() if k != "type"} for b in bodies)
     assert bodies[1]["data"]["tables"][0]["match_id"] is not None
+
+
+def test_a_rated_tournament_rates_the_tables_a_player_sits_at(bus: MessageBus):
+    made = create(bus, rounds=1, rated=True, bot_levels=("random",))
+    bus.handle(RegisterEntrant(made["id"], viewer(bus, "ana")))
+    enter_bots(bus, made["id"], 3)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    tables = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"][0]["tables"]
+    rated = {bus.handle(GetSummary(t["match_id"]))["rated"]: "e1" in t["sides"] for t in tables}
+    assert rated == {True: True, False: False}  # ana's table rated, the bots' alone not
+
+
+def test_a_clock_the_rules_refuse_is_refused_at_creation(bus: MessageBus):
+    with pytest.raises(InvalidRules) as refused:
+        create(bus, turn_seconds=1)
+    assert refused.value.field == "turn_seconds"
