@@ -168,3 +168,55 @@ def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_en
             tables = [t for r in rounds for t in r["tables"] if mine[ref] in t["sides"]]
             assert sorted(row["match_id"] for row in results) == sorted(t["match_id"] for t in tables)
             assert all(row["tournament_id"] == made["id"] and row["fairness_verified"] for row in results)
+
+
+def test_a_swiss_of_partner_teams_pairs_without_rematches_one_bye_each_and_scores_as_its_matches(
+    database_url, tmp_path
+):
+    """Five partner teams of bots, four rounds of a 4-seat partner game: every round one team rests,
+    no two teams meet twice, no team rests twice, and the standings (a bye a win) follow from the
+    matches' own logs."""
+    key = {"X-API-Key": operator_portal(database_url, "club-teams")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        body = {
+            "format": "swiss",
+            "rounds": 4,
+            "teams": True,
+            "preset": "standard-block",
+            "rules": {"partners": True, "target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["random"],
+        }
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        url = f"{base}/v1/tournaments/{made.json()['id']}"
+        for _ in range(5):
+            team = {"members": [{"level": "random"}, {"level": "random"}]}
+            assert requests.post(f"{url}/entrants", json=team, headers=key, timeout=TIMEOUT).status_code == 201
+        assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+
+        def ended() -> dict | None:
+            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+            return answer if answer["status"] == "ended" else None
+
+        final = changes.until(ended, 300, "four rounds played and paired")
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+        met = [frozenset(t["sides"]) for r in rounds for t in r["tables"]]
+        assert len(rounds) == 4 and len(met) == len(set(met)) == 8  # two tables a round, no rematch
+        byes = [r["bye"] for r in rounds]
+        assert None not in byes and len(set(byes)) == 4  # one team rests each round, none twice
+        points = dict.fromkeys((e["id"] for e in final["entrants"]), 0)
+        for bye in byes:
+            points[bye] += 2
+        for table in (t for r in rounds for t in r["tables"]):
+            log, _ = all_pages(base, f"/v1/matches/{table['match_id']}/audit", key)
+            created = next(e for e in log if e["type"] == "match_created")
+            assert created["rules"]["partners"] and len(created["seats"]) == 4
+            winner = next(e for e in log if e["type"] == "match_ended")["winner"]
+            points[table["sides"][winner]] += 2
+        assert {row["entrant_id"]: row["match_points"] for row in final["standings"]} == points
