@@ -30,7 +30,7 @@ from api.rules import DEFAULT_PRESET, PRESETS
 from api.rules.ruleset import TURN_SECONDS_RANGE
 from api.services import commands
 from api.services.errors import PortalKeyRequired
-from api.services.tournaments import MAX_EVENTS_PAGE
+from api.services.tournaments import MAX_EVENTS_PAGE, MAX_STANDINGS_PAGE
 from api.tournaments.commands import MAX_ENTRANTS, MAX_ROUNDS, WITHDRAWN_BY
 from api.tournaments.events import MEMBER_KINDS
 
@@ -160,6 +160,20 @@ class TournamentSchema(ma.Schema):
     seq = fields.Integer(**ALWAYS, metadata={"description": "The tournament's log's last seq"})
     chain_head = ChainHeadField("The head of the tournament's own hash chain")
     created_at = fields.String(**ALWAYS)
+
+
+class StandingsPageSchema(ma.Schema):
+    tournament_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS)
+    standings = fields.List(
+        fields.Nested(StandingSchema), **ALWAYS, metadata={"description": "This page's, best first"}
+    )
+    next_offset = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "The next page's; null: none"})
+
+
+class StandingsQuerySchema(ma.Schema):
+    offset = AsciiInteger(load_default=0, validate=validate.Range(min=0, max=MAX_ENTRANTS))
+    limit = AsciiInteger(load_default=100, validate=validate.Range(min=1, max=MAX_STANDINGS_PAGE))
 
 
 class TableResultSchema(ma.Schema):
@@ -420,6 +434,20 @@ class Tournament(MethodView):
     def get(self, tournament_id: str) -> Response | Headed:
         """The tournament: its settings, entrants and standings (tiebreaks in its order)."""
         return answered(bus().handle(commands.GetTournament(tournament_id, acting(None))))
+
+
+@blp.route("/<string:tournament_id>/standings", parameters=CONDITIONAL)
+class Standings(MethodView):
+    @conditional_read
+    @blp.doc(security=PLAYER)
+    @blp.arguments(TournamentPathSchema, location="path", as_kwargs=True)
+    @blp.arguments(StandingsQuerySchema, location="query")
+    @blp.response(200, StandingsPageSchema, headers={"ETag": ETAG_HEADER})
+    @problem_responses(blp, *READ_CODES)
+    def get(self, query: dict[str, Any], tournament_id: str) -> Response | Headed:
+        """The standings in pages (`offset`, `limit` ≤ 500; `next_offset`), best first."""
+        command = commands.GetStandings(tournament_id, acting(None), query["offset"], query["limit"])
+        return answered(bus().handle(command), "standings", query["offset"], query["limit"])
 
 
 @blp.route("/<string:tournament_id>/rounds", parameters=CONDITIONAL)

@@ -65,6 +65,7 @@ from .commands import (
     GetPortal,
     GetRatingHistory,
     GetSeek,
+    GetStandings,
     GetSummary,
     GetTournament,
     GetTournamentEvents,
@@ -152,6 +153,7 @@ HANDLERS: dict[type[Command[Any]], Callable[..., Any]] = {
     GetTournament: tournaments.get_tournament_handler,
     GetTournamentRounds: tournaments.rounds_handler,
     GetCrosstable: tournaments.crosstable_handler,
+    GetStandings: tournaments.standings_handler,
     GetTournamentEvents: tournaments.events_handler,
     SweepTournaments: tournaments.sweep_handler,
 }

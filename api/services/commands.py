@@ -532,6 +532,16 @@ class GetTournamentRounds(Command[Answer]):
 
 
 @dataclass(frozen=True)
+class GetStandings(Command[Answer]):
+    """One page of the standings: ``limit`` rows from the ``offset``-th (0 first)."""
+
+    tournament_id: str
+    viewer: Seeker
+    offset: int = 0
+    limit: int = 100
+
+
+@dataclass(frozen=True)
 class GetCrosstable(Command[Answer]):
     tournament_id: str
     viewer: Seeker

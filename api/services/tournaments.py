@@ -32,6 +32,7 @@ from .commands import (
     CreateMatch,
     CreateTournament,
     GetCrosstable,
+    GetStandings,
     GetTournament,
     GetTournamentEvents,
     GetTournamentRounds,
@@ -53,6 +54,8 @@ log = logging.getLogger(__name__)
 SWEEP_BATCH = 20
 #: Events per page of a tournament's log at most.
 MAX_EVENTS_PAGE = 1000
+#: Rows per page of the standings at most.
+MAX_STANDINGS_PAGE = 500
 CHANGES = ("start", "pause", "resume", "cancel")
 
 
@@ -375,6 +378,21 @@ def get_tournament_handler(command: GetTournament, flow: MatchFlow) -> Answer:
         "seq": record.last_seq,
         "chain_head": record.head.to_dict(),
         "created_at": record.created_at.isoformat(),
+    }
+
+
+def standings_handler(command: GetStandings, flow: MatchFlow) -> Answer:
+    limit = max(1, min(command.limit, MAX_STANDINGS_PAGE))
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record, state = readable(uow, command.tournament_id, command.viewer)
+    rows = core.standings(state)
+    page = rows[command.offset : command.offset + limit]
+    end = command.offset + len(page)
+    return {
+        "tournament_id": record.id,
+        "seq": record.last_seq,
+        "standings": [standing_answer(row, state) for row in page],
+        "next_offset": end if end < len(rows) else None,
     }
 
 

@@ -19,6 +19,7 @@ from api.services.commands import (
     GetAudit,
     GetCrosstable,
     GetPlayerEvents,
+    GetStandings,
     GetSummary,
     GetTournament,
     GetTournamentEvents,
@@ -291,3 +292,13 @@ def test_a_clock_the_rules_refuse_is_refused_at_creation(bus: MessageBus):
     with pytest.raises(InvalidRules) as refused:
         create(bus, turn_seconds=1)
     assert refused.value.field == "turn_seconds"
+
+
+def test_the_standings_come_in_pages(bus: MessageBus):
+    made = create(bus, rounds=1, bot_levels=("random",))
+    enter_bots(bus, made["id"], 5)
+    whole = bus.handle(GetTournament(made["id"], viewer(bus)))["standings"]
+    first = bus.handle(GetStandings(made["id"], viewer(bus), 0, 2))
+    last = bus.handle(GetStandings(made["id"], viewer(bus), 4, 2))
+    assert first["standings"] == whole[:2] and first["next_offset"] == 2
+    assert last["standings"] == whole[4:] and last["next_offset"] is None
