@@ -30,6 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api import create_app
+from api.records.model import Boneyard, Deal, HandStart, Move, RoundStart
+from api.records.text import parse
 from api.rules import EVENT_TYPES
 from tests.long_runs import long_run
 
@@ -166,6 +168,10 @@ def observe_everything(client, app, match_id: str, tokens: dict, full_log_reader
         assert page.status_code == 200
         for event in page.get_json()["events"]:
             check_event(truth, reader, event, "events of the current hand")
+        if reader is not None or truth.ended:
+            record = client.get(f"/v1/matches/{match_id}/record", headers=headers)
+            assert record.status_code == 200
+            check_record(truth, reader, record.get_data(as_text=True))
     reader = full_log_reader
     headers = auth(tokens[reader]) if reader is not None else {}
     page = client.get(f"/v1/matches/{match_id}/events?after=0&limit=1000", headers=headers)
@@ -175,6 +181,25 @@ def observe_everything(client, app, match_id: str, tokens: dict, full_log_reader
     listed = [m for m in client.get("/v1/matches?limit=100").get_json()["items"] if m["id"] == match_id]
     check_plain(truth, None, listed, "list")
     return truth
+
+
+def check_record(truth: Truth, reader, text: str) -> None:
+    """A record (docs/records.md) shows no tile the reader may not know, hand by hand, and no
+    seed before the end."""
+    record = parse(text)
+    hand = None
+    for element in record.elements:
+        if isinstance(element, HandStart | RoundStart):
+            hand = element.number
+        if isinstance(element, Deal | Boneyard):
+            shown = {t for t in element.tiles if t is not None}
+        elif isinstance(element, Move) and element.tile is not None:
+            shown = {element.tile}
+        else:
+            continue  # a turn-up is public by design; ends and results hold no tile
+        leaked = shown & truth.secret(reader, hand)
+        assert not leaked, f"record: {leaked} leaked to {_who(reader)} in {element} (hand {hand})"
+    assert (record.value("Seed") is not None) == truth.ended
 
 
 def check_action_answer(app, match_id: str, seat: int, answer: dict) -> Truth:
