@@ -203,6 +203,8 @@ function readMoveText(tokens) {
     } else {
       elements.push(readMove(token));
     }
+    // where the element begins, [line, column]: not enumerable, so not part of its value
+    Object.defineProperty(elements.at(-1), "at", { value: token.at });
   }
   return elements;
 }
