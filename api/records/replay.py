@@ -33,6 +33,7 @@ from api.rules import (
 from api.rules.clock import time_out
 from api.rules.engine import Command, Pass, PlaceTile, initial_state, mutate
 from api.rules.events import MatchCreated
+from api.rules.shuffle import algorithm_for
 from api.rules.state import ENDED
 from api.rules.trains_wire import place_from_wire
 from api.rules.vocabulary import End
@@ -63,6 +64,10 @@ class RecordReplayError(ValueError):
         self.message = message
 
 
+#: What reading a tag of another type or shape than docs/records.md gives may raise.
+MISSHAPEN = (TypeError, ValueError, KeyError, IndexError, AttributeError)
+
+
 def _tag_at(record: Record, name: str) -> Position | None:
     tag = record.tag(name)
     return None if tag is None else tag.at
@@ -84,9 +89,17 @@ def _opening(record: Record, seed: str) -> tuple[MatchState, list[Event]]:
             record.value("SeededByClient", False),
         )
         state = initial_state(created)
+        if len(created.seats) != state.players or not all(isinstance(seat.get("type"), str) for seat in created.seats):
+            raise RecordReplayError(_tag_at(record, "Seats"), f"Seats lists {state.players} seats, each with its type")
+        if created.seed_algorithm != algorithm_for(state.rules.set):
+            raise RecordReplayError(
+                _tag_at(record, "SeedAlgorithm"), f"the set's shuffle is {algorithm_for(state.rules.set)}"
+            )
+        if not isinstance(created.seeded_by_client, bool):
+            raise RecordReplayError(_tag_at(record, "SeededByClient"), "SeededByClient is true or false")
     except RecordReplayError:
         raise
-    except (RulesError, TypeError, ValueError, KeyError) as exc:
+    except (RulesError, *MISSHAPEN) as exc:  # a tag of another shape than docs/records.md gives
         raise RecordReplayError(_tag_at(record, "Rules"), f"refused by the rules: {exc}") from None
     events: list[Event] = [created]
     claims = record.value("Claims", [])
@@ -96,7 +109,7 @@ def _opening(record: Record, seed: str) -> tuple[MatchState, list[Event]]:
                 _fold(state, events, claim_seat(state, step["seat"], step["name"], step.get("client_seed")))
             if ready_to_start(state):
                 _fold(state, events, start_match(state, seed))
-    except (RulesError, TypeError, KeyError) as exc:
+    except (RulesError, *MISSHAPEN) as exc:
         raise RecordReplayError(_tag_at(record, "Claims"), f"refused by the rules: {exc}") from None
     return state, events
 

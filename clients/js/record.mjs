@@ -207,6 +207,15 @@ export function auditFromRecord(text) {
   if (typeof tags.Seed !== "string") {
     throw new RecordError(1, 1, "no Seed tag: a record replays once its match has ended and the seed is revealed");
   }
+  const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  if (!isObject(tags.Rules) || !Array.isArray(tags.Seats) || tags.Seats.length !== tags.Rules.players ||
+      !tags.Seats.every(isObject) || !(tags.Claims === undefined || (Array.isArray(tags.Claims) && tags.Claims.every(isObject)))) {
+    throw new RecordError(1, 1, "Rules is the rule set's object, Seats one object per player, Claims a list of objects");
+  }
+  if (typeof tags.SeedCommitment !== "string" || typeof tags.SeedAlgorithm !== "string" ||
+      !(tags.SeededByClient === undefined || typeof tags.SeededByClient === "boolean")) {
+    throw new RecordError(1, 1, "SeedCommitment and SeedAlgorithm are strings, SeededByClient true or false");
+  }
   const created = { type: "match_created", rules: tags.Rules, seats: tags.Seats, seed_commitment: tags.SeedCommitment,
                     seed_algorithm: tags.SeedAlgorithm, seeded_by_client: tags.SeededByClient ?? false };
   const driver = new Driver(record);
@@ -216,7 +225,13 @@ export function auditFromRecord(text) {
   for (const claim of tags.Claims ?? []) {
     driver.add(m, { type: "seat_claimed", seat: claim.seat, name: claim.name, client_seed: claim.client_seed ?? null });
   }
-  (game ? trainsEvents : lineEvents)(driver, m, tags.Seed);
+  try {
+    (game ? trainsEvents : lineEvents)(driver, m, tags.Seed);
+  } catch (err) {
+    // a tag or a move of another shape than docs/records.md gives, which these rules cannot read
+    if (err instanceof TypeError || err instanceof RangeError) throw new RecordError(1, 1, `unreadable by the rules: ${err.message}`);
+    throw err;
+  }
   driver.check();
   const ended = driver.events.at(-1);
   const result = { winner: ended.winner, scores: ended.scores, ...(ended.winners ? { winners: ended.winners } : {}) };

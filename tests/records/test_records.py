@@ -8,6 +8,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from api.records.from_events import record_of
 from api.records.model import FORMAT, Boneyard, Comment, Deal, Move, Position
@@ -15,6 +17,7 @@ from api.records.replay import RecordReplayError, replay
 from api.records.text import WIDTH, RecordSyntaxError, parse, write
 from api.rules import redact_event
 from api.tools.golden import EXAMPLES, VECTORS, audit_document, dumps, log_of, summarize
+from tests.long_runs import long_run
 
 NAMES = [vector.name for vector in VECTORS]
 
@@ -163,6 +166,10 @@ def test_a_record_that_departs_from_the_rules_is_refused_where_it_departs():
     seed = next(i for i, line in enumerate(lines) if line.startswith("[Seed "))
     error = replay_error("\n".join(lines[:seed] + ['[Seed "another"]'] + lines[seed + 1 :]))
     assert error.position == Position(seed + 1, 1)
+    # another set's shuffle
+    shuffle = next(i for i, line in enumerate(lines) if line.startswith("[SeedAlgorithm "))
+    error = replay_error("\n".join(lines[:shuffle] + ['[SeedAlgorithm "boneyard-shuffle-v2"]'] + lines[shuffle + 1 :]))
+    assert error.position == Position(shuffle + 1, 1) and "boneyard-shuffle-v1" in error.message
     # a record cut short
     assert "ends where the rules go on" in replay_error("\n".join(lines[: moves + 1]) + "\n").message
 
@@ -192,3 +199,31 @@ def test_the_example_of_the_format_document_is_a_golden_record():
     for line in example.split("\n"):
         if line and "…" not in line:
             assert line in text.split("\n"), line
+
+
+TAG_VALUES = st.sampled_from(["5", '"x"', "null", "[]", "{}", "[1,2]", '{"a":1}', "true", '[{"seat":9}]', "-1", "1.5"])
+EDITS = st.lists(
+    st.tuples(st.floats(0, 1), st.sampled_from('0123456789-:[]{}\\"LRUD*=+/ ?\nDKPMTR'), st.booleans()),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=long_run(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=st.sampled_from(NAMES), edits=EDITS, tag=st.integers(0, 18), value=TAG_VALUES, retag=st.booleans())
+def test_any_text_is_read_and_replayed_or_refused_at_a_place_never_otherwise(name, edits, tag, value, retag):
+    """A broken record is refused with a line and column (RecordSyntaxError, RecordReplayError),
+    whatever is broken: a character here and there, a tag's value of another type."""
+    lines = record_text(name).split("\n")
+    if retag:
+        lines[tag] = f"[{lines[tag][1:].split(' ')[0]} {value}]"
+    text = "\n".join(lines)
+    for where, char, insert in edits:
+        k = int(where * (len(text) - 1))
+        text = text[:k] + char + text[k + (0 if insert else 1) :]
+    try:
+        record = parse(text)
+        if record.value("Seed") is not None:
+            replay(record)
+    except (RecordSyntaxError, RecordReplayError) as refused:
+        assert refused.position.line >= 1 and refused.position.column >= 1
