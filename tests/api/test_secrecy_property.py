@@ -3,9 +3,10 @@
 Hypothesis plays random matches through the HTTP API over presets × player counts
 (partners, fives, muggins with calls, auto draw…) and random mixes of remote, bot and
 open (claimed later) seats. After every action it reads every answer each seat and a
-spectator can get (the view, the events of the current hand, the whole log, the summary,
-the list, action answers and refusals) and compares the JSON tile pairs in them with the
-tiles that reader may not know, read from the server's own state:
+spectator can get (the view, the events of the current hand, the whole log and the record
+(docs/records.md) for one reader in turn, the summary, the list, action answers and
+refusals) and compares the tile pairs in them with the tiles that reader may not know, read
+from the server's own state:
 
 * while a hand is live: every other seat's hand (a partner's too) and the boneyard;
 * for a finished hand: the tiles left in its boneyard (never revealed before the end);
@@ -168,12 +169,12 @@ def observe_everything(client, app, match_id: str, tokens: dict, full_log_reader
         assert page.status_code == 200
         for event in page.get_json()["events"]:
             check_event(truth, reader, event, "events of the current hand")
-        if reader is not None or truth.ended:
-            record = client.get(f"/v1/matches/{match_id}/record", headers=headers)
-            assert record.status_code == 200
-            check_record(truth, reader, record.get_data(as_text=True))
     reader = full_log_reader
     headers = auth(tokens[reader]) if reader is not None else {}
+    if reader is not None or truth.ended:  # the record, the whole log written out (a spectator's opens at the end)
+        record = client.get(f"/v1/matches/{match_id}/record", headers=headers)
+        assert record.status_code == 200
+        check_record(truth, reader, record.get_data(as_text=True))
     page = client.get(f"/v1/matches/{match_id}/events?after=0&limit=1000", headers=headers)
     for event in page.get_json()["events"]:
         check_event(truth, reader, event, "the whole log")
