@@ -114,7 +114,14 @@ def _claimed(w: RecordBuilder, e: Mapping[str, Any]) -> None:
     w.claims.append({"seat": e["seat"], "name": e["name"], "client_seed": e["client_seed"]})
 
 
+def _unredacted(w: RecordBuilder, e: Mapping[str, Any]) -> None:
+    """Fail closed: a seat's record is written from the events as that seat was shown them only."""
+    raise UnwritableEvent(f"seat {w.seat}'s record given an unredacted {e['type']}: redact the log first")
+
+
 def _dealt(w: RecordBuilder, e: Mapping[str, Any]) -> None:
+    if "hands" in e and w.seat is not None:
+        _unredacted(w, e)
     if "hands" in e:
         hands: list[tuple[Held, ...]] = [_tiles(h) for h in e["hands"]]
         boneyard: tuple[Held, ...] = _tiles(e["boneyard"])
@@ -148,6 +155,8 @@ def _scored(w: RecordBuilder, e: Mapping[str, Any]) -> None:
 
 
 def _drawn(w: RecordBuilder, e: Mapping[str, Any]) -> None:
+    if w.seat is not None and e["seat"] != w.seat and "tile" in e:
+        _unredacted(w, e)
     w.elements.append(Move(e["seat"], DRAW, _tile(e["tile"]) if "tile" in e else None, auto=e["auto"]))
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.records.from_events import record_of
+from api.records.from_events import UnwritableEvent, record_of
 from api.records.model import FORMAT, Boneyard, Comment, Deal, Move, Position
 from api.records.replay import RecordReplayError, replay
 from api.records.text import WIDTH, RecordSyntaxError, parse, write
@@ -227,3 +227,14 @@ def test_any_text_is_read_and_replayed_or_refused_at_a_place_never_otherwise(nam
             replay(record)
     except (RecordSyntaxError, RecordReplayError) as refused:
         assert refused.position.line >= 1 and refused.position.column >= 1
+
+
+def test_a_seats_record_is_never_written_from_the_unredacted_log():
+    log = log_of(json.loads(golden_text("standard-draw-2p")))
+    with pytest.raises(UnwritableEvent, match="redact the log first"):
+        record_of(log[:5], seat=1)  # the deal as the server holds it, every hand in it
+    drawn = next(i for i, e in enumerate(log) if e["type"] == "tile_drawn")
+    other = 1 - log[drawn]["seat"]
+    redacted = [redact_event(e, other) for e in log[:drawn]]
+    with pytest.raises(UnwritableEvent, match="redact the log first"):
+        record_of([*redacted, log[drawn]], seat=other)  # another seat's draw, its tile in it
