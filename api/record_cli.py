@@ -87,12 +87,12 @@ def to_audit(args: argparse.Namespace) -> int:
 
 def validate(args: argparse.Namespace) -> int:
     name, record = _record(args)
-    moves = len(record.moves())
+    elements = len(record.without_comments())
     if record.value("Seed") is None:
-        print(f"{name}: read, {moves} elements; not replayed: it reveals no seed (a match still going on)")
+        print(f"{name}: read, {elements} elements; not replayed: it reveals no seed (a match still going on)")
         return 0
     events = replay(record)
-    print(f"{name}: read and replayed, {moves} elements, {len(events)} events")
+    print(f"{name}: read and replayed, {elements} elements, {len(events)} events")
     return 0
 
 

@@ -190,6 +190,6 @@ class Record:
         found = self.tag(name)
         return default if found is None else found.value
 
-    def moves(self) -> list[Element]:
+    def without_comments(self) -> list[Element]:
         """The elements without the comments: what a replay compares."""
         return [element for element in self.elements if not isinstance(element, Comment)]
