@@ -122,6 +122,7 @@ def register_blueprints(api: Api) -> None:
     from api.http.portals import blp as portal_blp
     from api.http.presets import blp as presets_blp
     from api.http.ratings import blp as ratings_blp
+    from api.http.records import blp as records_blp
     from api.http.stream import blp as stream_blp
     from api.http.tournaments import blp as tournaments_blp
     from api.http.webhooks import blp as webhooks_blp
@@ -134,6 +135,7 @@ def register_blueprints(api: Api) -> None:
     api.register_blueprint(presets_blp)
     api.register_blueprint(ratings_blp)
     api.register_blueprint(stream_blp)
+    api.register_blueprint(records_blp)
     for matchmaking_blp in matchmaking_blps:
         api.register_blueprint(matchmaking_blp)
     api.register_blueprint(tournaments_blp)

@@ -92,6 +92,8 @@ PROCESS_TESTS = (
     "tests/clients/test_js_trains.py",
     "tests/clients/test_trains_verified.py",
     "tests/clients/test_new_games_verified.py",
+    "tests/records/test_independent_parser.py",
+    "tests/records/test_js_replayer_records.py",
 )
 # Tests that reach the database but check serving, which is the same on every database (the
 # store's own behaviour, exceptions included, is held equal on all of them by

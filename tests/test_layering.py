@@ -218,3 +218,29 @@ def test_the_rules_and_the_bots_import_no_metrics():
         if "prometheus_client" in MODULES[name].read_text(encoding="utf-8")
     )
     assert third_party == []
+
+
+# --- records: pure, beside the rules -------------------------------------------------------------
+def test_the_records_package_is_pure_and_its_text_module_stands_alone():
+    """``api.records`` (docs/records.md) reads and writes records beside the rules: it imports the
+    rules engine and nothing of the store, the services or the HTTP layer, and its text module and
+    model use the standard library alone (another program could take them as they are)."""
+    graph = {name: imports_of(path, name) for name, path in MODULES.items()}
+    package = [name for name in MODULES if name.startswith("api.records")]
+    assert {"api.records.text", "api.records.model", "api.records.replay"} <= set(package)
+    outside = sorted(
+        f"{name} -> {target}"
+        for name in package
+        for target in reached_from(graph, name)
+        if not target.startswith(("api.records", "api.rules"))
+    )
+    assert outside == []
+    for name in ("api.records.text", "api.records.model"):
+        assert reached_from(graph, name) <= {"api.records.model"}, name
+        third_party = {
+            alias
+            for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8")))
+            if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0)
+            for alias in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+        }
+        assert third_party <= {"__future__", "json", "re", "collections.abc", "dataclasses", "typing"}, name

@@ -115,7 +115,7 @@ def audit_limit() -> str:
 limit_creation = creation_budget(player_token=False)
 #: Seeking, challenging: the same budget, which a player token spends for its portal.
 limit_player_creation = creation_budget(player_token=True)
-#: /audit and /fairness: per address, each endpoint its own budget (a scope not shared).
+#: /audit, /record and /fairness: per address, each endpoint its own budget (a scope not shared).
 limit_audit_reads = _marked(
     limiter.limit(audit_limit, key_func=get_remote_address, scope=policies.EXPENSIVE_READS), policies.EXPENSIVE_READS
 )

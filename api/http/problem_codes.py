@@ -341,7 +341,8 @@ MATCH_NOT_OVER = _entry(
     services.MatchNotOver,
     409,
     "Match not over",
-    "Opens once the match has ended (the audit, the fairness check, a rematch); `match_status`.",
+    "Opens once the match has ended (the audit, the fairness check, a rematch, the record without a "
+    "seat's token); `match_status`.",
 )
 SEAT_PLAYED_BY_COMPUTER = _entry(
     services.SeatPlayedByComputer,

@@ -224,6 +224,16 @@ class GetAudit(Command[Answer]):
 
 
 @dataclass(frozen=True)
+class GetGameRecord(Command[Answer]):
+    """The match as a record (docs/records.md): after the end the whole of it; during play the
+    token's seat's own, redacted as its view is. ``site`` names the server in the record."""
+
+    match_id: str
+    token: str | None
+    site: str = "?"
+
+
+@dataclass(frozen=True)
 class GetFairness(Command[Answer]):
     """The fairness check of an ended match (made once, then read)."""
 

@@ -1,4 +1,4 @@
-"""Reading matches: a summary, a seat's view, the list, an ended match's audit log.
+"""Reading matches: a summary, a seat's view, the list, an ended match's audit log, a match's record.
 
 Every answer is a redaction by the rules (``view``, ``public_summary``) or, for the audit log
 of an ended match, the rows as stored. A read first plays a turn whose clock ran out, so no
@@ -7,6 +7,9 @@ one is shown a turn that is already lost.
 
 from __future__ import annotations
 
+from api.records.from_events import record_of
+from api.records.text import write
+from api.rules import ENDED, redact_event
 from api.rules.shuffle import ALGORITHM as SHUFFLE_ALGORITHM
 from api.store.records import InvalidCursor as StoreInvalidCursor
 from api.store.records import MatchFilter, Space
@@ -14,11 +17,28 @@ from api.store.repositories import CURSOR_PATTERN, MAX_PAGE_SIZE
 
 from . import errors
 from .clocks import run_due
-from .commands import MAX_AUDIT_PAGE, Answer, GetAudit, GetMatchPortal, GetSummary, GetView, ListMatches
+from .commands import (
+    MAX_AUDIT_PAGE,
+    Answer,
+    GetAudit,
+    GetGameRecord,
+    GetMatchPortal,
+    GetSummary,
+    GetView,
+    ListMatches,
+)
 from .flow import MatchFlow
 from .seats import attach_refs
 
-__all__ = ["CURSOR_PATTERN", "MAX_PAGE_SIZE", "audit_handler", "list_handler", "summary_handler", "view_handler"]
+__all__ = [
+    "CURSOR_PATTERN",
+    "MAX_PAGE_SIZE",
+    "audit_handler",
+    "game_record_handler",
+    "list_handler",
+    "summary_handler",
+    "view_handler",
+]
 
 
 def summary_handler(command: GetSummary, flow: MatchFlow) -> Answer:
@@ -120,4 +140,35 @@ def audit_handler(command: GetAudit, flow: MatchFlow) -> Answer:
             for e in stored
         ],
         "next_after": last if last < record.last_seq else None,
+    }
+
+
+def game_record_handler(command: GetGameRecord, flow: MatchFlow) -> Answer:
+    """The match's record (docs/records.md): once it has ended, the whole match; before, the
+    token's seat's own record, written from the log as ``redact_event`` shows it to that seat
+    (the one redaction path: no other seat's tiles, and no seed, which only ``match_ended``
+    reveals). A spectator has none until the end."""
+    run_due(flow, command.match_id)
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.record(uow, command.match_id)
+        seat = flow.authenticate(uow, command.match_id, command.token)
+        if record.status != ENDED and seat is None:
+            raise errors.MatchNotOver(
+                "a match's record opens when it has ended; during play a seat reads its own with its token",
+                match_status=record.status,
+            )
+        stored = uow.events.load(command.match_id, limit=record.last_seq)
+    ended = record.status == ENDED
+    events = [e.to_dict() if ended else redact_event(e.to_dict(), seat) for e in stored]
+    circumstances = {
+        "Event": "Rated match" if record.rated else "Casual match",
+        "Site": command.site,
+        "Date": record.created_at.strftime("%Y.%m.%d"),
+    }
+    game = record_of(events, seat=None if ended else seat, match_id=record.id, circumstances=circumstances)
+    return {
+        "text": write(game),
+        "seq": record.last_seq,
+        "seat": None if ended else seat,
+        "chain_head": record.head.to_dict(),
     }

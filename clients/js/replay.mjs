@@ -4,6 +4,10 @@
 //   node clients/js/replay.mjs http://127.0.0.1:8000/v1/matches/$ID/audit   (follows every page)
 //   node clients/js/replay.mjs audit.json      (a whole log; or "-" for standard input)
 //   node clients/js/replay.mjs --pin 120:9f3c... --pins pins.json audit.json
+//   node clients/js/replay.mjs match.rec       (a match's record, docs/records.md; or its /record URL)
+//
+// A record is first turned into the log it stands for (record.mjs: the record's moves given to
+// these rules, which must answer with what the record holds), then verified as an audit log.
 //
 // Checks: the hash chain; every pinned head (--pin SEQ:HASH, repeatable, and --pins FILE, a JSON
 // array of {"seq": n, "hash": "hex"}: the `chain_head` a view or an event page showed earlier) is
@@ -28,6 +32,8 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { GENESIS, ROW_FIELDS, rowData, verifyChain } from "./chain.mjs";
 import { BotMoves, LogError, REPLACEMENT_LEVEL, equal } from "./checks.mjs";
+import { auditFromRecord } from "./record.mjs";
+import { RecordError } from "./record_text.mjs";
 import { END_NAMES, ImpossibleEvent, Match, key, norm, turnUpLeader } from "./rules.mjs";
 import { algorithmFor, dealSeed, seedCommitment, shuffledTiles } from "./shuffle.mjs";
 import { isTrains } from "./trains.mjs";
@@ -38,7 +44,7 @@ export { LogError };
 const SUPPORTED_SCHEMA_VERSION = 1;
 
 /** The events the server emits on its own from this state (none: a seat must act now). */
-function consequences(m, serverSeed, afterPlay) {
+export function consequences(m, serverSeed, afterPlay) {
   if (afterPlay) return afterPlay;
   if (m.status === "waiting") {
     return m.seats.every((s) => s.type !== "open") ? deal(m, serverSeed) : [];
@@ -71,7 +77,7 @@ function consequences(m, serverSeed, afterPlay) {
 
 /** A seat's turn_timed_out, checked against the state before it (the server's own event, but
  *  the server chooses when: only the seat to move, a person, in a match with a clock). */
-function checkTimeout(m, e, seq) {
+export function checkTimeout(m, e, seq) {
   const fail = (msg) => { throw new LogError(seq, msg); };
   if (m.rules.turn_seconds === null || m.rules.turn_seconds === undefined) fail("a turn timed out in a match without turn_seconds");
   if (m.status !== "playing" || !m.handLive) fail("a turn timed out while no hand is being played");
@@ -85,7 +91,7 @@ function checkTimeout(m, e, seq) {
  *  time while nothing fits and drawing is allowed, then play the heaviest playable tile or knock;
  *  then seat_replaced once the seat has timed out timeout_limit times in a row. [] when done:
  *  the ordinary consequences follow. */
-function forcedTurn(m, f) {
+export function forcedTurn(m, f) {
   if (f.phase === "turn") {
     const choice = m.forcedChoice(f.seat);
     if (choice === null && m.drawable() > 0 && m.handOutcome() === null) {
@@ -122,7 +128,7 @@ function deal(m, serverSeed) {
 /** A play's tile_played, and the points_scored that must follow it (null when none): the count's
  *  points under end_count_scoring (the lead alone may score), with the right claim under
  *  muggins_calls, and none past an exact target (the play stands, no points_scored). */
-function playEvents(m, seat, tile, endIndex, claim, auto) {
+export function playEvents(m, seat, tile, endIndex, claim, auto) {
   const after = m.layout.copy();
   after.place(tile, endIndex);
   const made = m.countPoints(after);
@@ -137,7 +143,7 @@ function playEvents(m, seat, tile, endIndex, claim, auto) {
 }
 
 /** A seat's own move: legal now? Returns the points_scored that must follow it, if any. */
-function checkMove(m, e, seq) {
+export function checkMove(m, e, seq) {
   const fail = (msg) => { throw new LogError(seq, msg); };
   if (m.status !== "playing" || !m.handLive) fail(`${e.type} while no hand is being played`);
   if (e.type === "points_scored") {
@@ -342,6 +348,13 @@ export function replayAudit(audit, { pins = [] } = {}) {
   };
 }
 
+/** A match's record (GET /v1/matches/{id}/record: plain text, docs/records.md). */
+async function fetchRecord(url, { fetchImpl = globalThis.fetch } = {}) {
+  const response = await fetchImpl(url, { headers: { Accept: "text/plain" } });
+  if (!response.ok) throw new Error(`GET ${url}: ${response.status} ${await response.text()}`);
+  return response.text();
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The whole audit document behind an /audit URL: every page fetched in turn (`after` set to each
@@ -375,7 +388,8 @@ export async function fetchAudit(url, { fetchImpl = globalThis.fetch, retries = 
 const BOT_MOVES_NOTE = (n) => `${n} bot moves checked legal but not re-made here: ` +
   "GET /v1/matches/{id}/fairness and `boneyard verify AUDIT.json` ask every bot again";
 
-const USAGE = "usage: node replay.mjs [--pin SEQ:HASH]... [--pins PINS.json] AUDIT.json | AUDIT-URL   (\"-\" reads standard input)\n";
+const USAGE = "usage: node replay.mjs [--pin SEQ:HASH]... [--pins PINS.json] AUDIT.json | AUDIT-URL | RECORD | RECORD-URL" +
+  "   (\"-\" reads standard input)\n";
 
 /** The command line: the source, and the pins from every --pin SEQ:HASH and --pins FILE. */
 function parseArgs(argv) {
@@ -418,12 +432,25 @@ async function main(argv) {
   }
   const { source, pins } = args;
   let audit;
+  let text;
   try {
-    audit = /^https?:\/\//.test(source) ? await fetchAudit(source)
-      : JSON.parse(readFileSync(source === "-" ? 0 : source, "utf8"));
+    if (/^https?:\/\//.test(source)) {
+      if (/\/record$/.test(new URL(source).pathname)) text = await fetchRecord(source);
+      else audit = await fetchAudit(source);
+    } else {
+      text = readFileSync(source === "-" ? 0 : source, "utf8");
+      if (!text.startsWith("[Format ")) audit = JSON.parse(text);  // else a record (docs/records.md)
+    }
   } catch (err) {
     process.stderr.write(`replay.mjs: cannot read ${source}: ${err.message}\n`);
     return 2;
+  }
+  try {
+    if (audit === undefined) audit = auditFromRecord(text);
+  } catch (err) {
+    if (!(err instanceof RecordError)) throw err;
+    process.stderr.write(`replay.mjs: ${source}:${err.message}\n`);
+    return 1;
   }
   try {
     const summary = replayAudit(audit, { pins });

@@ -21,7 +21,7 @@ function roundEnded(m, winner) {
 
 /** The events the server emits on its own from this state (none: a seat must act now).
  *  `drawAuto`: whether the last draw was the server's (a timed-out turn): the pass it leads to is too. */
-function consequences(m, serverSeed, drawAuto) {
+export function consequences(m, serverSeed, drawAuto) {
   const seed = () => dealSeed(serverSeed, m.clientSeeds());
   if (m.status === "waiting") return m.seats.every((s) => s.type !== "open") ? [m.deal(seed(), 1)] : [];
   if (m.status !== "playing") return [];
@@ -42,7 +42,7 @@ function consequences(m, serverSeed, drawAuto) {
 
 /** A seat's turn_timed_out, checked against the state before it (the server's own event, but
  *  the server chooses when: only the seat to move, a person, in a match with a clock). */
-function checkTimeout(m, e, seq) {
+export function checkTimeout(m, e, seq) {
   const fail = (msg) => { throw new LogError(seq, msg); };
   if (m.rules.turn_seconds === null) fail("a turn timed out in a match without turn_seconds");
   if (m.status !== "playing" || !m.roundLive) fail("a turn timed out while no round is being played");
@@ -72,7 +72,7 @@ function forcedMove(m) {
  *  consequences of each: the forced move; a drawn tile that fits played at once the same way;
  *  then seat_replaced once the seat has timed out timeout_limit times in a row and the match
  *  goes on. null when the turn is done. */
-function forcedTurn(m, f) {
+export function forcedTurn(m, f) {
   if (f.phase === "move" || (f.phase === "after" && m.drawn !== null && m.turn === f.seat)) {
     f.phase = "after";
     const move = forcedMove(m);
@@ -93,7 +93,7 @@ function somePlay(m) {
 }
 
 /** A seat's own move: legal now, and logged as the rules write it? */
-function checkMove(m, e, seq) {
+export function checkMove(m, e, seq) {
   const fail = (msg) => { throw new LogError(seq, msg); };
   if (SERVER_EVENTS.includes(e.type) && m.roundLive) {
     fail(`${e.type} where the rules give none: the round goes on, seat ${m.turn} to move`);

@@ -231,6 +231,7 @@ def test_the_document_names_the_fields_on_each_limited_operation_only(client):
         ("post", "/v1/matches/{match_id}/actions"),
         ("post", "/v1/matches/{match_id}/rematch"),
         ("get", "/v1/matches/{match_id}/audit"),
+        ("get", "/v1/matches/{match_id}/record"),
         ("get", "/v1/matches/{match_id}/fairness"),
         ("post", "/v1/seeks"),
         ("post", "/v1/challenges"),

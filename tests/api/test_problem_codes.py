@@ -523,6 +523,19 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("GET /v1/matches/{match_id}/audit", "too_many_requests"): lambda w: _rate_limited(
         w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/audit")
     ),
+    ("GET /v1/matches/{match_id}/record", "invalid_token"): lambda w: w.client.get(
+        f"/v1/matches/{w.match()[0]}/record", headers=auth("not-a-token")
+    ),
+    ("GET /v1/matches/{match_id}/record", "wrong_match"): lambda w: w.client.get(
+        f"/v1/matches/{w.match()[0]}/record", headers=auth(w.match()[1][0])
+    ),
+    ("GET /v1/matches/{match_id}/record", "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/record"),
+    ("GET /v1/matches/{match_id}/record", "match_not_over"): lambda w: w.client.get(
+        f"/v1/matches/{w.match()[0]}/record"
+    ),
+    ("GET /v1/matches/{match_id}/record", "too_many_requests"): lambda w: _rate_limited(
+        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/record")
+    ),
     (CLAIM, "invalid_token"): lambda w: w.client.post(
         f"/v1/matches/{w.match([TWO[0], {'name': 'Open', 'type': 'open'}])[0]}/seats/1/claim",
         json={"name": "Cy"},

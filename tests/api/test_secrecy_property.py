@@ -3,9 +3,10 @@
 Hypothesis plays random matches through the HTTP API over presets × player counts
 (partners, fives, muggins with calls, auto draw…) and random mixes of remote, bot and
 open (claimed later) seats. After every action it reads every answer each seat and a
-spectator can get (the view, the events of the current hand, the whole log, the summary,
-the list, action answers and refusals) and compares the JSON tile pairs in them with the
-tiles that reader may not know, read from the server's own state:
+spectator can get (the view, the events of the current hand, the whole log and the record
+(docs/records.md) for one reader in turn, the summary, the list, action answers and
+refusals) and compares the tile pairs in them with the tiles that reader may not know, read
+from the server's own state:
 
 * while a hand is live: every other seat's hand (a partner's too) and the boneyard;
 * for a finished hand: the tiles left in its boneyard (never revealed before the end);
@@ -30,6 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api import create_app
+from api.records.model import Boneyard, Deal, HandStart, Move, RoundStart
+from api.records.text import parse
 from api.rules import EVENT_TYPES
 from tests.long_runs import long_run
 
@@ -168,6 +171,10 @@ def observe_everything(client, app, match_id: str, tokens: dict, full_log_reader
             check_event(truth, reader, event, "events of the current hand")
     reader = full_log_reader
     headers = auth(tokens[reader]) if reader is not None else {}
+    if reader is not None or truth.ended:  # the record, the whole log written out (a spectator's opens at the end)
+        record = client.get(f"/v1/matches/{match_id}/record", headers=headers)
+        assert record.status_code == 200
+        check_record(truth, reader, record.get_data(as_text=True))
     page = client.get(f"/v1/matches/{match_id}/events?after=0&limit=1000", headers=headers)
     for event in page.get_json()["events"]:
         check_event(truth, reader, event, "the whole log")
@@ -175,6 +182,25 @@ def observe_everything(client, app, match_id: str, tokens: dict, full_log_reader
     listed = [m for m in client.get("/v1/matches?limit=100").get_json()["items"] if m["id"] == match_id]
     check_plain(truth, None, listed, "list")
     return truth
+
+
+def check_record(truth: Truth, reader, text: str) -> None:
+    """A record (docs/records.md) shows no tile the reader may not know, hand by hand, and no
+    seed before the end."""
+    record = parse(text)
+    hand = None
+    for element in record.elements:
+        if isinstance(element, HandStart | RoundStart):
+            hand = element.number
+        if isinstance(element, Deal | Boneyard):
+            shown = {t for t in element.tiles if t is not None}
+        elif isinstance(element, Move) and element.tile is not None:
+            shown = {element.tile}
+        else:
+            continue  # a turn-up is public by design; ends and results hold no tile
+        leaked = shown & truth.secret(reader, hand)
+        assert not leaked, f"record: {leaked} leaked to {_who(reader)} in {element} (hand {hand})"
+    assert (record.value("Seed") is not None) == truth.ended
 
 
 def check_action_answer(app, match_id: str, seat: int, answer: dict) -> Truth:
