@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/in_process.py            # ~1 min: 20 matches, 3,000 refused actions per app
     .venv/bin/python bench/in_process.py --quick    # ~20 s: 6 matches, 1,000 refused actions per app
+    .venv/bin/python bench/in_process.py --quick --table partners   # 4 seats, partners (double nine)
+    .venv/bin/python bench/in_process.py --quick --table mexican8   # 8 seats of Mexican Train (2 rounds)
 
 No gunicorn and no socket: requests go through Flask's test client, so the figures are the
 app's own work (routing, input guard, schemas, services, SQLite) without the worker and the
@@ -9,11 +11,17 @@ network that ``http_floor.py`` includes. Three apps, each on its own SQLite file
 their rate limits: off, ``database://`` (the default: counters in the app's database) and
 ``memory://`` (per process), with budgets too high to refuse anything.
 
-1. **Requests** (the app without limits): whole matches of one remote seat against a greedy
-   bot (``standard-draw`` to 100, always ``legal_actions[0]``). Each action's time; the share of
+1. **Requests** (the app without limits): whole matches of one remote seat against greedy
+   bots (``--table``: ``line``, the default, is ``standard-draw`` to 100 against one bot;
+   ``partners`` four seats of ``double-nine-partners``; ``mexican8`` eight seats of
+   ``mexican-train``, two rounds), always ``legal_actions[0]``. Each action's time; the share of
    it spent in the use case (``MessageBus.handle`` of the ``Act`` command: load, authenticate,
-   decide, the bot's replies, append, commit); after each action a timed ``GET /view`` and
-   ``GET /healthz``.
+   decide, the bot's replies, append, commit); after each action a timed ``GET /view``, a page
+   of 50 events (``GET /events?after=seq-50&limit=50``, once the log has 50), the summary
+   (``GET /v1/matches/{id}``) and ``GET /healthz``; each median also as a multiple of
+   ``/healthz``'s in the same run. The bots' reply floor (``BOT_REPLY_FLOOR_MS``, a pause that
+   hides what a decision cost, README section 8 of bench/README.md) is off: it is a sleep, not
+   work, and would be most of an action's time.
 2. **Rate limits**: the same action refused by its schema (422), sent over and over to each
    app in turn (the order rotated every time, so machine noise falls on all three alike). The
    limits run before the schema, so the difference of the medians is what the limits cost; an
@@ -45,10 +53,20 @@ from api.services.commands import Act
 from api.services.snapshots import Snapshot, fold
 from api.store import Store
 
-MATCH = {
-    "preset": "standard-draw",
-    "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
+
+
+def greedy_bots(count: int) -> list[dict[str, str]]:
+    return [{"name": f"bot {i + 1}", "type": "bot", "level": "greedy"} for i in range(count)]
+
+
+CLIENT = {"name": "client", "type": "remote"}
+TABLES: dict[str, dict[str, Any]] = {
+    "line": {"preset": "standard-draw", "seats": [CLIENT, *greedy_bots(1)]},
+    "partners": {"preset": "double-nine-partners", "seats": [CLIENT, *greedy_bots(3)]},
+    "mexican8": {"preset": "mexican-train", "rules": {"rounds": 2}, "seats": [CLIENT, *greedy_bots(7)]},
 }
+MATCH = TABLES["line"]
+EVENTS_PAGE = 50
 LIMITS_PER_ACTION = 2  # RATE_LIMIT_ACTIONS_PER_TOKEN and RATE_LIMIT_ACTIONS_PER_ADDRESS
 HIGH = "100000000 per minute"  # never reached: the cost of counting, not of refusing
 APPS: dict[str, dict[str, Any]] = {
@@ -64,7 +82,10 @@ class Timings:
     def __init__(self) -> None:
         self.action: list[float] = []
         self.view: list[float] = []
+        self.events: list[float] = []  # a page of EVENTS_PAGE events
+        self.summary: list[float] = []
         self.healthz: list[float] = []
+        self.view_bytes: list[int] = []
         self.service: list[float] = []  # seconds in the Act use case, one per action
         self.match_ids: list[str] = []
 
@@ -90,10 +111,10 @@ def timing_the_use_case(into: list[float]) -> Iterator[None]:
         MessageBus.handle = original  # type: ignore[method-assign,assignment]
 
 
-def play(client: Any, out: Timings, matches: int, *, reads: bool) -> None:
-    """``matches`` whole matches, every action timed (and, with ``reads``, a view and a probe after it)."""
+def play(client: Any, out: Timings, matches: int, *, reads: bool, match: dict[str, Any] = MATCH) -> None:
+    """``matches`` whole matches, every action timed (and, with ``reads``, the reads and a probe after it)."""
     for _ in range(matches):
-        created = client.post("/v1/matches", json=MATCH).get_json()
+        created = client.post("/v1/matches", json=match).get_json()
         out.match_ids.append(created["id"])
         path = f"/v1/matches/{created['id']}"
         auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
@@ -107,8 +128,17 @@ def play(client: Any, out: Timings, matches: int, *, reads: bool) -> None:
             view = answer.get_json()["view"]
             if reads:
                 start = time.perf_counter()
-                client.get(f"{path}/view", headers=auth)
+                read = client.get(f"{path}/view", headers=auth)
                 out.view.append(time.perf_counter() - start)
+                out.view_bytes.append(len(read.data))
+                seq = answer.get_json()["seq"]
+                if seq >= EVENTS_PAGE:
+                    start = time.perf_counter()
+                    client.get(f"{path}/events?after={seq - EVENTS_PAGE}&limit={EVENTS_PAGE}", headers=auth)
+                    out.events.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                client.get(path)
+                out.summary.append(time.perf_counter() - start)
                 start = time.perf_counter()
                 client.get("/healthz")
                 out.healthz.append(time.perf_counter() - start)
@@ -173,14 +203,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=20, help="whole matches timed (default 20)")
     parser.add_argument("--refusals", type=int, default=3000, help="refused actions per app (default 3000)")
     parser.add_argument("--quick", action="store_true", help="6 matches, 1000 refused actions per app")
+    parser.add_argument("--table", choices=TABLES, default="line", help="the matches of section 1 (default line)")
     args = parser.parse_args(argv)
     if args.quick:
         args.matches, args.refusals = 6, 1000
+    match = TABLES[args.table]
 
     print(f"# in_process: {machine_line()}")
     print(
-        f"# Flask test client, SQLite; {args.matches} whole matches (standard-draw to 100, one remote seat vs "
-        f"greedy), {args.refusals} refused actions per rate-limit storage\n",
+        f"# Flask test client, SQLite, bots' reply floor off; {args.matches} whole matches ({args.table}: "
+        f"{match['preset']}, one remote seat vs {len(match['seats']) - 1} greedy), {args.refusals} refused "
+        f"actions per rate-limit storage\n",
         flush=True,
     )
     began = time.perf_counter()
@@ -196,26 +229,34 @@ def main(argv: list[str] | None = None) -> int:
                     "RATE_LIMIT_ACTIONS_PER_TOKEN": HIGH,
                     "RATE_LIMIT_ACTIONS_PER_ADDRESS": HIGH,
                     "LOG_LEVEL": "WARNING",
+                    "BOT_REPLY_FLOOR_MS": None,  # the pause is not work (see above)
                     **config,
                 }
             )
             clients[name] = app.test_client()
-            play(clients[name], Timings(), 1, reads=False)  # warm-up: imports, caches, prepared statements
+            play(clients[name], Timings(), 1, reads=False, match=match)  # warm-up: imports, caches, statements
         off = Timings()
         with timing_the_use_case(off.service):
-            play(clients["off"], off, args.matches, reads=True)
+            play(clients["off"], off, args.matches, reads=True, match=match)
         refused = refused_actions(clients, args.refusals)
         ended, live, events = snapshot_sizes(urls["off"], off.match_ids)
 
     print("## 1. Requests, in-process (no rate limits)\n")
-    print("| request | n | median | p95 |")
-    print("|---|---:|---:|---:|")
+    print("| request | n | median | p95 | median vs `/healthz` |")
+    print("|---|---:|---:|---:|---:|")
+    floor = median(off.healthz)
     for label, sample in (
-        ("`POST /actions` (with the bot's reply)", off.action),
+        ("`POST /actions` (with the bots' replies)", off.action),
         ("`GET /view`", off.view),
+        (f"`GET /events` (a page of {EVENTS_PAGE})", off.events),
+        ("`GET /v1/matches/{id}` (summary)", off.summary),
         ("`GET /healthz`", off.healthz),
     ):
-        print(f"| {label} | {len(sample)} | {ms(median(sample))} | {ms(pct(sample, 0.95))} |")
+        print(
+            f"| {label} | {len(sample)} | {ms(median(sample))} | {ms(pct(sample, 0.95))} | "
+            f"{median(sample) / floor:.1f}× |"
+        )
+    print(f"\na seat's view: {median(off.view_bytes):.0f} bytes median, {max(off.view_bytes)} at most")
     share = sum(off.service) / sum(off.action)
     print(
         f"\nthe use case (MessageBus.handle(Act)) is {share:.0%} of the actions' in-process time "
