@@ -33,7 +33,7 @@ from api.http.conditional import (
     not_modified,
     seat_part,
 )
-from api.http.dumping import AlternativesSchema, CompiledSchema
+from api.http.dumping import AlternativesSchema, CompiledSchema, json_text
 from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
@@ -99,7 +99,8 @@ def _render_refusal(error: Exception) -> tuple[int, str]:
 
 def render_action_result(result: dict) -> str:
     """The body of an action's answer: one rendering for the first answer and every replay."""
-    return json.dumps(ACTION_RESULT.dump(result), separators=(",", ":"))
+    dumped = ACTION_RESULT.dump(result)
+    return json_text(dumped, sort_keys=False) or json.dumps(dumped, separators=(",", ":"))
 
 
 def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
