@@ -163,7 +163,7 @@ def snapshot_sizes(database_url: str, match_ids: list[str]) -> tuple[float, floa
         return held / len(logs) / 1024
 
     def before_last_hand_ended(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        last = max(i for i, row in enumerate(rows) if row["type"] == "hand_ended")
+        last = max(i for i, row in enumerate(rows) if row["type"] in ("hand_ended", "round_ended"))
         return rows[:last]
 
     ended = kib_each(lambda rows: rows)

@@ -9,7 +9,7 @@ fields once and builds a plain function ``dict -> dict`` that gives marshmallow'
 for value and key for key in the same order (tests/api/test_dumping.py compares the two on
 every kind of answer).
 
-What the plan knows: ``Raw``, ``Integer``, ``Float``, ``String``, ``Boolean``, ``Nested`` and
+What the plan knows: ``Raw``, ``Boolean``, ``Integer``, ``Float``, ``String``, ``Nested`` and
 ``List`` of those, read by key from a plain ``dict``. Anything else falls back to marshmallow
 itself: a field of another type or a subclass that serializes its own way is serialized by its
 own ``serialize``; a schema with dump hooks, ``only`` or ``exclude``, or an object that is not
@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
 import marshmallow as ma
 import orjson
@@ -84,7 +84,7 @@ class AlternativesSchema(ma.Schema):
     """An answer that is one of ``SHAPES``, the one ``shape_of`` names for the object (a line
     game's view or a trains game's): dumped by that shape's schema."""
 
-    SHAPES: tuple[type[ma.Schema], ...] = ()
+    SHAPES: ClassVar[tuple[type[ma.Schema], ...]] = ()
 
     @staticmethod
     def shape_of(obj: Any) -> type[ma.Schema]:
@@ -114,9 +114,14 @@ def _compile(schema: ma.Schema) -> Dump:
     for name, field in schema.dump_fields.items():
         key = field.data_key if field.data_key is not None else name
         attribute = field.attribute if field.attribute is not None else name
-        convert = _converter(field)
+        try:
+            convert = _converter(field)
+        except _OwnWay:
+            convert, known = None, False
+        else:
+            known = True
         simple = (
-            convert is not False
+            known
             and field._CHECK_ATTRIBUTE
             and field.dump_default is _MISSING
             and type(field).serialize is fields.Field.serialize
@@ -125,7 +130,7 @@ def _compile(schema: ma.Schema) -> Dump:
             and attribute not in _DICT_ATTRIBUTES
         )
         if simple:
-            steps.append((key, attribute, convert or None, None))
+            steps.append((key, attribute, convert, None))
         else:  # marshmallow's own field, called as Schema._serialize calls it
             steps.append((key, name, None, field))
     plan = tuple(steps)
@@ -161,20 +166,24 @@ def _alternatives(schema: type[AlternativesSchema]) -> Dump:
     return dump
 
 
-def _converter(field: fields.Field[Any]) -> Convert | bool:
-    """How the plan converts a value of ``field`` (as ``field._serialize`` does), or False when
-    only the field itself knows."""
+class _OwnWay(Exception):
+    """A field that serializes its own way: only its own ``serialize`` knows how."""
+
+
+def _converter(field: fields.Field[Any]) -> Convert:
+    """How the plan converts a value of ``field``, as ``field._serialize`` does (None: as it
+    is); :class:`_OwnWay` when only the field itself knows."""
     kind = type(field)
-    if kind._serialize is fields.Raw._serialize and isinstance(field, fields.Raw):
+    if kind._serialize is fields.Field._serialize:  # Raw, Boolean (marshmallow 4 dumps it as it is)
         return None
-    if isinstance(field, fields.Number) and kind._serialize is fields.Number._serialize:
-        if field.as_string or kind._format_num is not fields.Number._format_num:
-            return False
-        return _number(field.num_type) if field.num_type in (int, float) else False
+    if isinstance(field, fields.Number) and type(field)._serialize is fields.Number._serialize:
+        if field.as_string or type(field)._format_num is not fields.Number._format_num:
+            raise _OwnWay
+        if field.num_type not in (int, float):
+            raise _OwnWay
+        return _number(field.num_type)
     if isinstance(field, fields.String) and kind._serialize is fields.String._serialize:
         return _string
-    if isinstance(field, fields.Boolean) and kind._serialize is fields.Boolean._serialize:
-        return _boolean(field)
     if isinstance(field, fields.Nested) and kind._serialize is fields.Nested._serialize:
         nested = field.schema
         many = nested.many or field.many
@@ -184,14 +193,11 @@ def _converter(field: fields.Field[Any]) -> Convert | bool:
         return lambda value: None if value is None else dump(value)
     if isinstance(field, fields.List) and kind._serialize is fields.List._serialize:
         inner = _converter(field.inner)
-        if inner is False:
-            return False
         if inner is None:
             return lambda value: None if value is None else list(value)
         convert = inner
-        assert callable(convert)
         return lambda value: None if value is None else [convert(item) for item in value]
-    return False
+    raise _OwnWay
 
 
 def _number(kind: type) -> Callable[[Any], Any]:
@@ -205,13 +211,6 @@ def _string(value: Any) -> Any:
     return value if value is None or type(value) is str else utils.ensure_text_type(value)
 
 
-def _boolean(field: fields.Boolean) -> Callable[[Any], Any]:
-    def convert(value: Any) -> Any:
-        return value if value is None or type(value) is bool else field._serialize(value, None, None)
-
-    return convert
-
-
 # Types orjson would write its own way (datetimes as RFC 3339, dataclasses, subclasses of str,
 # int, dict, list): passed to its ``default``, which refuses them, so the standard library
 # (with the caller's ``default``) writes them as before.
@@ -221,7 +220,7 @@ _AS_BEFORE = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS 
 def json_text(obj: Any, *, sort_keys: bool) -> str | None:
     """``obj`` as compact JSON, exactly as ``json.dumps(obj, separators=(",", ":"),
     sort_keys=sort_keys)`` writes it (ASCII, ``\\u`` escapes), or None where orjson cannot
-    promise that: a text that is not all ASCII (the standard library escapes it), a type it
+    promise that: a text that is not all printable ASCII (the standard library escapes the rest), a type it
     writes its own way, an integer beyond 64 bits, a key that is not a string. (Floats are
     the one difference left: orjson writes ``1e16`` where the standard library writes
     ``1e+16``, the same number; no hot answer holds such a float.)"""
@@ -229,4 +228,5 @@ def json_text(obj: Any, *, sort_keys: bool) -> str | None:
         text = orjson.dumps(obj, option=(orjson.OPT_SORT_KEYS | _AS_BEFORE) if sort_keys else _AS_BEFORE)
     except orjson.JSONEncodeError:
         return None
-    return text.decode("ascii") if text.isascii() else None
+    # DEL is ASCII, but the standard library escapes it (\u007f) and orjson does not.
+    return text.decode("ascii") if text.isascii() and b"\x7f" not in text else None

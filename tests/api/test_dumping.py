@@ -186,3 +186,14 @@ def test_what_the_plan_does_not_know_is_left_to_marshmallow():
             "word": "tile",
         }
     )
+
+
+@pytest.mark.parametrize("sort_keys", [True, False])
+def test_json_text_is_the_standard_librarys_text_or_nothing(sort_keys):
+    snap = states(EXAMPLES / "mexican-train-4p.audit.json")[-1][0]
+    answers = [SeatViewSchema().dump(seat_view(snap, seat)) for seat in (0, None)]
+    answers += [{"name": "caf\u00e9"}, {1: "not a string key"}, {"big": 2**70}, {"control": "a\u001fb\x7f"}]
+    for answer in answers:
+        text = dumping.json_text(answer, sort_keys=sort_keys)
+        assert text is None or text == json.dumps(answer, separators=(",", ":"), sort_keys=sort_keys)
+    assert [dumping.json_text(a, sort_keys=sort_keys) is None for a in answers] == [False] * 2 + [True] * 3 + [False]
