@@ -44,7 +44,7 @@ from typing import Any
 
 from _http import HOST, Http, Server, bearer, machine_line, median, ms, pct, sqlite_url
 
-TARGET_RATIO = 0.25
+TARGET_RATIO = 0.35  # issue 36 (issue 14's was 0.25)
 MATCH = {
     "preset": "standard-draw",
     "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
