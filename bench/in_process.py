@@ -2,6 +2,8 @@
 
     .venv/bin/python bench/in_process.py            # ~1 min: 20 matches, 3,000 refused actions per app
     .venv/bin/python bench/in_process.py --quick    # ~20 s: 6 matches, 1,000 refused actions per app
+    .venv/bin/python bench/in_process.py --quick --table partners   # 4 seats, partners (double nine)
+    .venv/bin/python bench/in_process.py --quick --table mexican8   # 8 seats of Mexican Train (2 rounds)
 
 No gunicorn and no socket: requests go through Flask's test client, so the figures are the
 app's own work (routing, input guard, schemas, services, SQLite) without the worker and the
@@ -9,11 +11,17 @@ network that ``http_floor.py`` includes. Three apps, each on its own SQLite file
 their rate limits: off, ``database://`` (the default: counters in the app's database) and
 ``memory://`` (per process), with budgets too high to refuse anything.
 
-1. **Requests** (the app without limits): whole matches of one remote seat against a greedy
-   bot (``standard-draw`` to 100, always ``legal_actions[0]``). Each action's time; the share of
+1. **Requests** (the app without limits): whole matches of one remote seat against greedy
+   bots (``--table``: ``line``, the default, is ``standard-draw`` to 100 against one bot;
+   ``partners`` four seats of ``double-nine-partners``; ``mexican8`` eight seats of
+   ``mexican-train``, two rounds), always ``legal_actions[0]``. Each action's time; the share of
    it spent in the use case (``MessageBus.handle`` of the ``Act`` command: load, authenticate,
-   decide, the bot's replies, append, commit); after each action a timed ``GET /view`` and
-   ``GET /healthz``.
+   decide, the bot's replies, append, commit); after each action a timed ``GET /view``, a page
+   of 50 events (``GET /events?after=seq-50&limit=50``, once the log has 50), the summary
+   (``GET /v1/matches/{id}``) and ``GET /healthz``; each median also as a multiple of
+   ``/healthz``'s in the same run. The bots' reply floor (``BOT_REPLY_FLOOR_MS``, a pause that
+   hides what a decision cost, README section 8 of bench/README.md) is off: it is a sleep, not
+   work, and would be most of an action's time.
 2. **Rate limits**: the same action refused by its schema (422), sent over and over to each
    app in turn (the order rotated every time, so machine noise falls on all three alike). The
    limits run before the schema, so the difference of the medians is what the limits cost; an
@@ -45,10 +53,19 @@ from api.services.commands import Act
 from api.services.snapshots import Snapshot, fold
 from api.store import Store
 
-MATCH = {
-    "preset": "standard-draw",
-    "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
+
+def greedy_bots(count: int) -> list[dict[str, str]]:
+    return [{"name": f"bot {i + 1}", "type": "bot", "level": "greedy"} for i in range(count)]
+
+
+CLIENT = {"name": "client", "type": "remote"}
+TABLES: dict[str, dict[str, Any]] = {
+    "line": {"preset": "standard-draw", "seats": [CLIENT, *greedy_bots(1)]},
+    "partners": {"preset": "double-nine-partners", "seats": [CLIENT, *greedy_bots(3)]},
+    "mexican8": {"preset": "mexican-train", "rules": {"rounds": 2}, "seats": [CLIENT, *greedy_bots(7)]},
 }
+MATCH = TABLES["line"]
+EVENTS_PAGE = 50
 LIMITS_PER_ACTION = 2  # RATE_LIMIT_ACTIONS_PER_TOKEN and RATE_LIMIT_ACTIONS_PER_ADDRESS
 HIGH = "100000000 per minute"  # never reached: the cost of counting, not of refusing
 APPS: dict[str, dict[str, Any]] = {
@@ -59,29 +76,40 @@ APPS: dict[str, dict[str, Any]] = {
 
 
 class Timings:
-    """What the matches of section 1 measured."""
+    """What the matches of section 1 measured: per request kind, wall seconds and this thread's
+    CPU seconds (``time.thread_time``: the app runs in the client's thread, so that is the app's
+    own work, which a loaded machine stretches far less than wall time)."""
+
+    KINDS = ("action", "view", "events", "summary", "healthz")
 
     def __init__(self) -> None:
-        self.action: list[float] = []
-        self.view: list[float] = []
-        self.healthz: list[float] = []
-        self.service: list[float] = []  # seconds in the Act use case, one per action
+        self.wall: dict[str, list[float]] = {kind: [] for kind in self.KINDS}
+        self.cpu: dict[str, list[float]] = {kind: [] for kind in self.KINDS}
+        self.service: list[float] = []  # CPU seconds in the Act use case, one per action
         self.match_ids: list[str] = []
+        self.view_bytes: list[int] = []
+
+    def timed(self, kind: str, request: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        answer = request(*args, **kwargs)
+        self.cpu[kind].append(time.thread_time() - cpu)
+        self.wall[kind].append(time.perf_counter() - wall)
+        return answer
 
 
 @contextmanager
 def timing_the_use_case(into: list[float]) -> Iterator[None]:
-    """Adds the seconds each ``Act`` command spends in its handler to ``into`` while active."""
+    """Adds the CPU seconds each ``Act`` command spends in its handler to ``into`` while active."""
     original: Callable[[MessageBus, Any], Any] = MessageBus.handle
 
     def timed(bus: MessageBus, command: Any) -> Any:
         if not isinstance(command, Act):
             return original(bus, command)
-        start = time.perf_counter()
+        start = time.thread_time()
         try:
             return original(bus, command)
         finally:
-            into.append(time.perf_counter() - start)
+            into.append(time.thread_time() - start)
 
     MessageBus.handle = timed  # type: ignore[method-assign,assignment]
     try:
@@ -90,28 +118,28 @@ def timing_the_use_case(into: list[float]) -> Iterator[None]:
         MessageBus.handle = original  # type: ignore[method-assign,assignment]
 
 
-def play(client: Any, out: Timings, matches: int, *, reads: bool) -> None:
-    """``matches`` whole matches, every action timed (and, with ``reads``, a view and a probe after it)."""
+def play(client: Any, out: Timings, matches: int, *, reads: bool, match: dict[str, Any] = MATCH) -> None:
+    """``matches`` whole matches, every action timed (and, with ``reads``, the reads and a probe after it)."""
     for _ in range(matches):
-        created = client.post("/v1/matches", json=MATCH).get_json()
+        created = client.post("/v1/matches", json=match).get_json()
         out.match_ids.append(created["id"])
         path = f"/v1/matches/{created['id']}"
         auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
         view = client.get(f"{path}/view", headers=auth).get_json()
         while view["status"] != "ended":
-            start = time.perf_counter()
-            answer = client.post(f"{path}/actions", json=view["legal_actions"][0], headers=auth)
-            out.action.append(time.perf_counter() - start)
+            action = view["legal_actions"][0]
+            answer = out.timed("action", client.post, f"{path}/actions", json=action, headers=auth)
             if answer.status_code != 200:
                 raise RuntimeError(f"action refused: {answer.status_code} {answer.get_json()}")
             view = answer.get_json()["view"]
             if reads:
-                start = time.perf_counter()
-                client.get(f"{path}/view", headers=auth)
-                out.view.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                client.get("/healthz")
-                out.healthz.append(time.perf_counter() - start)
+                read = out.timed("view", client.get, f"{path}/view", headers=auth)
+                out.view_bytes.append(len(read.data))
+                page = f"{path}/events?after={view['seq'] - EVENTS_PAGE}&limit={EVENTS_PAGE}"
+                if view["seq"] >= EVENTS_PAGE:
+                    out.timed("events", client.get, page, headers=auth)
+                out.timed("summary", client.get, path)
+                out.timed("healthz", client.get, "/healthz")
 
 
 def snapshot_sizes(database_url: str, match_ids: list[str]) -> tuple[float, float, list[int]]:
@@ -135,7 +163,7 @@ def snapshot_sizes(database_url: str, match_ids: list[str]) -> tuple[float, floa
         return held / len(logs) / 1024
 
     def before_last_hand_ended(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        last = max(i for i, row in enumerate(rows) if row["type"] == "hand_ended")
+        last = max(i for i, row in enumerate(rows) if row["type"] in ("hand_ended", "round_ended"))
         return rows[:last]
 
     ended = kib_each(lambda rows: rows)
@@ -173,14 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=20, help="whole matches timed (default 20)")
     parser.add_argument("--refusals", type=int, default=3000, help="refused actions per app (default 3000)")
     parser.add_argument("--quick", action="store_true", help="6 matches, 1000 refused actions per app")
+    parser.add_argument("--table", choices=TABLES, default="line", help="the matches of section 1 (default line)")
     args = parser.parse_args(argv)
     if args.quick:
         args.matches, args.refusals = 6, 1000
+    match = TABLES[args.table]
 
     print(f"# in_process: {machine_line()}")
     print(
-        f"# Flask test client, SQLite; {args.matches} whole matches (standard-draw to 100, one remote seat vs "
-        f"greedy), {args.refusals} refused actions per rate-limit storage\n",
+        f"# Flask test client, SQLite, bots' reply floor off; {args.matches} whole matches ({args.table}: "
+        f"{match['preset']}, one remote seat vs {len(match['seats']) - 1} greedy), {args.refusals} refused "
+        f"actions per rate-limit storage\n",
         flush=True,
     )
     began = time.perf_counter()
@@ -196,29 +227,38 @@ def main(argv: list[str] | None = None) -> int:
                     "RATE_LIMIT_ACTIONS_PER_TOKEN": HIGH,
                     "RATE_LIMIT_ACTIONS_PER_ADDRESS": HIGH,
                     "LOG_LEVEL": "WARNING",
+                    "BOT_REPLY_FLOOR_MS": None,  # the pause is not work (see above)
                     **config,
                 }
             )
             clients[name] = app.test_client()
-            play(clients[name], Timings(), 1, reads=False)  # warm-up: imports, caches, prepared statements
+            play(clients[name], Timings(), 1, reads=False, match=match)  # warm-up: imports, caches, statements
         off = Timings()
         with timing_the_use_case(off.service):
-            play(clients["off"], off, args.matches, reads=True)
+            play(clients["off"], off, args.matches, reads=True, match=match)
         refused = refused_actions(clients, args.refusals)
         ended, live, events = snapshot_sizes(urls["off"], off.match_ids)
 
     print("## 1. Requests, in-process (no rate limits)\n")
-    print("| request | n | median | p95 |")
-    print("|---|---:|---:|---:|")
-    for label, sample in (
-        ("`POST /actions` (with the bot's reply)", off.action),
-        ("`GET /view`", off.view),
-        ("`GET /healthz`", off.healthz),
+    print("| request | n | CPU median | CPU vs `/healthz` | wall median | wall p95 |")
+    print("|---|---:|---:|---:|---:|---:|")
+    floor = median(off.cpu["healthz"])
+    for label, kind in (
+        ("`POST /actions` (with the bots' replies)", "action"),
+        ("`GET /view`", "view"),
+        (f"`GET /events` (a page of {EVENTS_PAGE})", "events"),
+        ("`GET /v1/matches/{id}` (summary)", "summary"),
+        ("`GET /healthz`", "healthz"),
     ):
-        print(f"| {label} | {len(sample)} | {ms(median(sample))} | {ms(pct(sample, 0.95))} |")
-    share = sum(off.service) / sum(off.action)
+        cpu, wall = off.cpu[kind], off.wall[kind]
+        print(
+            f"| {label} | {len(cpu)} | {ms(median(cpu))} | {median(cpu) / floor:.1f}× | {ms(median(wall))} | "
+            f"{ms(pct(wall, 0.95))} |"
+        )
+    print(f"\na seat's view: {median(off.view_bytes):.0f} bytes median, {max(off.view_bytes)} at most")
+    share = sum(off.service) / sum(off.cpu["action"])
     print(
-        f"\nthe use case (MessageBus.handle(Act)) is {share:.0%} of the actions' in-process time "
+        f"\nthe use case (MessageBus.handle(Act)) is {share:.0%} of the actions' CPU in-process "
         f"(median {ms(median(off.service))}); the rest is Flask, flask-smorest, the input guard and the schemas"
     )
 

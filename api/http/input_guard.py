@@ -45,6 +45,7 @@ from flask_smorest.spec.plugins import unicodeconverter2paramschema
 from werkzeug.routing import UnicodeConverter
 
 from api.http import transport_refusals
+from api.http.dumping import json_text
 from api.http.errors import ProblemError
 from api.http.problem_codes import (
     BEARER_CHALLENGE,
@@ -207,10 +208,18 @@ def _report(errors: dict, path: tuple[str, ...], message: str) -> None:
 
 
 class GuardedJSONProvider(DefaultJSONProvider):
-    """Flask's JSON with :func:`loads` for everything it reads (``request.get_json``)."""
+    """Flask's JSON with :func:`loads` for everything it reads (``request.get_json``), and
+    answers written by orjson where that gives the same text (``dumping.json_text``)."""
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return loads(s)
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if kwargs == {"separators": (",", ":")}:  # what Flask's response() passes outside debug mode
+            text = json_text(obj, sort_keys=self.sort_keys)
+            if text is not None and self.ensure_ascii:
+                return text
+        return super().dumps(obj, **kwargs)
 
 
 # --- path, query and headers -------------------------------------------------------------

@@ -33,6 +33,7 @@ from api.http.conditional import (
     not_modified,
     seat_part,
 )
+from api.http.dumping import AlternativesSchema, CompiledSchema, json_text
 from api.http.errors import PROBLEM_CONTENT_TYPE
 from api.http.limits import limit_audit_reads, limit_creation, rate_limited_actions
 from api.http.openapi_shapes import COMPONENTS, Union, component, shaped
@@ -98,7 +99,8 @@ def _render_refusal(error: Exception) -> tuple[int, str]:
 
 def render_action_result(result: dict) -> str:
     """The body of an action's answer: one rendering for the first answer and every replay."""
-    return json.dumps(ActionResultSchema().dump(result), separators=(",", ":"))
+    dumped = ACTION_RESULT.dump(result)
+    return json_text(dumped, sort_keys=False) or json.dumps(dumped, separators=(",", ":"))
 
 
 def _action_answer(result: dict, text: str, status: int = 200, **headers: str) -> Response:
@@ -494,7 +496,7 @@ DEADLINE = fields.String(
 )
 
 
-class _SummaryFields(ma.Schema):
+class _SummaryFields(CompiledSchema):
     id = fields.String(**ALWAYS)
     seeded_by_client = fields.Boolean(**ALWAYS, metadata={"description": "The server seed was chosen by the creator"})
     preset = fields.String(validate=validate.OneOf(tuple(PRESETS)), **ALWAYS)
@@ -551,14 +553,14 @@ class MatchListItemSchema(_SummaryFields):
     updated_at = fields.String(**ALWAYS, metadata={"description": "ISO 8601: the last event's time"})
 
 
-class MatchListSchema(ma.Schema):
+class MatchListSchema(CompiledSchema):
     items = fields.List(fields.Nested(MatchListItemSchema), **ALWAYS)
     next_cursor = fields.String(
         allow_none=True, **ALWAYS, metadata={"description": "Pass as ?cursor= for the next page; null on the last"}
     )
 
 
-class ViewSchema(ma.Schema):
+class ViewSchema(CompiledSchema):
     match_id = fields.String(**ALWAYS)
     seq = fields.Integer(**ALWAYS, metadata={"description": "Number of the last event this view includes"})
     status = fields.String(validate=validate.OneOf(STATUSES), **ALWAYS)
@@ -628,7 +630,7 @@ class ViewSchema(ma.Schema):
     chain_head = ChainHeadField("The hash chain's head at this view's seq, to pin")
 
 
-class TrainsViewSchema(ma.Schema):
+class TrainsViewSchema(CompiledSchema):
     """A trains game's view (mexican-train, chicken-foot): the rounds and totals, the table's
     trains or arms, the viewer's hand and exactly the actions it may send."""
 
@@ -705,21 +707,21 @@ class TrainsViewSchema(ma.Schema):
     chain_head = ChainHeadField("The hash chain's head at this view's seq, to pin")
 
 
-class SeatViewSchema(ma.Schema):
+class SeatViewSchema(AlternativesSchema):
     """A seat's (or a spectator's) view: a line game's (`View`) or a trains game's (`TrainsView`),
     told apart by the rule set's preset (`rules.preset`; a trains view has `board`)."""
 
     SHAPES: ClassVar[tuple[type[ma.Schema], ...]] = (ViewSchema, TrainsViewSchema)
 
-    def dump(self, obj: Any, *, many: bool | None = None) -> Any:
-        shape = TrainsViewSchema if "board" in obj else ViewSchema
-        return shape().dump(obj, many=many)
+    @staticmethod
+    def shape_of(obj: Any) -> type[ma.Schema]:
+        return TrainsViewSchema if "board" in obj else ViewSchema
 
 
 ALTERNATIVES["SeatView"] = SeatViewSchema
 
 
-class ActionResultSchema(ma.Schema):
+class ActionResultSchema(CompiledSchema):
     match_id = fields.String(**ALWAYS)
     seat = fields.Integer(**ALWAYS)
     seq = fields.Integer(**ALWAYS)
@@ -734,7 +736,10 @@ class ActionResultSchema(ma.Schema):
     view = fields.Nested(SeatViewSchema, **ALWAYS)
 
 
-class ClaimResultSchema(ma.Schema):
+ACTION_RESULT = ActionResultSchema()  # built once: a schema instance deep-copies its fields
+
+
+class ClaimResultSchema(CompiledSchema):
     match_id = fields.String(**ALWAYS)
     seat = fields.Integer(**ALWAYS)
     token = fields.String(**ALWAYS, metadata={"description": "The seat's secret token, shown this once"})
@@ -742,7 +747,7 @@ class ClaimResultSchema(ma.Schema):
     view = fields.Nested(SeatViewSchema, **ALWAYS)
 
 
-class EventsPageSchema(ma.Schema):
+class EventsPageSchema(CompiledSchema):
     match_id = fields.String(**ALWAYS)
     seat = fields.Integer(
         allow_none=True, **ALWAYS, metadata={"description": "The viewer's seat; null for a spectator"}

@@ -95,11 +95,24 @@ class Union(ma.Schema):
         kind = data.get(self.DISCRIMINATOR)
         if not isinstance(kind, str) or kind not in self.SHAPES:
             raise ma.ValidationError([f"Must be one of: {', '.join(self.SHAPES)}."], self.DISCRIMINATOR)
-        return {"_shape": self.SHAPES[kind]().load(data)}
+        return {"_shape": _loader(self.SHAPES[kind]).load(data)}
 
     @ma.post_load
     def unwrap(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         return data["_shape"]
+
+
+_loaders: dict[type[ma.Schema], ma.Schema] = {}
+
+
+def _loader(shape: type[ma.Schema]) -> ma.Schema:
+    """One instance of a union's shape for every request: a schema instance deep-copies its
+    declared fields when made (about a tenth of an action's time when made per request), and
+    loading keeps nothing in it, as flask-smorest's own instances do not."""
+    schema = _loaders.get(shape)
+    if schema is None:
+        schema = _loaders[shape] = shape()
+    return schema
 
 
 def register_shapes(spec: APISpec) -> None:

@@ -1,0 +1,200 @@
+"""The compiled dumps of the hot answers give marshmallow's output, byte for byte.
+
+The golden vectors' logs are folded event by event and, at every few seqs, each seat's view, a
+spectator's, the summary, an events page and an action's answer are dumped twice: by the plans
+``api.http.dumping`` compiled from the schemas, and by marshmallow alone. The two must encode to
+the same JSON text (the same keys in the same order, the same values)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import marshmallow as ma
+import pytest
+from marshmallow import fields
+
+from api.http import dumping
+from api.http.matches import (
+    ActionResultSchema,
+    EventsPageSchema,
+    MatchListSchema,
+    MatchSummarySchema,
+    SeatViewSchema,
+    TrainsViewSchema,
+    ViewSchema,
+)
+from api.rules import ENDED, redact_event, view
+from api.rules.views import public_summary
+from api.services.snapshots import Snapshot, fold, without_seq
+
+from .helpers import TWO_REMOTE, act, create, tokens_of
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "openapi" / "examples"
+VECTORS = sorted(EXAMPLES.glob("*.audit.json"))
+EVERY = 5  # seqs between two sampled states of a vector (and its last)
+CHAIN_HEAD = {"seq": 0, "hash": "0" * 64}
+
+
+def twice(schema: type[ma.Schema], answer: Any) -> tuple[str, str]:
+    """``answer`` dumped by the compiled plan and by marshmallow alone, as JSON text."""
+    compiled = json.dumps(schema().dump(answer))
+    with dumping.marshmallow_only():
+        reference = json.dumps(schema().dump(answer))
+    return compiled, reference
+
+
+def states(path: Path) -> list[tuple[Snapshot, list[dict[str, Any]]]]:
+    """A vector's log folded: every EVERY-th state (and the last) with the rows up to it."""
+    rows = [
+        {k: v for k, v in e.items() if k not in ("schema_version", "prev_hash", "hash")}
+        for e in json.loads(path.read_text())["events"]
+    ]
+    out, snap = [], None
+    for i, row in enumerate(rows):
+        snap = fold(snap, [row])
+        if i % EVERY == 0 or i == len(rows) - 1:
+            out.append((snap, rows[: i + 1]))
+    return out
+
+
+def seat_view(snap: Snapshot, seat: int | None) -> dict[str, Any]:
+    out = view(snap.state, seat)
+    out.update(seq=snap.seq, match_id="m" * 32, chain_head={**CHAIN_HEAD, "seq": snap.seq})
+    if snap.state.rules.turn_seconds:
+        out["deadline_at"] = None if snap.state.status == ENDED else "2026-12-04T07:00:00+00:00"
+    return out
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.name.removesuffix(".audit.json"))
+def test_every_hot_answer_of_a_golden_log_dumps_as_marshmallow_does(path):
+    compared = 0
+    for snap, rows in states(path):
+        seats = range(len(snap.state.seats))
+        for seat in [*seats, None]:
+            shown = seat_view(snap, seat)
+            assert twice(SeatViewSchema, shown)[0] == twice(SeatViewSchema, shown)[1]
+            page = [{"seq": r["seq"], **redact_event(without_seq(r), seat)} for r in rows[-50:]]
+            for schema, answer in (
+                (
+                    EventsPageSchema,
+                    {
+                        "match_id": shown["match_id"],
+                        "seat": seat,
+                        "seq": snap.seq,
+                        "chain_head": shown["chain_head"],
+                        "events": page,
+                        "next_after": None,
+                    },
+                ),
+                (
+                    ActionResultSchema,
+                    {"match_id": shown["match_id"], "seat": seat, "seq": snap.seq, "events": page[-3:], "view": shown},
+                ),
+            ):
+                compiled, reference = twice(schema, answer)
+                assert compiled == reference
+            compared += 3
+        summary = {
+            "id": "m" * 32,
+            "preset": snap.state.rules.preset,
+            "seq": snap.seq,
+            "seed_commitment": "c" * 64,
+            "rated": False,
+            "rules": snap.state.rules.to_dict(),
+            "created_at": "2026-12-04T07:00:00+00:00",
+            **public_summary(snap.state),
+        }
+        compiled, reference = twice(MatchSummarySchema, summary)
+        assert compiled == reference
+        compared += 1
+    assert compared > 20
+
+
+def test_a_view_is_dumped_by_its_games_shape():
+    line, trains = (states(EXAMPLES / f"{name}.audit.json")[-1][0] for name in ("standard-draw-2p", "mexican-train-4p"))
+    assert SeatViewSchema.shape_of(seat_view(line, 0)) is ViewSchema
+    assert SeatViewSchema.shape_of(seat_view(trains, 0)) is TrainsViewSchema
+    assert "board" in SeatViewSchema().dump(seat_view(trains, 0))
+    assert "line" in SeatViewSchema().dump(seat_view(line, 0))
+
+
+def test_the_answers_of_a_live_match_dump_as_marshmallow_does(client):
+    created = create(client, TWO_REMOTE)
+    match_id, tokens = created["id"], tokens_of(created)
+    answers = []
+    for _ in range(6):
+        shown = client.get(f"/v1/matches/{match_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"}).get_json()
+        token = tokens[shown["turn"]]
+        mover = client.get(f"/v1/matches/{match_id}/view", headers={"Authorization": f"Bearer {token}"}).get_json()
+        answers.append(act(client, match_id, token, mover["legal_actions"][0]))
+    listed = client.get("/v1/matches").get_json()
+    for answer in answers:
+        compiled, reference = twice(ActionResultSchema, answer)
+        assert compiled == reference
+        assert compiled == json.dumps(answer)  # what the client got is what marshmallow dumps
+    assert twice(MatchListSchema, listed)[0] == twice(MatchListSchema, listed)[1]
+
+
+class _Odd(ma.Schema):
+    """Fields the plan does not compile, beside ones it does: the schema's own code serializes them."""
+
+    when = fields.DateTime()
+    shout = fields.Function(lambda obj: obj["word"].upper())
+    word = fields.String()
+    flag = fields.Boolean()
+    number = fields.Integer()
+    named = fields.String(data_key="renamed", attribute="source")
+    items = fields.List(fields.Integer())  # a dict's own attribute name: marshmallow's lookup
+
+
+class _Record(dict):
+    """Not a plain dict: dumped by marshmallow whole (the plan reads plain dicts only)."""
+
+    items = None  # type: ignore[assignment]  # as an attribute: marshmallow reads it for the absent key
+
+
+def test_what_the_plan_does_not_know_is_left_to_marshmallow():
+    import datetime
+
+    obj = {
+        "when": datetime.datetime(2026, 12, 4, 7, 0, tzinfo=datetime.UTC),
+        "word": "tile",
+        "flag": "yes",
+        "number": True,
+        "source": 12,
+        "items": [1, 2.0],
+    }
+    dump = dumping.dumper(_Odd)
+    assert dump(obj) == _Odd().dump(obj)
+    assert json.dumps(dump(obj)) == json.dumps(_Odd().dump(obj))
+    del obj["items"]
+    for dumped in (dump, _Odd().dump):  # both look up dict.items, as marshmallow does, and fail alike
+        with pytest.raises(TypeError, match="not iterable"):
+            dumped(obj)
+    record = _Record(word="tile", flag=False, number=3, source="x")
+    assert (
+        dump(record)
+        == _Odd().dump(record)
+        == {
+            "flag": False,
+            "number": 3,
+            "renamed": "x",
+            "items": None,
+            "shout": "TILE",
+            "word": "tile",
+        }
+    )
+
+
+@pytest.mark.parametrize("sort_keys", [True, False])
+def test_json_text_is_the_standard_librarys_text_or_nothing(sort_keys):
+    snap = states(EXAMPLES / "mexican-train-4p.audit.json")[-1][0]
+    answers = [SeatViewSchema().dump(seat_view(snap, seat)) for seat in (0, None)]
+    answers += [{"name": "caf\u00e9"}, {1: "not a string key"}, {"big": 2**70}, {"control": "a\u001fb\x7f"}]
+    for answer in answers:
+        text = dumping.json_text(answer, sort_keys=sort_keys)
+        assert text is None or text == json.dumps(answer, separators=(",", ":"), sort_keys=sort_keys)
+    # a view: orjson's; non-ASCII, a key not a string, 70 bits, DEL: the standard library's
+    assert [dumping.json_text(a, sort_keys=sort_keys) is None for a in answers] == [False] * 2 + [True] * 4
