@@ -58,7 +58,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
-from .honest import SEAT_POLICIES, HonestRollout
+from .honest import HonestRollout
 from .knowledge import (
     Knowledge,
     ends_mask,
@@ -113,9 +113,7 @@ class Budget:
     the lead included, by honest rollouts (``honest.HonestRollout``): on each deal every candidate
     is played out once, the greedy bots as greedy plays and every other seat, this one's side
     included, by a fixed policy that reads only what that seat could see, so nobody plays as if
-    it saw the hands (the strategy fusion of solving each guessed deal exactly). ``seat_policy``
-    names that policy's weights (``honest.SEAT_POLICIES``): ``hand`` (set by hand) or ``fitted``
-    (to the expert's own choices by ``bench/fit_seat_policy.py``; it did not play better).
+    it saw the hands (the strategy fusion of solving each guessed deal exactly).
     """
 
     determinizations: int = 64
@@ -136,7 +134,6 @@ class Budget:
     greedy_reading: bool = False
     hand_win: float = 0.0
     honest: bool = False
-    seat_policy: str = "hand"
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -233,7 +230,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     totals = [0.0] * len(moves)
     deals = budget.deals_for(len(moves))
     greedy = greedy_seats(know.view) if budget.greedy_model else frozenset()
-    honest = honest_rollout(know, moves, budget)
+    honest = _honest_rollout(know, moves, budget)
     exact = None if honest is not None else _exact_line(rules, me, know.view["scores"], bonus, budget, greedy)
     lines = exact is not None and _line_moves(know, moves)
     rows: list[list[float]] = []  # each deal's values, for ``sure``
@@ -356,7 +353,7 @@ def _drawable(know: Knowledge) -> bool:
     return rules.is_draw_game and know.boneyard > rules.boneyard_reserve
 
 
-def honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> HonestRollout | None:
+def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> HonestRollout | None:
     """The honest rollouts of this decision (``Budget.honest``), when the rest of the hand is plays
     on a line, the lead included, with nothing to draw; None otherwise."""
     rules = know.rules
@@ -380,8 +377,7 @@ def honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Honest
     # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
     # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
     lacks = [0 if s == me else ends_mask(know.lacks(s)) for s in range(rules.players)]
-    table = line.bits.mask_of(know.played)
-    return HonestRollout(line, greedy_seats(know.view), lacks, SEAT_POLICIES[budget.seat_policy], table)
+    return HonestRollout(line, greedy_seats(know.view), lacks)
 
 
 def _honest_values(
@@ -412,7 +408,7 @@ def _honest_values(
         if not child[me]:
             out.append(line.ended(child, line.my_side))
         else:
-            out.append(honest.play(child, a, b, (me + 1) % players, random.Random(seed), honest.table | bit[tile]))
+            out.append(honest.play(child, a, b, (me + 1) % players, random.Random(seed)))
     return out
 
 

@@ -21,57 +21,31 @@ import random
 
 from .endgame import ExactLine
 
-# What the seat policy reads of each play it could make (``HonestRollout.features``), in this order.
-FEATURES = (
-    "pips",  # the tile's pips: weight shed
-    "double",  # a double fits one number only: shed it while it still can be played
-    "next_lacks_ends",  # the ends left are numbers the next seat (an opponent) has shown it lacks
-    "partner_lacks_ends",  # ...numbers the partner has shown it lacks
-    "follow",  # own tiles kept that fit the ends left, up to FOLLOW_CAP: the seat can play again
-    "strength",  # own tiles kept that carry the number the play leaves open
-    "next_lacks_far",  # the number left open is one the next seat lacks
-    "partner_lacks_far",  # ...one the partner lacks
-    "last_lacks_far",  # ...one the seat after the partner (the other opponent) lacks
-    "variety",  # the distinct numbers among the tiles kept
-    "same_ends",  # both ends left show one number
-    "blocks",  # no tile the seat cannot see fits the ends left: the others all knock
-    "blocks_lighter",  # when it blocks: how much lighter the seat's tiles are than as many unseen ones (pips)
-)
+# The seat policy's weights, in half-pips (a tile's weight counts 2 per pip): what a play is worth
+# beyond shedding its weight.
+DOUBLE = 6  # a double fits one number only: shed it while it still can be played
+NEXT_KNOCKS = 10  # the ends left are numbers the next seat (an opponent) has shown it lacks
+PARTNER_KNOCKS = 8  # ...numbers the partner has shown it lacks (a penalty)
+FOLLOW = 2  # per own tile kept that fits the ends left (up to FOLLOW_CAP): the seat can play again
 FOLLOW_CAP = 3
-# The hand-set weights (``Budget.seat_policy="hand"``): heaviest first (2 a pip), a double a little
-# before, ends the next seat lacks worth more and ends the partner lacks less, tiles kept that
-# could follow.
-HAND_WEIGHTS = (2.0, 6.0, 10.0, -8.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-# Fitted to the expert's own choices (``bench/fit_seat_policy.py --matches 240``, on the hand-set weights).
-FITTED_WEIGHTS = (2.0, 16.13, 20.46, 7.17, 5.57, 3.59, 7.2, -14.58, 7.34, 4.66, 25.74, 21.92, 8.14)
-SEAT_POLICIES = {"hand": HAND_WEIGHTS, "fitted": FITTED_WEIGHTS}
 
 
 class HonestRollout:
     """Plays hands out for the side of ``line``'s seat, on bit masks: seats in ``greedy`` as greedy
-    plays, every other seat by the seat policy (``policy``, its play scored by ``weights`` over
-    ``FEATURES``); ``lacks[s]`` (a mask over the numbers) is what seat ``s`` has shown it lacks so far
-    this hand (what every seat saw it knock on), and the rollout adds each knock it plays."""
+    plays, every other seat by the seat policy (``policy``); ``lacks[s]`` (a mask over the numbers)
+    is what seat ``s`` has shown it lacks so far this hand (what every seat saw it knock on), and
+    the rollout adds each knock it plays."""
 
-    def __init__(
-        self,
-        line: ExactLine,
-        greedy: frozenset[int],
-        lacks: list[int],
-        weights: tuple[float, ...] = HAND_WEIGHTS,
-        table: int = 0,
-    ) -> None:
+    def __init__(self, line: ExactLine, greedy: frozenset[int], lacks: list[int]) -> None:
         self.line = line
-        self.table = table  # the tiles on the table when the rollouts start
         self.greedy = tuple(s in greedy for s in range(line.players))
         self.lacks = lacks
-        self.weights = weights
         # each seat's partner (None without one)
         self.partner = [next((t for t in line.side_seats[line.sides[s]] if t != s), None) for s in range(line.players)]
 
-    def play(self, hands: list[int], a: int, b: int, turn: int, rng: random.Random, table: int = 0) -> float:
+    def play(self, hands: list[int], a: int, b: int, turn: int, rng: random.Random) -> float:
         """The value, to the searching side, of playing on from open numbers ``a``, ``b`` with
-        ``turn`` to move (``hands`` is not changed); ``table`` is the mask of the tiles on the table."""
+        ``turn`` to move (``hands`` is not changed)."""
         line = self.line
         bits = line.bits
         shows, highs, lows, peers = bits.shows, bits.highs, bits.lows, bits.peers
@@ -95,7 +69,7 @@ class HonestRollout:
                 options = playable & peers[(playable & -playable).bit_length() - 1]
                 bit, on_a = _greedy_choice(options, a, b, highs, lows, rng)
             else:
-                bit, on_a = self.policy(hands[turn], turn, a, b, lacks, table)
+                bit, on_a = self.policy(hands[turn], turn, a, b, lacks)
             i = bit.bit_length() - 1
             high, low = highs[i], lows[i]
             if on_a:
@@ -103,54 +77,29 @@ class HonestRollout:
             else:
                 b = low if high == b else high
             hands[turn] ^= bit
-            table |= bit
             if not hands[turn]:
                 return line.ended(hands, line.sides[turn])
             turn = (turn + 1) % players
 
-    def policy(self, hand: int, seat: int, a: int, b: int, lacks: list[int], table: int = 0) -> tuple[int, bool]:
+    def policy(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> tuple[int, bool]:
         """The seat policy: the seat's play (a tile's bit, and whether it goes on ``a``) from what it
-        can see, the best by ``weights`` over its ``features``. Ties: the heavier tile, then ``a``."""
-        weights = self.weights
-        best_bit, best_on_a, best = 0, True, -1e18
-        for bit, on_a, features in self.features(hand, seat, a, b, lacks, table):
-            score = 0.0
-            for w, f in zip(weights, features):  # not sum(): from Python 3.12 it rounds differently
-                score += w * f
-            if score > best:
-                best_bit, best_on_a, best = bit, on_a, score
-        return best_bit, best_on_a
-
-    def features(
-        self, hand: int, seat: int, a: int, b: int, lacks: list[int], table: int = 0
-    ) -> list[tuple[int, bool, tuple[float, ...]]]:
-        """Each play the seat could make (a tile's bit, whether it goes on ``a``), heaviest tile
-        first, with what the seat can see of it (``FEATURES``): its own hand, the open ends, the
-        ``table`` and the numbers each seat has shown it lacks."""
+        can see. Heaviest first (a double a little before), worth more when the ends it leaves
+        are numbers the next seat lacks, less when they are numbers the partner lacks, and more
+        for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``."""
         bits = self.line.bits
-        shows, highs, lows, pips_of_tile = bits.shows, bits.highs, bits.lows, bits.pips
-        players = self.line.players
-        nxt = lacks[(seat + 1) % players]
-        last = lacks[(seat + 3) % players] if players == 4 else 0
+        shows, highs, lows, pips = bits.shows, bits.highs, bits.lows, bits.pips
+        nxt = lacks[(seat + 1) % self.line.players]
         partner = self.partner[seat]
         mate = lacks[partner] if partner is not None else 0
-        unseen = bits.all_mask & ~table & ~hand  # what the others may hold, or nobody
-        unseen_count = unseen.bit_count()
-        unseen_pips = bits.pips_of(unseen) / unseen_count if unseen_count else 0.0  # an unseen tile's mean
         playable = hand & (shows[a] | shows[b])
-        out: list[tuple[int, bool, tuple[float, ...]]] = []
+        best_bit, best_on_a, best = 0, True, -1_000_000
         while playable:
             bit = playable & -playable
             playable ^= bit
             i = bit.bit_length() - 1
             high, low = highs[i], lows[i]
             rest = hand ^ bit
-            pips = pips_of_tile[i]
-            double = 1 if high == low else 0
-            variety = 0
-            for shown in shows:
-                if rest & shown:
-                    variety += 1
+            base = 2 * pips[i] + (DOUBLE if high == low else 0)
             for on_a in (True, False):
                 on, other = (a, b) if on_a else (b, a)
                 if high == on:
@@ -160,28 +109,16 @@ class HonestRollout:
                 else:
                     continue
                 ends = 1 << far | 1 << other
-                fit = shows[far] | shows[other]
-                blocks = 0 if unseen & fit else 1
-                lighter = unseen_pips * rest.bit_count() - bits.pips_of(rest) if blocks else 0.0
-                features = (
-                    pips,
-                    double,
-                    1 if nxt & ends == ends else 0,
-                    1 if mate & ends == ends else 0,
-                    min(FOLLOW_CAP, (rest & fit).bit_count()),
-                    (rest & shows[far]).bit_count(),
-                    nxt >> far & 1,
-                    mate >> far & 1,
-                    last >> far & 1,
-                    variety,
-                    1 if far == other else 0,
-                    blocks,
-                    lighter,
-                )
-                out.append((bit, on_a, features))
+                score = base + FOLLOW * min(FOLLOW_CAP, (rest & (shows[far] | shows[other])).bit_count())
+                if nxt & ends == ends:
+                    score += NEXT_KNOCKS
+                if mate & ends == ends:
+                    score -= PARTNER_KNOCKS
+                if score > best:
+                    best_bit, best_on_a, best = bit, on_a, score
                 if a == b:
                     break  # both ends show the same number: one placement
-        return out
+        return best_bit, best_on_a
 
 
 def _greedy_choice(

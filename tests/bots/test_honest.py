@@ -10,7 +10,7 @@ import pytest
 from api.bots import Budget, choose_action
 from api.bots.arena import BotMatch
 from api.bots.endgame import ExactLine, SetBits
-from api.bots.honest import FEATURES, HonestRollout
+from api.bots.honest import HonestRollout
 from api.rules import Tile, resolve_rules
 from api.rules.tiles import TileSet
 
@@ -68,38 +68,6 @@ def test_the_seat_policy_sheds_weight_but_leaves_numbers_the_next_seat_lacks_and
     assert played(honest, hand, [0, 0, 0, numbers(5, 4)]) == (Tile.parse("5-3"), True)  # the seat after: no matter
 
 
-def test_the_seat_policy_reads_each_play_by_what_the_seat_can_see():
-    hand = masks("5-3 2-4 3-0 4-0")[0]  # on ends 5 and 2: 5-3 on the 5, or 2-4 on the 2
-    lacks = [0, numbers(4), numbers(3), numbers(3)]  # the next seat lacks 4s, the partner and the last 3s
-    plays = rollout().features(hand, 0, 5, 2, lacks)
-    named = [(NINE.by_weight[bit.bit_length() - 1], on_five, dict(zip(FEATURES, f))) for bit, on_five, f in plays]
-    assert [(tile, on_five) for tile, on_five, _f in named] == [(Tile.parse("5-3"), True), (Tile.parse("2-4"), False)]
-    three_left, four_left = named[0][2], named[1][2]
-    # 5-3 leaves 3 and 2 open: 2-4 and 3-0 could follow, 3-0 carries the 3, the partner and the last lack 3s
-    assert three_left == {
-        **dict.fromkeys(FEATURES, 0),
-        **{"pips": 8, "follow": 2, "strength": 1, "partner_lacks_far": 1, "last_lacks_far": 1, "variety": 4},
-    }
-    # 2-4 leaves 5 and 4: 5-3 and 4-0 could follow, the next seat lacks 4s
-    assert four_left == {
-        **dict.fromkeys(FEATURES, 0),
-        **{"pips": 6, "follow": 2, "strength": 1, "next_lacks_far": 1, "variety": 4},
-    }
-
-
-def test_a_play_that_leaves_ends_nobody_else_can_hold_blocks_and_weighs_the_seat_against_the_unseen_tiles():
-    # every other tile with a 3 or a 5 is on the table: 5-3 on either end leaves 3 and 3 or 5 and 5
-    table = NINE.mask_of([t for t in TileSet.DOUBLE_9.tiles if (t.has(3) or t.has(5)) and t != Tile.parse("5-3")])
-    hand = masks("5-3 1-1")[0]
-    plays = rollout().features(hand, 0, 5, 3, [0, 0, 0, 0], table)
-    assert [on_five for _bit, on_five, _f in plays] == [True, False]
-    for _bit, _on, f in plays:
-        read = dict(zip(FEATURES, f))
-        assert (read["same_ends"], read["blocks"]) == (1, 1)
-        # 35 unseen tiles over 0, 1, 2, 4, 6, 7, 8, 9 (333 pips, less the 1-1's 2) against the 1-1 kept
-        assert read["blocks_lighter"] == pytest.approx(331 / 35 - 2)
-
-
 def test_the_honest_expert_plays_its_side_out_without_sight_and_decides_the_same_way_twice(monkeypatch):
     match = BotMatch(RULES, "honest", ["expert", "greedy"] * 2)
     while True:  # on to a choice of seat 0's
@@ -148,9 +116,9 @@ def test_a_hand_the_expert_leads_at_will_is_played_out_honestly_from_each_tile(m
     starts: list[tuple[int, int]] = []
     real = HonestRollout.play
 
-    def watched(self, hands, a, b, turn, rng, table):
+    def watched(self, hands, a, b, turn, rng):
         starts.append((a, b))
-        return real(self, hands, a, b, turn, rng, table)
+        return real(self, hands, a, b, turn, rng)
 
     monkeypatch.setattr(HonestRollout, "play", watched)
     choose_action("expert", view, log, "s")  # the level's own budget: DOUBLE_NINE_BUDGET
