@@ -13,6 +13,8 @@ import pytest
 from flask.views import MethodView
 from flask_smorest import Blueprint, abort
 
+from api.app import create_app
+from api.http import spec as spec_module
 from api.http.errors import ProblemError, problem
 
 
@@ -28,7 +30,12 @@ def answered_problems_are_declared():
 
 
 @pytest.fixture
-def probe_client(app):
+def probe_client(database_url, monkeypatch):
+    # The probe routes are documented into the app's spec, and the first app of a process shares
+    # its spec with every later one (api.http.spec.MADE_DOCUMENTS): an app with a document of its
+    # own keeps them out of what later tests of this process check against.
+    monkeypatch.setattr(spec_module, "MADE_DOCUMENTS", {})
+    app = create_app({"TESTING": True, "DATABASE_URL": database_url, "RATELIMIT_ENABLED": False})
     blp = Blueprint("probe", __name__, url_prefix="/probe")
 
     @blp.route("/echo")
@@ -61,7 +68,8 @@ def probe_client(app):
         raise RuntimeError("secret internals")
 
     app.extensions["boneyard.api"].register_blueprint(blp)
-    return app.test_client()
+    yield app.test_client()
+    app.extensions["boneyard.store"].dispose()
 
 
 def problem_of(response):
