@@ -68,5 +68,10 @@ class RenderedCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
+    def kept(self) -> list[Hashable]:
+        """The keys kept, least recently used first."""
+        with self._lock:
+            return list(self._entries)
+
     def __len__(self) -> int:
         return len(self._entries)
