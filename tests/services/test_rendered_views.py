@@ -1,5 +1,6 @@
-"""Seats' views rendered once per (match, seq, chain head, deadline, seat) and kept per process
-(api.services.rendered): never another seat's, another match's or another seq's, and bounded."""
+"""Seats' views rendered once per (match, seq, chain head, deadline, seat), and events as each seat
+sees them, kept per process (api.services.rendered): never another seat's, another match's or
+another seq's, checked against the chain, and bounded."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 import pytest
 
 from api.services import errors
-from api.services.commands import Act, GetRenderedView, GetView
-from api.services.rendered import RenderedCache, ViewKey
+from api.services.commands import Act, GetEvents, GetRenderedView, GetView
+from api.services.rendered import EventKey, RenderedCache, ViewKey, VisibleEvent
 
 from .support import ANA, BO, create, tokens_of
 
@@ -127,3 +128,93 @@ def test_a_cache_of_nothing_keeps_nothing():
     assert cache.get(key) is None and len(cache) == 0
     with pytest.raises(ValueError):
         RenderedCache(max_entries=-1)
+
+
+# --- events as each seat sees them -----------------------------------------------------------
+def played(bus, moves: int = 6) -> tuple[str, dict[int, str]]:
+    """A match of two remote seats, ``moves`` actions in (several hands' events in its log)."""
+    created = create(bus, ANA, BO)
+    tokens = tokens_of(created)
+    for _ in range(moves):
+        view = bus.handle(GetView(created["id"], tokens[0]))
+        token = tokens[view["turn"]]
+        bus.handle(Act(created["id"], token, bus.handle(GetView(created["id"], token))["legal_actions"][0]))
+    return created["id"], tokens
+
+
+def page(bus, match_id: str, token: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+    return bus.handle(GetEvents(match_id, token, after, limit))["events"]
+
+
+def unkept(bus, match_id: str, token: str | None, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+    """The page as a process that keeps nothing reads it (every row from the store)."""
+    kept, bus.flow.visible_events = bus.flow.visible_events, RenderedCache(max_entries=0)
+    try:
+        return page(bus, match_id, token, after, limit)
+    finally:
+        bus.flow.visible_events = kept
+
+
+def test_each_seat_is_shown_the_events_as_it_sees_them_and_never_anothers(bus):
+    match_id, tokens = played(bus)
+    ana, bo, spectator = page(bus, match_id, tokens[0]), page(bus, match_id, tokens[1]), page(bus, match_id, None)
+    assert ana == unkept(bus, match_id, tokens[0]) and bo == unkept(bus, match_id, tokens[1])
+    assert spectator == unkept(bus, match_id, None)
+    dealt = [i for i, e in enumerate(ana) if e["type"] == "hand_started"]
+    assert dealt and all(ana[i] != bo[i] != spectator[i] for i in dealt)  # each its own hand only
+    # asked again, each from what was kept for it: still its own
+    assert page(bus, match_id, tokens[1]) == bo and page(bus, match_id, None) == spectator
+    assert page(bus, match_id, tokens[0]) == ana
+    seats = {key.seat for key in bus.flow.visible_events.kept()}
+    assert seats == {0, 1, None} and len(bus.flow.visible_events) == 3 * len(ana)
+
+
+def test_a_page_reads_only_what_it_has_not_kept(bus, monkeypatch):
+    match_id, tokens = played(bus, moves=3)
+    first = page(bus, match_id, tokens[0])
+    reads: list[tuple[int, int | None]] = []
+    load = type(bus.flow.store.unit_of_work(readonly=True)).__enter__
+
+    def counting(uow):
+        entered = load(uow)
+        original = entered.events.load
+
+        def spy(match, after=0, limit=None):
+            reads.append((after, limit))
+            return original(match, after=after, limit=limit)
+
+        entered.events.load = spy
+        return entered
+
+    monkeypatch.setattr(type(bus.flow.store.unit_of_work(readonly=True)), "__enter__", counting)
+    assert page(bus, match_id, tokens[0]) == first and reads == []  # all kept: no row read
+    played_on = first[-1]["seq"]
+    view = bus.handle(GetView(match_id, tokens[0]))
+    token = tokens[view["turn"]]
+    bus.handle(Act(match_id, token, bus.handle(GetView(match_id, token))["legal_actions"][0]))
+    reads.clear()
+    later = page(bus, match_id, tokens[0])
+    assert later[: len(first)] == first and later[-1]["seq"] > played_on
+    assert reads == [(played_on, later[-1]["seq"] - played_on)]  # just the new rows
+
+
+def test_a_kept_event_that_does_not_fit_the_chain_is_read_again(bus):
+    match_id, tokens = played(bus, moves=2)
+    shown = page(bus, match_id, tokens[0])
+    last = shown[-1]["seq"]
+    forged = VisibleEvent({"seq": last, "type": "forged"}, "0" * 64, "f" * 64)
+    bus.flow.visible_events.put(EventKey(match_id, last, 0), forged)  # not the head's hash
+    assert page(bus, match_id, tokens[0]) == shown
+    middle = shown[len(shown) // 2]["seq"]
+    bus.flow.visible_events.put(EventKey(match_id, middle, 0), forged._replace(item={"seq": middle}))
+    assert page(bus, match_id, tokens[0]) == shown  # its prev_hash is not its predecessor's hash
+
+
+def test_the_events_kept_are_bounded_and_answered_as_copies(bus):
+    bus.flow.visible_events = RenderedCache(max_entries=5)
+    match_id, tokens = played(bus, moves=3)
+    shown = page(bus, match_id, tokens[0])
+    assert len(shown) > 5 and len(bus.flow.visible_events) == 5
+    assert [key.seq for key in bus.flow.visible_events.kept()] == [e["seq"] for e in shown[-5:]]
+    shown[-1]["type"] = "changed by a reader"
+    assert page(bus, match_id, tokens[0])[-1]["type"] != "changed by a reader"
