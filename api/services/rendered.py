@@ -32,10 +32,10 @@ from collections.abc import Callable, Hashable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-#: Renderings one process keeps by default: a few kB each (a view of 1 to 3 kB).
-DEFAULT_RENDERED_VIEWS = 4096
-#: Events as seats see them one process keeps by default (well under a kB each).
-DEFAULT_VISIBLE_EVENTS = 32768
+#: Renderings one process keeps by default (a view is 1 to 3 kB of JSON).
+DEFAULT_RENDERED_VIEWS = 2048
+#: Events as seats see them one process keeps by default (enough for the tails of many logs).
+DEFAULT_VISIBLE_EVENTS = 8192
 
 
 class ViewKey(NamedTuple):
