@@ -202,6 +202,17 @@ class GetView(Command[Answer]):
 
 
 @dataclass(frozen=True)
+class GetRenderedView(Command[Any]):
+    """``GetView``'s answer as ``render`` makes it (the HTTP layer: its bytes and ETag), made
+    once per match, seq, chain head, deadline and seat in a process and then repeated
+    (``api.services.rendered``). What ``render`` answers must never be mutated."""
+
+    match_id: str
+    token: str | None
+    render: Callable[[Answer], Any]
+
+
+@dataclass(frozen=True)
 class GetEvents(Command[Answer]):
     """The log after ``after`` as the seat sees it; with ``wait``, held up to that many seconds for
     an event. ``client`` says who waits (its address's cap, how to tell it has gone)."""
