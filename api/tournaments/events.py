@@ -18,7 +18,8 @@ SCHEMA_VERSION = 1
 
 SWISS = "swiss"
 ROUND_ROBIN = "round_robin"
-FORMATS = (SWISS, ROUND_ROBIN)
+ARENA = "arena"
+FORMATS = (SWISS, ROUND_ROBIN, ARENA)
 
 BUCHHOLZ = "buchholz"
 SONNEBORN_BERGER = "sonneborn_berger"
@@ -80,7 +81,7 @@ class Settings:
     format: str
     preset: str
     side_size: int  # seats per side: 1, or 2 for a partner game's teams
-    rounds: int | None  # a Swiss's rounds; None for a round robin (fixed at the start)
+    rounds: int | None  # a Swiss's rounds; None for a round robin (fixed at the start) or an arena
     tiebreaks: tuple[str, ...]
     turn_seconds: int
     rules: Mapping[str, Any] = field(default_factory=dict)
@@ -90,6 +91,7 @@ class Settings:
     rating_min: float | None = None
     rating_max: float | None = None
     bot_levels: tuple[str, ...] = ()  # the computer players that may enter; () none
+    duration_minutes: int | None = None  # an arena's: pairing stops this long after its start
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +108,7 @@ class Settings:
             "rating_min": self.rating_min,
             "rating_max": self.rating_max,
             "bot_levels": list(self.bot_levels),
+            "duration_minutes": self.duration_minutes,
         }
 
     @classmethod
@@ -124,6 +127,7 @@ class Settings:
             rating_min=data.get("rating_min"),
             rating_max=data.get("rating_max"),
             bot_levels=tuple(data.get("bot_levels") or ()),
+            duration_minutes=data.get("duration_minutes"),
         )
 
 
@@ -190,15 +194,18 @@ class EntrantWithdrawn(TournamentEvent):
 
 @dataclass(frozen=True)
 class TournamentStarted(TournamentEvent):
-    """``rounds``: how many will be played; ``order``: the entrants' seeding order (the
-    Berger table's numbers of a round robin, the Swiss's initial ranking)."""
+    """``rounds``: how many will be played (0 for an arena: it pairs until ``ends_at``);
+    ``order``: the entrants' seeding order (the Berger table's numbers of a round robin, the
+    Swiss's initial ranking); ``ends_at``: an arena's end of pairing (ISO 8601, UTC), the start
+    plus its duration, written here so that the log alone says it (None for other formats)."""
 
     type: ClassVar[str] = "tournament_started"
     rounds: int
     order: tuple[str, ...]
+    ends_at: str | None = None
 
     def data(self) -> dict[str, Any]:
-        return {"rounds": self.rounds, "order": list(self.order)}
+        return {"rounds": self.rounds, "order": list(self.order), "ends_at": self.ends_at}
 
 
 @dataclass(frozen=True)
@@ -245,6 +252,18 @@ class RoundEnded(TournamentEvent):
 
 
 @dataclass(frozen=True)
+class ArenaClosed(TournamentEvent):
+    """An arena pairs no more: its time is over (``by``: ``clock``) or its portal said so
+    (``portal``). The matches in play finish and count; the arena ends with the last of them."""
+
+    type: ClassVar[str] = "arena_closed"
+    by: str
+
+    def data(self) -> dict[str, Any]:
+        return {"by": self.by}
+
+
+@dataclass(frozen=True)
 class TournamentPaused(TournamentEvent):
     type: ClassVar[str] = "tournament_paused"
 
@@ -280,7 +299,7 @@ def _read(type_: str, data: Mapping[str, Any]) -> TournamentEvent:
     if type_ == EntrantWithdrawn.type:
         return EntrantWithdrawn(data["entrant_id"], data["by"])
     if type_ == TournamentStarted.type:
-        return TournamentStarted(data["rounds"], tuple(data["order"]))
+        return TournamentStarted(data["rounds"], tuple(data["order"]), data.get("ends_at"))
     if type_ == RoundPaired.type:
         return RoundPaired(data["round"], tuple(Table.from_json(t) for t in data["tables"]), data.get("bye"))
     if type_ == MatchResult.type:
@@ -288,6 +307,8 @@ def _read(type_: str, data: Mapping[str, Any]) -> TournamentEvent:
         return MatchResult(data["round"], data["table"], data["winner"], (first, second), bool(data["forfeit"]))
     if type_ == RoundEnded.type:
         return RoundEnded(data["round"])
+    if type_ == ArenaClosed.type:
+        return ArenaClosed(data["by"])
     if type_ == TournamentPaused.type:
         return TournamentPaused()
     if type_ == TournamentResumed.type:
@@ -307,6 +328,7 @@ EVENT_TYPES = (
     RoundPaired.type,
     MatchResult.type,
     RoundEnded.type,
+    ArenaClosed.type,
     TournamentPaused.type,
     TournamentResumed.type,
     TournamentCancelled.type,
