@@ -523,6 +523,7 @@ class CreateTournament(Command[Answer]):
     rating_min: float | None = None
     rating_max: float | None = None
     bot_levels: tuple[str, ...] = ()
+    duration_minutes: int | None = None  # an arena's
 
 
 @dataclass(frozen=True)
@@ -589,7 +590,8 @@ class WithdrawEntrant(Command[Answer]):
 
 @dataclass(frozen=True)
 class ChangeTournament(Command[Answer]):
-    """The portal's word: ``start``, ``pause``, ``resume`` or ``cancel`` (with ``reason``)."""
+    """The portal's word: ``start``, ``pause``, ``resume``, ``close`` (an arena's pairing, now)
+    or ``cancel`` (with ``reason``)."""
 
     tournament_id: str
     caller: Caller
@@ -599,4 +601,5 @@ class ChangeTournament(Command[Answer]):
 
 @dataclass(frozen=True)
 class SweepTournaments(Command[int]):
-    """What time alone moves on: tournaments at their start time, rounds due to be paired."""
+    """What time alone moves on: tournaments at their start time, arenas at their end of
+    pairing, rounds due to be paired."""

@@ -56,7 +56,7 @@ SWEEP_BATCH = 20
 MAX_EVENTS_PAGE = 1000
 #: Rows per page of the standings at most.
 MAX_STANDINGS_PAGE = 500
-CHANGES = ("start", "pause", "resume", "cancel")
+CHANGES = ("start", "pause", "resume", "close", "cancel")
 
 
 def portal_of(who: Seeker | Caller) -> str:
@@ -94,6 +94,7 @@ def create_tournament_handler(command: CreateTournament, flow: MatchFlow) -> Ans
         rating_min=command.rating_min,
         rating_max=command.rating_max,
         bot_levels=command.bot_levels,
+        duration_minutes=command.duration_minutes,
     )
     tournament_id = secrets.token_hex(16)
     events = core.create(tournament_id, settings)  # InvalidTournament: 422
@@ -183,11 +184,13 @@ def change_handler(command: ChangeTournament, flow: MatchFlow) -> Answer:
     with flow.store.unit_of_work() as uow:
         record, state = tournament_log.load(uow, command.tournament_id, portal_id, for_update=True)
         if command.change == "start":
-            events = core.start(state)
+            events = core.start(state, now)
         elif command.change == "pause":
             events = core.pause(state)
         elif command.change == "resume":
             events = core.resume(state)
+        elif command.change == "close":
+            events = core.close_arena(state, "portal")
         else:
             events = core.cancel(state, command.reason)
         _, notes = tournament_log.append(uow, record, state, events, now)
@@ -254,8 +257,21 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
     made: list[tuple[NewMatch, MatchRecord, datetime | None]] = []
     with flow.store.unit_of_work() as uow:
         locked = uow.tournaments.get(tournament_id, for_update=True)
-        if locked is None or locked.head != record.head:
-            return False  # another process moved it on first
+        if locked is None:
+            return False
+        if locked.head != record.head:
+            # Another process moved it on first: a Swiss's round is paired by one of them. An
+            # arena's results keep coming while its free entrants are paired: the pairing still
+            # stands if every entrant in it is still free (the log refuses it otherwise).
+            if not state.is_arena:
+                return False
+            state = tournament_log.fold(uow, locked)
+            if state.paused:
+                return False
+            try:
+                core.apply(state, paired)
+            except core.ImpossibleTournamentEvent:
+                return False
         match_ids: dict[int, str] = {}
         started: list[tournament_log.PlayerEvent] = []
         for number, (new, kept) in prepared.items():
@@ -295,19 +311,25 @@ def announce(flow: MatchFlow, notes: Sequence[tournament_log.Note]) -> None:
 
 
 def sweep_handler(command: SweepTournaments, flow: MatchFlow) -> int:
-    """Start the tournaments whose time has come and pair the rounds that are due (the autoplay
-    runner calls this every second); answers how many moved on."""
+    """Start the tournaments whose time has come, close the arenas whose time is over, and pair
+    the rounds that are due (an arena's free entrants: the autoplay runner calls this every
+    second, so a free entrant waits a second at most); answers how many moved on."""
     now = flow.now()
     with flow.store.unit_of_work(readonly=True) as uow:
         due = uow.tournaments.due(now, SWEEP_BATCH)
     moved = 0
     for tournament_id in due:
         try:
-            moved += start_on_time(flow, tournament_id) or pair_due(flow, tournament_id)
-            with flow.store.unit_of_work() as uow:  # nothing left to do now: off the sweep's list
+            moved += (
+                start_on_time(flow, tournament_id)
+                or close_on_time(flow, tournament_id)
+                or pair_due(flow, tournament_id)
+            )
+            with flow.store.unit_of_work() as uow:  # nothing left to do now: off the sweep's list, or later
                 record, state = tournament_log.load(uow, tournament_id, None, any_portal=True)
-                if record.due_at is not None and record.due_at <= now and tournament_log.due_at(state, now) is None:
-                    uow.tournaments.set_due(tournament_id, None)
+                later = tournament_log.due_at(state, now)
+                if record.due_at is not None and record.due_at <= now and (later is None or later > now):
+                    uow.tournaments.set_due(tournament_id, later)
                     uow.commit()
         except Exception:  # one tournament that cannot move on must not hold up the others
             log.exception("tournament %s not moved on; retried by the next sweep", tournament_id)
@@ -323,13 +345,27 @@ def start_on_time(flow: MatchFlow, tournament_id: str) -> bool:
         if state.status != core.REGISTERING or starts is None or datetime.fromisoformat(starts) > now:
             return False
         try:
-            events = core.start(state)
+            events = core.start(state, now)
         except core.TooFewEntrants as refused:
             events = core.cancel(state, f"not started at its time: {refused.message}")
         _, notes = tournament_log.append(uow, record, state, events, now)
         uow.commit()
     announce(flow, notes)
     pair_due(flow, tournament_id)
+    return True
+
+
+def close_on_time(flow: MatchFlow, tournament_id: str) -> bool:
+    """An arena at its end of pairing closes: no new pairing; the matches in play finish and
+    count (it ends with the last of them, or now when none is in play)."""
+    now = flow.now()
+    with flow.store.unit_of_work() as uow:
+        record, state = tournament_log.load(uow, tournament_id, None, for_update=True, any_portal=True)
+        if not core.is_due_to_close(state, now):
+            return False
+        _, notes = tournament_log.append(uow, record, state, core.close_arena(state, "clock"), now)
+        uow.commit()
+    announce(flow, notes)
     return True
 
 
@@ -357,6 +393,7 @@ def standing_answer(row: core.Standing, state: core.TournamentState) -> Answer:
         "points_against": row.points_against,
         "tiebreaks": [{"name": name, "value": value} for name, value in row.tiebreaks.items()],
         "withdrawn": row.withdrawn,
+        "streak": row.streak,
     }
 
 
@@ -371,6 +408,8 @@ def get_tournament_handler(command: GetTournament, flow: MatchFlow) -> Answer:
         "cancel_reason": state.cancel_reason,
         "settings": state.settings.to_json(),
         "planned_rounds": state.planned_rounds,
+        "ends_at": state.ends_at,
+        "closed": state.closed,
         "current_round": current.number if current else None,
         "rounds_ended": sum(1 for r in state.rounds if r.ended),
         "entrants": [entrant_answer(e, state) for e in state.entrants.values()],

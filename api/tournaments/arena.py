@@ -75,7 +75,10 @@ def _seated(a: ArenaContender, b: ArenaContender, rank: dict[str, int]) -> tuple
     return first.id, second.id
 
 
-def _pair_block(block: list[ArenaContender]) -> tuple[list[tuple[ArenaContender, ArenaContender]], list[ArenaContender]]:
+Pairs = list[tuple[ArenaContender, ArenaContender]]
+
+
+def _pair_block(block: list[ArenaContender]) -> tuple[Pairs, list[ArenaContender]]:
     size = len(block)
     spread = block[0].points - block[-1].points if block else 0
     rank_unit = 1

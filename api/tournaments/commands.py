@@ -12,10 +12,11 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from . import berger
+from .arena import ArenaContender, pair_arena
 from .errors import (
     AlreadyRegistered,
-    PairingImpossible,
     InvalidTournament,
+    PairingImpossible,
     RegistrationClosed,
     RoundInPlay,
     TooFewEntrants,
@@ -28,7 +29,6 @@ from .errors import (
     UnknownEntrant,
     UnknownTable,
 )
-from .arena import ArenaContender, pair_arena
 from .events import (
     ARENA,
     FORMATS,

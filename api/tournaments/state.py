@@ -147,9 +147,7 @@ def apply(state: TournamentState | None, event: TournamentEvent) -> TournamentSt
     if isinstance(event, TournamentStarted):
         if state.status != REGISTERING:
             raise _impossible(state, event, "already started")
-        return replace(
-            state, status=RUNNING, planned_rounds=event.rounds, order=event.order, ends_at=event.ends_at
-        )
+        return replace(state, status=RUNNING, planned_rounds=event.rounds, order=event.order, ends_at=event.ends_at)
     if isinstance(event, RoundPaired):
         if state.status != RUNNING or event.round != len(state.rounds) + 1:
             raise _impossible(state, event, "not the next round")

@@ -302,3 +302,71 @@ def test_the_standings_come_in_pages(bus: MessageBus):
     last = bus.handle(GetStandings(made["id"], viewer(bus), 4, 2))
     assert first["standings"] == whole[:2] and first["next_offset"] == 2
     assert last["standings"] == whole[4:] and last["next_offset"] is None
+
+
+def arena_points_by_hand(bus: MessageBus, tournament_id: str) -> dict[str, int]:
+    """Each entrant's arena points from the matches' own audit logs, its games in the order they
+    were paired: a win 2, a draw 1, a loss 0; a win after two wins in a row 4."""
+    rounds = bus.handle(GetTournamentRounds(tournament_id, viewer(bus)))["rounds"]
+    tournament = bus.handle(GetTournament(tournament_id, viewer(bus)))
+    points, run = {e["id"]: 0 for e in tournament["entrants"]}, {e["id"]: 0 for e in tournament["entrants"]}
+    for round_ in rounds:
+        for table in round_["tables"]:
+            final = next(e for e in bus.handle(GetAudit(table["match_id"]))["events"] if e["type"] == "match_ended")
+            for side, entrant in enumerate(table["sides"]):
+                if final["winner"] == side:
+                    points[entrant] += 4 if run[entrant] >= 2 else 2
+                    run[entrant] += 1
+                else:
+                    run[entrant] = 0
+    return points
+
+
+def test_an_arena_pairs_whoever_is_free_until_its_time_is_over_and_the_last_matches_count(bus: MessageBus, clock):
+    made = create(bus, format="arena", duration_minutes=10, bot_levels=("random",), rules={"target": 10})
+    enter_bots(bus, made["id"], 5)
+    started = bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    assert started["ends_at"] == (clock() + timedelta(minutes=10)).isoformat() and started["planned_rounds"] == 0
+    assert started["current_round"] == 1  # two tables at once; the fifth waits
+
+    def pending() -> list[dict]:
+        rounds = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+        return [t for r in rounds for t in r["tables"] if t["result"] is None]
+
+    def finish(table: dict) -> None:
+        while bus.handle(GetSummary(table["match_id"]))["status"] != "ended":
+            bus.handle(PlayBots(table["match_id"], 200))
+
+    for _ in range(8):  # one match ends at a time; the sweep pairs whoever is then free
+        finish(pending()[0])
+        bus.handle(SweepTournaments())
+        busy = [side for table in pending() for side in table["sides"]]
+        assert len(busy) == len(set(busy)) == 4  # everyone but one plays, no one at two tables
+    clock.advance(601)
+    assert bus.handle(SweepTournaments()) == 1  # the clock closes it
+    closed = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert closed["closed"] and closed["status"] == "running"
+    paired = closed["current_round"]
+    for table in pending():
+        finish(table)
+    bus.handle(SweepTournaments())
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert final["status"] == "ended" and final["current_round"] == paired  # nothing paired after the close
+    assert {r["entrant_id"]: r["match_points"] for r in final["standings"]} == arena_points_by_hand(bus, made["id"])
+    events = [e["event"]["type"] for e in bus.handle(GetTournamentEvents(made["id"], viewer(bus)))["events"]]
+    assert events.count("arena_closed") == 1 and events[-1] == "tournament_ended"
+
+
+def test_the_portal_closes_an_arena_and_a_swiss_is_not_closed(bus: MessageBus):
+    arena = create(bus, format="arena", duration_minutes=60, bot_levels=("random",))
+    enter_bots(bus, arena["id"], 2)
+    bus.handle(ChangeTournament(arena["id"], portal(bus), "start"))
+    closed = bus.handle(ChangeTournament(arena["id"], portal(bus), "close"))
+    assert closed["closed"] and closed["status"] == "running"  # its one match plays on
+    with pytest.raises(core.TournamentOver):
+        bus.handle(ChangeTournament(arena["id"], portal(bus), "close"))
+    swiss = create(bus, rounds=1, bot_levels=("random",))
+    enter_bots(bus, swiss["id"], 2)
+    bus.handle(ChangeTournament(swiss["id"], portal(bus), "start"))
+    with pytest.raises(core.InvalidTournament):
+        bus.handle(ChangeTournament(swiss["id"], portal(bus), "close"))
