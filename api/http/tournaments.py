@@ -290,6 +290,9 @@ class RoundPairedEventSchema(ma.Schema):
     round = fields.Integer(**ALWAYS)
     tables = fields.List(fields.Nested(PairedTableSchema), **ALWAYS)
     bye = fields.String(allow_none=True, **ALWAYS)
+    waiting = fields.List(
+        fields.String(), **ALWAYS, metadata={"description": "An arena's: the free entrants this pairing left waiting"}
+    )
 
 
 class TableResultEventSchema(TableResultSchema):

@@ -319,7 +319,8 @@ def pair_round(state: TournamentState) -> list[TournamentEvent]:
         if len(state.free()) < 2:
             raise PairingImpossible("fewer than two free entrants")
         tables = tuple(Table(n, sides) for n, sides in enumerate(pair_arena(arena_contenders(state)), start=1))
-        return [RoundPaired(number, tables, None)]
+        seated = {side for table in tables for side in table.sides}
+        return [RoundPaired(number, tables, None, tuple(e for e in state.free() if e not in seated))]
     if state.round_in_play():
         raise RoundInPlay(f"round {len(state.rounds)} of tournament {state.id} is in play")
     if _finished(state):

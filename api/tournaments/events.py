@@ -210,13 +210,22 @@ class TournamentStarted(TournamentEvent):
 
 @dataclass(frozen=True)
 class RoundPaired(TournamentEvent):
+    """A round's tables and its bye; an arena's pairing also names who of the free pool it was
+    paired from was left ``waiting`` (so the log alone shows the pool each pairing chose from)."""
+
     type: ClassVar[str] = "round_paired"
     round: int
     tables: tuple[Table, ...]
     bye: str | None
+    waiting: tuple[str, ...] = ()
 
     def data(self) -> dict[str, Any]:
-        return {"round": self.round, "tables": [t.to_json() for t in self.tables], "bye": self.bye}
+        return {
+            "round": self.round,
+            "tables": [t.to_json() for t in self.tables],
+            "bye": self.bye,
+            "waiting": list(self.waiting),
+        }
 
 
 @dataclass(frozen=True)
@@ -301,7 +310,8 @@ def _read(type_: str, data: Mapping[str, Any]) -> TournamentEvent:
     if type_ == TournamentStarted.type:
         return TournamentStarted(data["rounds"], tuple(data["order"]), data.get("ends_at"))
     if type_ == RoundPaired.type:
-        return RoundPaired(data["round"], tuple(Table.from_json(t) for t in data["tables"]), data.get("bye"))
+        tables = tuple(Table.from_json(t) for t in data["tables"])
+        return RoundPaired(data["round"], tables, data.get("bye"), tuple(data.get("waiting") or ()))
     if type_ == MatchResult.type:
         first, second = data["scores"]
         return MatchResult(data["round"], data["table"], data["winner"], (first, second), bool(data["forfeit"]))

@@ -47,6 +47,7 @@ class Round:
     bye: str | None
     results: Mapping[int, MatchResult] = field(default_factory=lambda: MappingProxyType({}))
     ended: bool = False
+    waiting: tuple[str, ...] = ()  # an arena's: the free entrants this pairing left waiting
 
     def table(self, number: int) -> Table | None:
         return next((t for t in self.tables if t.number == number), None)
@@ -157,7 +158,8 @@ def apply(state: TournamentState | None, event: TournamentEvent) -> TournamentSt
                 raise _impossible(state, event, "the arena is closed, or an entrant is seated twice")
         elif state.round_in_play():
             raise _impossible(state, event, "a round is in play")
-        return replace(state, rounds=state.rounds + (Round(event.round, event.tables, event.bye),))
+        paired = Round(event.round, event.tables, event.bye, waiting=event.waiting)
+        return replace(state, rounds=state.rounds + (paired,))
     if isinstance(event, MatchResult):
         played = state.round_numbered(event.round)
         if played is None or played.ended:

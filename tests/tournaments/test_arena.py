@@ -46,7 +46,7 @@ def test_an_arena_starts_with_its_end_of_pairing_in_the_log_and_pairs_everyone_f
     assert t.is_due_for_pairing(state)
     state, tables = pair(state)
     assert len(tables) == 2 and state.current is not None and state.current.bye is None
-    assert len(state.free()) == 1  # the fifth waits: no bye in an arena
+    assert state.free() == state.current.waiting and len(state.free()) == 1  # the fifth waits: no bye
     assert not t.is_due_for_pairing(state)
 
 
