@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from contextlib import ExitStack
+from datetime import datetime, timedelta
 from itertools import combinations
 
 import requests
@@ -220,3 +221,139 @@ def test_a_swiss_of_partner_teams_pairs_without_rematches_one_bye_each_and_score
             winner = next(e for e in log if e["type"] == "match_ended")["winner"]
             points[table["sides"][winner]] += 2
         assert {row["entrant_id"]: row["match_points"] for row in final["standings"]} == points
+
+
+def chained_log(base: str, url: str, headers: dict[str, str]) -> tuple[list[dict], dict]:
+    """The tournament's log, every row's hash recomputed onto the one before (and the last page)."""
+    rows, last_page = all_pages(base, f"{url.removeprefix(base)}/events", headers)
+    prev = GENESIS
+    for seq, row in enumerate(rows, start=1):
+        data = {name: value for name, value in row["event"].items() if name != "type"}
+        assert row["seq"] == seq and row["prev_hash"] == prev
+        assert row["hash"] == row_hash(prev, seq, row["event"]["type"], row["schema_version"], data)
+        prev = row["hash"]
+    assert last_page["chain_head"] == {"seq": len(rows), "hash": prev}
+    return rows, last_page
+
+
+def pairings(pool: list[str], tables: int) -> list[list[tuple[str, str]]]:
+    """Every way to seat ``tables`` disjoint pairs from ``pool`` (brute force: pools are small)."""
+    if tables == 0:
+        return [[]]
+    found = []
+    for i, first in enumerate(pool):
+        for second in pool[i + 1 :]:
+            rest = [e for e in pool[i + 1 :] if e != second]
+            found += [[(first, second), *more] for more in pairings(rest, tables - 1)]
+    return found
+
+
+def test_an_arena_of_five_bots_pairs_whoever_is_free_and_scores_its_streaks_as_its_matches_say(database_url, tmp_path):
+    """Five bots in an arena of an hour, which the portal closes once eight games are decided (a
+    test waits on no clock; the clock's own close is tests/services'). Checked by this test's own
+    fold of the tournament's log, not the server's code: every pairing seats free entrants only,
+    as many tables as its free pool allows, with no more immediate rematches than the pool forces;
+    nothing is paired after the close and the matches then in play count; the standings are the
+    arena points (a win 2, 4 after two wins in a row) recomputed from each match's own audit log."""
+    key = {"X-API-Key": operator_portal(database_url, "club-arena")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        body = {
+            "format": "arena",
+            "duration_minutes": 60,
+            "rules": {"target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["random", "greedy"],
+        }
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        url = f"{base}/v1/tournaments/{made.json()['id']}"
+        for level in LEVELS + ["greedy"]:
+            entered = requests.post(
+                f"{url}/entrants", json={"members": [{"level": level}]}, headers=key, timeout=TIMEOUT
+            )
+            assert entered.status_code == 201, entered.text
+        started = requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).json()
+        assert started["status"] == "running" and started["planned_rounds"] == 0 and started["ends_at"]
+
+        def decided(enough: int) -> list[dict] | None:
+            rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+            tables = [t for r in rounds for t in r["tables"] if t["result"] is not None]
+            return tables if len(tables) >= enough else None
+
+        changes.until(lambda: decided(8), 300, "eight games of the arena decided")
+        closed = requests.post(f"{url}/close", headers=key, timeout=TIMEOUT)
+        assert closed.status_code == 200 and closed.json()["closed"], closed.text
+
+        def ended() -> dict | None:
+            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+            return answer if answer["status"] == "ended" else None
+
+        final = changes.until(ended, 120, "the matches in play at the close finish")
+        rows, _ = chained_log(base, url, key)
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+
+        # The log, folded by this test: who is busy, who last met whom, what each pairing chose from.
+        entrants = [e["id"] for e in final["entrants"]]
+        busy: dict[str, tuple[int, int]] = {}  # entrant -> (round, table) undecided
+        last: dict[str, str] = {}
+        closed_at = None
+        for position, row in enumerate(rows):
+            event = row["event"]
+            if event["type"] == "tournament_started":
+                begun = datetime.fromisoformat(row["recorded_at"])
+                # its duration after the start (the row's stamp is the store's, taken a moment later)
+                assert abs(datetime.fromisoformat(event["ends_at"]) - begun - timedelta(minutes=60)) < timedelta(
+                    seconds=1
+                )
+            if event["type"] == "arena_closed":
+                closed_at = position
+                assert event["by"] == "portal"
+            if event["type"] == "round_paired":
+                assert closed_at is None  # nothing paired after the close
+                seated = [side for table in event["tables"] for side in table["sides"]]
+                pool = seated + event["waiting"]
+                assert len(pool) == len(set(pool)) and not set(pool) & busy.keys()  # free entrants only
+                assert len(event["tables"]) == len(pool) // 2  # as many tables as the pool allows
+                forced = min(
+                    sum(1 for a, b in way if last.get(a) == b) for way in pairings(sorted(pool), len(event["tables"]))
+                )
+                made_here = sum(1 for table in event["tables"] if last.get(table["sides"][0]) == table["sides"][1])
+                assert made_here == forced, (event, last)
+                for table in event["tables"]:
+                    first, second = table["sides"]
+                    busy[first] = busy[second] = (event["round"], table["number"])
+                    last[first], last[second] = second, first
+            if event["type"] == "match_result":
+                for entrant in [e for e, at in busy.items() if at == (event["round"], event["table"])]:
+                    del busy[entrant]
+        assert closed_at is not None and not busy and rows[-1]["event"]["type"] == "tournament_ended"
+
+        # The standings: arena points recomputed from each match's own audit log, in pairing order.
+        points, run = dict.fromkeys(entrants, 0), dict.fromkeys(entrants, 0)
+        games = 0
+        for round_ in rounds:
+            for table in round_["tables"]:
+                log, _ = all_pages(base, f"/v1/matches/{table['match_id']}/audit", key)
+                final_event = next(e for e in log if e["type"] == "match_ended")
+                assert table["result"] == {
+                    "winner": final_event["winner"],
+                    "scores": final_event["scores"],
+                    "forfeit": False,
+                }
+                games += 1
+                for side, entrant in enumerate(table["sides"]):
+                    if final_event["winner"] == side:
+                        points[entrant] += 4 if run[entrant] >= 2 else 2
+                        run[entrant] += 1
+                    else:
+                        run[entrant] = 0
+        assert games >= 8
+        server = {row["entrant_id"]: (row["match_points"], row["streak"]) for row in final["standings"]}
+        assert server == {entrant: (points[entrant], run[entrant]) for entrant in entrants}
+        shown = [row["match_points"] for row in final["standings"]]
+        assert shown == sorted(shown, reverse=True)
