@@ -307,9 +307,8 @@ def test_an_arena_of_five_bots_pairs_whoever_is_free_and_scores_its_streaks_as_i
             if event["type"] == "tournament_started":
                 begun = datetime.fromisoformat(row["recorded_at"])
                 # its duration after the start (the row's stamp is the store's, taken a moment later)
-                assert abs(datetime.fromisoformat(event["ends_at"]) - begun - timedelta(minutes=60)) < timedelta(
-                    seconds=1
-                )
+                ends_at = datetime.fromisoformat(event["ends_at"])
+                assert abs(ends_at - begun - timedelta(minutes=60)) < timedelta(seconds=1)
             if event["type"] == "arena_closed":
                 closed_at = position
                 assert event["by"] == "portal"
