@@ -62,6 +62,13 @@ class TournamentCreateSchema(ma.Schema):
         validate=validate.Range(min=1, max=MAX_ROUNDS),
         metadata={"description": "A Swiss's rounds (fewer than its entrants); a round robin's follow from its field"},
     )
+    duplicate = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Duplicate deals (a Swiss or round robin): every table of a round is dealt from one seed, "
+            "and each pairing plays two tables, seats swapped"
+        },
+    )
     duration_minutes = AsciiInteger(
         validate=validate.Range(min=1, max=MAX_ARENA_MINUTES),
         metadata={"description": "An arena's (required there, refused elsewhere): it pairs this long after its start"},
@@ -111,6 +118,7 @@ class TournamentSettingsSchema(ma.Schema):
     rating_max = fields.Float(allow_none=True, **ALWAYS)
     bot_levels = fields.List(fields.String(), **ALWAYS)
     duration_minutes = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "An arena's; else null"})
+    duplicate = fields.Boolean(**ALWAYS)
 
 
 class EntrantMemberSchema(ma.Schema):
@@ -213,6 +221,9 @@ class TournamentRoundSchema(ma.Schema):
     number = fields.Integer(**ALWAYS)
     ended = fields.Boolean(**ALWAYS)
     bye = fields.String(allow_none=True, **ALWAYS)
+    seed_commitment = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "A duplicate round's commitment to its one seed"}
+    )
     tables = fields.List(fields.Nested(TournamentTableSchema), **ALWAYS)
 
 
@@ -292,6 +303,11 @@ class RoundPairedEventSchema(ma.Schema):
     bye = fields.String(allow_none=True, **ALWAYS)
     waiting = fields.List(
         fields.String(), **ALWAYS, metadata={"description": "An arena's: the free entrants this pairing left waiting"}
+    )
+    seed_commitment = fields.String(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "A duplicate round's: SHA-256 of the one seed all its matches are dealt from"},
     )
 
 
@@ -447,6 +463,7 @@ class Tournaments(MethodView):
                 rating_max=body.get("rating_max"),
                 bot_levels=tuple(body["bot_levels"]),
                 duration_minutes=body.get("duration_minutes"),
+                duplicate=body["duplicate"],
             )
         )
         return created, 201, {"ETag": etag(created["seq"])}

@@ -127,6 +127,9 @@ class CreateMatch(Command[Answer]):
     # False for a tournament's match: the tournament's work, bounded by its entrants, is not
     # counted against its portal's cap on unfinished all-bot matches.
     capped: bool = True
+    # The server's own seed chosen by a use case, not a client (a duplicate round's matches share
+    # one: api.services.tournaments); None draws a fresh one. Never from a request.
+    server_seed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -524,6 +527,7 @@ class CreateTournament(Command[Answer]):
     rating_max: float | None = None
     bot_levels: tuple[str, ...] = ()
     duration_minutes: int | None = None  # an arena's
+    duplicate: bool = False  # a Swiss's or round robin's: duplicate deals
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,24 @@ def fold(uow: UnitOfWork, record: TournamentRecord) -> core.TournamentState:
     return core.replay(core.event_from_dict(e.to_dict()) for e in stored)
 
 
+def deals_sealed(uow: UnitOfWork, match_id: str) -> bool:
+    """Whether an ended match's seed is still withheld: it is a duplicate round's, whose matches
+    all share it, and the round is still in play (revealing it would show the deals of the
+    tables still playing). It opens when the round ends, or the tournament is over."""
+    played = uow.tournaments.match(match_id)
+    if played is None:
+        return False
+    record = uow.tournaments.get(played.tournament_id)
+    if record is None:
+        return False
+    created = core.event_from_dict(uow.tournaments.load(record.id, limit=1)[0].to_dict())
+    if not isinstance(created, core.TournamentCreated) or not created.settings.duplicate:
+        return False
+    state = fold(uow, record)
+    round_ = state.round_numbered(played.round)
+    return round_ is not None and not round_.ended and not state.is_over
+
+
 def due_at(state: core.TournamentState, now: datetime) -> datetime | None:
     """When the sweep next has work: at once for a round to pair (an arena's free entrants), at
     the start time for a tournament that opens then, at its end of pairing for an arena that

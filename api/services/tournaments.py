@@ -19,7 +19,7 @@ from typing import Any
 
 from api import bots
 from api import tournaments as core
-from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules
+from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules, seed_commitment
 from api.store.records import MatchRecord
 from api.store.tournaments import TournamentMatchRecord, TournamentRecord
 
@@ -95,6 +95,7 @@ def create_tournament_handler(command: CreateTournament, flow: MatchFlow) -> Ans
         rating_max=command.rating_max,
         bot_levels=command.bot_levels,
         duration_minutes=command.duration_minutes,
+        duplicate=command.duplicate,
     )
     tournament_id = secrets.token_hex(16)
     events = core.create(tournament_id, settings)  # InvalidTournament: 422
@@ -235,6 +236,9 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
     events = core.pair_round(state)
     paired = events[0]
     prepared: dict[int, tuple[NewMatch, list[dict[str, Any]]]] = {}
+    # A duplicate round's matches are all dealt from one seed (each match's deals depend only on
+    # its seed and the hand's number: openapi/shuffle.md), committed to in the round's pairing.
+    round_seed = secrets.token_hex(32) if state.settings.duplicate else None
     if isinstance(paired, core.RoundPaired):
         decided = {e.table for e in events[1:] if isinstance(e, core.MatchResult)}
         settings = state.settings
@@ -250,7 +254,13 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
             # Rated where a player sits: a table of bots alone has no rating to move.
             rated = settings.rated and any(spec.player_ref is not None for spec in specs)
             create = CreateMatch(
-                settings.preset, overrides, specs, caller=Caller(record.portal_id), rated=rated, capped=False
+                settings.preset,
+                overrides,
+                specs,
+                caller=Caller(record.portal_id),
+                rated=rated,
+                capped=False,
+                server_seed=round_seed,
             )
             prepared[table.number] = (prepare_match(create, flow), kept)
     now = flow.now()
@@ -295,7 +305,8 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
                 if seat["player_ref"] is not None
             ]
         if isinstance(paired, core.RoundPaired):
-            events[0] = core.with_match_ids(paired, match_ids)
+            dealt = core.with_match_ids(paired, match_ids)
+            events[0] = core.with_deals(dealt, seed_commitment(round_seed)) if round_seed is not None else dealt
         _, notes = tournament_log.append(uow, locked, state, events, now, also_heard=started)
         uow.commit()
     for one in made:
@@ -453,6 +464,7 @@ def rounds_handler(command: GetTournamentRounds, flow: MatchFlow) -> Answer:
                 "number": r.number,
                 "ended": r.ended,
                 "bye": r.bye,
+                "seed_commitment": r.seed_commitment,
                 "tables": [
                     {
                         "number": t.number,

@@ -22,6 +22,7 @@ from .commands import (
     resume,
     seeding,
     start,
+    with_deals,
     with_match_ids,
     withdraw,
 )
@@ -165,6 +166,7 @@ __all__ = [
     "seeding",
     "standings",
     "start",
+    "with_deals",
     "with_match_ids",
     "withdraw",
 ]

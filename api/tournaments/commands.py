@@ -83,6 +83,8 @@ def create(tournament_id: str, settings: Settings) -> list[TournamentEvent]:
         minutes = settings.duration_minutes
         if minutes is None or not 1 <= minutes <= MAX_ARENA_MINUTES:
             raise InvalidTournament("duration_minutes", f"an arena lasts 1 to {MAX_ARENA_MINUTES} minutes")
+        if settings.duplicate:
+            raise InvalidTournament("duplicate", "an arena's tables do not play in rounds: duplicate deals need rounds")
     elif settings.duration_minutes is not None:
         raise InvalidTournament("duration_minutes", "only an arena has a duration")
     if not settings.tiebreaks or len(set(settings.tiebreaks)) != len(settings.tiebreaks):
@@ -191,9 +193,9 @@ def withdraw(state: TournamentState, entrant_id: str, by: str) -> list[Tournamen
         raise UnknownEntrant(f"no active entrant {entrant_id!r} in tournament {state.id}")
     events: list[TournamentEvent] = [EntrantWithdrawn(entrant_id, by)]
     for played in state.rounds:
-        table = played.table_of(entrant_id) if not played.ended else None
-        if table is not None and table.number not in played.results:
-            events.append(_forfeit(played.number, table, {entrant_id}))
+        for table in played.tables_of(entrant_id) if not played.ended else ():
+            if table.number not in played.results:
+                events.append(_forfeit(played.number, table, {entrant_id}))
     return _decided(state, events)
 
 
@@ -327,8 +329,7 @@ def pair_round(state: TournamentState) -> list[TournamentEvent]:
         return [TournamentEnded(len(state.rounds))]
     if state.settings.format == SWISS:
         pairing = pair_swiss(contenders(state))
-        tables = tuple(Table(n, sides) for n, sides in enumerate(pairing.tables, start=1))
-        return [RoundPaired(number, tables, pairing.bye)]
+        return [RoundPaired(number, _tables(state, pairing.tables), pairing.bye)]
     order = state.order
     bye = None
     pairs = []
@@ -337,12 +338,26 @@ def pair_round(state: TournamentState) -> list[TournamentEvent]:
             bye = order[min(first, second) - 1]
         else:
             pairs.append((order[first - 1], order[second - 1]))
-    tables = tuple(Table(n, sides) for n, sides in enumerate(pairs, start=1))
+    tables = _tables(state, pairs)
     absent = set(state.withdrawn)
     forfeits: list[TournamentEvent] = [
         _forfeit(number, table, absent) for table in tables if absent.intersection(table.sides)
     ]
     return _decided(state, [RoundPaired(number, tables, bye if bye not in absent else None), *forfeits])
+
+
+def _tables(state: TournamentState, pairs: Sequence[tuple[str, str]]) -> tuple[Table, ...]:
+    """A round's tables for its pairs, numbered from 1; with duplicate deals each pair plays two
+    tables, the second with the seats swapped (pair k at tables 2k - 1 and 2k)."""
+    if state.settings.duplicate:
+        pairs = [legs for first, second in pairs for legs in ((first, second), (second, first))]
+    return tuple(Table(n, sides) for n, sides in enumerate(pairs, start=1))
+
+
+def with_deals(event: RoundPaired, seed_commitment: str) -> RoundPaired:
+    """The paired duplicate round with the commitment to the one seed its matches are dealt from
+    (the caller's: the core draws no randomness)."""
+    return replace(event, seed_commitment=seed_commitment)
 
 
 def with_match_ids(event: RoundPaired, match_ids: Mapping[int, str]) -> RoundPaired:

@@ -92,6 +92,7 @@ class Settings:
     rating_max: float | None = None
     bot_levels: tuple[str, ...] = ()  # the computer players that may enter; () none
     duration_minutes: int | None = None  # an arena's: pairing stops this long after its start
+    duplicate: bool = False  # a Swiss's or round robin's: each round on one sequence of deals, each pairing twice
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +110,7 @@ class Settings:
             "rating_max": self.rating_max,
             "bot_levels": list(self.bot_levels),
             "duration_minutes": self.duration_minutes,
+            "duplicate": self.duplicate,
         }
 
     @classmethod
@@ -128,6 +130,7 @@ class Settings:
             rating_max=data.get("rating_max"),
             bot_levels=tuple(data.get("bot_levels") or ()),
             duration_minutes=data.get("duration_minutes"),
+            duplicate=bool(data.get("duplicate", False)),
         )
 
 
@@ -211,13 +214,17 @@ class TournamentStarted(TournamentEvent):
 @dataclass(frozen=True)
 class RoundPaired(TournamentEvent):
     """A round's tables and its bye; an arena's pairing also names who of the free pool it was
-    paired from was left ``waiting`` (so the log alone shows the pool each pairing chose from)."""
+    paired from was left ``waiting`` (so the log alone shows the pool each pairing chose from).
+    A duplicate round's ``seed_commitment`` is the SHA-256 of the one seed every match of the
+    round is dealt from (each match's ``match_created`` publishes the same commitment; the seed
+    is revealed by every match's audit once the round has ended)."""
 
     type: ClassVar[str] = "round_paired"
     round: int
     tables: tuple[Table, ...]
     bye: str | None
     waiting: tuple[str, ...] = ()
+    seed_commitment: str | None = None
 
     def data(self) -> dict[str, Any]:
         return {
@@ -225,6 +232,7 @@ class RoundPaired(TournamentEvent):
             "tables": [t.to_json() for t in self.tables],
             "bye": self.bye,
             "waiting": list(self.waiting),
+            "seed_commitment": self.seed_commitment,
         }
 
 
@@ -311,7 +319,8 @@ def _read(type_: str, data: Mapping[str, Any]) -> TournamentEvent:
         return TournamentStarted(data["rounds"], tuple(data["order"]), data.get("ends_at"))
     if type_ == RoundPaired.type:
         tables = tuple(Table.from_json(t) for t in data["tables"])
-        return RoundPaired(data["round"], tables, data.get("bye"), tuple(data.get("waiting") or ()))
+        waiting = tuple(data.get("waiting") or ())
+        return RoundPaired(data["round"], tables, data.get("bye"), waiting, data.get("seed_commitment"))
     if type_ == MatchResult.type:
         first, second = data["scores"]
         return MatchResult(data["round"], data["table"], data["winner"], (first, second), bool(data["forfeit"]))

@@ -48,6 +48,11 @@ class Round:
     results: Mapping[int, MatchResult] = field(default_factory=lambda: MappingProxyType({}))
     ended: bool = False
     waiting: tuple[str, ...] = ()  # an arena's: the free entrants this pairing left waiting
+    seed_commitment: str | None = None  # a duplicate round's: the one seed its matches are dealt from
+
+    def tables_of(self, entrant_id: str) -> tuple[Table, ...]:
+        """Every table it sits at (two in a duplicate round: one leg each way)."""
+        return tuple(t for t in self.tables if entrant_id in t.sides)
 
     def table(self, number: int) -> Table | None:
         return next((t for t in self.tables if t.number == number), None)
@@ -158,7 +163,9 @@ def apply(state: TournamentState | None, event: TournamentEvent) -> TournamentSt
                 raise _impossible(state, event, "the arena is closed, or an entrant is seated twice")
         elif state.round_in_play():
             raise _impossible(state, event, "a round is in play")
-        paired = Round(event.round, event.tables, event.bye, waiting=event.waiting)
+        paired = Round(
+            event.round, event.tables, event.bye, waiting=event.waiting, seed_commitment=event.seed_commitment
+        )
         return replace(state, rounds=state.rounds + (paired,))
     if isinstance(event, MatchResult):
         played = state.round_numbered(event.round)

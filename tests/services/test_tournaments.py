@@ -3,6 +3,7 @@ results checked against the matches' own logs, forfeits, the sweep, the tourname
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import timedelta
 
@@ -370,3 +371,44 @@ def test_the_portal_closes_an_arena_and_a_swiss_is_not_closed(bus: MessageBus):
     bus.handle(ChangeTournament(swiss["id"], portal(bus), "start"))
     with pytest.raises(core.InvalidTournament):
         bus.handle(ChangeTournament(swiss["id"], portal(bus), "close"))
+
+
+def deals(bus: MessageBus, match_id: str) -> dict[int, tuple]:
+    """Each hand's deal in a match's audit log: every seat's hand and the boneyard, by hand number."""
+    log = bus.handle(GetAudit(match_id))["events"]
+    return {e["hand_number"]: (e["hands"], e["boneyard"]) for e in log if e["type"] == "hand_started"}
+
+
+def test_a_duplicate_round_robin_deals_every_table_of_a_round_alike_and_reveals_its_seed_at_the_rounds_end(
+    bus: MessageBus,
+):
+    made = create(bus, format="round_robin", duplicate=True, bot_levels=("random",), rules={"target": 30})
+    assert made["settings"]["duplicate"]
+    enter_bots(bus, made["id"], 4)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    (first,) = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    tables = first["tables"]
+    assert len(tables) == 4 and first["seed_commitment"] is not None
+    assert [t["sides"] for t in tables[1::2]] == [t["sides"][::-1] for t in tables[::2]]  # each pair twice, swapped
+    leg = tables[0]["match_id"]
+    while bus.handle(GetSummary(leg))["status"] != "ended":
+        bus.handle(PlayBots(leg, 200))
+    with pytest.raises(errors.MatchNotOver):  # the other tables still play on the same deals
+        bus.handle(GetAudit(leg))
+    play_round(bus, made["id"])
+    (first, second) = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    assert first["ended"] and first["seed_commitment"] != second["seed_commitment"]
+    by_table = {}
+    for table in first["tables"]:
+        audit = bus.handle(GetAudit(table["match_id"]))
+        assert audit["seed_commitment"] == first["seed_commitment"]
+        assert hashlib.sha256(audit["seed"].encode()).hexdigest() == first["seed_commitment"]
+        by_table[table["number"]] = deals(bus, table["match_id"])
+    shared = set.intersection(*(set(d) for d in by_table.values()))
+    assert 1 in shared and all(len({repr(d[k]) for d in by_table.values()}) == 1 for k in shared)
+    for _ in range(2):
+        play_round(bus, made["id"])
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert final["status"] == "ended" and all(r["played"] == 6 for r in final["standings"])  # 3 pairings, 2 legs
+    server = {r["entrant_id"]: (r["match_points"], tiebreak(r, "win_margin")) for r in final["standings"]}
+    assert server == independent_standings(bus, made["id"])
