@@ -267,6 +267,33 @@ class CrosstableSchema(ma.Schema):
     rows = fields.List(fields.Nested(CrosstableRowSchema), **ALWAYS, metadata={"description": "In standings order"})
 
 
+class DuplicateMatchSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seed_commitment = fields.String(**ALWAYS, metadata={"description": "As the match's match_created publishes it"})
+
+
+class DuplicateRoundSchema(ma.Schema):
+    round = fields.Integer(**ALWAYS)
+    seed_commitment = fields.String(**ALWAYS, metadata={"description": "As the round's round_paired commits to it"})
+    seed = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "Revealed once the round has ended (null before)"}
+    )
+    matches = fields.List(fields.Nested(DuplicateMatchSchema), **ALWAYS)
+    same_deals = fields.Boolean(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Every match committed to the round's seed and the seed hashes to it (null: not yet)"},
+    )
+    problems = fields.List(fields.String(), **ALWAYS)
+
+
+class TournamentFairnessSchema(ma.Schema):
+    tournament_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS)
+    duplicate = fields.Boolean(**ALWAYS)
+    rounds = fields.List(fields.Nested(DuplicateRoundSchema), **ALWAYS, metadata={"description": "Duplicate rounds"})
+
+
 # --- the log: each event's shape, by type ------------------------------------------------------------------
 def _event_type(name: str) -> fields.String:
     return fields.String(validate=validate.OneOf((name,)), **ALWAYS)
@@ -518,6 +545,18 @@ class Crosstable(MethodView):
     def get(self, tournament_id: str) -> Response | Headed:
         """Each entrant's games, round by round, in standings order."""
         return answered(bus().handle(commands.GetCrosstable(tournament_id, acting(None))), "crosstable")
+
+
+@blp.route("/<string:tournament_id>/fairness", parameters=CONDITIONAL)
+class Fairness(MethodView):
+    @conditional_read
+    @blp.doc(security=PLAYER)
+    @blp.arguments(TournamentPathSchema, location="path", as_kwargs=True)
+    @blp.response(200, TournamentFairnessSchema, headers={"ETag": ETAG_HEADER})
+    @problem_responses(blp, *READ_CODES)
+    def get(self, tournament_id: str) -> Response | Headed:
+        """Duplicate deals proved: each round's seed commitment, its matches' own, and the seed once revealed."""
+        return answered(bus().handle(commands.GetTournamentFairness(tournament_id, acting(None))), "fairness")
 
 
 @blp.route("/<string:tournament_id>/events", parameters=CONDITIONAL)

@@ -563,6 +563,14 @@ class GetCrosstable(Command[Answer]):
 
 
 @dataclass(frozen=True)
+class GetTournamentFairness(Command[Answer]):
+    """A duplicate tournament's proof that every table of a round got the same deals."""
+
+    tournament_id: str
+    viewer: Seeker
+
+
+@dataclass(frozen=True)
 class GetTournamentEvents(Command[Answer]):
     """The tournament's own log, with its hash chain."""
 

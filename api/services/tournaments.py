@@ -35,6 +35,7 @@ from .commands import (
     GetStandings,
     GetTournament,
     GetTournamentEvents,
+    GetTournamentFairness,
     GetTournamentRounds,
     MemberSpec,
     RegisterEntrant,
@@ -519,6 +520,38 @@ def crosstable_handler(command: GetCrosstable, flow: MatchFlow) -> Answer:
             for row in core.standings(state)
         ],
     }
+
+
+def fairness_handler(command: GetTournamentFairness, flow: MatchFlow) -> Answer:
+    """Each duplicate round's commitment, its matches' own commitments and, once the round has
+    ended (or the tournament is over), the seed they reveal, with what keeps them from provably
+    sharing their deals (``api.tournaments.duplicate``). Each match's ``/fairness`` proves its
+    deals come from its seed."""
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record, state = readable(uow, command.tournament_id, command.viewer)
+        played = {t.match_id: flow.record(uow, t.match_id) for r in state.rounds for t in r.tables if t.match_id}
+    rounds = []
+    for r in state.rounds:
+        if r.seed_commitment is None:
+            continue
+        revealed = r.ended or state.is_over
+        matches = {
+            t.match_id: (played[t.match_id].seed_commitment, played[t.match_id].seed if revealed else None)
+            for t in r.tables
+            if t.match_id is not None
+        }
+        problems = core.round_deals_problems(r.seed_commitment, matches) if revealed else []
+        rounds.append(
+            {
+                "round": r.number,
+                "seed_commitment": r.seed_commitment,
+                "seed": next((seed for _, seed in matches.values() if seed is not None), None),
+                "matches": [{"match_id": m, "seed_commitment": c} for m, (c, _) in matches.items()],
+                "same_deals": (not problems) if revealed else None,
+                "problems": problems,
+            }
+        )
+    return {"tournament_id": record.id, "seq": record.last_seq, "duplicate": state.settings.duplicate, "rounds": rounds}
 
 
 def events_handler(command: GetTournamentEvents, flow: MatchFlow) -> Answer:

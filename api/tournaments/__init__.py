@@ -26,6 +26,7 @@ from .commands import (
     with_match_ids,
     withdraw,
 )
+from .duplicate import commitment_of, round_deals_problems
 from .errors import (
     AlreadyRegistered,
     ImpossibleTournamentEvent,
@@ -148,6 +149,7 @@ __all__ = [
     "bye_points",
     "cancel",
     "close_arena",
+    "commitment_of",
     "contenders",
     "create",
     "event_from_dict",
@@ -163,6 +165,7 @@ __all__ = [
     "register",
     "replay",
     "resume",
+    "round_deals_problems",
     "seeding",
     "standings",
     "start",

@@ -959,7 +959,7 @@ def _tournament_rows() -> dict[tuple[str, str], Callable]:
             TOURNAMENTS, data="{}", headers={"X-API-Key": _portal_key(w)}
         ),
     }
-    for tail in ("", "/standings", "/rounds", "/crosstable", "/events"):
+    for tail in ("", "/standings", "/rounds", "/crosstable", "/fairness", "/events"):
         rows.update(_read_rows(f"GET {one}{tail}", tail))
     entrants, entrant = f"POST {one}/entrants", f"DELETE {one}/entrants/{{entrant_id}}"
     rows.update(

@@ -24,6 +24,7 @@ from api.services.commands import (
     GetSummary,
     GetTournament,
     GetTournamentEvents,
+    GetTournamentFairness,
     GetTournamentRounds,
     MemberSpec,
     PlayBots,
@@ -395,7 +396,11 @@ def test_a_duplicate_round_robin_deals_every_table_of_a_round_alike_and_reveals_
         bus.handle(PlayBots(leg, 200))
     with pytest.raises(errors.MatchNotOver):  # the other tables still play on the same deals
         bus.handle(GetAudit(leg))
+    sealed = bus.handle(GetTournamentFairness(made["id"], viewer(bus)))["rounds"]
+    assert [(r["round"], r["seed"], r["same_deals"]) for r in sealed] == [(1, None, None)]
     play_round(bus, made["id"])
+    proof = bus.handle(GetTournamentFairness(made["id"], viewer(bus)))["rounds"][0]
+    assert proof["same_deals"] is True and proof["problems"] == [] and len(proof["matches"]) == 4
     (first, second) = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
     assert first["ended"] and first["seed_commitment"] != second["seed_commitment"]
     by_table = {}
