@@ -6,6 +6,7 @@ audit log, every match's fairness report, and the tournament's own hash chain re
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from contextlib import ExitStack
 from datetime import datetime, timedelta
@@ -356,3 +357,72 @@ def test_an_arena_of_five_bots_pairs_whoever_is_free_and_scores_its_streaks_as_i
         assert server == {entrant: (points[entrant], run[entrant]) for entrant in entrants}
         shown = [row["match_points"] for row in final["standings"]]
         assert shown == sorted(shown, reverse=True)
+
+
+def test_a_duplicate_swiss_of_partner_teams_deals_every_table_of_a_round_alike(database_url, tmp_path):
+    """Four partner teams of bots, two duplicate rounds: each pairing plays two tables, seats
+    swapped, and every match of a round is dealt from the seed its round_paired committed to.
+    Checked through the public API only: each match's audit (its commitment, its revealed seed
+    hashing to the round's, its deals hand by hand) and fairness report, the tournament's own
+    /fairness, no rematch across rounds, and the standings from the matches' own logs."""
+    key = {"X-API-Key": operator_portal(database_url, "club-duplicate")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        body = {
+            "format": "swiss",
+            "rounds": 2,
+            "teams": True,
+            "duplicate": True,
+            "rules": {"partners": True, "target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["random"],
+        }
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        url = f"{base}/v1/tournaments/{made.json()['id']}"
+        for _ in range(4):
+            team = {"members": [{"level": "random"}, {"level": "random"}]}
+            assert requests.post(f"{url}/entrants", json=team, headers=key, timeout=TIMEOUT).status_code == 201
+        assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+
+        def ended() -> dict | None:
+            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+            return answer if answer["status"] == "ended" else None
+
+        final = changes.until(ended, 300, "two duplicate rounds played and paired")
+        rows, _ = chained_log(base, url, key)
+        committed = {
+            r["event"]["round"]: r["event"]["seed_commitment"] for r in rows if r["event"]["type"] == "round_paired"
+        }
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+        assert len(rounds) == 2 and len(set(committed.values())) == 2  # a seed of its own each round
+        met: list[frozenset[str]] = []
+        points = dict.fromkeys((e["id"] for e in final["entrants"]), 0)
+        for round_ in rounds:
+            tables = round_["tables"]
+            assert len(tables) == 4 and [t["sides"] for t in tables[1::2]] == [t["sides"][::-1] for t in tables[::2]]
+            met += [frozenset(t["sides"]) for t in tables[::2]]
+            dealt: list[dict[int, tuple]] = []
+            for table in tables:
+                log, audit = all_pages(base, f"/v1/matches/{table['match_id']}/audit", key)
+                assert audit["seed_commitment"] == committed[round_["number"]] == round_["seed_commitment"]
+                assert hashlib.sha256(audit["seed"].encode()).hexdigest() == audit["seed_commitment"]
+                dealt.append(
+                    {e["hand_number"]: (e["hands"], e["boneyard"]) for e in log if e["type"] == "hand_started"}
+                )
+                fairness = requests.get(f"{base}/v1/matches/{table['match_id']}/fairness", timeout=60).json()
+                assert fairness["verified"] is True and fairness["problems"] == [], fairness
+                winner = next(e for e in log if e["type"] == "match_ended")["winner"]
+                points[table["sides"][winner]] += 2
+            shared = set.intersection(*(set(d) for d in dealt))
+            assert 1 in shared and all(len({repr(d[k]) for d in dealt}) == 1 for k in shared)
+        assert len(met) == len(set(met)) == 4  # two pairings a round, no rematch
+        proof = requests.get(f"{url}/fairness", headers=key, timeout=TIMEOUT).json()
+        assert [(r["round"], r["same_deals"], r["seed_commitment"]) for r in proof["rounds"]] == [
+            (n, True, committed[n]) for n in (1, 2)
+        ]
+        assert {row["entrant_id"]: row["match_points"] for row in final["standings"]} == points
