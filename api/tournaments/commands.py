@@ -273,8 +273,8 @@ def close_arena(state: TournamentState, by: str) -> list[TournamentEvent]:
 def arena_contenders(state: TournamentState) -> list[ArenaContender]:
     """What arena pairing reads of each free entrant."""
     seed = {entrant: position for position, entrant in enumerate(state.order)}
-    played = games(state)
     free = state.free()
+    played = games(state, free)
     return [
         ArenaContender(
             id=entrant,

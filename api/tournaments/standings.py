@@ -22,7 +22,7 @@ read from match points, rank by those.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from .arena import arena_points
@@ -83,19 +83,25 @@ class Standing:
     streak: int = 0  # wins in a row up to its last decided game
 
 
-def games(state: TournamentState) -> dict[str, list[Game]]:
-    """Every entrant's games, round by round (the crosstable's rows)."""
-    found: dict[str, list[Game]] = {entrant: [] for entrant in state.entrants}
+def games(state: TournamentState, of: Collection[str] | None = None) -> dict[str, list[Game]]:
+    """Every entrant's games, round by round (the crosstable's rows); ``of``: those entrants' only
+    (an arena pairs its free pool many times an hour: it reads the games of the pool alone)."""
+    wanted = set(state.entrants if of is None else of)
+    found: dict[str, list[Game]] = {entrant: [] for entrant in state.entrants if entrant in wanted}
     bye_score = bye_points(state.settings.format)
     arena = state.settings.format == ARENA
     run = dict.fromkeys(state.entrants, 0)  # wins in a row so far, for an arena's streaks
     for round_ in state.rounds:
-        if round_.bye is not None:
+        if round_.bye is not None and round_.bye in wanted:
             found[round_.bye].append(Game(round_.number, None, None, None, BYE, (0, 0), bye_score))
         for table in round_.tables:
+            if table.sides[0] not in wanted and table.sides[1] not in wanted:
+                continue
             result = round_.results.get(table.number)
             points = match_points(result) if result is not None else (0, 0)
             for side, entrant in enumerate(table.sides):
+                if entrant not in wanted:
+                    continue
                 opponent = table.sides[1 - side]
                 if result is None:
                     found[entrant].append(Game(round_.number, table.number, opponent, side, None, (0, 0), 0))
