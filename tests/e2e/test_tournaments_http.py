@@ -12,6 +12,7 @@ from contextlib import ExitStack
 from datetime import datetime, timedelta
 from itertools import combinations
 
+import pytest
 import requests
 
 from api.store.chain import GENESIS, row_hash
@@ -136,9 +137,11 @@ def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_follow_fr
         assert [row["event"]["type"] for row in rows][-2:] == ["round_ended", "tournament_ended"]
 
 
-def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_end(database_url, tmp_path):
+@pytest.mark.parametrize("duplicate", [False, True], ids=["single", "duplicate"])
+def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_end(database_url, tmp_path, duplicate):
     """``python -m boneyard_client --tournament ID``: each client enters with its player token,
-    follows its event stream, plays the match of every round it is paired in and stops at the end."""
+    follows its event stream, plays the match of every round it is paired in and stops at the end;
+    with duplicate deals both legs of each pairing, each checked once its round has ended."""
     key = {"X-API-Key": operator_portal(database_url, "club-clients")}
     with ExitStack() as stack:
         changes = stack.enter_context(watching_changes())
@@ -146,7 +149,13 @@ def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_en
             running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
         )
         stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
-        body = {"format": "round_robin", "rules": {"target": 10}, "turn_seconds": 60, "bot_levels": ["greedy"]}
+        body = {
+            "format": "round_robin",
+            "duplicate": duplicate,
+            "rules": {"target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["greedy"],
+        }
         made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT).json()
         url = f"{base}/v1/tournaments/{made['id']}"
         clients = [
