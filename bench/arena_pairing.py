@@ -9,8 +9,9 @@ at a time, in an order drawn from a seeded random generator (results too: 45% wi
 draws), and after every ``--batch`` results the free pool is paired, as the server's sweep does
 once a second. Times every ``pair_round`` (the free pool and its points read from the state, the
 matching, the events) and prints the first pairing's, the slowest later one's and their pool
-sizes, and how many immediate rematches were made. ``--check`` exits 1 when a pairing took 1 s or
-more. Timings are wall time on this machine as it is (it is shared: compare within one run).
+sizes, and how many immediate rematches were made. ``--check`` exits 1 when a pairing took 1 s of
+CPU or more. Timings are wall time on this machine as it is (it is shared: compare within one run)
+and this process's CPU time beside it (what the shared machine's load does not add to).
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ def build(entrants: int) -> t.TournamentState:
     return state
 
 
-def paired(state: t.TournamentState) -> tuple[t.TournamentState, float, int, int]:
-    """The state after pairing its free pool; the time it took, the pool's size, the immediate
-    rematches it made."""
+def paired(state: t.TournamentState) -> tuple[t.TournamentState, tuple[float, float], int, int]:
+    """The state after pairing its free pool; the (wall, CPU) seconds it took, the pool's size, the
+    immediate rematches it made."""
     last = {c.id: c.last_opponent for c in t.arena_contenders(state)}
     pool = len(last)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     events = t.pair_round(state)
-    took = time.perf_counter() - started
+    took = (time.perf_counter() - started, time.process_time() - cpu)
     for event in events:
         state = t.apply(state, event)
     assert state.current is not None
@@ -71,7 +72,7 @@ def main() -> int:
     chance = random.Random(args.seed)
     state = build(args.entrants)
     state, first, first_pool, rematches = paired(state)
-    slowest, slowest_pool, pairings = 0.0, 0, 1
+    slowest, slowest_pool, pairings = (0.0, 0.0), 0, 1
     for number in range(1, args.games + 1):
         pending = [(r.number, table) for r in state.rounds if not r.ended for table in r.pending()]
         round_, table = chance.choice(pending)
@@ -82,13 +83,16 @@ def main() -> int:
             state, took, pool, made = paired(state)
             pairings += 1
             rematches += made
-            if took > slowest:
+            if took[1] > slowest[1]:
                 slowest, slowest_pool = took, pool
     print(f"arena of {args.entrants} entrants, {args.games} results, paired every {args.batch} (seed {args.seed})")
-    print(f"first pairing: {first:.3f} s for a pool of {first_pool}")
-    print(f"slowest later pairing: {slowest:.3f} s for a pool of {slowest_pool} ({pairings - 1} later pairings)")
-    print(f"immediate rematches made: {rematches}; target < {TARGET_SECONDS:.0f} s a pairing")
-    return 1 if args.check and max(first, slowest) >= TARGET_SECONDS else 0
+    print(f"first pairing: {first[0]:.3f} s ({first[1]:.3f} s CPU) for a pool of {first_pool}")
+    print(
+        f"slowest later pairing: {slowest[0]:.3f} s ({slowest[1]:.3f} s CPU) for a pool of {slowest_pool} "
+        f"({pairings - 1} later pairings)"
+    )
+    print(f"immediate rematches made: {rematches}; target < {TARGET_SECONDS:.0f} s of CPU a pairing")
+    return 1 if args.check and max(first[1], slowest[1]) >= TARGET_SECONDS else 0
 
 
 if __name__ == "__main__":
