@@ -417,3 +417,42 @@ def test_a_duplicate_round_robin_deals_every_table_of_a_round_alike_and_reveals_
     assert final["status"] == "ended" and all(r["played"] == 6 for r in final["standings"])  # 3 pairings, 2 legs
     server = {r["entrant_id"]: (r["match_points"], tiebreak(r, "win_margin")) for r in final["standings"]}
     assert server == independent_standings(bus, made["id"])
+
+
+def test_an_arena_pairing_stands_when_a_result_comes_in_while_its_matches_are_prepared(bus: MessageBus, monkeypatch):
+    """The sweep prepares a pairing's matches before its transaction; a result appended meanwhile
+    moves the log on. A Swiss's round is then left to the next sweep; an arena's pairing still
+    stands if its entrants are all still free (the log takes it), and is appended after the result."""
+    from api.services import tournaments as use_cases
+
+    made = create(bus, format="arena", duration_minutes=30, bot_levels=("random",), rules={"target": 10})
+    enter_bots(bus, made["id"], 5)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    first, second = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"][0]["tables"]
+
+    def finish(table: dict) -> None:
+        while bus.handle(GetSummary(table["match_id"]))["status"] != "ended":
+            bus.handle(PlayBots(table["match_id"], 200))
+
+    finish(first)
+    prepare = use_cases.prepare_match
+    meanwhile = []
+
+    def prepared_while_a_table_ends(command, flow):
+        if not meanwhile:
+            meanwhile.append(second["match_id"])
+            finish(second)  # its result is appended before the pairing's transaction
+        return prepare(command, flow)
+
+    monkeypatch.setattr(use_cases, "prepare_match", prepared_while_a_table_ends)
+    assert bus.handle(SweepTournaments()) == 1 and meanwhile
+    events = [e["event"] for e in bus.handle(GetTournamentEvents(made["id"], viewer(bus)))["events"]]
+    kinds = [e["type"] for e in events]
+    assert kinds[-3:] == ["match_result", "round_ended", "round_paired"]  # the pairing after the result
+    (table,) = events[-1]["tables"]
+    waited = next(e for e in events if e["type"] == "round_paired")["waiting"]
+    assert {*table["sides"], *events[-1]["waiting"]} == {*first["sides"], *waited}  # the pool it read
+    assert bus.handle(SweepTournaments()) == 1  # the second table's two, and whoever waited, paired next
+    rounds = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    busy = [side for r in rounds for t in r["tables"] if t["result"] is None for side in t["sides"]]
+    assert len(rounds) == 3 and len(busy) == len(set(busy)) == 4
