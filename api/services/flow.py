@@ -32,7 +32,7 @@ from api.rules.views import public_summary
 from api.store.records import ChainHead, MatchRecord
 from api.store.records import StaleSeq as StoreStaleSeq
 
-from . import errors, tokens
+from . import errors, tokens, tournament_log
 from .deadlines import deadline_after, show_deadline, utcnow
 from .effects import record_effects
 from .limits import WorkLimits
@@ -118,10 +118,16 @@ class MatchFlow:
         return record
 
     def ended_record(self, uow: UnitOfWork, match_id: str, what: str) -> MatchRecord:
-        """The record of a match that has ended (else MatchNotOver: ``what`` opens at the end)."""
+        """The record of a match that has ended (else MatchNotOver: ``what`` opens at the end; for
+        a match of a duplicate round, whose seed the round's other tables share, at the round's end)."""
         record = self.record(uow, match_id)
         if record.status != ENDED:
             raise errors.MatchNotOver(f"{what} opens when the match has ended", match_status=record.status)
+        if tournament_log.deals_sealed(uow, match_id):
+            raise errors.MatchNotOver(
+                f"{what} opens when its duplicate round has ended (its tables share its deals)",
+                match_status=record.status,
+            )
         return record
 
     def snapshot(self, uow: UnitOfWork, record: MatchRecord) -> Snapshot:
