@@ -7,8 +7,8 @@ Each match is played by the expert bots through the golden driver (``api.tools.g
 the engine as the server drives it) from a fixed seed, so the same command always analyses the
 same matches; only the analysis is timed (``time.process_time``: the CPU of this process, not the
 wall clock, which the machine's other load would stretch). Issue 38's targets: a 2-player match to
-100 in at most 10 s, a 4-player partner match (the standard draw game to 100, partners) in at most
-60 s of one core.
+100 (``standard-draw``) in at most 10 s, a 4-player partner match (``standard-draw`` with partners,
+``double-nine-partners``, ``all-fives`` with partners, each to 100) in at most 60 s of one core.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ TABLES = {
     # (preset, players, rules, target seconds)
     "2p": ("standard-draw", 2, {"target": 100}, 10.0),
     "4p-partners": ("standard-draw", 4, {"target": 100, "partners": True}, 60.0),
+    # the other partner games: the double-nine set (honest rollouts), a spinner with counts
+    "4p-double-nine": ("double-nine-partners", 4, {"target": 100}, 60.0),
+    "4p-all-fives": ("all-fives", 4, {"target": 100, "partners": True}, 60.0),
 }
 
 
