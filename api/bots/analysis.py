@@ -195,12 +195,11 @@ def _drawable(state: MatchState) -> bool:
     return state.boneyard_drawable() > 0
 
 
-def line_values(
-    state: MatchState, seat: int, shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
-) -> tuple[list[Action], list[float], list[float] | None, bool] | None:
-    """A line game's decision: its distinct choices (as the expert lists them), their ``known`` and
-    ``shown`` values (``shown`` None when ``oracle`` is off), and whether ``shown`` is exact.
-    None when there is no choice to make."""
+def _known_line(
+    shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget
+) -> tuple[Knowledge, list[Action], list[float]] | None:
+    """A line game's distinct choices (as the expert lists them) and their values from what the
+    seat knows (its view ``shown`` and its redacted ``log`` of the hand); None without a choice."""
     know = Knowledge.read(shown, log)
     known_budget = budget.known_budget(know.rules.set)
     if not known_budget.greedy_reading:  # as the expert reads (``choose_expert``)
@@ -209,7 +208,20 @@ def line_values(
     if len(candidates) < 2:
         return None
     moves = [to_move(a) for a in candidates]
-    known = evaluate(know, moves, make_rng(rng_seed, "analysis"), known_budget)
+    return know, candidates, evaluate(know, moves, make_rng(rng_seed, "analysis"), known_budget)
+
+
+def line_values(
+    state: MatchState, seat: int, shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
+) -> tuple[list[Action], list[float], list[float] | None, bool] | None:
+    """A line game's decision: its distinct choices (as the expert lists them), their ``known`` and
+    ``shown`` values (``shown`` None when ``oracle`` is off), and whether ``shown`` is exact.
+    None when there is no choice to make."""
+    found = _known_line(shown, log, rng_seed, budget)
+    if found is None:
+        return None
+    know, candidates, known = found
+    moves = [to_move(a) for a in candidates]
     if not oracle:
         return candidates, known, None, False
     hands, boneyard = _truth(state, seat)
@@ -234,31 +246,47 @@ def _true_round(table: TrainsTable, state: MatchState, points: dict[Tile, int]) 
     return Round(hands, boneyard, ends, table.toes_number, table.toes_left, table.seat, points)
 
 
-def trains_values(
-    state: MatchState, shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
-) -> tuple[list[Action], list[float], list[float] | None] | None:
-    """A trains game's decision: one action per distinct (tile, number) play, and a draw where it is
-    a choice; ``known`` and ``shown`` values in points (higher is better)."""
+TrainsKey = tuple[Tile, int]  # Chicken Foot: a play's tile and the number it goes on
+
+
+def _known_trains(
+    shown: Json, rng_seed: str, budget: AnalysisBudget
+) -> tuple[list[Action], list[float], list[TrainsKey]] | None:
+    """A trains game's distinct plays (Mexican Train: a tile and its train; Chicken Foot: a tile and
+    the number it goes on, ``keys``; none in Mexican Train) and their values from what the seat
+    knows; None without a choice."""
     plays = listed_plays(shown)
-    if not plays:
+    table = read_table(shown) if plays else None
+    if table is None:
         return None
-    table = read_table(shown)
     if table.is_mexican_train:  # (a draw beside plays is no choice the plan's score values)
         distinct = list({(p.tile, p.train): p for p in plays}.values())
         if len(distinct) < 2:
             return None
         planner = planner_of(table)
-        return [p.action for p in distinct], [float(mexican_score(table, p, planner)) for p in distinct], None
+        return [p.action for p in distinct], [float(mexican_score(table, p, planner)) for p in distinct], []
     number_of = {p.train: place_number(table, p) for p in plays}
     unique = list({(p.tile, number_of[p.train]): p for p in plays}.values())
     if len(unique) < 2:
         return None
     keys = [(p.tile, number_of[p.train]) for p in unique]
-    on_table = tiles_on_table(shown)
     rng = make_rng(rng_seed, "analysis")
-    known = [-v for v in rollout_values(table, keys, on_table, rng, budget.trains_guesses)]
-    if not oracle:
-        return [p.action for p in unique], known, None
+    values = rollout_values(table, keys, tiles_on_table(shown), rng, budget.trains_guesses)
+    return [p.action for p in unique], [-v for v in values], keys
+
+
+def trains_values(
+    state: MatchState, shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
+) -> tuple[list[Action], list[float], list[float] | None] | None:
+    """A trains game's decision: one action per distinct (tile, number) play, and a draw where it is
+    a choice; ``known`` and ``shown`` values in points (higher is better)."""
+    found = _known_trains(shown, rng_seed, budget)
+    if found is None:
+        return None
+    actions, known, keys = found
+    table = read_table(shown)
+    if table.is_mexican_train or not oracle:
+        return actions, known, None
     points = {t: table.points(t) for t in table.rules.tile_set.tiles}
     truth = _true_round(table, state, points)
     values = []
@@ -270,7 +298,28 @@ def trains_values(
         round_.to_move = (table.seat + 1) % seats
         left = round_.play_out() if round_.hands[table.seat] else [sum(points[t] for t in h) for h in round_.hands]
         values.append(-(left[table.seat] - (sum(left) - left[table.seat]) / (seats - 1)))
-    return [p.action for p in unique], known, values
+    return actions, known, values
+
+
+def hint(
+    shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget = DEFAULT_ANALYSIS_BUDGET
+) -> list[tuple[Action, float]]:
+    """The seat's choices now, each as listed in ``shown["legal_actions"]`` with its value from what
+    the seat knows (the analysis' ``known`` value: the seat's view and its redacted ``log`` of the
+    hand, nothing else), best first; one choice or none: no values to give (an empty list).
+    A hint during play reads nothing the seat may not see."""
+    if is_trains_view(shown):
+        found_trains = _known_trains(shown, rng_seed, budget)
+        if found_trains is None:
+            return []
+        candidates, values, _keys = found_trains
+    else:
+        found = _known_line(shown, log, rng_seed, budget)
+        if found is None:
+            return []
+        _know, candidates, values = found
+    order = sorted(range(len(candidates)), key=lambda k: (-values[k], k))
+    return [(candidates[k], _round(values[k])) for k in order]
 
 
 def _made(state: MatchState, seat: int, shown: Json, seed: str, events: list[Json]) -> tuple[Action, int] | None:
@@ -445,5 +494,6 @@ __all__ = [
     "Sighted",
     "analyse",
     "choice_name",
+    "hint",
     "sighted",
 ]

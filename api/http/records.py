@@ -21,9 +21,12 @@ from api.http.conditional import ETAG_HEADER, IF_NONE_MATCH_PARAMETER, NOT_MODIF
 from api.http.limits import limit_audit_reads
 from api.http.problem_codes import (
     ANALYSIS_NOT_READY,
+    HINT_NOT_OFFERED,
     INVALID_REQUEST,
     INVALID_TOKEN,
     MATCH_NOT_OVER,
+    MATCH_OVER,
+    NOT_YOUR_TURN,
     TOO_MANY_REQUESTS,
     UNKNOWN_MATCH,
     WRONG_MATCH,
@@ -31,7 +34,7 @@ from api.http.problem_codes import (
 )
 from api.http.schema_fields import ALWAYS
 from api.records.model import FORMAT
-from api.services.commands import GetAnalysis, GetGameRecord
+from api.services.commands import GetAnalysis, GetGameRecord, GetHint
 
 blp = Blueprint("records", __name__, url_prefix="/v1/matches", description="Match records (docs/records.md)")
 blp.before_request(check_match_scope)  # a portal key does not see another portal's matches
@@ -165,3 +168,39 @@ class Analysis(MethodView):
         answer = bus().handle(GetAnalysis(match_id))
         tag = etag(answer["seq"], "analysis", answer["chain_head"]["hash"])
         return not_modified(tag) or (answer, 200, {"ETag": tag})
+
+
+# --- a hint during play -----------------------------------------------------------------------------
+class HintChoiceSchema(ma.Schema):
+    choice = fields.String(**ALWAYS, metadata={"description": "As a record's move without its seat: `6-4R`, `D`"})
+    action = fields.Dict(
+        **ALWAYS, metadata={"description": "The choice as the view's `legal_actions` lists it: send it as it is"}
+    )
+    value = fields.Float(
+        **ALWAYS, metadata={"description": "The expert's value of it from what the seat knows, in points"}
+    )
+
+
+class HintSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS, metadata={"description": "The match's seq the hint is for"})
+    seat = fields.Integer(**ALWAYS)
+    choices = fields.List(
+        fields.Nested(HintChoiceSchema),
+        **ALWAYS,
+        metadata={"description": "Best first; empty when the seat has one choice or none to weigh"},
+    )
+
+
+@blp.route("/<string:match_id>/hint")
+class Hint(MethodView):
+    @limit_audit_reads
+    @blp.doc(security=[{"seatToken": []}])
+    @blp.response(200, HintSchema)
+    @problem_responses(
+        blp, INVALID_TOKEN, WRONG_MATCH, UNKNOWN_MATCH, HINT_NOT_OFFERED, NOT_YOUR_TURN, MATCH_OVER, TOO_MANY_REQUESTS
+    )
+    def get(self, match_id: str) -> dict[str, Any]:
+        """With the seat's token, in an unrated match against the computer, on the seat's turn: its
+        choices, best first, each valued by the expert from what the seat knows (docs/analysis.md)."""
+        return bus().handle(GetHint(match_id, bearer_token()))

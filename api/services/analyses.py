@@ -18,11 +18,15 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from api.bots.analysis import analyse
+from api.bots.analysis import analyse, choice_name, hint
+from api.rules import BOT_SEAT, ENDED, PLAYING, redact_event, view
+from api.rules.errors import MatchOver, NotYourTurn
 
 from . import errors
-from .commands import AnalysisJob, Answer, ClaimDueAnalyses, GetAnalysis, StoreAnalysis
+from .clocks import run_due
+from .commands import AnalysisJob, Answer, ClaimDueAnalyses, GetAnalysis, GetHint, StoreAnalysis
 from .flow import MatchFlow
+from .snapshots import without_seq
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +48,39 @@ def analysis_handler(command: GetAnalysis, flow: MatchFlow) -> Answer:
             match_status=record.status,
         )
     return {"match_id": record.id, **analysis, "seq": record.last_seq, "chain_head": record.head.to_dict()}
+
+
+def hint_handler(command: GetHint, flow: MatchFlow) -> Answer:
+    """The token's seat's choices now, best first, each with the expert's value of it from what the
+    seat knows (its view and its log of the hand, as a computer player is asked: nothing hidden).
+    Only in an unrated match where every other seat is a computer player (``hint_not_offered``),
+    and only for the seat to move (``not_your_turn``)."""
+    run_due(flow, command.match_id)
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.record(uow, command.match_id)
+        seat = flow.authenticate(uow, command.match_id, command.token, required=True)
+        snap = flow.snapshot(uow, record)
+    assert seat is not None  # required=True: a missing token is refused above
+    state = snap.state
+    others = [s for i, s in enumerate(state.seats) if i != seat]
+    if record.rated or any(s.get("type") != BOT_SEAT for s in others):
+        raise errors.HintNotOffered("hints are offered in unrated matches against the computer only")
+    if state.status == ENDED:
+        raise MatchOver("the match has ended: its analysis is at /analysis")
+    shown = view(state, seat)
+    if state.status != PLAYING or not shown.get("legal_actions") or state.next_to_act([seat]) != seat:
+        raise NotYourTurn("a hint is for the seat to move")
+    log = [redact_event(without_seq(row), seat) for row in snap.hand_log]
+    # the decision's randomness from what the seat may know (not the secret seed): the same hint
+    # for the same question
+    rng_seed = f"hint:{record.id}:{snap.seq}:{seat}"
+    choices = flow.offload(hint, shown, log, rng_seed)
+    return {
+        "match_id": record.id,
+        "seq": snap.seq,
+        "seat": seat,
+        "choices": [{"choice": choice_name(a), "action": a, "value": v} for a, v in choices],
+    }
 
 
 def claim_due_analyses_handler(command: ClaimDueAnalyses, flow: MatchFlow) -> list[AnalysisJob]:

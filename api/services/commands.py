@@ -252,6 +252,15 @@ class GetAnalysis(Command[Answer]):
 
 
 @dataclass(frozen=True)
+class GetHint(Command[Answer]):
+    """The expert's values of the token's seat's choices now, from what the seat knows: offered in
+    an unrated match where every other seat is a computer player."""
+
+    match_id: str
+    token: str | None
+
+
+@dataclass(frozen=True)
 class AnalysisJob:
     """An ended match to analyse: its whole log (event dicts in seq order) and revealed seed."""
 

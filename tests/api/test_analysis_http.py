@@ -74,3 +74,34 @@ def test_an_unknown_annotation_is_refused(app, client):
     match_id, _audit = store_ended_match(app.extensions["boneyard.store"], SHORT)
     response = client.get(f"/v1/matches/{match_id}/record?annotate=everything")
     assert_problem(response, 422, "invalid_request")
+
+
+# --- a hint during play -------------------------------------------------------------------------
+def test_a_hint_values_the_seats_choices_from_what_it_sees_best_first(client):
+    created = create(client, HUMAN_AND_BOT, rules={"target": 20})
+    match_id, token = created["id"], tokens_of(created)[0]
+    hinted = 0
+    for _ in range(40):
+        view = client.get(f"/v1/matches/{match_id}/view", headers=auth(token)).get_json()
+        if view["status"] != "playing":
+            break
+        response = client.get(f"/v1/matches/{match_id}/hint", headers=auth(token))
+        assert response.status_code == 200, response.get_json()
+        body = response.get_json()
+        assert body["seat"] == 0 and body["seq"] == view["seq"]
+        values = [c["value"] for c in body["choices"]]
+        assert values == sorted(values, reverse=True)
+        assert all(c["action"] in view["legal_actions"] for c in body["choices"])
+        if body["choices"]:
+            hinted += 1
+            assert client.get(f"/v1/matches/{match_id}/hint", headers=auth(token)).get_json() == body  # the same
+        action = body["choices"][0]["action"] if body["choices"] else view["legal_actions"][0]
+        assert client.post(f"/v1/matches/{match_id}/actions", json=action, headers=auth(token)).status_code == 200
+    assert hinted >= 2
+
+
+def test_no_hint_with_another_person_at_the_table_nor_without_a_token(client):
+    created = create(client, [{"name": "Ana", "type": "remote"}, {"name": "Ben", "type": "remote"}])
+    response = client.get(f"/v1/matches/{created['id']}/hint", headers=auth(tokens_of(created)[0]))
+    assert_problem(response, 409, "hint_not_offered")
+    assert_problem(client.get(f"/v1/matches/{created['id']}/hint"), 401, "invalid_token")
