@@ -50,8 +50,7 @@ def test_review_steps_through_each_analysed_decision_once_the_analysis_is_made(p
         page.click("#continue")
     page.click("#review-open")
     # the runner has not made it yet: the review says so and asks again
-    page.wait_for_selector("#review-status")
-    assert "analysing" in page.inner_text("#review-status")
+    page.wait_for_function("document.querySelector('#review-status')?.textContent.includes('analysing')")
     AnalysisRunner(LIVE_APPS[live_server].extensions["boneyard.bus"].handle).drain()  # type: ignore[attr-defined]
     analysis = requests.get(f"{live_server}/v1/matches/{match_id}/analysis", timeout=10).json()
     decisions = analysis["decisions"]
@@ -80,3 +79,36 @@ def test_review_steps_through_each_analysed_decision_once_the_analysis_is_made(p
     assert seen == [d["seq"] for d in decisions]
     page.click("#review-back")
     page.wait_for_selector("#rematch")
+
+
+def test_the_hint_button_selects_the_experts_pick_against_the_computer(page_at, live_server):
+    body = {
+        "preset": "standard-draw",
+        "seed": "hint-e2e",
+        "seats": [{"name": "You", "type": "remote"}, {"name": "Greedy", "type": "bot", "level": "greedy"}],
+    }
+    created = requests.post(f"{live_server}/v1/matches", json=body, timeout=10).json()
+    match_id, token = created["id"], next(s["token"] for s in created["seats"] if s["seat"] == 0)
+    headers = {"Authorization": f"Bearer {token}"}
+    # on to a turn with two or more choices to weigh (the API's own hint says when)
+    for _ in range(60):
+        hint = requests.get(f"{live_server}/v1/matches/{match_id}/hint", headers=headers, timeout=10).json()
+        if len(hint["choices"]) >= 2 and "tile" in hint["choices"][0]["action"]:
+            break
+        view = requests.get(f"{live_server}/v1/matches/{match_id}/view", headers=headers, timeout=10).json()
+        requests.post(
+            f"{live_server}/v1/matches/{match_id}/actions", json=view["legal_actions"][0], headers=headers, timeout=10
+        )
+    else:
+        raise AssertionError("no turn with a choice")
+    saved = {"id": match_id, "local": {"0": token}, "seen": 99, "humans": 1, "viewer": 0}
+    kept = [{"name": OLD_STORE_KEY, "value": json.dumps(saved)}]
+    page = page_at(DESKTOP, storage_state={"cookies": [], "origins": [{"origin": live_server, "localStorage": kept}]})
+    page.goto("/play")
+    page.wait_for_selector("body.my-turn #hint:not([hidden]):not(:disabled)")
+    page.keyboard.press("h")
+    page.wait_for_selector("#toast:not([hidden])")
+    best = hint["choices"][0]
+    assert page.inner_text("#toast").startswith(f"Hint: {best['choice']}")
+    selected = page.get_attribute("#hand .hand-tile.selected", "data-tile")
+    assert sorted(selected.split("-")) == sorted(str(n) for n in best["action"]["tile"])

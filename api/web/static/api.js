@@ -94,3 +94,9 @@ export async function getWholeAudit(matchId) {
     after = data.next_after;
   }
 }
+
+/** GET /matches/ID/hint with the seat's token: its choices now, best first, each valued by the
+ *  expert from what the seat sees (unrated matches against the computer only). */
+export function getHint(matchId, token) {
+  return request(`matches/${matchId}/hint`, { token });
+}
