@@ -91,7 +91,8 @@ class AnalysisBudget:
     ``known`` values (None: the expert's own for the set), the oracle's for the ``shown``
     values (``exact``: solved from ``exact_tiles`` tiles left, nothing drawable; ``rollouts``:
     the spinner and count games' playouts on the true deal), Chicken Foot's guesses, and at most
-    ``max_decisions`` decisions valued per match (the rest listed without values)."""
+    ``max_decisions`` decisions valued per match (the seat moves after them are only counted:
+    ``Analysis.unvalued``)."""
 
     known: Budget | None = None
     exact: Budget = dataclasses.field(default_factory=lambda: EXACT)
@@ -342,7 +343,7 @@ def _key(action: Action) -> tuple[str, str]:
 class Analysis:
     family: str
     decisions: tuple[Decision, ...]
-    unvalued: int  # decisions past ``max_decisions``
+    unvalued: int  # the seats' own moves past ``max_decisions``, not valued
     seats: int
 
     def to_json(self) -> Json:
