@@ -167,8 +167,8 @@ def migrate_command(revision: str) -> None:
     "--analysis-slots",
     type=int,
     default=None,
-    help="Analyses after a match made at once, each in a process of its own (default: the cores this "
-    "process may run on; 0: none).",
+    help="Analyses after a match made at once, each in a process of its own (default: ANALYSIS_SLOTS, "
+    "else the cores this process may run on; 0: none).",
 )
 def autoplay_command(step_moves: int, analysis_slots: int | None) -> None:
     """Play the computer players' owed moves and expired turn clocks until stopped (SIGTERM/SIGINT);
@@ -191,6 +191,8 @@ def autoplay_command(step_moves: int, analysis_slots: int | None) -> None:
     # must not hold up a computer player's move): one runner process for all background work.
     webhooks = start_webhook_worker(stop)
     bus = current_app.extensions[BUS_KEY]
+    if analysis_slots is None:
+        analysis_slots = current_app.config["ANALYSIS_SLOTS"]
     slots = len(os.sched_getaffinity(0)) if analysis_slots is None else max(0, analysis_slots)
     # one analysis per core at most: a pool of that many worker processes ("spawn": no copy of
     # this process's threads, connections or locks)
