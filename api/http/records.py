@@ -32,6 +32,7 @@ from api.http.problem_codes import (
     WRONG_MATCH,
     problem_responses,
 )
+from api.http.openapi_shapes import component
 from api.http.schema_fields import ALWAYS
 from api.records.model import FORMAT
 from api.services.commands import GetAnalysis, GetGameRecord, GetHint
@@ -173,8 +174,10 @@ class Analysis(MethodView):
 # --- a hint during play -----------------------------------------------------------------------------
 class HintChoiceSchema(ma.Schema):
     choice = fields.String(**ALWAYS, metadata={"description": "As a record's move without its seat: `6-4R`, `D`"})
-    action = fields.Dict(
-        **ALWAYS, metadata={"description": "The choice as the view's `legal_actions` lists it: send it as it is"}
+    action = component(
+        "LegalAction",
+        **ALWAYS,
+        metadata={"description": "The choice as the view's `legal_actions` lists it: send it as it is"},
     )
     value = fields.Float(
         **ALWAYS, metadata={"description": "The expert's value of it from what the seat knows, in points"}
