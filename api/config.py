@@ -59,8 +59,8 @@ Environment variables (all optional):
     Limits in flask-limiter notation (defaults ``30 per minute``, ``600 per minute``,
     ``3000 per minute``); a rematch, a seek and a challenge count against the creation budget.
 ``RATE_LIMIT_AUDIT``
-    Per client address, for each of ``/audit`` (per page) and ``/fairness`` (default
-    ``60 per minute``).
+    Per client address, for each of ``/audit`` (per page), ``/record``, ``/fairness``,
+    ``/analysis`` and ``/hint`` (default ``60 per minute``).
 ``HEALTH_CHECK_INTERVAL``
     Seconds a ``/healthz`` probe (a write to the database) is reused by its process
     (default 2).

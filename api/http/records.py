@@ -19,6 +19,7 @@ from marshmallow import fields, validate
 from api.http.callers import bearer_token, bus, check_match_scope
 from api.http.conditional import ETAG_HEADER, IF_NONE_MATCH_PARAMETER, NOT_MODIFIED_RESPONSE, etag, not_modified
 from api.http.limits import limit_audit_reads
+from api.http.openapi_shapes import component
 from api.http.problem_codes import (
     ANALYSIS_NOT_READY,
     HINT_NOT_OFFERED,
@@ -32,7 +33,6 @@ from api.http.problem_codes import (
     WRONG_MATCH,
     problem_responses,
 )
-from api.http.openapi_shapes import component
 from api.http.schema_fields import ALWAYS
 from api.records.model import FORMAT
 from api.services.commands import GetAnalysis, GetGameRecord, GetHint
