@@ -78,10 +78,11 @@ def test_an_unknown_annotation_is_refused(app, client):
 
 # --- a hint during play -------------------------------------------------------------------------
 def test_a_hint_values_the_seats_choices_from_what_it_sees_best_first(client):
-    created = create(client, HUMAN_AND_BOT, rules={"target": 20})
+    # a long target: no deal ends the match before the seat has had a few choices to weigh
+    created = create(client, HUMAN_AND_BOT, rules={"target": 250})
     match_id, token = created["id"], tokens_of(created)[0]
     hinted = 0
-    for _ in range(40):
+    for _ in range(30):
         view = client.get(f"/v1/matches/{match_id}/view", headers=auth(token)).get_json()
         if view["status"] != "playing":
             break
