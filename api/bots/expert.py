@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from api.rules.layout import LEFT, RIGHT, UP
@@ -166,7 +167,16 @@ INTERMEDIATE_BUDGET = Budget(
 )
 
 
-def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
+def choose_expert(
+    view: Json,
+    log: list[Json],
+    rng: random.Random,
+    budget: Budget = DEFAULT_BUDGET,
+    read: Callable[[Json, list[Json]], Knowledge] = Knowledge.read,
+) -> Action:
+    """The expert's action for the seat of ``view``. ``read`` turns the view and log into what the
+    seat knows: ``Knowledge.read`` for every seat the server plays (``choose_action`` passes no
+    other); ``bench/sighted.py`` alone passes one that shows the true hands, to measure a ceiling."""
     actions = view["legal_actions"]
     muggins = find(actions, MUGGINS)
     if muggins is not None:
@@ -174,7 +184,7 @@ def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budge
     plays = plays_of(actions)
     if not plays:
         return no_play_choice(actions)
-    know = Knowledge.read(view, log)
+    know = read(view, log)
     if not budget.greedy_reading:
         know = dataclasses.replace(know, shed={})
     candidates = _distinct(plays, know)
