@@ -59,7 +59,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
-from .honest import HonestRollout
+from .honest import HonestRollout, Tree
 from .knowledge import (
     Knowledge,
     ends_mask,
@@ -135,6 +135,9 @@ class Budget:
     greedy_reading: bool = False
     hand_win: float = 0.0
     honest: bool = False
+    ismcts: bool = False
+    explore: float = 60.0
+    widen: float = 0.5
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -243,6 +246,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     honest = _honest_rollout(know, moves, budget)
     exact = None if honest is not None else _exact_line(rules, me, know.view["scores"], bonus, budget, greedy)
     lines = exact is not None and _line_moves(know, moves)
+    trees: list[Tree] | None = [{} for _ in moves] if honest is not None and budget.ismcts else None
     rows: list[list[float]] = []  # each deal's values, for ``sure``
     weighed = _weighed_deals(know, rng, budget, deals)
     dealt = 0
@@ -255,7 +259,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
         dealt += 1
         hands, boneyard = _next_deal(know, weighed, rng)
         if honest is not None:
-            values = _honest_values(know, hands, moves, rng, honest)
+            values = _honest_values(know, hands, moves, rng, honest, trees)
         elif lines:
             assert exact is not None
             values = _line_values(know, hands, moves, rng, budget, exact)
@@ -387,14 +391,22 @@ def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Hones
     # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
     # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
     lacks = [0 if s == me else ends_mask(know.lacks(s)) for s in range(rules.players)]
-    return HonestRollout(line, greedy_seats(know.view), lacks)
+    if not budget.ismcts:
+        return HonestRollout(line, greedy_seats(know.view), lacks)
+    return HonestRollout(line, greedy_seats(know.view), lacks, me, budget.explore, budget.widen)
 
 
 def _honest_values(
-    know: Knowledge, hands: dict[int, list[Tile]], moves: list[Move], rng: random.Random, honest: HonestRollout
+    know: Knowledge,
+    hands: dict[int, list[Tile]],
+    moves: list[Move],
+    rng: random.Random,
+    honest: HonestRollout,
+    trees: list[Tree] | None = None,
 ) -> list[float]:
     """Each move's value on one deal: played, then the hand played out honestly, every move on the
-    same rollout randomness."""
+    same rollout randomness (with ``trees``, one per move, this seat's later moves searched in the
+    move's own tree: ``HonestRollout.play``)."""
     me = know.seat
     players = know.rules.players
     line = honest.line
@@ -403,7 +415,7 @@ def _honest_values(
     ends = know.layout.values
     seed = rng.getrandbits(64)
     out = []
-    for move in moves:
+    for k, move in enumerate(moves):
         tile = move[1]
         if know.layout.tiles == 0:
             a, b = tile.high, tile.low  # the lead: both its numbers open
@@ -418,7 +430,11 @@ def _honest_values(
         if not child[me]:
             out.append(line.ended(child, line.my_side))
         else:
-            out.append(honest.play(child, a, b, (me + 1) % players, random.Random(seed)))
+            rollout_rng = random.Random(seed)
+            if trees is None:
+                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng))
+            else:
+                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng, trees[k]))
     return out
 
 
