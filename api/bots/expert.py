@@ -136,6 +136,7 @@ class Budget:
     hand_win: float = 0.0
     honest: bool = False
     ismcts: bool = False
+    lead_reading: bool = False
     explore: float = 60.0
     widen: float = 0.5
 
@@ -190,6 +191,8 @@ def choose_expert(
     know = read(view, log)
     if not budget.greedy_reading:
         know = dataclasses.replace(know, shed={})
+    elif budget.lead_reading:
+        know = dataclasses.replace(know, shed=know.led)
     candidates = _distinct(plays, know)
     draw = find(actions, DRAW)
     if draw is not None:
