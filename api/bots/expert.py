@@ -115,6 +115,13 @@ class Budget:
     is played out once, the greedy bots as greedy plays and every other seat, this one's side
     included, by a fixed policy that reads only what that seat could see, so nobody plays as if
     it saw the hands (the strategy fusion of solving each guessed deal exactly).
+
+    Two more for the honest rollouts, off (README, "Issue 33's games", the fifth pass):
+    ``ismcts`` searches this seat's own later decisions instead of playing them by the policy
+    (single-observer ISMCTS below each candidate, ``honest.Node``: its decisions keyed by what it
+    can see, UCB1 with ``explore`` points of exploration, a node seen ``n`` times choosing among the
+    policy's first ``1 + widen * sqrt(n)`` plays); ``lead_reading`` reads a greedy seat's lead at
+    will too (it led its heaviest tile: ``Knowledge.led``), under ``greedy_reading``.
     """
 
     determinizations: int = 64
