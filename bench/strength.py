@@ -165,6 +165,13 @@ def main(argv=None) -> int:
         help="comma-separated rows: " + ", ".join(r.name for r in ROWS),
     )
     parser.add_argument("--target", type=int, default=100)
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="skip the rows' first OFFSET matches (even): --offset 120 --matches 120 plays the second half of "
+        "--matches 240, the same matches",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
         "--diagnose",
@@ -207,11 +214,17 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     matches = max(2, args.matches + args.matches % 2)
-    jobs = [(row, i, args.target, changes, args.first, args.sighted) for row in rows for i in range(matches)]
+    offset = args.offset + args.offset % 2
+    jobs = [
+        (row, i, args.target, changes, args.first, args.sighted)
+        for row in rows
+        for i in range(offset, offset + matches)
+    ]
 
     own = ", ".join(r.name for r in rows if r.own_target)
     to = f"{args.target}" + (f" (to their preset's target: {own})" if own else "")
-    print(f"{matches} matches to {to} per row, seats swapped on every seed, {args.jobs} jobs")
+    skipped = f" (after the first {offset})" if offset else ""
+    print(f"{matches} matches{skipped} to {to} per row, seats swapped on every seed, {args.jobs} jobs")
     if changes is not None:
         print(f"Budget changes: {changes}")
     if args.first:
