@@ -121,7 +121,10 @@ class Budget:
     (single-observer ISMCTS below each candidate, ``honest.Node``: its decisions keyed by what it
     can see, UCB1 with ``explore`` points of exploration, a node seen ``n`` times choosing among the
     policy's first ``1 + widen * sqrt(n)`` plays); ``lead_reading`` reads a greedy seat's lead at
-    will too (it led its heaviest tile: ``Knowledge.led``), under ``greedy_reading``.
+    will too (it led its heaviest tile: ``Knowledge.led``), under ``greedy_reading``;
+    ``importance`` (with ``inference`` off) weighs each deal's values by the sampler's own correction
+    (``Knowledge.weighed_sample``: how much likelier the deal is in truth than its way of dealing
+    makes it) instead of counting every deal alike.
     """
 
     determinizations: int = 64
@@ -144,6 +147,7 @@ class Budget:
     honest: bool = False
     ismcts: bool = False
     lead_reading: bool = False
+    importance: bool = False
     explore: float = 60.0
     widen: float = 0.5
 
@@ -260,6 +264,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     rows: list[list[float]] = []  # each deal's values, for ``sure``
     weighed = _weighed_deals(know, rng, budget, deals)
     dealt = 0
+    weights = 0.0  # the deals' importance weights (``Budget.importance``; else 1 each)
     while dealt < deals:
         if dealt >= budget.min_determinizations:
             if honest is None and exact is not None and exact.visited >= budget.exact_work:
@@ -267,7 +272,11 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
             if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
                 break
         dealt += 1
-        hands, boneyard = _next_deal(know, weighed, rng)
+        if weighed is None and budget.importance:
+            hands, boneyard, weight = know.weighed_sample(rng)  # (the same draws as ``know.sample``)
+        else:
+            hands, boneyard = _next_deal(know, weighed, rng)
+            weight = 1.0
         if honest is not None:
             values = _honest_values(know, hands, moves, rng, honest, trees)
         elif lines:
@@ -288,10 +297,11 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
                     else:
                         values[i] += _solved_playout(st, random.Random(seed), budget, exact, before, side, bonus)
         for i, value in enumerate(values):
-            totals[i] += value
+            totals[i] += weight * value
+        weights += weight
         if budget.sure:
             rows.append(values)
-    n = dealt * budget.rollouts
+    n = weights * budget.rollouts
     return [t / n for t in totals]
 
 
