@@ -206,3 +206,43 @@ def test_the_searching_expert_decides_the_same_way_twice_and_searches_only_when_
     trees.clear()
     choose_action("expert", view, log, "s", dataclasses.replace(DOUBLE_NINE_BUDGET, ismcts=False))
     assert trees and not any(trees)
+
+
+def test_under_importance_each_deal_counts_by_the_samplers_correction(monkeypatch):
+    from api.bots import DOUBLE_NINE_BUDGET
+    from api.bots.actions import plays_of, to_move
+    from api.bots.expert import evaluate
+    from api.bots.knowledge import Knowledge
+
+    match = BotMatch(RULES, "importance", ["expert", "greedy"] * 2)
+    while True:
+        view, log = match.inputs(0)
+        if match.state.turn == 0 and len(view["legal_actions"]) > 1 and view["line"]:
+            break
+        match.step()
+    know = Knowledge.read(view, log)
+    first, _boneyard, _w = know.weighed_sample(random.Random(1))
+    second, _boneyard, _w = know.weighed_sample(random.Random(2))
+    assert first != second
+    deals = [(first, 1.0), (second, 3.0)]  # dealt in turn, the second three times likelier in truth
+    dealt: list[int] = []
+
+    def weighed_sample(self, rng):
+        hands, weight = deals[len(dealt) % 2]
+        dealt.append(1)
+        return {s: tiles[:] for s, tiles in hands.items()}, [], weight
+
+    marker = NINE.mask_of(first[1])
+
+    def play(self, hands, a, b, turn, rng, tree=None):
+        return 10.0 if hands[1] == marker else 50.0  # whatever the move: the deal alone
+
+    monkeypatch.setattr(Knowledge, "weighed_sample", weighed_sample)
+    monkeypatch.setattr(HonestRollout, "play", play)
+    moves = [to_move(a) for a in plays_of(view["legal_actions"])]
+    counted = evaluate(know, moves, random.Random(0), DOUBLE_NINE_BUDGET)
+    assert len(dealt) == 32  # every move alike on every deal: settled at the least number of deals
+    assert counted == [30.0] * len(moves)  # 16 deals of 10 and 16 of 50
+    dealt.clear()
+    weighed = evaluate(know, moves, random.Random(0), dataclasses.replace(DOUBLE_NINE_BUDGET, importance=True))
+    assert weighed == [40.0] * len(moves)  # (16 * 10 + 3 * 16 * 50) / (16 + 3 * 16)
