@@ -5,6 +5,8 @@
     python bench/strength.py --rows block-expert-greedy,partners-expert-greedy
     python bench/strength.py --rows d9partners-expert-greedy,f3-expert-greedy   # issue 33's games
     python bench/strength.py --rows d9partners-expert-greedy --budget hand_win=40.0   # a tuning run
+    python bench/strength.py --rows d9partners-expert-greedy --sighted     # the ceiling: the expert sees the hands
+    python bench/strength.py --rows d9partners-expert-greedy --first greedy   # the same seeds, greedy vs greedy
 
 Every row plays matches between two levels on fixed seeds: to 100 (``--target``), except the
 rows of presets whose target is part of the game (``fives-and-threes``: exactly 61;
@@ -97,17 +99,18 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _levels(row: Row, first_side: int) -> list[str]:
+def _levels(row: Row, first_side: int, first: str | None = None) -> list[str]:
     rules = resolve_rules(row.preset, dict(row.options), row.players)
-    return [row.first if rules.side_of(s) == first_side else row.second for s in range(row.players)]
+    mine = first or row.first
+    return [mine if rules.side_of(s) == first_side else row.second for s in range(row.players)]
 
 
 def _one_match(job):
-    row, index, target, changes = job
+    row, index, target, changes, first, sighted = job
     options = dict(row.options) if row.own_target else {**dict(row.options), "target": target}
     rules = resolve_rules(row.preset, options, row.players)
     first_side = index % 2  # seats swapped on every other match
-    levels = _levels(row, first_side)
+    levels = _levels(row, first_side, first)
     times: list[tuple[str, float]] = []
 
     def observe(seat, level, seconds, view, log, action):
@@ -116,7 +119,13 @@ def _one_match(job):
 
     seed = f"strength:{row.name}:{index // 2}"
     budget = None if changes is None else dataclasses.replace(level_budget("expert", rules.set), **changes)
-    match = BotMatch(rules, seed, levels, budget)
+    match: BotMatch
+    if sighted:
+        from sighted import SightedMatch  # (bench/ is on the path: this script's own folder)
+
+        match = SightedMatch(rules, seed, levels, budget, sighted=frozenset({first or row.first}), shown=sighted)
+    else:
+        match = BotMatch(rules, seed, levels, budget)
     while match.live:
         match.step(observe)
     breakdown = hands_by_kind(match.events, first_side, rules.side_of)
@@ -156,6 +165,13 @@ def main(argv=None) -> int:
         help="comma-separated rows: " + ", ".join(r.name for r in ROWS),
     )
     parser.add_argument("--target", type=int, default=100)
+    parser.add_argument(
+        "--offset",
+        type=int,
+        default=0,
+        help="skip the rows' first OFFSET matches (even): --offset 120 --matches 120 plays the second half of "
+        "--matches 240, the same matches",
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument(
         "--diagnose",
@@ -167,6 +183,18 @@ def main(argv=None) -> int:
         help="the expert's budget with some fields changed, e.g. exact_tiles=20 (api/bots/expert.py Budget), "
         "its own for each row's set (api.bots.level_budget); "
         "every playout-level seat of the rows plays it",
+    )
+    parser.add_argument(
+        "--first",
+        help="play this level instead of each row's first one, on the row's own seats and seeds "
+        "(e.g. greedy: the rows' second level against itself, a sanity row near 50%%)",
+    )
+    parser.add_argument(
+        "--sighted",
+        nargs="?",
+        const="all",
+        help="the first level's expert seats see the true hidden tiles (bench/sighted.py): a ceiling, never a "
+        "server seat; all (the default), or some of partner, opponents, boneyard (comma-separated)",
     )
     args = parser.parse_args(argv)
     changes = None  # the budget fields changed, by name
@@ -186,13 +214,23 @@ def main(argv=None) -> int:
     if unknown:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     matches = max(2, args.matches + args.matches % 2)
-    jobs = [(row, i, args.target, changes) for row in rows for i in range(matches)]
+    offset = args.offset + args.offset % 2
+    jobs = [
+        (row, i, args.target, changes, args.first, args.sighted)
+        for row in rows
+        for i in range(offset, offset + matches)
+    ]
 
     own = ", ".join(r.name for r in rows if r.own_target)
     to = f"{args.target}" + (f" (to their preset's target: {own})" if own else "")
-    print(f"{matches} matches to {to} per row, seats swapped on every seed, {args.jobs} jobs")
+    skipped = f" (after the first {offset})" if offset else ""
+    print(f"{matches} matches{skipped} to {to} per row, seats swapped on every seed, {args.jobs} jobs")
     if changes is not None:
         print(f"Budget changes: {changes}")
+    if args.first:
+        print(f"First level: {args.first} (in place of each row's own)")
+    if args.sighted:
+        print(f"Sighted: the first level's expert seats are shown the true hidden tiles ({args.sighted}): a ceiling")
     t0 = time.perf_counter()
     results: dict[str, list[bool]] = {r.name: [] for r in rows}
     hands: dict[str, list[int]] = {r.name: [0, 0] for r in rows}

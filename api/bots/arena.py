@@ -70,12 +70,17 @@ class BotMatch:
     def rng_seed(self) -> str:
         return f"{self.seed}:{len(self.events)}"
 
+    def choose(self, seat: int, seat_view: Json, log: list[Json]) -> Action:
+        """The action of ``seat``'s bot, from exactly what its seat is given (a benchmark's subclass
+        may decide otherwise: ``bench/sighted.py``)."""
+        return choose_action(self.levels[seat], seat_view, log, self.rng_seed(), self.budget)
+
     def step(self, observe: Observer | None = None) -> Action:
         """Ask the next seat's bot, apply its action through ``decide``; returns the action."""
         seat = next_actor(self.state)
         seat_view, log = self.inputs(seat)
         t0 = time.process_time()  # CPU time: what the decision costs, whatever else the machine runs
-        action = choose_action(self.levels[seat], seat_view, log, self.rng_seed(), self.budget)
+        action = self.choose(seat, seat_view, log)
         elapsed = time.process_time() - t0
         if observe is not None:
             observe(seat, self.levels[seat], elapsed, seat_view, log, action)

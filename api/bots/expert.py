@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from api.rules.layout import LEFT, RIGHT, UP
@@ -58,7 +59,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
-from .honest import HonestRollout
+from .honest import HonestRollout, Tree
 from .knowledge import (
     Knowledge,
     ends_mask,
@@ -114,6 +115,16 @@ class Budget:
     is played out once, the greedy bots as greedy plays and every other seat, this one's side
     included, by a fixed policy that reads only what that seat could see, so nobody plays as if
     it saw the hands (the strategy fusion of solving each guessed deal exactly).
+
+    Two more for the honest rollouts, off (README, "Issue 33's games", the fifth pass):
+    ``ismcts`` searches this seat's own later decisions instead of playing them by the policy
+    (single-observer ISMCTS below each candidate, ``honest.Node``: its decisions keyed by what it
+    can see, UCB1 with ``explore`` points of exploration, a node seen ``n`` times choosing among the
+    policy's first ``1 + widen * sqrt(n)`` plays); ``lead_reading`` reads a greedy seat's lead at
+    will too (it led its heaviest tile: ``Knowledge.led``), under ``greedy_reading``;
+    ``importance`` (with ``inference`` off) weighs each deal's values by the sampler's own correction
+    (``Knowledge.weighed_sample``: how much likelier the deal is in truth than its way of dealing
+    makes it) instead of counting every deal alike.
     """
 
     determinizations: int = 64
@@ -134,6 +145,11 @@ class Budget:
     greedy_reading: bool = False
     hand_win: float = 0.0
     honest: bool = False
+    ismcts: bool = False
+    lead_reading: bool = False
+    importance: bool = False
+    explore: float = 60.0
+    widen: float = 0.5
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -166,7 +182,16 @@ INTERMEDIATE_BUDGET = Budget(
 )
 
 
-def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budget = DEFAULT_BUDGET) -> Action:
+def choose_expert(
+    view: Json,
+    log: list[Json],
+    rng: random.Random,
+    budget: Budget = DEFAULT_BUDGET,
+    read: Callable[[Json, list[Json]], Knowledge] = Knowledge.read,
+) -> Action:
+    """The expert's action for the seat of ``view``. ``read`` turns the view and log into what the
+    seat knows: ``Knowledge.read`` for every seat the server plays (``choose_action`` passes no
+    other); ``bench/sighted.py`` alone passes one that shows the true hands, to measure a ceiling."""
     actions = view["legal_actions"]
     muggins = find(actions, MUGGINS)
     if muggins is not None:
@@ -174,9 +199,11 @@ def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budge
     plays = plays_of(actions)
     if not plays:
         return no_play_choice(actions)
-    know = Knowledge.read(view, log)
+    know = read(view, log)
     if not budget.greedy_reading:
         know = dataclasses.replace(know, shed={})
+    elif budget.lead_reading:
+        know = dataclasses.replace(know, shed=know.led)
     candidates = candidates_of(actions, know)
     if len(candidates) == 1:
         return candidates[0]  # as listed: under muggins_calls a scoring play claims
@@ -241,9 +268,11 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
     honest = _honest_rollout(know, moves, budget)
     exact = None if honest is not None else _exact_line(rules, me, know.view["scores"], bonus, budget, greedy)
     lines = exact is not None and _line_moves(know, moves)
+    trees: list[Tree] | None = [{} for _ in moves] if honest is not None and budget.ismcts else None
     rows: list[list[float]] = []  # each deal's values, for ``sure``
     weighed = _weighed_deals(know, rng, budget, deals)
     dealt = 0
+    weights = 0.0  # the deals' importance weights (``Budget.importance``; else 1 each)
     while dealt < deals:
         if dealt >= budget.min_determinizations:
             if honest is None and exact is not None and exact.visited >= budget.exact_work:
@@ -251,9 +280,13 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
             if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
                 break
         dealt += 1
-        hands, boneyard = _next_deal(know, weighed, rng)
+        if weighed is None and budget.importance:
+            hands, boneyard, weight = know.weighed_sample(rng)  # (the same draws as ``know.sample``)
+        else:
+            hands, boneyard = _next_deal(know, weighed, rng)
+            weight = 1.0
         if honest is not None:
-            values = _honest_values(know, hands, moves, rng, honest)
+            values = _honest_values(know, hands, moves, rng, honest, trees)
         elif lines:
             assert exact is not None
             values = _line_values(know, hands, moves, rng, budget, exact)
@@ -272,10 +305,11 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
                     else:
                         values[i] += _solved_playout(st, random.Random(seed), budget, exact, before, side, bonus)
         for i, value in enumerate(values):
-            totals[i] += value
+            totals[i] += weight * value
+        weights += weight
         if budget.sure:
             rows.append(values)
-    n = dealt * budget.rollouts
+    n = weights * budget.rollouts
     return [t / n for t in totals]
 
 
@@ -385,14 +419,22 @@ def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Hones
     # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
     # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
     lacks = [0 if s == me else ends_mask(know.lacks(s)) for s in range(rules.players)]
-    return HonestRollout(line, greedy_seats(know.view), lacks)
+    if not budget.ismcts:
+        return HonestRollout(line, greedy_seats(know.view), lacks)
+    return HonestRollout(line, greedy_seats(know.view), lacks, me, budget.explore, budget.widen)
 
 
 def _honest_values(
-    know: Knowledge, hands: dict[int, list[Tile]], moves: list[Move], rng: random.Random, honest: HonestRollout
+    know: Knowledge,
+    hands: dict[int, list[Tile]],
+    moves: list[Move],
+    rng: random.Random,
+    honest: HonestRollout,
+    trees: list[Tree] | None = None,
 ) -> list[float]:
     """Each move's value on one deal: played, then the hand played out honestly, every move on the
-    same rollout randomness."""
+    same rollout randomness (with ``trees``, one per move, this seat's later moves searched in the
+    move's own tree: ``HonestRollout.play``)."""
     me = know.seat
     players = know.rules.players
     line = honest.line
@@ -401,7 +443,7 @@ def _honest_values(
     ends = know.layout.values
     seed = rng.getrandbits(64)
     out = []
-    for move in moves:
+    for k, move in enumerate(moves):
         tile = move[1]
         if know.layout.tiles == 0:
             a, b = tile.high, tile.low  # the lead: both its numbers open
@@ -416,7 +458,11 @@ def _honest_values(
         if not child[me]:
             out.append(line.ended(child, line.my_side))
         else:
-            out.append(honest.play(child, a, b, (me + 1) % players, random.Random(seed)))
+            rollout_rng = random.Random(seed)
+            if trees is None:
+                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng))
+            else:
+                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng, trees[k]))
     return out
 
 

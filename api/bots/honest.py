@@ -11,12 +11,17 @@ the open ends and the numbers each seat has shown it lacks (by knocking). The ex
 rollouts do best: one step of policy improvement over that policy (Tesauro's rollouts), on
 deals that agree with what the seat has seen.
 
+Under ``Budget.ismcts`` (off: it lost 5 to 6 points, README's fifth pass) the searching seat's own
+later decisions are searched instead of played by the policy: a tree of them (``Node``) below each
+candidate, keyed by what the seat can see then, grown by one decision per playout.
+
 Hands are bit masks of ``SetBits`` (``endgame``), as in the exact search; a finished hand is
 valued by the same ``ExactLine.ended``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 
 from .endgame import ExactLine
@@ -36,40 +41,78 @@ class HonestRollout:
     is what seat ``s`` has shown it lacks so far this hand (what every seat saw it knock on), and
     the rollout adds each knock it plays."""
 
-    def __init__(self, line: ExactLine, greedy: frozenset[int], lacks: list[int]) -> None:
+    def __init__(
+        self,
+        line: ExactLine,
+        greedy: frozenset[int],
+        lacks: list[int],
+        me: int = -1,
+        explore: float = 0.0,
+        widen: float = 0.0,
+    ) -> None:
         self.line = line
+        self.me = me  # the searching seat (for ``play`` with a tree)
+        self.explore = explore  # ``Node.select``'s, for ``play`` with a tree
+        self.widen = widen
         self.greedy = tuple(s in greedy for s in range(line.players))
         self.lacks = lacks
         # each seat's partner (None without one)
         self.partner = [next((t for t in line.side_seats[line.sides[s]] if t != s), None) for s in range(line.players)]
 
-    def play(self, hands: list[int], a: int, b: int, turn: int, rng: random.Random) -> float:
+    def play(self, hands: list[int], a: int, b: int, turn: int, rng: random.Random, tree: Tree | None = None) -> float:
         """The value, to the searching side, of playing on from open numbers ``a``, ``b`` with
-        ``turn`` to move (``hands`` is not changed)."""
+        ``turn`` to move (``hands`` is not changed).
+
+        With a ``tree`` (``Budget.ismcts``), the searching seat's own later moves are searched
+        rather than played by the policy: ``tree`` holds its decisions after this move, keyed by
+        what it can see then, and this playout descends it (``Node.select``), adds one decision
+        to it, plays on by the policy, and leaves its value on every decision it took."""
         line = self.line
         bits = line.bits
         shows, highs, lows, peers = bits.shows, bits.highs, bits.lows, bits.peers
         players = line.players
         greedy = self.greedy
+        me = self.me
+        knock_bit = len(bits.pips)  # a knock's bit in ``seen``: past every tile's
         hands = hands[:]
         lacks = self.lacks[:]
         knocked = 0
+        seen = 0  # what the searching seat saw played since its last move (with the ends: a tree's key)
+        path: list[tuple[Node, int]] = []
+        value = 0.0
         while True:
             fit = shows[a] | shows[b]
             playable = hands[turn] & fit
             if not playable:
                 knocked += 1
                 if knocked == players:
-                    return line.ended(hands, None)  # blocked
+                    value = line.ended(hands, None)  # blocked
+                    break
                 lacks[turn] |= 1 << a | 1 << b
+                seen |= 1 << (knock_bit + turn)
                 turn = (turn + 1) % players
                 continue
             knocked = 0
             if greedy[turn]:
                 options = playable & peers[(playable & -playable).bit_length() - 1]
                 bit, on_a = _greedy_choice(options, a, b, highs, lows, rng)
+            elif turn == me and tree is not None:
+                key = (a, b, seen)
+                node = tree.get(key)
+                if node is None:  # a decision not met before: add it, then roll on by the policy
+                    node = tree[key] = Node(self.ranked(hands[turn], turn, a, b, lacks))
+                    j = 0
+                    tree = None
+                else:
+                    j = node.select(self.explore, self.widen)
+                    tree = node.after[j]
+                path.append((node, j))
+                bit, on_a = node.moves[j]
+                seen = 0
             else:
                 bit, on_a = self.policy(hands[turn], turn, a, b, lacks)
+            if turn != me:
+                seen |= bit
             i = bit.bit_length() - 1
             high, low = highs[i], lows[i]
             if on_a:
@@ -78,21 +121,43 @@ class HonestRollout:
                 b = low if high == b else high
             hands[turn] ^= bit
             if not hands[turn]:
-                return line.ended(hands, line.sides[turn])
+                value = line.ended(hands, line.sides[turn])
+                break
             turn = (turn + 1) % players
+        for node, j in path:
+            node.visits += 1
+            node.count[j] += 1
+            node.total[j] += value
+        return value
 
     def policy(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> tuple[int, bool]:
         """The seat policy: the seat's play (a tile's bit, and whether it goes on ``a``) from what it
         can see. Heaviest first (a double a little before), worth more when the ends it leaves
         are numbers the next seat lacks, less when they are numbers the partner lacks, and more
         for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``."""
+        best_bit, best_on_a, best = 0, True, -1_000_000
+        for score, bit, on_a in self._scored(hand, seat, a, b, lacks):
+            if score > best:
+                best_bit, best_on_a, best = bit, on_a, score
+        return best_bit, best_on_a
+
+    def ranked(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> list[tuple[int, bool]]:
+        """Every play of the seat, the policy's own first (``policy``), then down its scores (ties in
+        the policy's order): the order a search node opens them in."""
+        scored = self._scored(hand, seat, a, b, lacks)
+        order = sorted(range(len(scored)), key=lambda k: (-scored[k][0], k))
+        return [(scored[k][1], scored[k][2]) for k in order]
+
+    def _scored(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> list[tuple[int, int, bool]]:
+        """The seat's plays with the policy's score of each: (score, tile's bit, on ``a``), lighter
+        tiles first, ``a`` before ``b``."""
         bits = self.line.bits
         shows, highs, lows, pips = bits.shows, bits.highs, bits.lows, bits.pips
         nxt = lacks[(seat + 1) % self.line.players]
         partner = self.partner[seat]
         mate = lacks[partner] if partner is not None else 0
         playable = hand & (shows[a] | shows[b])
-        best_bit, best_on_a, best = 0, True, -1_000_000
+        out = []
         while playable:
             bit = playable & -playable
             playable ^= bit
@@ -114,11 +179,46 @@ class HonestRollout:
                     score += NEXT_KNOCKS
                 if mate & ends == ends:
                     score -= PARTNER_KNOCKS
-                if score > best:
-                    best_bit, best_on_a, best = bit, on_a, score
+                out.append((score, bit, on_a))
                 if a == b:
                     break  # both ends show the same number: one placement
-        return best_bit, best_on_a
+        return out
+
+
+class Node:
+    """One decision of the searching seat in an ``ismcts`` tree: the plays it has (``moves``, the
+    policy's first), how often each was taken (``count``) and the sum of their playouts' values
+    (``total``), and below each the decisions met after it (``after[j]``)."""
+
+    __slots__ = ("after", "count", "moves", "total", "visits")
+
+    def __init__(self, moves: list[tuple[int, bool]]) -> None:
+        self.moves = moves
+        self.visits = 0
+        self.count = [0] * len(moves)
+        self.total = [0.0] * len(moves)
+        self.after: list[Tree] = [{} for _ in moves]
+
+    def select(self, explore: float, widen: float) -> int:
+        """The play to take now: among the first ``1 + widen * sqrt(visits)`` plays in the policy's
+        order (progressive widening: a node seen a few times plays as the policy), one not yet
+        tried, else the best by UCB1 with ``explore`` points of exploration. Ties: the earlier."""
+        opened = min(len(self.moves), 1 + int(widen * math.sqrt(self.visits)))
+        count, total = self.count, self.total
+        for j in range(opened):
+            if not count[j]:
+                return j
+        log_n = math.log(self.visits)
+        best, best_j = -math.inf, 0
+        for j in range(opened):
+            n = count[j]
+            score = total[j] / n + explore * math.sqrt(log_n / n)
+            if score > best:
+                best, best_j = score, j
+        return best_j
+
+
+Tree = dict[tuple[int, int, int], Node]  # the searching seat's decisions by (ends, what it saw played)
 
 
 def _greedy_choice(

@@ -25,8 +25,9 @@ fitted. Others do not (a searching player, a partner playing for its side); whic
 seat is, is read from its own plays along with the hands. A seat the view shows as a greedy bot
 (``greedy_seats``) can be read exactly instead: it held no tile heavier than one it played that
 fitted then (``shed``, the tiles ruled out; ``sample`` never deals them to it, and
-``likelihood`` leaves its plays alone). The expert reads it so only under
-``Budget.greedy_reading``.
+``likelihood`` leaves its plays alone), and, when it led at will, no tile heavier than its lead
+(``led``: ``shed`` with the lead read too). The expert reads it so only under
+``Budget.greedy_reading`` (and its lead under ``Budget.lead_reading``).
 
 ``Knowledge.sample(rng)`` deals the unseen tiles into the hidden slots and the boneyard,
 respecting every constraint, and ``Knowledge.state(deal)`` builds a ``MatchState`` of
@@ -128,6 +129,8 @@ class Knowledge:
     barred: int  # tiles (a mask over ``Tile.index``) no other seat holds: what a forced lead rules out
     # seat read as greedy (a bot of that level whose plays fit it) -> the tiles its plays rule out
     shed: dict[int, int] = dataclasses.field(default_factory=dict)
+    # the same, its lead at will read too (it led its heaviest tile): ``Budget.lead_reading`` deals by it
+    led: dict[int, int] = dataclasses.field(default_factory=dict)
 
     # --- reading -------------------------------------------------------------------
     @classmethod
@@ -159,8 +162,11 @@ class Knowledge:
                 if who in slots and layout.tiles > 0:
                     ends = ends_mask(layout.values)
                     chosen.append((who, tile.index, _FITTING[ends] & in_set, ends))
-                if layout.tiles == 0 and lead_is_forced(rules, view["hand_number"]):
+                forced = layout.tiles == 0 and lead_is_forced(rules, view["hand_number"])
+                if forced:
                     barred = _outranking(tile, rules.set)
+                elif who in slots and layout.tiles == 0:
+                    chosen.append((who, tile.index, in_set, _LEAD))  # a lead at will: any tile fitted
                 if who in slots:
                     _remove_slot(slots[who], tile, newest=informative_draws and drew_last[who])
                     drew_last[who] = False
@@ -184,16 +190,22 @@ class Knowledge:
         known = set(hand) | set(played)
         unseen = [t for t in rules.set.tiles if t not in known]
         choices = []
+        leads = []  # the leads at will: read only for a greedy seat's ``shed`` (not by ``likelihood``)
         if not rules.scores_the_count:  # in a scoring game plays chase points, not weight
             for i, (who, index, fits, ends) in enumerate(chosen):
                 kept = 1 << index
                 for other, later, _fits, _ends in chosen[i + 1 :]:
                     if other == who:
                         kept |= 1 << later
-                choices.append(Choice(who, index, fits, kept, ends))
-        shed = {s: bar for s in greedy_seats(view) if (bar := _shed(choices, s)) is not None}
+                if ends == _LEAD:
+                    leads.append(Choice(who, index, fits, kept, 0))
+                else:
+                    choices.append(Choice(who, index, fits, kept, ends))
+        greedy = greedy_seats(view)
+        shed = {s: bar for s in greedy if (bar := _shed(choices, s)) is not None}
+        led = {s: bar for s in greedy if (bar := _shed(leads + choices, s)) is not None}
         return cls(
-            rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices, barred, shed
+            rules, view, seat, hand, played, events, slots, unseen, view["boneyard"], layout, choices, barred, shed, led
         )
 
     # --- questions -------------------------------------------------------------------
@@ -446,6 +458,7 @@ _fitting = [0]
 for _numbers in range(1, 1 << len(NUMBERS)):
     _fitting.append(_CARRYING[(_numbers & -_numbers).bit_length() - 1] | _fitting[_numbers & (_numbers - 1)])
 _FITTING: tuple[int, ...] = tuple(_fitting)
+_LEAD = -1  # in ``Knowledge.read``'s list of plays chosen, the open numbers of a lead at will (none)
 del _fitting, _numbers
 
 

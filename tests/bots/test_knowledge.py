@@ -85,3 +85,30 @@ def test_each_deal_is_weighed_by_how_much_dealing_slot_by_slot_underrates_it():
     assert abs(dealt - 1 / 2) < TOLERANCE
     assert abs(weighed - 2 / 3) < TOLERANCE
     assert all(Tile.parse("6-5") not in hands[1] + hands[2] for hands, _, _ in draws)
+
+
+def test_a_greedy_seat_that_led_at_will_is_dealt_no_tile_heavier_than_its_lead():
+    # double-nine-partners: the winner of a hand leads the next with any tile, and greedy leads its
+    # heaviest; here greedy seat 1 leads a later hand with 8-6 (14 pips)
+    rules = resolve_rules("double-nine-partners", {}, 4)
+    match = BotMatch(rules, "lead0", ["expert", "greedy"] * 2)
+    while not (match.state.hand_number > 1 and match.state.layout.tiles == 1 and match.state.leader == 1):
+        match.step()
+    know = Knowledge.read(*match.inputs(0))
+    assert know.played == [Tile.parse("8-6")]
+    heavier = {Tile.parse(t) for t in ("9-9", "9-8", "9-7", "8-8", "9-6", "8-7", "7-7")}  # 7-7: a double of 14
+    assert {t for t in rules.set.tiles if know.led[1] >> t.index & 1} == heavier
+    assert know.shed == {1: 0, 3: 0}  # no play of theirs yet: only the lead says anything
+    assert not heavier & set(match.state.hands[1])  # true of the real hand
+    reading = dataclasses.replace(know, shed=know.led)  # as the expert deals under ``Budget.lead_reading``
+    rng = random.Random(3)
+    dealt: set[Tile] = set()
+    for _ in range(300):
+        hands, _boneyard = reading.sample(rng)
+        dealt |= set(hands[1])
+    assert not dealt & heavier
+    unread: set[Tile] = set()
+    for _ in range(300):
+        hands, _boneyard = know.sample(rng)
+        unread |= set(hands[1])
+    assert unread & heavier  # without the lead read, the same seat gets some of them
