@@ -1,0 +1,160 @@
+"""The tournament page (/play/tournament) in headless Chromium over real HTTP: gunicorn serves the
+page and the API, the autoplay runner plays the computers' seats and its sweep pairs each round.
+
+A person holding a player token opens a Swiss of four (themself and three computers), joins it from
+the page, sees the standings, follows the Play link to the table when round 1 is paired, plays that
+match to its end by touch at 320x568, comes back and finds the result in the standings and in the
+round's table (each equal to what the API says), and then their round-2 pairing, which the page
+learned of from the player's event stream. The page never overflows the phone's width."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+import requests
+
+from tests.e2e.playing import Screens, play_match
+from tests.e2e.test_client_lobby_http import player_token
+from tests.e2e.test_portals_http import operator_portal
+from tests.servers import running_autoplay, running_gunicorn, watching_changes
+
+SETTINGS = {"WEB_CONCURRENCY": "2", "RATELIMIT_ENABLED": "false", "AUTOPLAY_PACE_SECONDS": "0"}
+PHONE_SMALL = {"width": 320, "height": 568}
+TIMEOUT = 10  # a bound on a broken request, never a measure
+
+# nothing wider than the window: the page itself, and every element of the page's cards
+NO_SIDEWAYS_JS = """() => {
+  const out = [];
+  const de = document.documentElement;
+  if (de.scrollWidth > innerWidth) out.push(`the page is ${de.scrollWidth} px wide in ${innerWidth}`);
+  for (const el of document.querySelectorAll('main *')) {
+    if (el.closest('[hidden]') || !el.getClientRects().length) continue;
+    const r = el.getBoundingClientRect();
+    if (r.right > innerWidth + 0.5 || r.left < -0.5) out.push(`${el.tagName} ${el.id || el.className} at ${r.left}..${r.right}`);
+  }
+  return out;
+}"""
+
+
+def assert_fits_sideways(page, where: str) -> None:
+    found = page.evaluate(NO_SIDEWAYS_JS)
+    assert found == [], f"{where}: {found}"
+
+
+def standings_on_screen(page) -> list[list[str]]:
+    return page.eval_on_selector_all(
+        "#t-standings-body tr", "rows => rows.map((r) => [...r.children].map((c) => c.textContent.trim()))"
+    )
+
+
+
+def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_result(
+    browser, database_url, tmp_path, artifacts
+):
+    key = {"X-API-Key": operator_portal(database_url, "club-web")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        token = player_token(base, key["X-API-Key"], "ana")
+        body = {
+            "format": "swiss",
+            "preset": "standard-block",
+            "rules": {"target": 10},
+            "rounds": 2,
+            "turn_seconds": 120,
+            "bot_levels": ["random"],
+        }
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        tid = made.json()["id"]
+        url = f"{base}/v1/tournaments/{tid}"
+        for number in (1, 2, 3):
+            entered = requests.post(
+                f"{url}/entrants",
+                json={"name": f"Computer {number}", "members": [{"level": "random"}]},
+                headers=key,
+                timeout=TIMEOUT,
+            )
+            assert entered.status_code == 201, entered.text
+
+        context = browser.new_context(
+            viewport=PHONE_SMALL, base_url=base, bypass_csp=True, reduced_motion="reduce", has_touch=True
+        )
+        context.set_default_timeout(20_000)
+        stack.callback(context.close)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+        # The token comes in the address's fragment and is taken out of it at once.
+        page.goto(f"/play/tournament?id={tid}#token={token}")
+        page.wait_for_selector("#t-join:not([hidden])")
+        assert "#token" not in page.url and page.evaluate("localStorage.getItem('boneyard.playerToken')") == token
+        assert page.inner_text("#t-status") == "Registering: 3 entered"
+        assert [row[1] for row in standings_on_screen(page)] == ["Computer 1", "Computer 2", "Computer 3"]
+        assert_fits_sideways(page, "registering")
+        page.click("#t-join")
+        page.wait_for_function("document.querySelector('#t-mine-text').textContent.startsWith('You are entered as')")
+        server = requests.get(url, headers=key, timeout=TIMEOUT).json()
+        ana = next(e for e in server["entrants"] if e["members"][0]["player_ref"] == "ana")
+        assert page.inner_text("#t-mine-text") == f"You are entered as {ana['name']}. Waiting for the start."
+        # the headings name the tournament's tiebreaks, in its order
+        assert page.eval_on_selector_all("#t-standings-head abbr", "els => els.map((e) => e.textContent)") == [
+            "#", "Pts", "P", "Bu", "SB", "±",
+        ]
+
+        # The portal starts it: round 1's pairing reaches the page through the player's event stream.
+        started = requests.post(f"{url}/start", headers=key, timeout=TIMEOUT)
+        assert started.status_code == 200, started.text
+        page.wait_for_selector("#t-play:not([hidden])")
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+        mine = next(t for t in rounds[0]["tables"] if ana["id"] in t["sides"])
+        side = mine["sides"].index(ana["id"])
+        opponent = next(e["name"] for e in server["entrants"] if e["id"] == mine["sides"][1 - side])
+        assert page.inner_text("#t-mine-text") == f"Your pairing: round 1 vs {opponent}"
+        assert page.locator("#t-rounds [data-round='1'] tbody tr").count() == 2
+        assert_fits_sideways(page, "round 1 paired")
+        page.screenshot(path=artifacts / "tournament-320x568-paired.png", full_page=True)
+
+        # Play opens the table on that match, at the person's seat, and they play it to its end.
+        page.click("#t-play")
+        page.wait_for_selector("#table:not([hidden])")
+        assert page.evaluate("sessionStorage.getItem('boneyard.tab.match')") == mine["match_id"]
+        play_match(Screens(page), "touch")
+
+        # Back on the tournament page: the result, in the words and in the standings.
+        page.go_back()
+        page.wait_for_selector("#t-rounds [data-round='1']")
+        result = changes.until(
+            lambda: next(
+                t["result"]
+                for t in requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"][0]["tables"]
+                if t["number"] == mine["number"]
+            ),
+            60,
+            "the match's end reaches its table",
+        )
+        won = result["winner"] == side
+        said = f"Round 1 vs {opponent}: you {'won' if won else 'lost'} {result['scores'][side]}–{result['scores'][1 - side]}."
+        page.wait_for_function("said => document.querySelector('#t-mine-text').textContent.startsWith(said)", arg=said)
+        score = page.inner_text(f"#t-rounds [data-round='1'] tr[data-table='{mine['number']}'] .score")
+        assert score == f"{result['scores'][0]}–{result['scores'][1]}"
+        row = page.locator(f"#t-standings-body tr[data-entrant='{ana['id']}']")
+        cells = row.locator("td, th").all_inner_texts()
+        assert cells[1] == f"{ana['name']} (you)" and cells[3] == "1" and cells[2] == ("2" if won else "0")
+
+        # Round 2 is paired once the computers' table has ended too: the page says so by itself.
+        page.wait_for_function(
+            "document.querySelector('#t-mine-text').textContent.startsWith('Your pairing: round 2 vs')", timeout=60_000
+        )
+        final = requests.get(f"{url}/standings", headers=key, timeout=TIMEOUT).json()["standings"]
+        on_screen = standings_on_screen(page)
+        assert [row[0] for row in on_screen] == [str(r["rank"]) for r in final]
+        assert [row[2] for row in on_screen] == [str(r["match_points"]) for r in final]
+        assert [row[4:] for row in on_screen] == [[str(t["value"]) for t in r["tiebreaks"]] for r in final]
+        assert_fits_sideways(page, "round 2 paired")
+        page.screenshot(path=artifacts / "tournament-320x568-round2.png", full_page=True)
+        assert errors == []
