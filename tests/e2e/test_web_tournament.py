@@ -30,7 +30,9 @@ NO_SIDEWAYS_JS = """() => {
   for (const el of document.querySelectorAll('main *')) {
     if (el.closest('[hidden]') || !el.getClientRects().length) continue;
     const r = el.getBoundingClientRect();
-    if (r.right > innerWidth + 0.5 || r.left < -0.5) out.push(`${el.tagName} ${el.id || el.className} at ${r.left}..${r.right}`);
+    if (r.right > innerWidth + 0.5 || r.left < -0.5) {
+      out.push(`${el.tagName} ${el.id || el.className} at ${r.left}..${r.right}`);
+    }
   }
   return out;
 }"""
@@ -45,7 +47,6 @@ def standings_on_screen(page) -> list[list[str]]:
     return page.eval_on_selector_all(
         "#t-standings-body tr", "rows => rows.map((r) => [...r.children].map((c) => c.textContent.trim()))"
     )
-
 
 
 def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_result(
@@ -103,7 +104,12 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         assert page.inner_text("#t-mine-text") == f"You are entered as {ana['name']}. Waiting for the start."
         # the headings name the tournament's tiebreaks, in its order
         assert page.eval_on_selector_all("#t-standings-head abbr", "els => els.map((e) => e.textContent)") == [
-            "#", "Pts", "P", "Bu", "SB", "±",
+            "#",
+            "Pts",
+            "P",
+            "Bu",
+            "SB",
+            "±",
         ]
 
         # The portal starts it: round 1's pairing reaches the page through the player's event stream.
@@ -138,7 +144,8 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
             "the match's end reaches its table",
         )
         won = result["winner"] == side
-        said = f"Round 1 vs {opponent}: you {'won' if won else 'lost'} {result['scores'][side]}–{result['scores'][1 - side]}."
+        mine_first = f"{result['scores'][side]}–{result['scores'][1 - side]}"
+        said = f"Round 1 vs {opponent}: you {'won' if won else 'lost'} {mine_first}."
         page.wait_for_function("said => document.querySelector('#t-mine-text').textContent.startsWith(said)", arg=said)
         score = page.inner_text(f"#t-rounds [data-round='1'] tr[data-table='{mine['number']}'] .score")
         assert score == f"{result['scores'][0]}–{result['scores'][1]}"
@@ -158,3 +165,37 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         assert_fits_sideways(page, "round 2 paired")
         page.screenshot(path=artifacts / "tournament-320x568-round2.png", full_page=True)
         assert errors == []
+
+
+def test_the_tournament_page_loads_under_its_enforced_csp_and_asks_who_is_looking(browser, live_server):
+    """Without a token or a portal key the page asks for them; its modules load under its own
+    Content-Security-Policy (enforced here), and each page keeps its own compressed copy."""
+    for path, script in (
+        ("/play/tournament", "tournament.js"),
+        ("/play", "app.js"),
+        ("/play/tournament", "tournament.js"),
+    ):
+        served = requests.get(f"{live_server}{path}", headers={"Accept-Encoding": "br"}, timeout=TIMEOUT)
+        assert served.headers["Content-Encoding"] == "br" and f'src="{script}"' in served.text
+        assert "script-src 'self'" in served.headers["Content-Security-Policy"]
+    context = browser.new_context(viewport=PHONE_SMALL, base_url=live_server)  # CSP enforced
+    context.set_default_timeout(10_000)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type in ("error", "warning") else None)
+        page.goto("/play/tournament?id=t-unknown")
+        page.wait_for_selector("#t-open:not([hidden])")
+        assert page.inner_text("#t-open-why").startswith("Enter your player token")
+        assert page.is_hidden("#t-id-field") and page.is_hidden("#t-mine")
+        assert_fits_sideways(page, "the form")
+        # a token the server does not know: the form says so, and the token is not kept
+        page.fill("#t-token", "bypl_not-a-token")
+        page.click("#t-open button[type=submit]")
+        # (a locator, not a string predicate: Playwright would eval that, which this CSP forbids)
+        page.locator("#t-open-why", has_text="did not take").wait_for()
+        assert page.evaluate("localStorage.getItem('boneyard.playerToken')") is None
+        assert all("status of 401" in e for e in errors), errors  # the refused token, as the console says it
+    finally:
+        context.close()

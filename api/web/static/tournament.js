@@ -14,6 +14,7 @@
 import { enterTournament, getMyEvents, getRounds, getStandings, getTournament } from "./api.js";
 import { backOnline, bindConnection, wentOffline } from "./connection.js";
 import { $, h } from "./dom.js";
+import { loadPresets, presetTitle } from "./presets.js";
 import { beginMatch, saveMatch, savedApiKey } from "./state.js";
 
 const TOKEN_KEY = "boneyard.playerToken";
@@ -189,10 +190,12 @@ function render() {
   $("#t-open").hidden = true;
   const s = t.settings;
   const format = FORMATS[s.format] ?? s.format;
-  $("#t-name").textContent = `${format} ${t.id}`;
-  document.title = `Boneyard · ${format} ${t.id}`;
-  const teams = s.side_size > 1 ? " · partner teams" : "";
-  $("#t-meta").textContent = `${s.preset}${teams} · ${s.turn_seconds} s a turn${s.rated ? " · rated" : ""}`;
+  // a tournament has no name of its own (the API gives none): its format and game name it
+  const game = presetTitle(s.preset);
+  $("#t-name").textContent = `${format}: ${game}`;
+  document.title = `Boneyard · ${format}: ${game}`;
+  const teams = s.side_size > 1 ? "Partner teams · " : "";
+  $("#t-meta").textContent = `${teams}${s.turn_seconds} s a turn${s.rated ? " · rated" : ""} · id ${t.id}`;
   $("#t-status").textContent = statusText(t);
   renderMine(t);
   renderStandings(t);
@@ -298,7 +301,7 @@ function renderRounds() {
   const rounds = [...(page.rounds?.rounds ?? [])].reverse();
   $("#t-rounds-empty").hidden = rounds.length > 0;
   $("#t-rounds").replaceChildren(...rounds.map((round) => h("section", { class: "t-round", dataset: { round: round.number } },
-    h("h3", {}, `Round ${round.number}`, h("span", { class: "hint" }, round.ended ? " ended" : " in play")),
+    h("h3", {}, `Round ${round.number}`, h("span", { class: "t-when" }, round.ended ? " · ended" : " · in play")),
     h("table", { class: "t-table t-pairings" },
       h("caption", { class: "visually-hidden" }, `Round ${round.number}'s tables`),
       h("thead", {}, h("tr", {},
@@ -341,6 +344,8 @@ function init() {
   $("#t-next").addEventListener("click", () => turnPage(page.standings?.next_offset ?? 0));
   $("#t-join").addEventListener("click", joinTournament);
   settle();
+  // the game's title in the heading; without the list (an old server, a failure) its name stands
+  loadPresets().then(render, () => {});
   if (!page.id || (!page.who.token && !page.who.apiKey)) {
     showOpenForm(page.id ? "Enter your player token to see this tournament and play your pairings."
       : "Which tournament? Its organiser gives its id, and each player a token.");
