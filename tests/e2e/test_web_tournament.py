@@ -143,15 +143,15 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
             60,
             "the match's end reaches its table",
         )
-        won = result["winner"] == side
-        mine_first = f"{result['scores'][side]}–{result['scores'][1 - side]}"
-        said = f"Round 1 vs {opponent}: you {'won' if won else 'lost'} {mine_first}."
+        points = {None: 1, side: 2}.get(result["winner"], 0)  # a win 2, a draw 1, a loss 0
+        how = {2: "you won", 1: "a draw", 0: "you lost"}[points]
+        said = f"Round 1 vs {opponent}: {how} {result['scores'][side]}–{result['scores'][1 - side]}."
         page.wait_for_function("said => document.querySelector('#t-mine-text').textContent.startsWith(said)", arg=said)
         score = page.inner_text(f"#t-rounds [data-round='1'] tr[data-table='{mine['number']}'] .score")
         assert score == f"{result['scores'][0]}–{result['scores'][1]}"
         row = page.locator(f"#t-standings-body tr[data-entrant='{ana['id']}']")
         cells = row.locator("td, th").all_inner_texts()
-        assert cells[1] == f"{ana['name']} (you)" and cells[3] == "1" and cells[2] == ("2" if won else "0")
+        assert cells[1] == f"{ana['name']} (you)" and cells[3] == "1" and cells[2] == str(points)
 
         # Round 2 is paired once the computers' table has ended too: the page says so by itself.
         page.wait_for_function(
