@@ -13,7 +13,7 @@ from contextlib import ExitStack
 
 import requests
 
-from tests.e2e.playing import Screens, play_match
+from tests.e2e.playing import Screens, axe_script, play_match, resize, serious_violations
 from tests.e2e.test_client_lobby_http import player_token
 from tests.e2e.test_portals_http import operator_portal
 from tests.servers import running_autoplay, running_gunicorn, watching_changes
@@ -164,6 +164,10 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         assert [row[4:] for row in on_screen] == [[str(t["value"]) for t in r["tiebreaks"]] for r in final]
         assert_fits_sideways(page, "round 2 paired")
         page.screenshot(path=artifacts / "tournament-320x568-round2.png", full_page=True)
+        assert serious_violations(page, axe_script()) == []
+        for size in ({"width": 844, "height": 390}, {"width": 1280, "height": 800}):
+            resize(page, size)
+            assert_fits_sideways(page, f"round 2 paired, {size['width']}x{size['height']}")
         assert errors == []
 
 
