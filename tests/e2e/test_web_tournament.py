@@ -9,6 +9,7 @@ learned of from the player's event stream. The page never overflows the phone's 
 
 from __future__ import annotations
 
+import json
 from contextlib import ExitStack
 
 import requests
@@ -203,3 +204,42 @@ def test_the_tournament_page_loads_under_its_enforced_csp_and_asks_who_is_lookin
         assert all("status of 401" in e for e in errors), errors  # the refused token, as the console says it
     finally:
         context.close()
+
+
+def test_the_portal_reads_the_standings_fifty_rows_a_page(page_at, live_server, live_portal_key):
+    """A browser holding the portal's key (no player token): the standings in the API's pages,
+    Previous and Next, each row as ``GET …/standings`` answers it; no "You" box."""
+    key = {"X-API-Key": live_portal_key}
+    body = {"format": "swiss", "rounds": 3, "turn_seconds": 60, "bot_levels": ["random"]}
+    made = requests.post(f"{live_server}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+    assert made.status_code == 201, made.text
+    url = f"{live_server}/v1/tournaments/{made.json()['id']}"
+    for number in range(1, 56):
+        entered = requests.post(
+            f"{url}/entrants",
+            json={"name": f"Computer {number}", "members": [{"level": "random"}]},
+            headers=key,
+            timeout=TIMEOUT,
+        )
+        assert entered.status_code == 201, entered.text
+
+    def names(offset: int) -> list[str]:
+        answer = requests.get(f"{url}/standings", params={"offset": offset, "limit": 50}, headers=key, timeout=TIMEOUT)
+        return [row["name"] for row in answer.json()["standings"]]
+
+    page = page_at(PHONE_SMALL)
+    page.context.add_init_script(f"localStorage.setItem('boneyard.apiKey', {json.dumps(live_portal_key)})")
+    page.goto(f"/play/tournament?id={made.json()['id']}")
+    page.wait_for_selector("#t-next:not([hidden])")
+    on_screen = lambda: [row[1] for row in standings_on_screen(page)]  # noqa: E731
+    assert on_screen() == names(0) and len(names(0)) == 50
+    assert page.is_hidden("#t-mine") and page.is_hidden("#t-prev") and page.inner_text("#t-page") == "1–50"
+    assert page.inner_text("#t-status") == "Registering: 55 entered"
+    assert_fits_sideways(page, "the first page")
+    page.click("#t-next")
+    page.wait_for_selector("#t-prev:not([hidden])")
+    assert on_screen() == names(50) == [f"Computer {n}" for n in range(51, 56)]
+    assert page.is_hidden("#t-next") and page.inner_text("#t-page") == "51–55"
+    page.click("#t-prev")
+    page.wait_for_selector("#t-next:not([hidden])")
+    assert on_screen() == names(0) and page.js_errors == []

@@ -124,6 +124,8 @@ async function turnPage(offset) {
   await refresh();
 }
 
+const over = () => Boolean(page.tournament && ["ended", "cancelled"].includes(page.tournament.status));
+
 /** With a player token: wait on the player's events, and look at the tournament after each
  *  answer (an event, or a wait that ran out: another table's result has no event of its own). */
 async function follow() {
@@ -133,6 +135,7 @@ async function follow() {
     page.eventsAfter = first.data.seq;
   } catch (err) {
     if (err.offline) { wentOffline(follow); return; }
+    if (err.status !== 401 && err.status !== 403) { retryLater(err); return; }
     page.who.token = null;   // a token the server refuses: read as the portal, if this browser may
     localStorage.removeItem(TOKEN_KEY);
     if (page.who.apiKey) { pollAsPortal(); return; }
@@ -141,25 +144,30 @@ async function follow() {
   }
   render();
   await refresh();
-  for (;;) {
+  while (!over()) {
     try {
       const res = await getMyEvents(page.who.token, page.eventsAfter, WAIT_SECONDS);
       backOnline();
       page.eventsAfter = Math.max(page.eventsAfter, res.data.seq);
-      await refresh();
-      if (page.tournament && ["ended", "cancelled"].includes(page.tournament.status)) return;
     } catch (err) {
-      if (err.offline) { wentOffline(follow); return; }
-      $("#t-status").textContent = err.message;
+      if (err.offline) wentOffline(follow);
+      else retryLater(err);
       return;
     }
+    await refresh();
   }
+}
+
+/** A refusal that may pass (too many requests, a server error): say it, and follow again later. */
+function retryLater(err) {
+  $("#t-status").textContent = `${err.message} Trying again shortly.`;
+  setTimeout(follow, PORTAL_POLL_MS);
 }
 
 function pollAsPortal() {
   clearTimeout(pollTimer);
   refresh().then(() => {
-    if (page.tournament && ["ended", "cancelled"].includes(page.tournament.status)) return;
+    if (over()) return;
     pollTimer = setTimeout(pollAsPortal, PORTAL_POLL_MS);
   });
 }
