@@ -98,6 +98,17 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         assert page.inner_text("#t-status") == "Registering: 3 entered"
         assert [row[1] for row in standings_on_screen(page)] == ["Computer 1", "Computer 2", "Computer 3"]
         assert_fits_sideways(page, "registering")
+        # Looking again at an unchanged tournament costs a 304, and its standings are not asked again.
+        standings_asked: list[str] = []
+        page.on("request", lambda r: standings_asked.append(r.url) if "/standings?" in r.url else None)
+        page.wait_for_selector("body[data-settled]")
+        with page.expect_response(lambda r: r.url == f"{url}") as looked:
+            page.evaluate("window.dispatchEvent(new Event('focus'))")
+        assert (
+            looked.value.status == 304 and looked.value.request.headers["if-none-match"] == looked.value.headers["etag"]
+        )
+        page.wait_for_selector("body[data-settled]")
+        assert standings_asked == []
         page.click("#t-join")
         page.wait_for_function("document.querySelector('#t-mine-text').textContent.startsWith('You are entered as')")
         server = requests.get(url, headers=key, timeout=TIMEOUT).json()

@@ -336,8 +336,7 @@ async function joinTournament() {
   $("#t-join").disabled = true;
   try {
     await enterTournament(page.id, page.who.token);
-    page.etag = null;
-    await refresh();
+    await refresh();   // the entry moved the tournament's seq on: its ETag is stale
   } catch (err) {
     $("#t-status").textContent = err.message;
   } finally { $("#t-join").disabled = false; }
