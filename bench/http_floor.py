@@ -3,6 +3,7 @@
     .venv/bin/python bench/http_floor.py              # ~1 min: 3 rounds x 4 phases x 4 s
     .venv/bin/python bench/http_floor.py --profile    # pyinstrument of the action path, in-process, by layer
     .venv/bin/python bench/http_floor.py --profile --profile-tree   # ... and pyinstrument's whole call tree
+    .venv/bin/python bench/http_floor.py --profile --profile-request view     # GET /view (events: a page of 50)
 
 One gunicorn worker on SQLite: the project's gevent worker (``api.serving.Worker``), so the
 ``--connections`` keep-alive connections are served concurrently by greenlets of one process
@@ -25,7 +26,10 @@ The figure of merit is actions/s over healthz requests/s, per round, median of r
 reply floor (``BOT_REPLY_FLOOR_MS``) is off: a pause that hides what a decision cost, not work
 (bench/README.md section 8 measures it), and with it an action would mostly wait.
 
-``--profile`` samples the same action path in-process and prints where its time goes by layer
+``--profile`` samples the same action path in-process (``--profile-request view`` or ``events``:
+the ``GET /view`` or the page of 50 events read after each action; those, and the action where
+pyinstrument is not installed, under the standard library's cProfile on the thread's CPU time,
+which inflates many small calls more than a sampler) and prints where its time goes by layer
 (each sample's own time by the package of its innermost Python frame: Flask and Werkzeug,
 flask-smorest and webargs, marshmallow, the app's HTTP layer, services, rules, bots, store,
 SQLAlchemy and the driver, the JSON encoder…), the use case's inclusive share, and the
@@ -35,7 +39,9 @@ functions with the most own time.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import sys
 import tempfile
 import threading
@@ -239,41 +245,122 @@ def print_layers(root, actions: int) -> None:
         print(f"| `{where}` | {took / actions * 1000:.3f} | {took / whole:.1%} |")
 
 
-def profile(args) -> int:
-    """The action path in-process under pyinstrument (no gunicorn, same app and SQLite)."""
-    from pyinstrument import Profiler
+def cprofile_layers(stats: pstats.Stats, count: int, what: str) -> None:
+    """``print_layers`` from cProfile's statistics: each function's own time in its file's layer;
+    a built-in's or the standard library's shared among its callers' layers in proportion to
+    the time it spent under each (cProfile records that per caller)."""
+    raw: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
+    memo: dict[Any, dict[str, float]] = {}
 
+    def layers(func: Any, seen: frozenset) -> dict[str, float]:
+        if func in memo:
+            return memo[func]
+        layer = layer_of(func[0])
+        shares: dict[str, float] = {}
+        if layer != CALLERS:
+            shares = {layer: 1.0}
+        else:
+            callers = {caller: v for caller, v in raw[func][4].items() if caller in raw and caller not in seen}
+            total = sum(v[2] for v in callers.values())
+            for caller, v in callers.items():
+                for above, share in layers(caller, seen | {func}).items():
+                    shares[above] = shares.get(above, 0.0) + share * (v[2] / total if total else 1 / len(callers))
+        memo[func] = shares = shares or {"other": 1.0}
+        return shares
+
+    whole = sum(v[2] for v in raw.values())
+    by_layer: dict[str, float] = {}
+    for func, v in raw.items():
+        for layer, share in layers(func, frozenset()).items():
+            by_layer[layer] = by_layer.get(layer, 0.0) + v[2] * share
+    heading = "own time of its functions, built-ins' and the standard library's in their callers'"
+    print(f"| layer ({heading}) | ms per {what} | share |")
+    print("|---|---:|---:|")
+    for label, took in sorted(by_layer.items(), key=lambda kv: -kv[1]):
+        print(f"| {label} | {took / count * 1000:.3f} | {took / whole:.0%} |")
+    print(f"| all | {whole / count * 1000:.3f} | 100% |")
+    use_case = sum(v[3] for func, v in raw.items() if func[0].endswith("api/services/bus.py") and func[2] == "handle")
+    print(
+        f"\nthe use cases (MessageBus.handle, inclusive: the store, rules and bots under it) "
+        f"{use_case / whole:.0%}; the rest is the web stack around them\n"
+    )
+    print(f"| function (own time) | ms per {what} | share |")
+    print("|---|---:|---:|")
+    for func, v in sorted(raw.items(), key=lambda kv: -kv[1][2])[:20]:
+        where = func[0].split("site-packages/")[-1].split("/wt-perf/")[-1] if func[0] != "~" else "built-in"
+        print(f"| `{func[2]} ({where}:{func[1]})` | {v[2] / count * 1000:.3f} | {v[2] / whole:.1%} |")
+
+
+def profile(args) -> int:
+    """A request's path in-process under a profiler (no gunicorn, same app and SQLite): every
+    action of ``--profile-matches`` matches, or the ``GET /view`` or the page of 50 events read
+    after each of them. pyinstrument where it is installed (the ``bench`` extra) and the request
+    is the action; else the standard library's cProfile (deterministic: inflates small calls more)."""
     from api import create_app
 
+    try:
+        from pyinstrument import Profiler
+    except ImportError:
+        Profiler = None
+    sampled = Profiler is not None and args.profile_request == "action"
     with tempfile.TemporaryDirectory() as tmp:
         config = {"RATELIMIT_ENABLED": False, "BOT_REPLY_FLOOR_MS": None, "LOG_LEVEL": "WARNING"}
         app = create_app({"DATABASE_URL": sqlite_url(tmp), **config})
         client = app.test_client()
+        traced = cProfile.Profile(time.thread_time_ns, 1e-9)  # CPU time: a loaded machine stretches wall time
 
-        def one_match() -> int:
+        def timed(call: Any, *a: Any, **k: Any) -> Any:
+            if sampled:
+                return call(*a, **k)
+            traced.enable()
+            try:
+                return call(*a, **k)
+            finally:
+                traced.disable()
+
+        def one_match(kind: str | None) -> int:
             created = client.post("/v1/matches", json=MATCH).get_json()
             auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
-            view = client.get(f"/v1/matches/{created['id']}/view", headers=auth).get_json()
+            path = f"/v1/matches/{created['id']}"
+            view = client.get(f"{path}/view", headers=auth).get_json()
             n = 0
             while view["status"] != "ended":
-                path = f"/v1/matches/{created['id']}/actions"
-                answer = client.post(path, json=view["legal_actions"][0], headers=auth)
+                act = timed if kind == "action" else (lambda call, *a, **k: call(*a, **k))
+                answer = act(client.post, f"{path}/actions", json=view["legal_actions"][0], headers=auth)
                 view = json.loads(answer.data)["view"]  # not get_json(): the app's input guard is not the app's work
+                if kind == "view":
+                    timed(client.get, f"{path}/view", headers=auth)
+                elif kind == "events" and view["seq"] >= 50:
+                    timed(client.get, f"{path}/events?after={view['seq'] - 50}&limit=50", headers=auth)
+                elif kind != "action":
+                    continue
                 n += 1
             return n
 
-        one_match()
-        profiler = Profiler(interval=0.0005)
-        profiler.start()
-        actions = sum(one_match() for _ in range(args.profile_matches))
-        profiler.stop()
-        print(f"# http_floor --profile: {machine_line()}")
-        print(f"{actions} actions in {args.profile_matches} matches (times inflated by the profiler)\n")
-        session = profiler.last_session
-        assert session is not None
-        print_layers(session.root_frame(), actions)
-        if args.profile_tree:
-            print(profiler.output_text(unicode=False, color=False))
+        one_match(None)
+        profiler = Profiler(interval=0.0005) if sampled else None
+        if profiler is not None:
+            profiler.start()
+        count = sum(one_match(args.profile_request) for _ in range(args.profile_matches))
+        if profiler is not None:
+            profiler.stop()
+        tool = (
+            "pyinstrument"
+            if sampled
+            else "cProfile (pyinstrument is not installed)"
+            if Profiler is None
+            else "cProfile"
+        )
+        print(f"# http_floor --profile --profile-request {args.profile_request}: {machine_line()}")
+        print(f"{count} requests in {args.profile_matches} matches, {tool} (times inflated by the profiler)\n")
+        if profiler is not None:
+            session = profiler.last_session
+            assert session is not None
+            print_layers(session.root_frame(), count)
+            if args.profile_tree:
+                print(profiler.output_text(unicode=False, color=False))
+        else:
+            cprofile_layers(pstats.Stats(traced), count, args.profile_request)
     return 0
 
 
@@ -286,6 +373,9 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help=f"exit 1 below {TARGET_RATIO} or on any 5xx")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--profile-matches", type=int, default=10)
+    parser.add_argument(
+        "--profile-request", choices=("action", "view", "events"), default="action", help="with --profile: which"
+    )
     parser.add_argument("--profile-tree", action="store_true", help="with --profile: pyinstrument's call tree too")
     args = parser.parse_args()
     assert HOST == "127.0.0.1"

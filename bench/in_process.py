@@ -16,7 +16,9 @@ their rate limits: off, ``database://`` (the default: counters in the app's data
    ``partners`` four seats of ``double-nine-partners``; ``mexican8`` eight seats of
    ``mexican-train``, two rounds), always ``legal_actions[0]``. Each action's time; the share of
    it spent in the use case (``MessageBus.handle`` of the ``Act`` command: load, authenticate,
-   decide, the bot's replies, append, commit); after each action a timed ``GET /view``, a page
+   decide, the bot's replies, append, commit); after each action a timed ``GET /view`` (twice:
+   the second is a poll of a match that has not moved, which a process may answer from the
+   view it rendered for that seat at that seq, ``api.services.rendered``), a page
    of 50 events (``GET /events?after=seq-50&limit=50``, once the log has 50), the summary
    (``GET /v1/matches/{id}``) and ``GET /healthz``; each median also as a multiple of
    ``/healthz``'s in the same run. The bots' reply floor (``BOT_REPLY_FLOOR_MS``, a pause that
@@ -80,7 +82,7 @@ class Timings:
     CPU seconds (``time.thread_time``: the app runs in the client's thread, so that is the app's
     own work, which a loaded machine stretches far less than wall time)."""
 
-    KINDS = ("action", "view", "events", "summary", "healthz")
+    KINDS = ("action", "view", "view_again", "events", "summary", "healthz")
 
     def __init__(self) -> None:
         self.wall: dict[str, list[float]] = {kind: [] for kind in self.KINDS}
@@ -135,6 +137,9 @@ def play(client: Any, out: Timings, matches: int, *, reads: bool, match: dict[st
             if reads:
                 read = out.timed("view", client.get, f"{path}/view", headers=auth)
                 out.view_bytes.append(len(read.data))
+                again = out.timed("view_again", client.get, f"{path}/view", headers=auth)
+                if again.data != read.data:
+                    raise RuntimeError("the same view asked twice at one seq answered two bodies")
                 page = f"{path}/events?after={view['seq'] - EVENTS_PAGE}&limit={EVENTS_PAGE}"
                 if view["seq"] >= EVENTS_PAGE:
                     out.timed("events", client.get, page, headers=auth)
@@ -246,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, kind in (
         ("`POST /actions` (with the bots' replies)", "action"),
         ("`GET /view`", "view"),
+        ("`GET /view` again, at the same seq (a poll)", "view_again"),
         (f"`GET /events` (a page of {EVENTS_PAGE})", "events"),
         ("`GET /v1/matches/{id}` (summary)", "summary"),
         ("`GET /healthz`", "healthz"),

@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, ClassVar, ParamSpec, TypeVar
+from typing import Any, ClassVar, NamedTuple, ParamSpec, TypeVar, cast
 from urllib.parse import urlencode
 
 import marshmallow as ma
@@ -737,6 +737,23 @@ class ActionResultSchema(CompiledSchema):
 
 
 ACTION_RESULT = ActionResultSchema()  # built once: a schema instance deep-copies its fields
+SEAT_VIEW = SeatViewSchema()
+
+
+class RenderedView(NamedTuple):
+    """A view's answer as flask-smorest would make it (the schema's dump, Flask's JSON), and its ETag."""
+
+    body: bytes
+    mimetype: str
+    tag: str
+
+
+def render_view(seat_view: dict[str, Any]) -> RenderedView:
+    """Made once per match, seq, chain head, deadline and seat in a process, then repeated
+    (``api.services.rendered``): bytes, which no reader can change."""
+    made = cast(Response, current_app.json.response(SEAT_VIEW.dump(seat_view)))
+    tag = etag(seat_view["seq"], seat_part(seat_view["seat"]), head_part(seat_view))
+    return RenderedView(made.get_data(), str(made.mimetype), tag)
 
 
 class ClaimResultSchema(CompiledSchema):
@@ -857,11 +874,14 @@ class View(MethodView):
     @conditional_read
     @blp.response(200, SeatViewSchema, headers={"ETag": ETAG_HEADER})
     @problems(codes.INVALID_TOKEN, codes.WRONG_MATCH, codes.UNKNOWN_MATCH)
-    def get(self, match_id: str) -> Response | Headed:
+    def get(self, match_id: str) -> Response | tuple[Response, int, dict[str, str]]:
         """What one seat may see (with its token), or the spectator's view (without)."""
-        seat_view = bus().handle(commands.GetView(match_id, bearer_token()))
-        tag = etag(seat_view["seq"], seat_part(seat_view["seat"]), head_part(seat_view))
-        return not_modified(tag) or (seat_view, 200, {"ETag": tag, "Vary": "Authorization"})
+        answer = bus().handle(commands.GetRenderedView(match_id, bearer_token(), render_view))
+        return not_modified(answer.tag) or (
+            current_app.response_class(answer.body, mimetype=answer.mimetype),
+            200,
+            {"ETag": answer.tag, "Vary": "Authorization"},
+        )
 
 
 @blp.route("/<string:match_id>/actions")

@@ -31,7 +31,7 @@ from api.rules.ruleset import TURN_SECONDS_RANGE
 from api.services import commands
 from api.services.errors import PortalKeyRequired
 from api.services.tournaments import MAX_EVENTS_PAGE, MAX_STANDINGS_PAGE
-from api.tournaments.commands import MAX_ENTRANTS, MAX_ROUNDS, WITHDRAWN_BY
+from api.tournaments.commands import CLOSED_BY, MAX_ARENA_MINUTES, MAX_ENTRANTS, MAX_ROUNDS, WITHDRAWN_BY
 from api.tournaments.events import MEMBER_KINDS
 
 blp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments", description="Tournaments: Swiss and round robin")
@@ -61,6 +61,17 @@ class TournamentCreateSchema(ma.Schema):
     rounds = AsciiInteger(
         validate=validate.Range(min=1, max=MAX_ROUNDS),
         metadata={"description": "A Swiss's rounds (fewer than its entrants); a round robin's follow from its field"},
+    )
+    duplicate = fields.Boolean(
+        load_default=False,
+        metadata={
+            "description": "Duplicate deals (a Swiss or round robin): every table of a round is dealt from one seed, "
+            "and each pairing plays two tables, seats swapped"
+        },
+    )
+    duration_minutes = AsciiInteger(
+        validate=validate.Range(min=1, max=MAX_ARENA_MINUTES),
+        metadata={"description": "An arena's (required there, refused elsewhere): it pairs this long after its start"},
     )
     turn_seconds = AsciiInteger(
         required=True,
@@ -94,7 +105,9 @@ class TournamentSettingsSchema(ma.Schema):
     format = fields.String(validate=validate.OneOf(core.FORMATS), **ALWAYS)
     preset = fields.String(**ALWAYS)
     side_size = fields.Integer(**ALWAYS, metadata={"description": "Seats per side: 1, or 2 for partner teams"})
-    rounds = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "A Swiss's; null for a round robin"})
+    rounds = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "A Swiss's; null for a round robin or an arena"}
+    )
     tiebreaks = fields.List(fields.String(validate=validate.OneOf(core.TIEBREAKS)), **ALWAYS)
     turn_seconds = fields.Integer(**ALWAYS)
     rules = component("RuleOverrides", **ALWAYS, metadata={"description": "The overrides asked for"})
@@ -104,6 +117,8 @@ class TournamentSettingsSchema(ma.Schema):
     rating_min = fields.Float(allow_none=True, **ALWAYS)
     rating_max = fields.Float(allow_none=True, **ALWAYS)
     bot_levels = fields.List(fields.String(), **ALWAYS)
+    duration_minutes = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "An arena's; else null"})
+    duplicate = fields.Boolean(**ALWAYS)
 
 
 class EntrantMemberSchema(ma.Schema):
@@ -134,7 +149,10 @@ class StandingSchema(ma.Schema):
     rank = fields.Integer(**ALWAYS, metadata={"description": "1 first; equal in everything shares a rank"})
     entrant_id = fields.String(**ALWAYS)
     name = fields.String(**ALWAYS)
-    match_points = fields.Integer(**ALWAYS, metadata={"description": "A win 2, a draw 1; a Swiss bye 2"})
+    match_points = fields.Integer(
+        **ALWAYS,
+        metadata={"description": "A win 2, a draw 1; a Swiss bye 2; an arena's wins after two in a row 4"},
+    )
     played = fields.Integer(**ALWAYS)
     wins = fields.Integer(**ALWAYS)
     draws = fields.Integer(**ALWAYS)
@@ -144,6 +162,7 @@ class StandingSchema(ma.Schema):
     points_against = fields.Integer(**ALWAYS)
     tiebreaks = fields.List(fields.Nested(TiebreakSchema), **ALWAYS, metadata={"description": "In the named order"})
     withdrawn = fields.Boolean(**ALWAYS)
+    streak = fields.Integer(**ALWAYS, metadata={"description": "Wins in a row up to its last decided game"})
 
 
 class TournamentSchema(ma.Schema):
@@ -152,7 +171,13 @@ class TournamentSchema(ma.Schema):
     paused = fields.Boolean(**ALWAYS)
     cancel_reason = fields.String(allow_none=True, **ALWAYS)
     settings = fields.Nested(TournamentSettingsSchema, **ALWAYS)
-    planned_rounds = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "Fixed at the start"})
+    planned_rounds = fields.Integer(
+        allow_none=True, **ALWAYS, metadata={"description": "Fixed at the start (0 for an arena)"}
+    )
+    ends_at = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "An arena's end of pairing (ISO 8601), fixed at the start"}
+    )
+    closed = fields.Boolean(**ALWAYS, metadata={"description": "An arena that pairs no more"})
     current_round = fields.Integer(allow_none=True, **ALWAYS)
     rounds_ended = fields.Integer(**ALWAYS)
     entrants = fields.List(fields.Nested(EntrantSchema), **ALWAYS)
@@ -196,6 +221,9 @@ class TournamentRoundSchema(ma.Schema):
     number = fields.Integer(**ALWAYS)
     ended = fields.Boolean(**ALWAYS)
     bye = fields.String(allow_none=True, **ALWAYS)
+    seed_commitment = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "A duplicate round's commitment to its one seed"}
+    )
     tables = fields.List(fields.Nested(TournamentTableSchema), **ALWAYS)
 
 
@@ -239,6 +267,33 @@ class CrosstableSchema(ma.Schema):
     rows = fields.List(fields.Nested(CrosstableRowSchema), **ALWAYS, metadata={"description": "In standings order"})
 
 
+class DuplicateMatchSchema(ma.Schema):
+    match_id = fields.String(**ALWAYS)
+    seed_commitment = fields.String(**ALWAYS, metadata={"description": "As the match's match_created publishes it"})
+
+
+class DuplicateRoundSchema(ma.Schema):
+    round = fields.Integer(**ALWAYS)
+    seed_commitment = fields.String(**ALWAYS, metadata={"description": "As the round's round_paired commits to it"})
+    seed = fields.String(
+        allow_none=True, **ALWAYS, metadata={"description": "Revealed once the round has ended (null before)"}
+    )
+    matches = fields.List(fields.Nested(DuplicateMatchSchema), **ALWAYS)
+    same_deals = fields.Boolean(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "Every match committed to the round's seed and the seed hashes to it (null: not yet)"},
+    )
+    problems = fields.List(fields.String(), **ALWAYS)
+
+
+class TournamentFairnessSchema(ma.Schema):
+    tournament_id = fields.String(**ALWAYS)
+    seq = fields.Integer(**ALWAYS)
+    duplicate = fields.Boolean(**ALWAYS)
+    rounds = fields.List(fields.Nested(DuplicateRoundSchema), **ALWAYS, metadata={"description": "Duplicate rounds"})
+
+
 # --- the log: each event's shape, by type ------------------------------------------------------------------
 def _event_type(name: str) -> fields.String:
     return fields.String(validate=validate.OneOf((name,)), **ALWAYS)
@@ -265,6 +320,7 @@ class TournamentStartedEventSchema(ma.Schema):
     type = _event_type(core.TournamentStarted.type)
     rounds = fields.Integer(**ALWAYS)
     order = fields.List(fields.String(), **ALWAYS)
+    ends_at = fields.String(allow_none=True, **ALWAYS)
 
 
 class RoundPairedEventSchema(ma.Schema):
@@ -272,6 +328,14 @@ class RoundPairedEventSchema(ma.Schema):
     round = fields.Integer(**ALWAYS)
     tables = fields.List(fields.Nested(PairedTableSchema), **ALWAYS)
     bye = fields.String(allow_none=True, **ALWAYS)
+    waiting = fields.List(
+        fields.String(), **ALWAYS, metadata={"description": "An arena's: the free entrants this pairing left waiting"}
+    )
+    seed_commitment = fields.String(
+        allow_none=True,
+        **ALWAYS,
+        metadata={"description": "A duplicate round's: SHA-256 of the one seed all its matches are dealt from"},
+    )
 
 
 class TableResultEventSchema(TableResultSchema):
@@ -283,6 +347,11 @@ class TableResultEventSchema(TableResultSchema):
 class TournamentRoundEndedEventSchema(ma.Schema):
     type = _event_type(core.RoundEnded.type)
     round = fields.Integer(**ALWAYS)
+
+
+class ArenaClosedEventSchema(ma.Schema):
+    type = _event_type(core.ArenaClosed.type)
+    by = fields.String(validate=validate.OneOf(CLOSED_BY), **ALWAYS)
 
 
 class TournamentPausedEventSchema(ma.Schema):
@@ -314,6 +383,7 @@ class TournamentEventSchema(Union):
         core.RoundPaired.type: RoundPairedEventSchema,
         core.MatchResult.type: TableResultEventSchema,
         core.RoundEnded.type: TournamentRoundEndedEventSchema,
+        core.ArenaClosed.type: ArenaClosedEventSchema,
         core.TournamentPaused.type: TournamentPausedEventSchema,
         core.TournamentResumed.type: TournamentResumedEventSchema,
         core.TournamentCancelled.type: TournamentCancelledEventSchema,
@@ -402,7 +472,7 @@ class Tournaments(MethodView):
         blp, codes.PORTAL_KEY_REQUIRED, codes.INVALID_REQUEST, codes.INVALID_TOURNAMENT, codes.INVALID_RULES
     )
     def post(self, body: dict[str, Any]) -> Headed:
-        """Create a tournament of your portal: Swiss or round robin, of players or partner teams."""
+        """Create a tournament of your portal: Swiss, round robin or arena, of players or partner teams."""
         created = bus().handle(
             commands.CreateTournament(
                 the_portal(),
@@ -419,6 +489,8 @@ class Tournaments(MethodView):
                 rating_min=body.get("rating_min"),
                 rating_max=body.get("rating_max"),
                 bot_levels=tuple(body["bot_levels"]),
+                duration_minutes=body.get("duration_minutes"),
+                duplicate=body["duplicate"],
             )
         )
         return created, 201, {"ETag": etag(created["seq"])}
@@ -473,6 +545,18 @@ class Crosstable(MethodView):
     def get(self, tournament_id: str) -> Response | Headed:
         """Each entrant's games, round by round, in standings order."""
         return answered(bus().handle(commands.GetCrosstable(tournament_id, acting(None))), "crosstable")
+
+
+@blp.route("/<string:tournament_id>/fairness", parameters=CONDITIONAL)
+class Fairness(MethodView):
+    @conditional_read
+    @blp.doc(security=PLAYER)
+    @blp.arguments(TournamentPathSchema, location="path", as_kwargs=True)
+    @blp.response(200, TournamentFairnessSchema, headers={"ETag": ETAG_HEADER})
+    @problem_responses(blp, *READ_CODES)
+    def get(self, tournament_id: str) -> Response | Headed:
+        """Duplicate deals proved: each round's seed commitment, its matches' own, and the seed once revealed."""
+        return answered(bus().handle(commands.GetTournamentFairness(tournament_id, acting(None))), "fairness")
 
 
 @blp.route("/<string:tournament_id>/events", parameters=CONDITIONAL)
@@ -554,5 +638,12 @@ change_route(
     "Resume a paused tournament (the next round is paired if due)",
     codes.TOURNAMENT_NOT_RUNNING,
     codes.TOURNAMENT_NOT_PAUSED,
+)
+change_route(
+    "close",
+    "Close an arena now: nothing more is paired; the matches in play finish and count",
+    codes.INVALID_TOURNAMENT,
+    codes.TOURNAMENT_NOT_RUNNING,
+    codes.TOURNAMENT_OVER,
 )
 change_route("cancel", "Cancel: the log takes nothing more (matches in play play on, not counted)")

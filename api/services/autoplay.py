@@ -59,7 +59,10 @@ class Autoplay:
                     extra={"match_id": match_id},
                 )
                 if ended:
-                    self.bus.handle(GetFairness(match_id))  # made once now; readers find it stored
+                    try:
+                        self.bus.handle(GetFairness(match_id))  # made once now; readers find it stored
+                    except errors.MatchNotOver:  # a duplicate round's, sealed until the round ends
+                        log.debug("fairness of match %s waits for its round", match_id, extra={"match_id": match_id})
             except errors.EventLimitReached:
                 log.warning(
                     "match %s reached the event limit; the runner leaves it", match_id, extra={"match_id": match_id}

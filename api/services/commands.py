@@ -127,6 +127,9 @@ class CreateMatch(Command[Answer]):
     # False for a tournament's match: the tournament's work, bounded by its entrants, is not
     # counted against its portal's cap on unfinished all-bot matches.
     capped: bool = True
+    # The server's own seed chosen by a use case, not a client (a duplicate round's matches share
+    # one: api.services.tournaments); None draws a fresh one. Never from a request.
+    server_seed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +202,17 @@ class GetView(Command[Answer]):
 
     match_id: str
     token: str | None
+
+
+@dataclass(frozen=True)
+class GetRenderedView(Command[Any]):
+    """``GetView``'s answer as ``render`` makes it (the HTTP layer: its bytes and ETag), made
+    once per match, seq, chain head, deadline and seat in a process and then repeated
+    (``api.services.rendered``). What ``render`` answers must never be mutated."""
+
+    match_id: str
+    token: str | None
+    render: Callable[[Answer], Any]
 
 
 @dataclass(frozen=True)
@@ -523,6 +537,8 @@ class CreateTournament(Command[Answer]):
     rating_min: float | None = None
     rating_max: float | None = None
     bot_levels: tuple[str, ...] = ()
+    duration_minutes: int | None = None  # an arena's
+    duplicate: bool = False  # a Swiss's or round robin's: duplicate deals
 
 
 @dataclass(frozen=True)
@@ -553,6 +569,14 @@ class GetStandings(Command[Answer]):
 
 @dataclass(frozen=True)
 class GetCrosstable(Command[Answer]):
+    tournament_id: str
+    viewer: Seeker
+
+
+@dataclass(frozen=True)
+class GetTournamentFairness(Command[Answer]):
+    """A duplicate tournament's proof that every table of a round got the same deals."""
+
     tournament_id: str
     viewer: Seeker
 
@@ -589,7 +613,8 @@ class WithdrawEntrant(Command[Answer]):
 
 @dataclass(frozen=True)
 class ChangeTournament(Command[Answer]):
-    """The portal's word: ``start``, ``pause``, ``resume`` or ``cancel`` (with ``reason``)."""
+    """The portal's word: ``start``, ``pause``, ``resume``, ``close`` (an arena's pairing, now)
+    or ``cancel`` (with ``reason``)."""
 
     tournament_id: str
     caller: Caller
@@ -599,4 +624,5 @@ class ChangeTournament(Command[Answer]):
 
 @dataclass(frozen=True)
 class SweepTournaments(Command[int]):
-    """What time alone moves on: tournaments at their start time, rounds due to be paired."""
+    """What time alone moves on: tournaments at their start time, arenas at their end of
+    pairing, rounds due to be paired."""

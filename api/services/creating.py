@@ -63,7 +63,7 @@ def prepare_match(command: CreateMatch, flow: MatchFlow) -> NewMatch:
     if command.seed is not None and not flow.allow_client_seed:
         raise errors.ClientSeedNotAllowed("this server does not accept client-chosen server seeds")
     seeded_by_client = command.seed is not None
-    seed = command.seed if command.seed is not None else secrets.token_hex(32)
+    seed = command.seed if command.seed is not None else (command.server_seed or secrets.token_hex(32))
     seat_rows: list[dict[str, Any]] = []
     issued: dict[int, str] = {}
     for number, spec in enumerate(seats):

@@ -8,15 +8,20 @@ waiter itself (the waiting client is often the one owed it).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from datetime import datetime
+from itertools import pairwise
+from typing import cast
 
 from api.rules import ENDED, redact_event
-from api.store.records import MatchRecord, StoredEvent
+from api.store.records import MatchRecord
 
 from .clocks import run_due
 from .commands import MAX_EVENTS_PAGE, Answer, GetEvents
 from .flow import MatchFlow
 from .ports import UnitOfWork
+from .rendered import EventKey, VisibleEvent
+from .snapshots import Row
 from .waiting import Subscription
 
 #: Seconds: a waiter re-checks an overdue turn clock at most this often.
@@ -35,19 +40,18 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
         with flow.store.unit_of_work(readonly=True) as uow:
             record = flow.record(uow, match_id)
             seat = flow.authenticate(uow, match_id, command.token)
-            stored = load_through_head(uow, record, after, limit)
-        if sub is not None and not stored and record.status != ENDED:
+            items = visible_page(flow, uow, record, seat, after, limit)
+        if sub is not None and not items and record.status != ENDED:
             sub.saw(record.last_seq)
             with flow.waiter.hold(client, wait, "match_events"):
                 seq = sleep_until_event(flow, match_id, record.deadline_at, after, wait, sub)
             if seq > after and not sub.left:
                 with flow.store.unit_of_work(readonly=True) as uow:
                     record = flow.record(uow, match_id)
-                    stored = load_through_head(uow, record, after, limit)
+                    items = visible_page(flow, uow, record, seat, after, limit)
     finally:
         if sub is not None:
             sub.close()
-    items = [{"seq": e.seq, **redact_event(e.to_dict(), seat)} for e in stored]
     last = items[-1]["seq"] if items else after
     return {
         "match_id": match_id,
@@ -59,10 +63,47 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
     }
 
 
-def load_through_head(uow: UnitOfWork, record: MatchRecord, after: int, limit: int) -> list[StoredEvent]:
-    """At most ``limit`` events after ``after`` and none past ``record``'s seq (a later commit
-    may be visible to this read on PostgreSQL), so a page never shows more than its chain head."""
-    return uow.events.load(record.id, after=after, limit=max(0, min(limit, record.last_seq - after)))
+def visible_page(
+    flow: MatchFlow, uow: UnitOfWork, record: MatchRecord, seat: int | None, after: int, limit: int
+) -> list[Row]:
+    """The events after ``after`` (at most ``limit``, none past ``record``'s seq: a later commit
+    may be visible to this read on PostgreSQL, and a page never shows more than its chain head)
+    as ``seat`` sees them: those kept for this seat repeated (``flow.visible_events``), the rest
+    read from the first not kept on, redacted and kept. A page with kept events must be one
+    chain (each row's ``prev_hash`` the hash before it) ending at ``record``'s head when it
+    reaches it; if not, it is read whole. Copies are answered: what is kept is never handed out."""
+    last = min(record.last_seq, after + limit)
+    if last <= after:
+        return []
+    keys: list[Hashable] = [EventKey(record.id, seq, seat) for seq in range(after + 1, last + 1)]
+    kept: list[VisibleEvent | None] = flow.visible_events.get_many(keys)
+    known = next((i for i, event in enumerate(kept) if event is None), len(kept))
+    shown = cast(list[VisibleEvent], kept[:known])
+    if known < len(kept):
+        shown += _read(flow, uow, record, seat, after + known, len(kept) - known)
+    if known and not _one_chain(shown, record):  # a kept event that does not fit: read them all
+        shown = _read(flow, uow, record, seat, after, len(kept))
+    return [dict(event.item) for event in shown]
+
+
+def _read(
+    flow: MatchFlow, uow: UnitOfWork, record: MatchRecord, seat: int | None, after: int, limit: int
+) -> list[VisibleEvent]:
+    """Rows after ``after`` read (committed: a read-only unit of work), redacted for ``seat`` and kept."""
+    read = [
+        VisibleEvent({"seq": e.seq, **redact_event(e.to_dict(), seat)}, e.prev_hash, e.hash)
+        for e in uow.events.load(record.id, after=after, limit=limit)
+    ]
+    flow.visible_events.put_many([(EventKey(record.id, event.item["seq"], seat), event) for event in read])
+    return read
+
+
+def _one_chain(events: list[VisibleEvent], record: MatchRecord) -> bool:
+    """Each event's ``prev_hash`` is the hash of the one before it, and the last is ``record``'s
+    head if it is at the head's seq."""
+    if any(later.prev_hash != earlier.hash for earlier, later in pairwise(events)):
+        return False
+    return not events or events[-1].item["seq"] != record.last_seq or events[-1].hash == record.last_hash
 
 
 def wait_for_event(flow: MatchFlow, match_id: str, after: int, wait: float, sub: Subscription) -> int:

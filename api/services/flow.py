@@ -32,13 +32,14 @@ from api.rules.views import public_summary
 from api.store.records import ChainHead, MatchRecord
 from api.store.records import StaleSeq as StoreStaleSeq
 
-from . import errors, tokens
+from . import errors, tokens, tournament_log
 from .deadlines import deadline_after, show_deadline, utcnow
 from .effects import record_effects
 from .limits import WorkLimits
 from .match_ids import is_match_id
 from .pacing import NO_FLOOR, ReplyFloor
 from .ports import Store, UnitOfWork
+from .rendered import DEFAULT_VISIBLE_EVENTS, RenderedCache
 from .snapshots import Row, Snapshot, SnapshotCache, fold, rows, without_seq
 from .waiting import Waiter
 
@@ -73,13 +74,17 @@ class MatchFlow:
         now: Callable[[], datetime] = utcnow,
         offload: Callable[..., Any] | None = None,
         reply_floor: ReplyFloor = NO_FLOOR,
+        rendered_views: RenderedCache | None = None,
+        visible_events: RenderedCache | None = None,
     ):
         """Made by ``api.bootstrap`` alone, from the configuration. ``offload(fn, *args)`` runs
         CPU-heavy pure work (a bot's thinking, a fairness check) and answers its result: by
         default right here; under gevent in a native thread, so the worker's other requests keep
         being served meanwhile (see ``api.serving.cpu_offload``). ``now`` is the turn clocks'
         time (tests inject theirs). ``reply_floor``: the least time each bot level's decision
-        takes (:mod:`api.services.pacing`; default none)."""
+        takes (:mod:`api.services.pacing`; default none). ``rendered_views``: the renderings of
+        seats' views kept, ``visible_events`` the log's events as seats see them
+        (:mod:`api.services.rendered`; by default new caches of their own)."""
         self.store = store
         self.cache = cache
         self.allow_client_seed = allow_client_seed
@@ -88,6 +93,10 @@ class MatchFlow:
         self.limits = limits
         self.offload: Callable[..., Any] = offload or run_here
         self.reply_floor = reply_floor
+        #: Seats' views as the HTTP layer rendered them, per match, seq, head, deadline and seat.
+        self.rendered_views = rendered_views if rendered_views is not None else RenderedCache()
+        #: Log events as each seat sees them, per match, seq and seat (events pages).
+        self.visible_events = visible_events if visible_events is not None else RenderedCache(DEFAULT_VISIBLE_EVENTS)
         #: Idempotency keys stored by this process: every ``PURGE_EVERY``-th store purges old ones.
         self.keys_stored = 0
         #: match id -> its portal and rated flag (``portal_of``), oldest first.
@@ -109,10 +118,16 @@ class MatchFlow:
         return record
 
     def ended_record(self, uow: UnitOfWork, match_id: str, what: str) -> MatchRecord:
-        """The record of a match that has ended (else MatchNotOver: ``what`` opens at the end)."""
+        """The record of a match that has ended (else MatchNotOver: ``what`` opens at the end; for
+        a match of a duplicate round, whose seed the round's other tables share, at the round's end)."""
         record = self.record(uow, match_id)
         if record.status != ENDED:
             raise errors.MatchNotOver(f"{what} opens when the match has ended", match_status=record.status)
+        if tournament_log.deals_sealed(uow, match_id):
+            raise errors.MatchNotOver(
+                f"{what} opens when its duplicate round has ended (its tables share its deals)",
+                match_status=record.status,
+            )
         return record
 
     def snapshot(self, uow: UnitOfWork, record: MatchRecord) -> Snapshot:

@@ -7,6 +7,8 @@ one is shown a turn that is already lost.
 
 from __future__ import annotations
 
+from typing import Any
+
 from api.records.from_events import record_of
 from api.records.text import write
 from api.rules import ENDED, redact_event
@@ -23,11 +25,13 @@ from .commands import (
     GetAudit,
     GetGameRecord,
     GetMatchPortal,
+    GetRenderedView,
     GetSummary,
     GetView,
     ListMatches,
 )
 from .flow import MatchFlow
+from .rendered import ViewKey
 from .seats import attach_refs
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "audit_handler",
     "game_record_handler",
     "list_handler",
+    "rendered_view_handler",
     "summary_handler",
     "view_handler",
 ]
@@ -69,6 +74,24 @@ def view_handler(command: GetView, flow: MatchFlow) -> Answer:
         seat = flow.authenticate(uow, command.match_id, command.token)
         snap = flow.snapshot(uow, record)
     return flow.seat_view(snap, seat, command.match_id, record.deadline_at, record.head)
+
+
+def rendered_view_handler(command: GetRenderedView, flow: MatchFlow) -> Any:
+    """``view_handler``'s answer as ``command.render`` makes it: the same steps in the same
+    order (a due turn played, the match read, the token checked), then the rendering kept for
+    this match, seq, chain head, deadline and seat, or made and kept (``api.services.rendered``)."""
+    run_due(flow, command.match_id)
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record = flow.record(uow, command.match_id)
+        seat = flow.authenticate(uow, command.match_id, command.token)
+        key = ViewKey(record.id, record.last_seq, record.last_hash, record.deadline_at, seat, command.render)
+        kept = flow.rendered_views.get(key)
+        if kept is not None:
+            return kept
+        snap = flow.snapshot(uow, record)
+    rendered = command.render(flow.seat_view(snap, seat, command.match_id, record.deadline_at, record.head))
+    flow.rendered_views.put(key, rendered)
+    return rendered
 
 
 def list_handler(command: ListMatches, flow: MatchFlow) -> Answer:

@@ -43,13 +43,34 @@ def fold(uow: UnitOfWork, record: TournamentRecord) -> core.TournamentState:
     return core.replay(core.event_from_dict(e.to_dict()) for e in stored)
 
 
+def deals_sealed(uow: UnitOfWork, match_id: str) -> bool:
+    """Whether an ended match's seed is still withheld: it is a duplicate round's, whose matches
+    all share it, and the round is still in play (revealing it would show the deals of the
+    tables still playing). It opens when the round ends, or the tournament is over."""
+    played = uow.tournaments.match(match_id)
+    if played is None:
+        return False
+    record = uow.tournaments.get(played.tournament_id)
+    if record is None:
+        return False
+    created = core.event_from_dict(uow.tournaments.load(record.id, limit=1)[0].to_dict())
+    if not isinstance(created, core.TournamentCreated) or not created.settings.duplicate:
+        return False
+    state = fold(uow, record)
+    round_ = state.round_numbered(played.round)
+    return round_ is not None and not round_.ended and not state.is_over
+
+
 def due_at(state: core.TournamentState, now: datetime) -> datetime | None:
-    """When the sweep next has work: at once for a round to pair, at the start time for a
-    tournament that opens then, never otherwise."""
+    """When the sweep next has work: at once for a round to pair (an arena's free entrants), at
+    the start time for a tournament that opens then, at its end of pairing for an arena that
+    still pairs, never otherwise."""
     if core.is_due_for_pairing(state):
         return now
     if state.status == core.REGISTERING and state.settings.starts_at is not None:
         return datetime.fromisoformat(state.settings.starts_at)
+    if state.is_arena and state.status == core.RUNNING and not state.closed and state.ends_at is not None:
+        return datetime.fromisoformat(state.ends_at)
     return None
 
 
@@ -87,15 +108,22 @@ HEARD = (core.TournamentStarted.type, core.RoundPaired.type, core.RoundEnded.typ
 def lines_heard(after: core.TournamentState, event: core.TournamentEvent) -> list[PlayerEvent]:
     """What each player of an active entrant hears of ``event``: ``tournament_id`` and ``round``
     (null for the start), and for ``round_paired`` its ``match_id`` and ``seat`` (null for a bye,
-    or a table decided by a forfeit)."""
+    or a table decided by a forfeit). In an arena a pairing, and its end, are heard by the
+    entrants seated in it alone (the others are still playing, or waiting)."""
     if event.type not in HEARD:
         return []
+    heard_by: frozenset[str] | None = None
+    if after.is_arena and isinstance(event, core.RoundPaired | core.RoundEnded):
+        paired = after.round_numbered(event.round)
+        heard_by = frozenset(side for t in paired.tables for side in t.sides) if paired is not None else frozenset()
     number = getattr(event, "round", None)
     if isinstance(event, core.TournamentEnded):
         number = event.rounds_played or None
     base = {"tournament_id": after.id, "round": number}
     lines: list[PlayerEvent] = []
     for entrant_id in after.active:
+        if heard_by is not None and entrant_id not in heard_by:
+            continue
         for index, member in enumerate(after.entrants[entrant_id].members):
             if member.player_ref is None:
                 continue

@@ -19,7 +19,7 @@ from typing import Any
 
 from api import bots
 from api import tournaments as core
-from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules
+from api.rules import BOT_SEAT, REMOTE_SEAT, resolve_requested_rules, seed_commitment
 from api.store.records import MatchRecord
 from api.store.tournaments import TournamentMatchRecord, TournamentRecord
 
@@ -35,6 +35,7 @@ from .commands import (
     GetStandings,
     GetTournament,
     GetTournamentEvents,
+    GetTournamentFairness,
     GetTournamentRounds,
     MemberSpec,
     RegisterEntrant,
@@ -56,7 +57,7 @@ SWEEP_BATCH = 20
 MAX_EVENTS_PAGE = 1000
 #: Rows per page of the standings at most.
 MAX_STANDINGS_PAGE = 500
-CHANGES = ("start", "pause", "resume", "cancel")
+CHANGES = ("start", "pause", "resume", "close", "cancel")
 
 
 def portal_of(who: Seeker | Caller) -> str:
@@ -94,6 +95,8 @@ def create_tournament_handler(command: CreateTournament, flow: MatchFlow) -> Ans
         rating_min=command.rating_min,
         rating_max=command.rating_max,
         bot_levels=command.bot_levels,
+        duration_minutes=command.duration_minutes,
+        duplicate=command.duplicate,
     )
     tournament_id = secrets.token_hex(16)
     events = core.create(tournament_id, settings)  # InvalidTournament: 422
@@ -183,11 +186,13 @@ def change_handler(command: ChangeTournament, flow: MatchFlow) -> Answer:
     with flow.store.unit_of_work() as uow:
         record, state = tournament_log.load(uow, command.tournament_id, portal_id, for_update=True)
         if command.change == "start":
-            events = core.start(state)
+            events = core.start(state, now)
         elif command.change == "pause":
             events = core.pause(state)
         elif command.change == "resume":
             events = core.resume(state)
+        elif command.change == "close":
+            events = core.close_arena(state, "portal")
         else:
             events = core.cancel(state, command.reason)
         _, notes = tournament_log.append(uow, record, state, events, now)
@@ -232,6 +237,9 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
     events = core.pair_round(state)
     paired = events[0]
     prepared: dict[int, tuple[NewMatch, list[dict[str, Any]]]] = {}
+    # A duplicate round's matches are all dealt from one seed (each match's deals depend only on
+    # its seed and the hand's number: openapi/shuffle.md), committed to in the round's pairing.
+    round_seed = secrets.token_hex(32) if state.settings.duplicate else None
     if isinstance(paired, core.RoundPaired):
         decided = {e.table for e in events[1:] if isinstance(e, core.MatchResult)}
         settings = state.settings
@@ -247,15 +255,34 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
             # Rated where a player sits: a table of bots alone has no rating to move.
             rated = settings.rated and any(spec.player_ref is not None for spec in specs)
             create = CreateMatch(
-                settings.preset, overrides, specs, caller=Caller(record.portal_id), rated=rated, capped=False
+                settings.preset,
+                overrides,
+                specs,
+                caller=Caller(record.portal_id),
+                rated=rated,
+                capped=False,
+                server_seed=round_seed,
             )
             prepared[table.number] = (prepare_match(create, flow), kept)
     now = flow.now()
     made: list[tuple[NewMatch, MatchRecord, datetime | None]] = []
     with flow.store.unit_of_work() as uow:
         locked = uow.tournaments.get(tournament_id, for_update=True)
-        if locked is None or locked.head != record.head:
-            return False  # another process moved it on first
+        if locked is None:
+            return False
+        if locked.head != record.head:
+            # Another process moved it on first: a Swiss's round is paired by one of them. An
+            # arena's results keep coming while its free entrants are paired: the pairing still
+            # stands if every entrant in it is still free (the log refuses it otherwise).
+            if not state.is_arena:
+                return False
+            state = tournament_log.fold(uow, locked)
+            if state.paused:
+                return False
+            try:
+                core.apply(state, paired)
+            except core.ImpossibleTournamentEvent:
+                return False
         match_ids: dict[int, str] = {}
         started: list[tournament_log.PlayerEvent] = []
         for number, (new, kept) in prepared.items():
@@ -279,7 +306,8 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
                 if seat["player_ref"] is not None
             ]
         if isinstance(paired, core.RoundPaired):
-            events[0] = core.with_match_ids(paired, match_ids)
+            dealt = core.with_match_ids(paired, match_ids)
+            events[0] = core.with_deals(dealt, seed_commitment(round_seed)) if round_seed is not None else dealt
         _, notes = tournament_log.append(uow, locked, state, events, now, also_heard=started)
         uow.commit()
     for one in made:
@@ -295,19 +323,25 @@ def announce(flow: MatchFlow, notes: Sequence[tournament_log.Note]) -> None:
 
 
 def sweep_handler(command: SweepTournaments, flow: MatchFlow) -> int:
-    """Start the tournaments whose time has come and pair the rounds that are due (the autoplay
-    runner calls this every second); answers how many moved on."""
+    """Start the tournaments whose time has come, close the arenas whose time is over, and pair
+    the rounds that are due (an arena's free entrants: the autoplay runner calls this every
+    second, so a free entrant waits a second at most); answers how many moved on."""
     now = flow.now()
     with flow.store.unit_of_work(readonly=True) as uow:
         due = uow.tournaments.due(now, SWEEP_BATCH)
     moved = 0
     for tournament_id in due:
         try:
-            moved += start_on_time(flow, tournament_id) or pair_due(flow, tournament_id)
-            with flow.store.unit_of_work() as uow:  # nothing left to do now: off the sweep's list
+            moved += (
+                start_on_time(flow, tournament_id)
+                or close_on_time(flow, tournament_id)
+                or pair_due(flow, tournament_id)
+            )
+            with flow.store.unit_of_work() as uow:  # nothing left to do now: off the sweep's list, or later
                 record, state = tournament_log.load(uow, tournament_id, None, any_portal=True)
-                if record.due_at is not None and record.due_at <= now and tournament_log.due_at(state, now) is None:
-                    uow.tournaments.set_due(tournament_id, None)
+                later = tournament_log.due_at(state, now)
+                if record.due_at is not None and record.due_at <= now and (later is None or later > now):
+                    uow.tournaments.set_due(tournament_id, later)
                     uow.commit()
         except Exception:  # one tournament that cannot move on must not hold up the others
             log.exception("tournament %s not moved on; retried by the next sweep", tournament_id)
@@ -323,13 +357,27 @@ def start_on_time(flow: MatchFlow, tournament_id: str) -> bool:
         if state.status != core.REGISTERING or starts is None or datetime.fromisoformat(starts) > now:
             return False
         try:
-            events = core.start(state)
+            events = core.start(state, now)
         except core.TooFewEntrants as refused:
             events = core.cancel(state, f"not started at its time: {refused.message}")
         _, notes = tournament_log.append(uow, record, state, events, now)
         uow.commit()
     announce(flow, notes)
     pair_due(flow, tournament_id)
+    return True
+
+
+def close_on_time(flow: MatchFlow, tournament_id: str) -> bool:
+    """An arena at its end of pairing closes: no new pairing; the matches in play finish and
+    count (it ends with the last of them, or now when none is in play)."""
+    now = flow.now()
+    with flow.store.unit_of_work() as uow:
+        record, state = tournament_log.load(uow, tournament_id, None, for_update=True, any_portal=True)
+        if not core.is_due_to_close(state, now):
+            return False
+        _, notes = tournament_log.append(uow, record, state, core.close_arena(state, "clock"), now)
+        uow.commit()
+    announce(flow, notes)
     return True
 
 
@@ -357,6 +405,7 @@ def standing_answer(row: core.Standing, state: core.TournamentState) -> Answer:
         "points_against": row.points_against,
         "tiebreaks": [{"name": name, "value": value} for name, value in row.tiebreaks.items()],
         "withdrawn": row.withdrawn,
+        "streak": row.streak,
     }
 
 
@@ -371,6 +420,8 @@ def get_tournament_handler(command: GetTournament, flow: MatchFlow) -> Answer:
         "cancel_reason": state.cancel_reason,
         "settings": state.settings.to_json(),
         "planned_rounds": state.planned_rounds,
+        "ends_at": state.ends_at,
+        "closed": state.closed,
         "current_round": current.number if current else None,
         "rounds_ended": sum(1 for r in state.rounds if r.ended),
         "entrants": [entrant_answer(e, state) for e in state.entrants.values()],
@@ -414,6 +465,7 @@ def rounds_handler(command: GetTournamentRounds, flow: MatchFlow) -> Answer:
                 "number": r.number,
                 "ended": r.ended,
                 "bye": r.bye,
+                "seed_commitment": r.seed_commitment,
                 "tables": [
                     {
                         "number": t.number,
@@ -468,6 +520,38 @@ def crosstable_handler(command: GetCrosstable, flow: MatchFlow) -> Answer:
             for row in core.standings(state)
         ],
     }
+
+
+def fairness_handler(command: GetTournamentFairness, flow: MatchFlow) -> Answer:
+    """Each duplicate round's commitment, its matches' own commitments and, once the round has
+    ended (or the tournament is over), the seed they reveal, with what keeps them from provably
+    sharing their deals (``api.tournaments.duplicate``). Each match's ``/fairness`` proves its
+    deals come from its seed."""
+    with flow.store.unit_of_work(readonly=True) as uow:
+        record, state = readable(uow, command.tournament_id, command.viewer)
+        played = {t.match_id: flow.record(uow, t.match_id) for r in state.rounds for t in r.tables if t.match_id}
+    rounds = []
+    for r in state.rounds:
+        if r.seed_commitment is None:
+            continue
+        revealed = r.ended or state.is_over
+        matches = {
+            t.match_id: (played[t.match_id].seed_commitment, played[t.match_id].seed if revealed else None)
+            for t in r.tables
+            if t.match_id is not None
+        }
+        problems = core.round_deals_problems(r.seed_commitment, matches) if revealed else []
+        rounds.append(
+            {
+                "round": r.number,
+                "seed_commitment": r.seed_commitment,
+                "seed": next((seed for _, seed in matches.values() if seed is not None), None),
+                "matches": [{"match_id": m, "seed_commitment": c} for m, (c, _) in matches.items()],
+                "same_deals": (not problems) if revealed else None,
+                "problems": problems,
+            }
+        )
+    return {"tournament_id": record.id, "seq": record.last_seq, "duplicate": state.settings.duplicate, "rounds": rounds}
 
 
 def events_handler(command: GetTournamentEvents, flow: MatchFlow) -> Answer:

@@ -1,4 +1,4 @@
-"""Tournaments, pure: events, the fold, commands, pairing (Swiss, round robin) and standings.
+"""Tournaments, pure: events, the fold, commands, pairing (Swiss, round robin, arena) and standings.
 
 Like :mod:`api.rules` it has no store, clock or randomness; unlike it, it may import one
 well-kept library, networkx, whose maximum-weight matching pairs a Swiss
@@ -6,11 +6,15 @@ well-kept library, networkx, whose maximum-weight matching pairs a Swiss
 the tournament's own hash-chained log and create its matches.
 """
 
+from .arena import STREAK_AFTER, ArenaContender, arena_points, pair_arena
 from .commands import (
+    arena_contenders,
     cancel,
+    close_arena,
     contenders,
     create,
     is_due_for_pairing,
+    is_due_to_close,
     pair_round,
     pause,
     record_result,
@@ -18,9 +22,11 @@ from .commands import (
     resume,
     seeding,
     start,
+    with_deals,
     with_match_ids,
     withdraw,
 )
+from .duplicate import commitment_of, round_deals_problems
 from .errors import (
     AlreadyRegistered,
     ImpossibleTournamentEvent,
@@ -40,6 +46,7 @@ from .errors import (
     UnknownTable,
 )
 from .events import (
+    ARENA,
     BOT,
     BUCHHOLZ,
     EVENT_TYPES,
@@ -51,6 +58,7 @@ from .events import (
     SWISS,
     TIEBREAKS,
     WIN_MARGIN,
+    ArenaClosed,
     Entrant,
     EntrantRegistered,
     EntrantWithdrawn,
@@ -74,6 +82,7 @@ from .state import CANCELLED, ENDED, REGISTERING, RUNNING, STATUSES, Round, Tour
 from .swiss import Contender, Pairing, pair_swiss
 
 __all__ = [
+    "ARENA",
     "BOT",
     "BUCHHOLZ",
     "CANCELLED",
@@ -89,11 +98,14 @@ __all__ = [
     "SCHEMA_VERSION",
     "SONNEBORN_BERGER",
     "STATUSES",
+    "STREAK_AFTER",
     "SWISS",
     "TIEBREAKS",
     "WIN_MARGIN",
     "WIN_POINTS",
     "AlreadyRegistered",
+    "ArenaClosed",
+    "ArenaContender",
     "Contender",
     "Entrant",
     "EntrantRegistered",
@@ -132,14 +144,20 @@ __all__ = [
     "UnknownEntrant",
     "UnknownTable",
     "apply",
+    "arena_contenders",
+    "arena_points",
     "bye_points",
     "cancel",
+    "close_arena",
+    "commitment_of",
     "contenders",
     "create",
     "event_from_dict",
     "games",
     "is_due_for_pairing",
+    "is_due_to_close",
     "match_points",
+    "pair_arena",
     "pair_round",
     "pair_swiss",
     "pause",
@@ -147,9 +165,11 @@ __all__ = [
     "register",
     "replay",
     "resume",
+    "round_deals_problems",
     "seeding",
     "standings",
     "start",
+    "with_deals",
     "with_match_ids",
     "withdraw",
 ]

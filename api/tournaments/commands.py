@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime, timedelta
 
 from . import berger
+from .arena import ArenaContender, pair_arena
 from .errors import (
     AlreadyRegistered,
     InvalidTournament,
+    PairingImpossible,
     RegistrationClosed,
     RoundInPlay,
     TooFewEntrants,
@@ -27,12 +30,14 @@ from .errors import (
     UnknownTable,
 )
 from .events import (
+    ARENA,
     FORMATS,
     MEMBER_KINDS,
     PLAYER,
     ROUND_ROBIN,
     SWISS,
     TIEBREAKS,
+    ArenaClosed,
     Entrant,
     EntrantRegistered,
     EntrantWithdrawn,
@@ -58,6 +63,8 @@ MAX_ROUNDS = 30
 MAX_ENTRANTS = 4096
 SIDE_SIZES = (1, 2)
 WITHDRAWN_BY = ("entrant", "portal")
+MAX_ARENA_MINUTES = 24 * 60
+CLOSED_BY = ("clock", "portal")
 
 
 def create(tournament_id: str, settings: Settings) -> list[TournamentEvent]:
@@ -70,6 +77,16 @@ def create(tournament_id: str, settings: Settings) -> list[TournamentEvent]:
         raise InvalidTournament("rounds", f"a Swiss names its rounds, 1 to {MAX_ROUNDS}")
     if settings.format == ROUND_ROBIN and settings.rounds is not None:
         raise InvalidTournament("rounds", "a round robin's rounds follow from its entrants: leave it out")
+    if settings.format == ARENA:
+        if settings.rounds is not None:
+            raise InvalidTournament("rounds", "an arena pairs until its time is over: name duration_minutes")
+        minutes = settings.duration_minutes
+        if minutes is None or not 1 <= minutes <= MAX_ARENA_MINUTES:
+            raise InvalidTournament("duration_minutes", f"an arena lasts 1 to {MAX_ARENA_MINUTES} minutes")
+        if settings.duplicate:
+            raise InvalidTournament("duplicate", "an arena's tables do not play in rounds: duplicate deals need rounds")
+    elif settings.duration_minutes is not None:
+        raise InvalidTournament("duration_minutes", "only an arena has a duration")
     if not settings.tiebreaks or len(set(settings.tiebreaks)) != len(settings.tiebreaks):
         raise InvalidTournament("tiebreaks", "at least one, each once")
     unknown = [name for name in settings.tiebreaks if name not in TIEBREAKS]
@@ -122,24 +139,41 @@ def register(
     return [EntrantRegistered(entrant)]
 
 
-def _closing(state: TournamentState) -> list[TournamentEvent]:
+def _closing(state: TournamentState, numbers: Sequence[int]) -> list[TournamentEvent]:
     """What follows once a round's last table is decided: its end, and after the last round
-    (or with fewer than two entrants left) the tournament's."""
-    current = state.current
-    if current is None or current.ended or current.pending():
-        return []
-    events: list[TournamentEvent] = [RoundEnded(current.number)]
-    if state.rounds_left() <= 0 or len(state.active) < 2:
-        events.append(TournamentEnded(len(state.rounds)))
-    return events
-
-
-def _decided(state: TournamentState, events: list[TournamentEvent]) -> list[TournamentEvent]:
-    """``events`` and whatever closes the round they decide."""
+    (or with fewer than two entrants left; an arena's: once closed, or with fewer than two
+    left, and nothing in play) the tournament's."""
+    events: list[TournamentEvent] = []
+    for number in sorted(set(numbers)):
+        played = state.round_numbered(number)
+        if played is not None and not played.ended and not played.pending():
+            events.append(RoundEnded(number))
     after = state
     for event in events:
         after = apply(after, event)
-    return events + _closing(after)
+    if after.status == RUNNING and _finished(after):
+        events.append(TournamentEnded(len(after.rounds)))
+    return events
+
+
+def _finished(state: TournamentState) -> bool:
+    """Whether a running tournament has nothing more to play (no round in play, nothing to pair)."""
+    if state.round_in_play():
+        return False
+    if state.is_arena:
+        return state.closed or len(state.active) < 2
+    return state.rounds_left() <= 0 or len(state.active) < 2
+
+
+def _decided(state: TournamentState, events: list[TournamentEvent]) -> list[TournamentEvent]:
+    """``events`` and whatever closes the rounds they decide."""
+    after = state
+    for event in events:
+        after = apply(after, event)
+    touched = [e.round for e in events if isinstance(e, MatchResult)]
+    if state.current is not None and not touched:
+        touched = [state.current.number]  # a withdrawal without a table to forfeit: only the end
+    return events + _closing(after, touched)
 
 
 def _forfeit(round_: int, table: Table, absent: set[str]) -> MatchResult:
@@ -158,11 +192,10 @@ def withdraw(state: TournamentState, entrant_id: str, by: str) -> list[Tournamen
     if entrant_id not in state.entrants or entrant_id in state.withdrawn:
         raise UnknownEntrant(f"no active entrant {entrant_id!r} in tournament {state.id}")
     events: list[TournamentEvent] = [EntrantWithdrawn(entrant_id, by)]
-    current = state.current
-    if current is not None and not current.ended:
-        table = current.table_of(entrant_id)
-        if table is not None and table.number not in current.results:
-            events.append(_forfeit(current.number, table, {entrant_id}))
+    for played in state.rounds:
+        for table in played.tables_of(entrant_id) if not played.ended else ():
+            if table.number not in played.results:
+                events.append(_forfeit(played.number, table, {entrant_id}))
     return _decided(state, events)
 
 
@@ -177,8 +210,9 @@ def seeding(state: TournamentState) -> tuple[str, ...]:
     )
 
 
-def start(state: TournamentState) -> list[TournamentEvent]:
-    """Close registration and fix the rounds and the seeding order."""
+def start(state: TournamentState, now: datetime | None = None) -> list[TournamentEvent]:
+    """Close registration and fix the rounds and the seeding order (an arena's end of pairing:
+    ``now``, the caller's clock, plus its duration)."""
     _open(state)
     if state.status != REGISTERING:
         raise TournamentAlreadyStarted(f"tournament {state.id} has started")
@@ -190,14 +224,67 @@ def start(state: TournamentState) -> list[TournamentEvent]:
         assert rounds is not None  # checked at creation
         if rounds >= field:
             raise TooFewEntrants(f"a Swiss of {rounds} rounds needs more than {rounds} entrants, not {field}")
+    elif state.settings.format == ARENA:
+        minutes = state.settings.duration_minutes
+        if now is None or minutes is None:
+            raise InvalidTournament("starts_at", "an arena starts at a time the caller gives")
+        return [TournamentStarted(0, seeding(state), (now + timedelta(minutes=minutes)).isoformat())]
     else:
         rounds = berger.rounds_for(field)
     return [TournamentStarted(rounds, seeding(state))]
 
 
 def is_due_for_pairing(state: TournamentState) -> bool:
-    """Whether the next round should be paired now."""
-    return state.status == RUNNING and not state.paused and not state.round_in_play() and state.rounds_left() > 0
+    """Whether the next round should be paired now (an arena's: two entrants are free)."""
+    if state.status != RUNNING or state.paused:
+        return False
+    if state.is_arena:
+        return not state.closed and len(state.free()) >= 2
+    return not state.round_in_play() and state.rounds_left() > 0
+
+
+def is_due_to_close(state: TournamentState, now: datetime) -> bool:
+    """Whether an arena's time is over at ``now`` (the caller's clock) and it still pairs."""
+    return (
+        state.is_arena
+        and state.status == RUNNING
+        and not state.closed
+        and state.ends_at is not None
+        and datetime.fromisoformat(state.ends_at) <= now
+    )
+
+
+def close_arena(state: TournamentState, by: str) -> list[TournamentEvent]:
+    """An arena pairs no more (its time is over, or its portal says); it ends at once when no
+    match is in play, else with the last one's result."""
+    _running(state)
+    if not state.is_arena:
+        raise InvalidTournament("format", "only an arena is closed: a Swiss or round robin ends after its rounds")
+    if by not in CLOSED_BY:
+        raise InvalidTournament("by", f"one of {', '.join(CLOSED_BY)}")
+    if state.closed:
+        raise TournamentOver(f"arena {state.id} is closed already")
+    events: list[TournamentEvent] = [ArenaClosed(by)]
+    if not state.round_in_play():
+        events.append(TournamentEnded(len(state.rounds)))
+    return events
+
+
+def arena_contenders(state: TournamentState) -> list[ArenaContender]:
+    """What arena pairing reads of each free entrant."""
+    seed = {entrant: position for position, entrant in enumerate(state.order)}
+    free = state.free()
+    played = games(state, free)
+    return [
+        ArenaContender(
+            id=entrant,
+            points=sum(g.match_points for g in played[entrant]),
+            seed=seed.get(entrant, len(seed)),
+            last_opponent=next((g.opponent for g in reversed(played[entrant]) if g.opponent is not None), None),
+            firsts=sum(1 for g in played[entrant] if g.side == 0),
+        )
+        for entrant in free
+    ]
 
 
 def contenders(state: TournamentState) -> list[Contender]:
@@ -227,15 +314,22 @@ def pair_round(state: TournamentState) -> list[TournamentEvent]:
     _running(state)
     if state.paused:
         raise TournamentIsPaused(f"tournament {state.id} is paused")
+    number = len(state.rounds) + 1
+    if state.is_arena:
+        if state.closed:
+            raise TournamentOver(f"arena {state.id} pairs no more")
+        if len(state.free()) < 2:
+            raise PairingImpossible("fewer than two free entrants")
+        tables = tuple(Table(n, sides) for n, sides in enumerate(pair_arena(arena_contenders(state)), start=1))
+        seated = {side for table in tables for side in table.sides}
+        return [RoundPaired(number, tables, None, tuple(e for e in state.free() if e not in seated))]
     if state.round_in_play():
         raise RoundInPlay(f"round {len(state.rounds)} of tournament {state.id} is in play")
-    if state.rounds_left() <= 0 or len(state.active) < 2:
+    if _finished(state):
         return [TournamentEnded(len(state.rounds))]
-    number = len(state.rounds) + 1
     if state.settings.format == SWISS:
         pairing = pair_swiss(contenders(state))
-        tables = tuple(Table(n, sides) for n, sides in enumerate(pairing.tables, start=1))
-        return [RoundPaired(number, tables, pairing.bye)]
+        return [RoundPaired(number, _tables(state, pairing.tables), pairing.bye)]
     order = state.order
     bye = None
     pairs = []
@@ -244,12 +338,26 @@ def pair_round(state: TournamentState) -> list[TournamentEvent]:
             bye = order[min(first, second) - 1]
         else:
             pairs.append((order[first - 1], order[second - 1]))
-    tables = tuple(Table(n, sides) for n, sides in enumerate(pairs, start=1))
+    tables = _tables(state, pairs)
     absent = set(state.withdrawn)
     forfeits: list[TournamentEvent] = [
         _forfeit(number, table, absent) for table in tables if absent.intersection(table.sides)
     ]
     return _decided(state, [RoundPaired(number, tables, bye if bye not in absent else None), *forfeits])
+
+
+def _tables(state: TournamentState, pairs: Sequence[tuple[str, str]]) -> tuple[Table, ...]:
+    """A round's tables for its pairs, numbered from 1; with duplicate deals each pair plays two
+    tables, the second with the seats swapped (pair k at tables 2k - 1 and 2k)."""
+    if state.settings.duplicate:
+        pairs = [legs for first, second in pairs for legs in ((first, second), (second, first))]
+    return tuple(Table(n, sides) for n, sides in enumerate(pairs, start=1))
+
+
+def with_deals(event: RoundPaired, seed_commitment: str) -> RoundPaired:
+    """The paired duplicate round with the commitment to the one seed its matches are dealt from
+    (the caller's: the core draws no randomness)."""
+    return replace(event, seed_commitment=seed_commitment)
 
 
 def with_match_ids(event: RoundPaired, match_ids: Mapping[int, str]) -> RoundPaired:
@@ -262,10 +370,10 @@ def record_result(
 ) -> list[TournamentEvent]:
     """A table's result, and what it closes."""
     _running(state)
-    current = state.current
-    if current is None or current.number != round_ or current.ended:
+    played = state.round_numbered(round_)
+    if played is None or played.ended:
         raise UnknownTable(f"round {round_} of tournament {state.id} is not in play")
-    if current.table(table) is None or table in current.results:
+    if played.table(table) is None or table in played.results:
         raise UnknownTable(f"table {table} of round {round_} is no undecided table")
     if winner not in (None, 0, 1):
         raise InvalidTournament("winner", "side 0, side 1, or none")

@@ -18,7 +18,8 @@ SCHEMA_VERSION = 1
 
 SWISS = "swiss"
 ROUND_ROBIN = "round_robin"
-FORMATS = (SWISS, ROUND_ROBIN)
+ARENA = "arena"
+FORMATS = (SWISS, ROUND_ROBIN, ARENA)
 
 BUCHHOLZ = "buchholz"
 SONNEBORN_BERGER = "sonneborn_berger"
@@ -80,7 +81,7 @@ class Settings:
     format: str
     preset: str
     side_size: int  # seats per side: 1, or 2 for a partner game's teams
-    rounds: int | None  # a Swiss's rounds; None for a round robin (fixed at the start)
+    rounds: int | None  # a Swiss's rounds; None for a round robin (fixed at the start) or an arena
     tiebreaks: tuple[str, ...]
     turn_seconds: int
     rules: Mapping[str, Any] = field(default_factory=dict)
@@ -90,6 +91,8 @@ class Settings:
     rating_min: float | None = None
     rating_max: float | None = None
     bot_levels: tuple[str, ...] = ()  # the computer players that may enter; () none
+    duration_minutes: int | None = None  # an arena's: pairing stops this long after its start
+    duplicate: bool = False  # a Swiss's or round robin's: each round on one sequence of deals, each pairing twice
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +109,8 @@ class Settings:
             "rating_min": self.rating_min,
             "rating_max": self.rating_max,
             "bot_levels": list(self.bot_levels),
+            "duration_minutes": self.duration_minutes,
+            "duplicate": self.duplicate,
         }
 
     @classmethod
@@ -124,6 +129,8 @@ class Settings:
             rating_min=data.get("rating_min"),
             rating_max=data.get("rating_max"),
             bot_levels=tuple(data.get("bot_levels") or ()),
+            duration_minutes=data.get("duration_minutes"),
+            duplicate=bool(data.get("duplicate", False)),
         )
 
 
@@ -190,26 +197,43 @@ class EntrantWithdrawn(TournamentEvent):
 
 @dataclass(frozen=True)
 class TournamentStarted(TournamentEvent):
-    """``rounds``: how many will be played; ``order``: the entrants' seeding order (the
-    Berger table's numbers of a round robin, the Swiss's initial ranking)."""
+    """``rounds``: how many will be played (0 for an arena: it pairs until ``ends_at``);
+    ``order``: the entrants' seeding order (the Berger table's numbers of a round robin, the
+    Swiss's initial ranking); ``ends_at``: an arena's end of pairing (ISO 8601, UTC), the start
+    plus its duration, written here so that the log alone says it (None for other formats)."""
 
     type: ClassVar[str] = "tournament_started"
     rounds: int
     order: tuple[str, ...]
+    ends_at: str | None = None
 
     def data(self) -> dict[str, Any]:
-        return {"rounds": self.rounds, "order": list(self.order)}
+        return {"rounds": self.rounds, "order": list(self.order), "ends_at": self.ends_at}
 
 
 @dataclass(frozen=True)
 class RoundPaired(TournamentEvent):
+    """A round's tables and its bye; an arena's pairing also names who of the free pool it was
+    paired from was left ``waiting`` (so the log alone shows the pool each pairing chose from).
+    A duplicate round's ``seed_commitment`` is the SHA-256 of the one seed every match of the
+    round is dealt from (each match's ``match_created`` publishes the same commitment; the seed
+    is revealed by every match's audit once the round has ended)."""
+
     type: ClassVar[str] = "round_paired"
     round: int
     tables: tuple[Table, ...]
     bye: str | None
+    waiting: tuple[str, ...] = ()
+    seed_commitment: str | None = None
 
     def data(self) -> dict[str, Any]:
-        return {"round": self.round, "tables": [t.to_json() for t in self.tables], "bye": self.bye}
+        return {
+            "round": self.round,
+            "tables": [t.to_json() for t in self.tables],
+            "bye": self.bye,
+            "waiting": list(self.waiting),
+            "seed_commitment": self.seed_commitment,
+        }
 
 
 @dataclass(frozen=True)
@@ -242,6 +266,18 @@ class RoundEnded(TournamentEvent):
 
     def data(self) -> dict[str, Any]:
         return {"round": self.round}
+
+
+@dataclass(frozen=True)
+class ArenaClosed(TournamentEvent):
+    """An arena pairs no more: its time is over (``by``: ``clock``) or its portal said so
+    (``portal``). The matches in play finish and count; the arena ends with the last of them."""
+
+    type: ClassVar[str] = "arena_closed"
+    by: str
+
+    def data(self) -> dict[str, Any]:
+        return {"by": self.by}
 
 
 @dataclass(frozen=True)
@@ -280,14 +316,18 @@ def _read(type_: str, data: Mapping[str, Any]) -> TournamentEvent:
     if type_ == EntrantWithdrawn.type:
         return EntrantWithdrawn(data["entrant_id"], data["by"])
     if type_ == TournamentStarted.type:
-        return TournamentStarted(data["rounds"], tuple(data["order"]))
+        return TournamentStarted(data["rounds"], tuple(data["order"]), data.get("ends_at"))
     if type_ == RoundPaired.type:
-        return RoundPaired(data["round"], tuple(Table.from_json(t) for t in data["tables"]), data.get("bye"))
+        tables = tuple(Table.from_json(t) for t in data["tables"])
+        waiting = tuple(data.get("waiting") or ())
+        return RoundPaired(data["round"], tables, data.get("bye"), waiting, data.get("seed_commitment"))
     if type_ == MatchResult.type:
         first, second = data["scores"]
         return MatchResult(data["round"], data["table"], data["winner"], (first, second), bool(data["forfeit"]))
     if type_ == RoundEnded.type:
         return RoundEnded(data["round"])
+    if type_ == ArenaClosed.type:
+        return ArenaClosed(data["by"])
     if type_ == TournamentPaused.type:
         return TournamentPaused()
     if type_ == TournamentResumed.type:
@@ -307,6 +347,7 @@ EVENT_TYPES = (
     RoundPaired.type,
     MatchResult.type,
     RoundEnded.type,
+    ArenaClosed.type,
     TournamentPaused.type,
     TournamentResumed.type,
     TournamentCancelled.type,

@@ -14,14 +14,19 @@ Tiebreaks, applied in the order the tournament names after match points, then th
 * ``win_margin``: points for minus points against, the matches' own final scores summed.
 
 A forfeited table counts as met (its opponent is in Buchholz) with scores 0 to 0.
+
+In an **arena** a game's match points are its arena points (:func:`api.tournaments.arena.arena_points`:
+a win in a run of wins after the first two counts double), so the standings, and the tiebreaks
+read from match points, rank by those.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from .events import BUCHHOLZ, SONNEBORN_BERGER, SWISS, WIN_MARGIN, MatchResult
+from .arena import arena_points
+from .events import ARENA, BUCHHOLZ, SONNEBORN_BERGER, SWISS, WIN_MARGIN, MatchResult
 from .state import TournamentState
 
 WIN_POINTS = 2
@@ -75,19 +80,28 @@ class Standing:
     points_against: int
     tiebreaks: Mapping[str, int]
     withdrawn: bool
+    streak: int = 0  # wins in a row up to its last decided game
 
 
-def games(state: TournamentState) -> dict[str, list[Game]]:
-    """Every entrant's games, round by round (the crosstable's rows)."""
-    found: dict[str, list[Game]] = {entrant: [] for entrant in state.entrants}
+def games(state: TournamentState, of: Collection[str] | None = None) -> dict[str, list[Game]]:
+    """Every entrant's games, round by round (the crosstable's rows); ``of``: those entrants' only
+    (an arena pairs its free pool many times an hour: it reads the games of the pool alone)."""
+    wanted = set(state.entrants if of is None else of)
+    found: dict[str, list[Game]] = {entrant: [] for entrant in state.entrants if entrant in wanted}
     bye_score = bye_points(state.settings.format)
+    arena = state.settings.format == ARENA
+    run = dict.fromkeys(state.entrants, 0)  # wins in a row so far, for an arena's streaks
     for round_ in state.rounds:
-        if round_.bye is not None:
+        if round_.bye is not None and round_.bye in wanted:
             found[round_.bye].append(Game(round_.number, None, None, None, BYE, (0, 0), bye_score))
         for table in round_.tables:
+            if table.sides[0] not in wanted and table.sides[1] not in wanted:
+                continue
             result = round_.results.get(table.number)
             points = match_points(result) if result is not None else (0, 0)
             for side, entrant in enumerate(table.sides):
+                if entrant not in wanted:
+                    continue
                 opponent = table.sides[1 - side]
                 if result is None:
                     found[entrant].append(Game(round_.number, table.number, opponent, side, None, (0, 0), 0))
@@ -97,10 +111,12 @@ def games(state: TournamentState) -> dict[str, list[Game]]:
                     outcome = LOSS if result.forfeit else DRAW
                 else:
                     outcome = WIN if result.winner == side else LOSS
+                earned = points[side]
+                if arena:
+                    earned = arena_points(earned, outcome == WIN, run[entrant])
+                    run[entrant] = run[entrant] + 1 if outcome == WIN else 0
                 found[entrant].append(
-                    Game(
-                        round_.number, table.number, opponent, side, outcome, (own, other), points[side], result.forfeit
-                    )
+                    Game(round_.number, table.number, opponent, side, outcome, (own, other), earned, result.forfeit)
                 )
     return found
 
@@ -147,6 +163,19 @@ def standings(state: TournamentState) -> list[Standing]:
                 points_against=sum(g.scores[1] for g in met),
                 tiebreaks={name: values[entrant][name] for name in named},
                 withdrawn=entrant in state.withdrawn,
+                streak=_streak(played),
             )
         )
     return rows
+
+
+def _streak(played: list[Game]) -> int:
+    """Wins in a row at the end of an entrant's decided games (byes do not count)."""
+    count = 0
+    for game in reversed(played):
+        if game.outcome == BYE:
+            continue
+        if game.outcome != WIN:
+            break
+        count += 1
+    return count

@@ -12,6 +12,8 @@ from types import MappingProxyType
 
 from .errors import ImpossibleTournamentEvent
 from .events import (
+    ARENA,
+    ArenaClosed,
     Entrant,
     EntrantRegistered,
     EntrantWithdrawn,
@@ -45,6 +47,12 @@ class Round:
     bye: str | None
     results: Mapping[int, MatchResult] = field(default_factory=lambda: MappingProxyType({}))
     ended: bool = False
+    waiting: tuple[str, ...] = ()  # an arena's: the free entrants this pairing left waiting
+    seed_commitment: str | None = None  # a duplicate round's: the one seed its matches are dealt from
+
+    def tables_of(self, entrant_id: str) -> tuple[Table, ...]:
+        """Every table it sits at (two in a duplicate round: one leg each way)."""
+        return tuple(t for t in self.tables if entrant_id in t.sides)
 
     def table(self, number: int) -> Table | None:
         return next((t for t in self.tables if t.number == number), None)
@@ -69,6 +77,12 @@ class TournamentState:
     order: tuple[str, ...] = ()  # the seeding order, fixed at the start
     rounds: tuple[Round, ...] = ()
     cancel_reason: str | None = None
+    ends_at: str | None = None  # an arena's end of pairing, fixed at the start
+    closed: bool = False  # an arena that pairs no more
+
+    @property
+    def is_arena(self) -> bool:
+        return self.settings.format == ARENA
 
     @property
     def active(self) -> tuple[str, ...]:
@@ -84,7 +98,21 @@ class TournamentState:
         return self.status in (ENDED, CANCELLED)
 
     def round_in_play(self) -> bool:
-        return self.current is not None and not self.current.ended
+        """Whether any round still has undecided tables (a Swiss or a round robin has at most
+        the last one; an arena's pairings overlap)."""
+        return any(not r.ended for r in self.rounds)
+
+    def round_numbered(self, number: int) -> Round | None:
+        return self.rounds[number - 1] if 1 <= number <= len(self.rounds) else None
+
+    def busy(self) -> frozenset[str]:
+        """The entrants seated at an undecided table."""
+        return frozenset(side for r in self.rounds if not r.ended for t in r.pending() for side in t.sides)
+
+    def free(self) -> tuple[str, ...]:
+        """The active entrants at no undecided table, in registration order (an arena pairs them)."""
+        busy = self.busy()
+        return tuple(e for e in self.active if e not in busy)
 
     def rounds_left(self) -> int:
         return (self.planned_rounds or 0) - len(self.rounds)
@@ -100,7 +128,8 @@ def _impossible(state: TournamentState | None, event: TournamentEvent, why: str)
 
 
 def _with_round(state: TournamentState, round_: Round) -> TournamentState:
-    return replace(state, rounds=state.rounds[:-1] + (round_,))
+    index = round_.number - 1
+    return replace(state, rounds=state.rounds[:index] + (round_,) + state.rounds[index + 1 :])
 
 
 def apply(state: TournamentState | None, event: TournamentEvent) -> TournamentState:
@@ -124,24 +153,37 @@ def apply(state: TournamentState | None, event: TournamentEvent) -> TournamentSt
     if isinstance(event, TournamentStarted):
         if state.status != REGISTERING:
             raise _impossible(state, event, "already started")
-        return replace(state, status=RUNNING, planned_rounds=event.rounds, order=event.order)
+        return replace(state, status=RUNNING, planned_rounds=event.rounds, order=event.order, ends_at=event.ends_at)
     if isinstance(event, RoundPaired):
-        if state.status != RUNNING or state.round_in_play() or event.round != len(state.rounds) + 1:
-            raise _impossible(state, event, "not the next round, or a round is in play")
-        return replace(state, rounds=state.rounds + (Round(event.round, event.tables, event.bye),))
+        if state.status != RUNNING or event.round != len(state.rounds) + 1:
+            raise _impossible(state, event, "not the next round")
+        if state.is_arena:
+            seated = [side for t in event.tables for side in t.sides]
+            if state.closed or state.busy().intersection(seated) or len(set(seated)) != len(seated):
+                raise _impossible(state, event, "the arena is closed, or an entrant is seated twice")
+        elif state.round_in_play():
+            raise _impossible(state, event, "a round is in play")
+        paired = Round(
+            event.round, event.tables, event.bye, waiting=event.waiting, seed_commitment=event.seed_commitment
+        )
+        return replace(state, rounds=state.rounds + (paired,))
     if isinstance(event, MatchResult):
-        current = state.current
-        if current is None or current.number != event.round or current.ended:
-            raise _impossible(state, event, "not the round in play")
-        if current.table(event.table) is None or event.table in current.results:
+        played = state.round_numbered(event.round)
+        if played is None or played.ended:
+            raise _impossible(state, event, "not a round in play")
+        if played.table(event.table) is None or event.table in played.results:
             raise _impossible(state, event, "no such undecided table")
-        results = MappingProxyType({**current.results, event.table: event})
-        return _with_round(state, replace(current, results=results))
+        results = MappingProxyType({**played.results, event.table: event})
+        return _with_round(state, replace(played, results=results))
     if isinstance(event, RoundEnded):
-        current = state.current
-        if current is None or current.number != event.round or current.pending():
+        played = state.round_numbered(event.round)
+        if played is None or played.ended or played.pending():
             raise _impossible(state, event, "the round has undecided tables")
-        return _with_round(state, replace(current, ended=True))
+        return _with_round(state, replace(played, ended=True))
+    if isinstance(event, ArenaClosed):
+        if not state.is_arena or state.status != RUNNING or state.closed:
+            raise _impossible(state, event, "not an arena pairing")
+        return replace(state, closed=True)
     if isinstance(event, TournamentPaused | TournamentResumed):
         return replace(state, paused=isinstance(event, TournamentPaused))
     if isinstance(event, TournamentCancelled):

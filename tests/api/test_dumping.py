@@ -16,6 +16,8 @@ import pytest
 from marshmallow import fields
 
 from api.http import dumping
+from api.http.callers import BUS_KEY
+from api.http.conditional import head_part
 from api.http.matches import (
     ActionResultSchema,
     EventsPageSchema,
@@ -27,6 +29,7 @@ from api.http.matches import (
 )
 from api.rules import ENDED, redact_event, view
 from api.rules.views import public_summary
+from api.services.commands import GetView
 from api.services.snapshots import Snapshot, fold, without_seq
 
 from .helpers import TWO_REMOTE, act, create, tokens_of
@@ -198,3 +201,28 @@ def test_json_text_is_the_standard_librarys_text_or_nothing(sort_keys):
         assert text is None or text == json.dumps(answer, separators=(",", ":"), sort_keys=sort_keys)
     # a view: orjson's; non-ASCII, a key not a string, 70 bits, DEL: the standard library's
     assert [dumping.json_text(a, sort_keys=sort_keys) is None for a in answers] == [False] * 2 + [True] * 4
+
+
+def test_a_views_answer_is_the_schemas_dump_in_flasks_json_and_is_kept_per_seat(app, client):
+    """GET /view answers the bytes flask-smorest made (marshmallow's dump, Flask's JSON) and the
+    same ETag; kept per seat (api.services.rendered): each seat and the spectator get their own,
+    the second time too, and a 304 still answers a current ETag."""
+    created = create(client, TWO_REMOTE)
+    match_id, tokens = created["id"], tokens_of(created)
+    askers = {0: tokens[0], 1: tokens[1], None: None}
+    for _ in range(2):  # the second round is answered from what the first kept
+        for seat, token in askers.items():
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            got = client.get(f"/v1/matches/{match_id}/view", headers=headers)
+            with app.app_context(), dumping.marshmallow_only():
+                reference = app.extensions[BUS_KEY].handle(GetView(match_id, token))
+                body = app.json.response(SeatViewSchema().dump(reference)).get_data()
+            assert got.status_code == 200 and got.data == body and got.get_json()["seat"] == seat
+            assert got.headers["ETag"] == f'"{reference["seq"]}:{"s" if seat is None else seat}:{head_part(reference)}"'
+            assert got.headers["Vary"] == "Authorization" and got.mimetype == "application/json"
+            again = client.get(
+                f"/v1/matches/{match_id}/view", headers={**headers, "If-None-Match": got.headers["ETag"]}
+            )
+            assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == got.headers["ETag"]
+    kept = app.extensions[BUS_KEY].flow.rendered_views.kept()
+    assert sorted((key.seat is None, key.seat) for key in kept) == [(False, 0), (False, 1), (True, None)]

@@ -947,7 +947,7 @@ def _tournament_rows() -> dict[tuple[str, str], Callable]:
     rows: dict[tuple[str, str], Callable] = {
         (f"POST {TOURNAMENTS}", "portal_key_required"): lambda w: w.client.post(TOURNAMENTS, json=ROUND_ROBIN),
         (f"POST {TOURNAMENTS}", "invalid_request"): lambda w: w.client.post(
-            TOURNAMENTS, json={**ROUND_ROBIN, "format": "arena"}, headers={"X-API-Key": _portal_key(w)}
+            TOURNAMENTS, json={**ROUND_ROBIN, "format": "ladder"}, headers={"X-API-Key": _portal_key(w)}
         ),
         (f"POST {TOURNAMENTS}", "invalid_tournament"): lambda w: w.client.post(
             TOURNAMENTS, json={**ROUND_ROBIN, "format": "swiss"}, headers={"X-API-Key": _portal_key(w)}
@@ -959,7 +959,7 @@ def _tournament_rows() -> dict[tuple[str, str], Callable]:
             TOURNAMENTS, data="{}", headers={"X-API-Key": _portal_key(w)}
         ),
     }
-    for tail in ("", "/standings", "/rounds", "/crosstable", "/events"):
+    for tail in ("", "/standings", "/rounds", "/crosstable", "/fairness", "/events"):
         rows.update(_read_rows(f"GET {one}{tail}", tail))
     entrants, entrant = f"POST {one}/entrants", f"DELETE {one}/entrants/{{entrant_id}}"
     rows.update(
@@ -1014,6 +1014,7 @@ def _tournament_rows() -> dict[tuple[str, str], Callable]:
         "start": {"too_few_entrants": (0, None), "tournament_already_started": (2, "start")},
         "pause": {"tournament_not_running": (0, None), "tournament_paused": (2, "start pause")},
         "resume": {"tournament_not_running": (0, None), "tournament_not_paused": (2, "start")},
+        "close": {"tournament_not_running": (0, None), "invalid_tournament": (2, "start")},  # a round robin's
         "cancel": {},
     }
     for change, refusals in changes.items():

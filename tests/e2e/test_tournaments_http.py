@@ -6,10 +6,13 @@ audit log, every match's fairness report, and the tournament's own hash chain re
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from contextlib import ExitStack
+from datetime import datetime, timedelta
 from itertools import combinations
 
+import pytest
 import requests
 
 from api.store.chain import GENESIS, row_hash
@@ -134,9 +137,11 @@ def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_follow_fr
         assert [row["event"]["type"] for row in rows][-2:] == ["round_ended", "tournament_ended"]
 
 
-def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_end(database_url, tmp_path):
+@pytest.mark.parametrize("duplicate", [False, True], ids=["single", "duplicate"])
+def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_end(database_url, tmp_path, duplicate):
     """``python -m boneyard_client --tournament ID``: each client enters with its player token,
-    follows its event stream, plays the match of every round it is paired in and stops at the end."""
+    follows its event stream, plays the match of every round it is paired in and stops at the end;
+    with duplicate deals both legs of each pairing, each checked once its round has ended."""
     key = {"X-API-Key": operator_portal(database_url, "club-clients")}
     with ExitStack() as stack:
         changes = stack.enter_context(watching_changes())
@@ -144,7 +149,13 @@ def test_two_reference_clients_enter_a_round_robin_and_play_each_round_to_its_en
             running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
         )
         stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
-        body = {"format": "round_robin", "rules": {"target": 10}, "turn_seconds": 60, "bot_levels": ["greedy"]}
+        body = {
+            "format": "round_robin",
+            "duplicate": duplicate,
+            "rules": {"target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["greedy"],
+        }
         made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT).json()
         url = f"{base}/v1/tournaments/{made['id']}"
         clients = [
@@ -219,4 +230,208 @@ def test_a_swiss_of_partner_teams_pairs_without_rematches_one_bye_each_and_score
             assert created["rules"]["partners"] and len(created["seats"]) == 4
             winner = next(e for e in log if e["type"] == "match_ended")["winner"]
             points[table["sides"][winner]] += 2
+        assert {row["entrant_id"]: row["match_points"] for row in final["standings"]} == points
+
+
+def chained_log(base: str, url: str, headers: dict[str, str]) -> tuple[list[dict], dict]:
+    """The tournament's log, every row's hash recomputed onto the one before (and the last page)."""
+    rows, last_page = all_pages(base, f"{url.removeprefix(base)}/events", headers)
+    prev = GENESIS
+    for seq, row in enumerate(rows, start=1):
+        data = {name: value for name, value in row["event"].items() if name != "type"}
+        assert row["seq"] == seq and row["prev_hash"] == prev
+        assert row["hash"] == row_hash(prev, seq, row["event"]["type"], row["schema_version"], data)
+        prev = row["hash"]
+    assert last_page["chain_head"] == {"seq": len(rows), "hash": prev}
+    return rows, last_page
+
+
+def pairings(pool: list[str], tables: int) -> list[list[tuple[str, str]]]:
+    """Every way to seat ``tables`` disjoint pairs from ``pool`` (brute force: pools are small)."""
+    if tables == 0:
+        return [[]]
+    found = []
+    for i, first in enumerate(pool):
+        for second in pool[i + 1 :]:
+            rest = [e for e in pool[i + 1 :] if e != second]
+            found += [[(first, second), *more] for more in pairings(rest, tables - 1)]
+    return found
+
+
+def test_an_arena_of_five_bots_pairs_whoever_is_free_and_scores_its_streaks_as_its_matches_say(database_url, tmp_path):
+    """Five bots in an arena of an hour, which the portal closes once eight games are decided (a
+    test waits on no clock; the clock's own close is tests/services'). Checked by this test's own
+    fold of the tournament's log, not the server's code: every pairing seats free entrants only,
+    as many tables as its free pool allows, with no more immediate rematches than the pool forces;
+    nothing is paired after the close and the matches then in play count; the standings are the
+    arena points (a win 2, 4 after two wins in a row) recomputed from each match's own audit log."""
+    key = {"X-API-Key": operator_portal(database_url, "club-arena")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        body = {
+            "format": "arena",
+            "duration_minutes": 60,
+            "rules": {"target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["random", "greedy"],
+        }
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        url = f"{base}/v1/tournaments/{made.json()['id']}"
+        for level in LEVELS + ["greedy"]:
+            entered = requests.post(
+                f"{url}/entrants", json={"members": [{"level": level}]}, headers=key, timeout=TIMEOUT
+            )
+            assert entered.status_code == 201, entered.text
+        started = requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).json()
+        assert started["status"] == "running" and started["planned_rounds"] == 0 and started["ends_at"]
+
+        def decided(enough: int) -> list[dict] | None:
+            rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+            tables = [t for r in rounds for t in r["tables"] if t["result"] is not None]
+            return tables if len(tables) >= enough else None
+
+        changes.until(lambda: decided(8), 300, "eight games of the arena decided")
+        closed = requests.post(f"{url}/close", headers=key, timeout=TIMEOUT)
+        assert closed.status_code == 200 and closed.json()["closed"], closed.text
+
+        def ended() -> dict | None:
+            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+            return answer if answer["status"] == "ended" else None
+
+        final = changes.until(ended, 120, "the matches in play at the close finish")
+        rows, _ = chained_log(base, url, key)
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+
+        # The log, folded by this test: who is busy, who last met whom, what each pairing chose from.
+        entrants = [e["id"] for e in final["entrants"]]
+        busy: dict[str, tuple[int, int]] = {}  # entrant -> (round, table) undecided
+        last: dict[str, str] = {}
+        closed_at = None
+        for position, row in enumerate(rows):
+            event = row["event"]
+            if event["type"] == "tournament_started":
+                begun = datetime.fromisoformat(row["recorded_at"])
+                # its duration after the start (the row's stamp is the store's, taken a moment later)
+                ends_at = datetime.fromisoformat(event["ends_at"])
+                assert abs(ends_at - begun - timedelta(minutes=60)) < timedelta(seconds=1)
+            if event["type"] == "arena_closed":
+                closed_at = position
+                assert event["by"] == "portal"
+            if event["type"] == "round_paired":
+                assert closed_at is None  # nothing paired after the close
+                seated = [side for table in event["tables"] for side in table["sides"]]
+                pool = seated + event["waiting"]
+                assert len(pool) == len(set(pool)) and not set(pool) & busy.keys()  # free entrants only
+                assert len(event["tables"]) == len(pool) // 2  # as many tables as the pool allows
+                forced = min(
+                    sum(1 for a, b in way if last.get(a) == b) for way in pairings(sorted(pool), len(event["tables"]))
+                )
+                made_here = sum(1 for table in event["tables"] if last.get(table["sides"][0]) == table["sides"][1])
+                assert made_here == forced, (event, last)
+                for table in event["tables"]:
+                    first, second = table["sides"]
+                    busy[first] = busy[second] = (event["round"], table["number"])
+                    last[first], last[second] = second, first
+            if event["type"] == "match_result":
+                for entrant in [e for e, at in busy.items() if at == (event["round"], event["table"])]:
+                    del busy[entrant]
+        assert closed_at is not None and not busy and rows[-1]["event"]["type"] == "tournament_ended"
+
+        # The standings: arena points recomputed from each match's own audit log, in pairing order.
+        points, run = dict.fromkeys(entrants, 0), dict.fromkeys(entrants, 0)
+        games = 0
+        for round_ in rounds:
+            for table in round_["tables"]:
+                log, _ = all_pages(base, f"/v1/matches/{table['match_id']}/audit", key)
+                final_event = next(e for e in log if e["type"] == "match_ended")
+                assert table["result"] == {
+                    "winner": final_event["winner"],
+                    "scores": final_event["scores"],
+                    "forfeit": False,
+                }
+                games += 1
+                for side, entrant in enumerate(table["sides"]):
+                    if final_event["winner"] == side:
+                        points[entrant] += 4 if run[entrant] >= 2 else 2
+                        run[entrant] += 1
+                    else:
+                        run[entrant] = 0
+        assert games >= 8
+        server = {row["entrant_id"]: (row["match_points"], row["streak"]) for row in final["standings"]}
+        assert server == {entrant: (points[entrant], run[entrant]) for entrant in entrants}
+        shown = [row["match_points"] for row in final["standings"]]
+        assert shown == sorted(shown, reverse=True)
+
+
+def test_a_duplicate_swiss_of_partner_teams_deals_every_table_of_a_round_alike(database_url, tmp_path):
+    """Four partner teams of bots, two duplicate rounds: each pairing plays two tables, seats
+    swapped, and every match of a round is dealt from the seed its round_paired committed to.
+    Checked through the public API only: each match's audit (its commitment, its revealed seed
+    hashing to the round's, its deals hand by hand) and fairness report, the tournament's own
+    /fairness, no rematch across rounds, and the standings from the matches' own logs."""
+    key = {"X-API-Key": operator_portal(database_url, "club-duplicate")}
+    with ExitStack() as stack:
+        changes = stack.enter_context(watching_changes())
+        base, _ = stack.enter_context(
+            running_gunicorn(database_url, tmp_path / "gunicorn.log", changes=changes, **SETTINGS)
+        )
+        stack.enter_context(running_autoplay(database_url, tmp_path / "runner.log", changes=changes, **SETTINGS))
+        body = {
+            "format": "swiss",
+            "rounds": 2,
+            "teams": True,
+            "duplicate": True,
+            "rules": {"partners": True, "target": 10},
+            "turn_seconds": 60,
+            "bot_levels": ["random"],
+        }
+        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+        assert made.status_code == 201, made.text
+        url = f"{base}/v1/tournaments/{made.json()['id']}"
+        for _ in range(4):
+            team = {"members": [{"level": "random"}, {"level": "random"}]}
+            assert requests.post(f"{url}/entrants", json=team, headers=key, timeout=TIMEOUT).status_code == 201
+        assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+
+        def ended() -> dict | None:
+            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+            return answer if answer["status"] == "ended" else None
+
+        final = changes.until(ended, 300, "two duplicate rounds played and paired")
+        rows, _ = chained_log(base, url, key)
+        committed = {
+            r["event"]["round"]: r["event"]["seed_commitment"] for r in rows if r["event"]["type"] == "round_paired"
+        }
+        rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
+        assert len(rounds) == 2 and len(set(committed.values())) == 2  # a seed of its own each round
+        met: list[frozenset[str]] = []
+        points = dict.fromkeys((e["id"] for e in final["entrants"]), 0)
+        for round_ in rounds:
+            tables = round_["tables"]
+            assert len(tables) == 4 and [t["sides"] for t in tables[1::2]] == [t["sides"][::-1] for t in tables[::2]]
+            met += [frozenset(t["sides"]) for t in tables[::2]]
+            dealt: list[dict[int, tuple]] = []
+            for table in tables:
+                log, audit = all_pages(base, f"/v1/matches/{table['match_id']}/audit", key)
+                assert audit["seed_commitment"] == committed[round_["number"]] == round_["seed_commitment"]
+                assert hashlib.sha256(audit["seed"].encode()).hexdigest() == audit["seed_commitment"]
+                dealt.append(
+                    {e["hand_number"]: (e["hands"], e["boneyard"]) for e in log if e["type"] == "hand_started"}
+                )
+                fairness = requests.get(f"{base}/v1/matches/{table['match_id']}/fairness", timeout=60).json()
+                assert fairness["verified"] is True and fairness["problems"] == [], fairness
+                winner = next(e for e in log if e["type"] == "match_ended")["winner"]
+                points[table["sides"][winner]] += 2
+            shared = set.intersection(*(set(d) for d in dealt))
+            assert 1 in shared and all(len({repr(d[k]) for d in dealt}) == 1 for k in shared)
+        assert len(met) == len(set(met)) == 4  # two pairings a round, no rematch
+        proof = requests.get(f"{url}/fairness", headers=key, timeout=TIMEOUT).json()
+        assert [(r["round"], r["same_deals"], r["seed_commitment"]) for r in proof["rounds"]] == [
+            (n, True, committed[n]) for n in (1, 2)
+        ]
         assert {row["entrant_id"]: row["match_points"] for row in final["standings"]} == points

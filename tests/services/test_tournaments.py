@@ -3,6 +3,7 @@ results checked against the matches' own logs, forfeits, the sweep, the tourname
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import timedelta
 
@@ -23,6 +24,7 @@ from api.services.commands import (
     GetSummary,
     GetTournament,
     GetTournamentEvents,
+    GetTournamentFairness,
     GetTournamentRounds,
     MemberSpec,
     PlayBots,
@@ -302,3 +304,155 @@ def test_the_standings_come_in_pages(bus: MessageBus):
     last = bus.handle(GetStandings(made["id"], viewer(bus), 4, 2))
     assert first["standings"] == whole[:2] and first["next_offset"] == 2
     assert last["standings"] == whole[4:] and last["next_offset"] is None
+
+
+def arena_points_by_hand(bus: MessageBus, tournament_id: str) -> dict[str, int]:
+    """Each entrant's arena points from the matches' own audit logs, its games in the order they
+    were paired: a win 2, a draw 1, a loss 0; a win after two wins in a row 4."""
+    rounds = bus.handle(GetTournamentRounds(tournament_id, viewer(bus)))["rounds"]
+    tournament = bus.handle(GetTournament(tournament_id, viewer(bus)))
+    points, run = {e["id"]: 0 for e in tournament["entrants"]}, {e["id"]: 0 for e in tournament["entrants"]}
+    for round_ in rounds:
+        for table in round_["tables"]:
+            final = next(e for e in bus.handle(GetAudit(table["match_id"]))["events"] if e["type"] == "match_ended")
+            for side, entrant in enumerate(table["sides"]):
+                if final["winner"] == side:
+                    points[entrant] += 4 if run[entrant] >= 2 else 2
+                    run[entrant] += 1
+                else:
+                    run[entrant] = 0
+    return points
+
+
+def test_an_arena_pairs_whoever_is_free_until_its_time_is_over_and_the_last_matches_count(bus: MessageBus, clock):
+    made = create(bus, format="arena", duration_minutes=10, bot_levels=("random",), rules={"target": 10})
+    enter_bots(bus, made["id"], 5)
+    started = bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    assert started["ends_at"] == (clock() + timedelta(minutes=10)).isoformat() and started["planned_rounds"] == 0
+    assert started["current_round"] == 1  # two tables at once; the fifth waits
+
+    def pending() -> list[dict]:
+        rounds = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+        return [t for r in rounds for t in r["tables"] if t["result"] is None]
+
+    def finish(table: dict) -> None:
+        while bus.handle(GetSummary(table["match_id"]))["status"] != "ended":
+            bus.handle(PlayBots(table["match_id"], 200))
+
+    for _ in range(8):  # one match ends at a time; the sweep pairs whoever is then free
+        finish(pending()[0])
+        bus.handle(SweepTournaments())
+        busy = [side for table in pending() for side in table["sides"]]
+        assert len(busy) == len(set(busy)) == 4  # everyone but one plays, no one at two tables
+    clock.advance(601)
+    assert bus.handle(SweepTournaments()) == 1  # the clock closes it
+    closed = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert closed["closed"] and closed["status"] == "running"
+    paired = closed["current_round"]
+    for table in pending():
+        finish(table)
+    bus.handle(SweepTournaments())
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert final["status"] == "ended" and final["current_round"] == paired  # nothing paired after the close
+    assert {r["entrant_id"]: r["match_points"] for r in final["standings"]} == arena_points_by_hand(bus, made["id"])
+    events = [e["event"]["type"] for e in bus.handle(GetTournamentEvents(made["id"], viewer(bus)))["events"]]
+    assert events.count("arena_closed") == 1 and events[-1] == "tournament_ended"
+
+
+def test_the_portal_closes_an_arena_and_a_swiss_is_not_closed(bus: MessageBus):
+    arena = create(bus, format="arena", duration_minutes=60, bot_levels=("random",))
+    enter_bots(bus, arena["id"], 2)
+    bus.handle(ChangeTournament(arena["id"], portal(bus), "start"))
+    closed = bus.handle(ChangeTournament(arena["id"], portal(bus), "close"))
+    assert closed["closed"] and closed["status"] == "running"  # its one match plays on
+    with pytest.raises(core.TournamentOver):
+        bus.handle(ChangeTournament(arena["id"], portal(bus), "close"))
+    swiss = create(bus, rounds=1, bot_levels=("random",))
+    enter_bots(bus, swiss["id"], 2)
+    bus.handle(ChangeTournament(swiss["id"], portal(bus), "start"))
+    with pytest.raises(core.InvalidTournament):
+        bus.handle(ChangeTournament(swiss["id"], portal(bus), "close"))
+
+
+def deals(bus: MessageBus, match_id: str) -> dict[int, tuple]:
+    """Each hand's deal in a match's audit log: every seat's hand and the boneyard, by hand number."""
+    log = bus.handle(GetAudit(match_id))["events"]
+    return {e["hand_number"]: (e["hands"], e["boneyard"]) for e in log if e["type"] == "hand_started"}
+
+
+def test_a_duplicate_round_robin_deals_every_table_of_a_round_alike_and_reveals_its_seed_at_the_rounds_end(
+    bus: MessageBus,
+):
+    made = create(bus, format="round_robin", duplicate=True, bot_levels=("random",), rules={"target": 30})
+    assert made["settings"]["duplicate"]
+    enter_bots(bus, made["id"], 4)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    (first,) = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    tables = first["tables"]
+    assert len(tables) == 4 and first["seed_commitment"] is not None
+    assert [t["sides"] for t in tables[1::2]] == [t["sides"][::-1] for t in tables[::2]]  # each pair twice, swapped
+    leg = tables[0]["match_id"]
+    while bus.handle(GetSummary(leg))["status"] != "ended":
+        bus.handle(PlayBots(leg, 200))
+    with pytest.raises(errors.MatchNotOver):  # the other tables still play on the same deals
+        bus.handle(GetAudit(leg))
+    sealed = bus.handle(GetTournamentFairness(made["id"], viewer(bus)))["rounds"]
+    assert [(r["round"], r["seed"], r["same_deals"]) for r in sealed] == [(1, None, None)]
+    play_round(bus, made["id"])
+    proof = bus.handle(GetTournamentFairness(made["id"], viewer(bus)))["rounds"][0]
+    assert proof["same_deals"] is True and proof["problems"] == [] and len(proof["matches"]) == 4
+    (first, second) = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    assert first["ended"] and first["seed_commitment"] != second["seed_commitment"]
+    by_table = {}
+    for table in first["tables"]:
+        audit = bus.handle(GetAudit(table["match_id"]))
+        assert audit["seed_commitment"] == first["seed_commitment"]
+        assert hashlib.sha256(audit["seed"].encode()).hexdigest() == first["seed_commitment"]
+        by_table[table["number"]] = deals(bus, table["match_id"])
+    shared = set.intersection(*(set(d) for d in by_table.values()))
+    assert 1 in shared and all(len({repr(d[k]) for d in by_table.values()}) == 1 for k in shared)
+    for _ in range(2):
+        play_round(bus, made["id"])
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert final["status"] == "ended" and all(r["played"] == 6 for r in final["standings"])  # 3 pairings, 2 legs
+    server = {r["entrant_id"]: (r["match_points"], tiebreak(r, "win_margin")) for r in final["standings"]}
+    assert server == independent_standings(bus, made["id"])
+
+
+def test_an_arena_pairing_stands_when_a_result_comes_in_while_its_matches_are_prepared(bus: MessageBus, monkeypatch):
+    """The sweep prepares a pairing's matches before its transaction; a result appended meanwhile
+    moves the log on. A Swiss's round is then left to the next sweep; an arena's pairing still
+    stands if its entrants are all still free (the log takes it), and is appended after the result."""
+    from api.services import tournaments as use_cases
+
+    made = create(bus, format="arena", duration_minutes=30, bot_levels=("random",), rules={"target": 10})
+    enter_bots(bus, made["id"], 5)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    first, second = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"][0]["tables"]
+
+    def finish(table: dict) -> None:
+        while bus.handle(GetSummary(table["match_id"]))["status"] != "ended":
+            bus.handle(PlayBots(table["match_id"], 200))
+
+    finish(first)
+    prepare = use_cases.prepare_match
+    meanwhile = []
+
+    def prepared_while_a_table_ends(command, flow):
+        if not meanwhile:
+            meanwhile.append(second["match_id"])
+            finish(second)  # its result is appended before the pairing's transaction
+        return prepare(command, flow)
+
+    monkeypatch.setattr(use_cases, "prepare_match", prepared_while_a_table_ends)
+    assert bus.handle(SweepTournaments()) == 1 and meanwhile
+    events = [e["event"] for e in bus.handle(GetTournamentEvents(made["id"], viewer(bus)))["events"]]
+    kinds = [e["type"] for e in events]
+    assert kinds[-3:] == ["match_result", "round_ended", "round_paired"]  # the pairing after the result
+    (table,) = events[-1]["tables"]
+    waited = next(e for e in events if e["type"] == "round_paired")["waiting"]
+    assert {*table["sides"], *events[-1]["waiting"]} == {*first["sides"], *waited}  # the pool it read
+    assert bus.handle(SweepTournaments()) == 1  # the second table's two, and whoever waited, paired next
+    rounds = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    busy = [side for r in rounds for t in r["tables"] if t["result"] is None for side in t["sides"]]
+    assert len(rounds) == 3 and len(busy) == len(set(busy)) == 4

@@ -26,7 +26,7 @@ def test_every_event_round_trips_through_its_json_form_and_the_log_replays():
     state, log = fold(state, events), log + events
     events = t.cancel(state, "the club closed early")
     state, log = fold(state, events), log + events
-    assert {e.type for e in log} == set(t.EVENT_TYPES) - {"tournament_ended"}
+    assert {e.type for e in log} == set(t.EVENT_TYPES) - {"tournament_ended", "arena_closed"}  # test_arena
     assert [t.event_from_dict(e.to_dict()) for e in log] == log
     assert t.replay(t.event_from_dict(e.to_dict()) for e in log) == state
     assert state.status == t.CANCELLED and state.order == ("e4", "e3", "e2", "e1")  # by rating
@@ -35,7 +35,11 @@ def test_every_event_round_trips_through_its_json_form_and_the_log_replays():
 @pytest.mark.parametrize(
     ("overrides", "field"),
     [
-        ({"format": "arena"}, "format"),
+        ({"format": "ladder"}, "format"),
+        ({"format": t.ARENA, "rounds": None}, "duration_minutes"),
+        ({"format": t.ARENA, "rounds": None, "duration_minutes": 0}, "duration_minutes"),
+        ({"format": t.ARENA, "duration_minutes": 60, "rounds": 3}, "rounds"),
+        ({"duration_minutes": 60}, "duration_minutes"),
         ({"rounds": 0}, "rounds"),
         ({"format": t.ROUND_ROBIN, "rounds": 3}, "rounds"),
         ({"tiebreaks": ("buchholz", "buchholz")}, "tiebreaks"),

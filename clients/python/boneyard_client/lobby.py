@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .client import BoneyardClient, Bot
-from .errors import BoneyardError
+from .errors import BoneyardError, ProblemError
 from .strategies import Strategy, first_legal
 
 Result = dict[str, Any]
@@ -212,10 +212,13 @@ class TournamentPlayer:
     def run(self) -> Iterator[Result]:
         self.enter()
         played: set[str] = set()
+        held: list[Result] = []  # played, their check sealed until their duplicate round ends
         while True:
-            yield from self.play_due(played)
+            yield from self.play_due(played, held)
             tournament = self.client.request("GET", self.url, token=self.player_token).json()
+            yield from self.checked(held)
             if tournament["status"] in ("ended", "cancelled"):
+                assert not held, f"still sealed after the tournament's end: {held}"
                 return
             page = self.client.request(
                 "GET", "/v1/me/events", token=self.player_token, params={"after": self.after, "wait": WAIT}
@@ -223,22 +226,40 @@ class TournamentPlayer:
             if page["events"]:
                 self.after = page["events"][-1]["seq"]
 
-    def play_due(self, played: set[str]) -> Iterator[Result]:
-        """Every seat of the player's in this tournament whose match it has not played yet."""
+    def play_due(self, played: set[str], held: list[Result]) -> Iterator[Result]:
+        """Every seat of the player's in this tournament whose match it has not played yet (its
+        result held back while its check is sealed)."""
         rounds = self.client.request("GET", f"{self.url}/rounds", token=self.player_token).json()
         for seat in rounds["my_seats"]:
             if seat["match_id"] in played:
                 continue
             played.add(seat["match_id"])
-            yield play_seat(
+            result = play_seat(
                 self.client,
                 seat["match_id"],
                 seat["token"],
                 self.strategy,
-                self.verify,
+                False,
                 self.bot_options,
                 tournament_id=self.tournament_id,
             )
+            held.append(result)
+            yield from self.checked(held)
+
+    def checked(self, held: list[Result]) -> Iterator[Result]:
+        """The held results whose check opens now, checked (with ``verify``): a duplicate round's
+        match reveals its seed, which its round's other tables share, only once the round ends."""
+        for result in list(held):
+            if self.verify:
+                try:
+                    self.client.audit(result["match_id"])  # through every chain head pinned in play
+                except ProblemError as sealed:
+                    if sealed.code != "match_not_over":
+                        raise
+                    continue
+                result["fairness_verified"] = self.client.fairness(result["match_id"]).get("verified")
+            held.remove(result)
+            yield result
 
 
 def play_seat(
