@@ -254,3 +254,138 @@ def test_the_portal_reads_the_standings_fifty_rows_a_page(page_at, live_server, 
     page.click("#t-prev")
     page.wait_for_selector("#t-next:not([hidden])")
     assert on_screen() == names(0) and page.js_errors == []
+
+
+# --- the page against a stand-in: shapes of GET /v1/tournaments/… set up exactly ---------------------------
+def entrant(number: int, name: str, player_ref: str | None = None) -> dict:
+    member = {"kind": "player", "player_ref": player_ref, "level": None} if player_ref else None
+    return {
+        "id": f"e{number}",
+        "name": name,
+        "members": [member or {"kind": "bot", "player_ref": None, "level": "random"}],
+        "rating": None,
+        "withdrawn": False,
+    }
+
+
+def standing(rank: int, number: int, name: str, points: int, streak: int = 0) -> dict:
+    tiebreaks = [{"name": n, "value": 0} for n in ("buchholz", "sonneborn_berger", "win_margin")]
+    return {
+        "rank": rank, "entrant_id": f"e{number}", "name": name, "match_points": points, "played": 1,
+        "wins": points // 2, "draws": 0, "losses": 1 - points // 2, "byes": 0, "points_for": 0,
+        "points_against": 0, "tiebreaks": tiebreaks, "withdrawn": False, "streak": streak,
+    }  # fmt: skip
+
+
+def table(number: int, sides: list[str], result: tuple[int, int, int] | None) -> dict:
+    decided = {"winner": result[0], "scores": list(result[1:]), "forfeit": False} if result else None
+    return {"number": number, "sides": sides, "match_id": f"m{number}", "result": decided}
+
+
+def stand_in(page, tournament: dict, rounds: list[dict], my_seats: list[dict]) -> None:
+    """The page's requests answered from these shapes; its long polls of the player's events are
+    held unanswered (nothing happens), so what is on screen comes from these answers alone."""
+    tid, standings = tournament["id"], tournament["standings"]
+    held = []
+
+    def answer(route) -> None:
+        path = route.request.url.split("/v1/", 1)[1]
+        if path.startswith("me/events"):
+            if "wait=0&" in path or path.endswith("wait=0"):
+                route.fulfill(json={"player_ref": "ana", "seq": 7, "events": [], "next_after": None})
+            else:
+                held.append(route)
+            return
+        bodies = {
+            f"tournaments/{tid}": tournament,
+            f"tournaments/{tid}/rounds": {"tournament_id": tid, "seq": 9, "rounds": rounds, "my_seats": my_seats},
+        }
+        if path.startswith(f"tournaments/{tid}/standings"):
+            route.fulfill(json={"tournament_id": tid, "seq": 9, "standings": standings, "next_offset": None})
+        else:
+            route.fulfill(json=bodies[path.split("?")[0]], headers={"ETag": '"9"'})
+
+    page.route("**/v1/me/events**", answer)
+    page.route(f"**/v1/tournaments/{tid}**", answer)
+    page.context.add_init_script("localStorage.setItem('boneyard.playerToken', 'bypl_stand-in')")
+
+
+def a_tournament(tid: str, settings: dict, standings: list[dict], **status: object) -> dict:
+    names = {row["entrant_id"]: row["name"] for row in standings}
+    entrants = [entrant(int(e[1:]), name, "ana" if name == "ana" else None) for e, name in sorted(names.items())]
+    base_settings = {
+        "format": "swiss", "preset": "standard-block", "side_size": 1, "rounds": 2, "tiebreaks":
+        ["buchholz", "sonneborn_berger", "win_margin"], "turn_seconds": 60, "rules": {}, "rated": False,
+        "starts_at": None, "max_entrants": None, "rating_min": None, "rating_max": None, "bot_levels": ["random"],
+        "duration_minutes": None, "duplicate": False,
+    }  # fmt: skip
+    return {
+        "id": tid, "status": "running", "paused": False, "cancel_reason": None,
+        "settings": {**base_settings, **settings}, "planned_rounds": 2, "ends_at": None, "closed": False,
+        "current_round": 1, "rounds_ended": 0, "entrants": entrants, "standings": standings, "seq": 9,
+        "chain_head": {"seq": 9, "hash": "0" * 64}, "created_at": "2026-12-04T16:00:00Z", **status,
+    }  # fmt: skip
+
+
+FIELD = [standing(1, 1, "ana", 2), standing(2, 3, "Computer 3", 2), standing(3, 2, "Computer 2", 0),
+         standing(3, 4, "Computer 4", 0)]  # fmt: skip
+
+
+def test_a_duplicate_pairing_offers_its_second_leg_with_the_first_legs_result(page_at):
+    tournament = a_tournament("t-dup", {"duplicate": True}, FIELD)
+    rounds = [
+        {
+            "number": 1, "ended": False, "bye": None, "seed_commitment": "c" * 64,
+            "tables": [table(1, ["e1", "e2"], (0, 10, 3)), table(2, ["e2", "e1"], None),
+                       table(3, ["e3", "e4"], (0, 10, 0)), table(4, ["e4", "e3"], None)],
+        }
+    ]  # fmt: skip
+    seats = [
+        {"round": 1, "table": 1, "match_id": "m1", "seat": 0, "token": "bymt_one"},
+        {"round": 1, "table": 2, "match_id": "m2", "seat": 1, "token": "bymt_two"},
+    ]
+    page = page_at(PHONE_SMALL)
+    stand_in(page, tournament, rounds, seats)
+    page.route(
+        "**/play/", lambda route: route.fulfill(body="<!doctype html><title>table</title>", content_type="text/html")
+    )
+    page.goto("/play/tournament?id=t-dup")
+    page.wait_for_selector("#t-play:not([hidden])")
+    assert (
+        page.inner_text("#t-mine-text") == "Your pairing: round 1 vs Computer 2 (table 2 of 2; table 1: you won 10–3)"
+    )
+    assert "Duplicate deals" in page.inner_text("#t-meta")
+    assert_fits_sideways(page, "a duplicate pairing")
+    page.click("#t-play")
+    page.wait_for_url("**/play/")
+    assert page.evaluate("sessionStorage.getItem('boneyard.tab.match')") == "m2"
+    saved = page.evaluate("JSON.parse(localStorage.getItem('boneyard.matches.v1'))")
+    assert saved["m2"]["local"] == {"1": "bymt_two"} and saved["m2"]["humans"] == 1
+
+
+def test_an_arena_says_its_clock_and_streaks_and_waits_for_the_next_pairing(page_at):
+    field = [{**row, "streak": 3 if row["name"] == "ana" else 0} for row in FIELD]
+    tournament = a_tournament(
+        "t-arena", {"format": "arena", "rounds": None, "duration_minutes": 30}, field,
+        planned_rounds=0, ends_at="2026-12-04T17:30:00+00:00", current_round=2,
+    )  # fmt: skip
+    rounds = [
+        {
+            "number": 1,
+            "ended": True,
+            "bye": None,
+            "seed_commitment": None,
+            "tables": [table(1, ["e1", "e2"], (0, 10, 3))],
+        },
+        {"number": 2, "ended": False, "bye": None, "seed_commitment": None, "tables": [table(1, ["e3", "e4"], None)]},
+    ]
+    page = page_at(PHONE_SMALL)
+    stand_in(page, tournament, rounds, [{"round": 1, "table": 1, "match_id": "m1", "seat": 0, "token": "bymt_one"}])
+    page.goto("/play/tournament?id=t-arena")
+    page.wait_for_function("document.querySelector('#t-mine-text').textContent !== ''")
+    assert page.inner_text("#t-mine-text") == "Pairing 1 vs Computer 2: you won 10–3. Waiting for your next pairing."
+    assert page.is_hidden("#t-play")
+    assert page.inner_text("#t-status").startswith("Pairing until ")
+    assert page.eval_on_selector_all("#t-standings-head abbr", "els => els.map((e) => e.textContent)")[-1] == "Str"
+    assert standings_on_screen(page)[0][-1] == "3" and "30 min" in page.inner_text("#t-meta")
+    assert_fits_sideways(page, "an arena")

@@ -23,6 +23,8 @@ const WAIT_SECONDS = 25;       // one long poll of the player's events (the API 
 const PORTAL_POLL_MS = 5000;   // the portal's key alone: no event stream to wait on
 
 const FORMATS = { swiss: "Swiss", round_robin: "Round robin", arena: "Arena" };
+const MATCH_POINTS = "Match points: a win 2, a draw 1";
+const ARENA_POINTS = "Arena points: a win 2, a draw 1; the third win in a row and each after it 4";
 // each tiebreak's column: a short heading, and its name in full for the tooltip and screen readers
 const TIEBREAKS = {
   buchholz: ["Bu", "Buchholz: the opponents' match points"],
@@ -185,9 +187,14 @@ function myEntrant() {
 function statusText(t) {
   const of = t.planned_rounds ? ` of ${t.planned_rounds}` : "";
   if (t.status === "registering") return `Registering: ${t.entrants.filter((e) => !e.withdrawn).length} entered`;
-  if (t.status === "running") {
-    return `Round ${t.current_round}${of}${t.paused ? " (paused: no new round is paired)" : ""}`;
+  const paused = t.paused ? " (paused: nobody new is paired)" : "";
+  if (t.status === "running" && t.settings.format === "arena") {
+    if (t.closed) return "Closed: the games in play finish and count";
+    const until = t.ends_at ? new Date(t.ends_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : null;
+    return `Pairing${until ? ` until ${until}` : ""}${paused}`;
   }
+  if (t.status === "running") return `Round ${t.current_round}${of}${paused}`;
+  if (t.status === "ended" && t.settings.format === "arena") return "Ended";
   if (t.status === "ended") return `Ended after ${t.rounds_ended} round${t.rounds_ended === 1 ? "" : "s"}`;
   return `Cancelled${t.cancel_reason ? `: ${t.cancel_reason}` : ""}`;
 }
@@ -202,8 +209,9 @@ function render() {
   const game = presetTitle(s.preset);
   $("#t-name").textContent = `${format}: ${game}`;
   document.title = `Boneyard · ${format}: ${game}`;
-  const teams = s.side_size > 1 ? "Partner teams · " : "";
-  $("#t-meta").textContent = `${teams}${s.turn_seconds} s a turn${s.rated ? " · rated" : ""} · id ${t.id}`;
+  const parts = [s.side_size > 1 && "Partner teams", s.duplicate && "Duplicate deals",
+    s.duration_minutes && `${s.duration_minutes} min`, `${s.turn_seconds} s a turn`, s.rated && "rated", `id ${t.id}`];
+  $("#t-meta").textContent = parts.filter(Boolean).join(" · ");
   $("#t-status").textContent = statusText(t);
   renderMine(t);
   renderStandings(t);
@@ -235,31 +243,48 @@ function renderMine(t) {
       : `${statusText(t)}.`;
     return;
   }
-  const number = t.current_round;
-  const round = page.rounds?.rounds.find((r) => r.number === number);
-  const next = number < (t.planned_rounds ?? Infinity) ? ` Waiting for round ${number + 1}.` : " Waiting for the end.";
-  if (!round) { text.textContent = `Waiting for round ${number} to be paired.`; return; }
-  if (round.bye === me.id) { text.textContent = `Round ${number}: you have a bye.${next}`; return; }
-  const table = round.tables.find((tb) => tb.sides.includes(me.id));
-  if (!table) { text.textContent = `Round ${number}: you are not paired.${next}`; return; }
-  const side = table.sides.indexOf(me.id);
-  const against = entrantName(table.sides[1 - side]);
-  if (table.result) {
-    text.textContent = `Round ${number} vs ${against}: ${outcome(table.result, side)}.${next}`;
+  // Every table of mine, by round. A Swiss or round robin seats me at one table a round (two with
+  // duplicate deals: the pairing's two legs, seats swapped); an arena at one table at a time, each
+  // pairing a "round" of its own numbered across the whole field.
+  const arena = t.settings.format === "arena";
+  const word = arena ? "pairing" : "round";
+  const rounds = page.rounds?.rounds ?? [];
+  const mine = (round) => round.tables.filter((tb) => tb.sides.includes(me.id));
+  const open = rounds.flatMap((r) => mine(r).filter((tb) => !tb.result).map((tb) => [r, tb]));
+  if (open.length) {
+    const [round, table] = open[0];
+    const side = table.sides.indexOf(me.id);
+    const against = entrantName(table.sides[1 - side]);
+    const legs = mine(round);
+    const done = legs.filter((tb) => tb.result).map((tb) => `table ${tb.number}: ${outcome(tb.result, tb.sides.indexOf(me.id))}`);
+    const leg = legs.length > 1 ? ` (table ${legs.indexOf(table) + 1} of ${legs.length}${done.length ? `; ${done.join(", ")}` : ""})` : "";
+    text.textContent = `Your pairing: ${word} ${round.number} vs ${against}${leg}`;
+    const seat = page.rounds.my_seats.find((m) => m.round === round.number && m.table === table.number);
+    if (seat?.token) {
+      play.hidden = false;
+      play.dataset.match = seat.match_id;
+      play.setAttribute("aria-label", `Play ${word} ${round.number} against ${against}`);
+      play.onclick = () => {
+        // the table resumes this tab's saved match: this seat of this match, held by this device
+        beginMatch({ id: seat.match_id, local: { [seat.seat]: seat.token }, seen: 0, humans: 1 });
+        saveMatch();
+      };
+    }
     return;
   }
-  const seat = page.rounds.my_seats.find((m) => m.round === number && m.table === table.number);
-  text.textContent = `Your pairing: round ${number} vs ${against}`;
-  if (seat?.token) {
-    play.hidden = false;
-    play.dataset.match = seat.match_id;
-    play.setAttribute("aria-label", `Play round ${number} against ${against}`);
-    play.onclick = () => {
-      // the table resumes this tab's saved match: this seat of this match, held by this device
-      beginMatch({ id: seat.match_id, local: { [seat.seat]: seat.token }, seen: 0, humans: 1 });
-      saveMatch();
-    };
+  const latest = [...rounds].reverse().find((r) => r.bye === me.id || mine(r).length);
+  let next = " Waiting for the end.";
+  if (arena) next = t.closed ? " The arena pairs no more: waiting for the end." : " Waiting for your next pairing.";
+  else if (latest && latest.number < (t.planned_rounds || Infinity)) next = ` Waiting for round ${latest.number + 1}.`;
+  if (!latest) {
+    text.textContent = arena ? "Waiting to be paired." : `Waiting for round ${t.current_round ?? 1} to be paired.`;
+    return;
   }
+  if (latest.bye === me.id) { text.textContent = `Round ${latest.number}: you have a bye.${next}`; return; }
+  const tables = mine(latest);
+  const against = entrantName(tables[0].sides[1 - tables[0].sides.indexOf(me.id)]);
+  const results = tables.map((tb) => outcome(tb.result, tb.sides.indexOf(me.id)));
+  text.textContent = `${arena ? "Pairing" : "Round"} ${latest.number} vs ${against}: ${results.join(", ")}.${next}`;
 }
 
 /** A table's result for `side`: "you won 20–5", "you lost 5–20 (forfeit)", "a draw 10–10". */
@@ -276,12 +301,14 @@ const ordinal = (n) => {
 
 function renderStandings(t) {
   const names = t.settings.tiebreaks;
+  const arena = t.settings.format === "arena";
   $("#t-standings-head").replaceChildren(
     h("th", { scope: "col", class: "num" }, h("abbr", { title: "Rank" }, "#")),
     h("th", { scope: "col", class: "name" }, "Name"),
-    h("th", { scope: "col", class: "num" }, h("abbr", { title: "Match points (a win 2, a draw 1)" }, "Pts")),
+    h("th", { scope: "col", class: "num" }, h("abbr", { title: arena ? ARENA_POINTS : MATCH_POINTS }, "Pts")),
     h("th", { scope: "col", class: "num" }, h("abbr", { title: "Played" }, "P")),
     ...names.map((n) => h("th", { scope: "col", class: "num" }, h("abbr", { title: TIEBREAKS[n]?.[1] ?? n }, TIEBREAKS[n]?.[0] ?? n))),
+    arena ? h("th", { scope: "col", class: "num" }, h("abbr", { title: "Streak: wins in a row" }, "Str")) : null,
   );
   const mine = myEntrant()?.id;
   const rows = page.standings?.standings ?? [];
@@ -294,7 +321,8 @@ function renderStandings(t) {
         r.withdrawn ? " (withdrawn)" : ""),
       h("td", { class: "num pts" }, String(r.match_points)),
       h("td", { class: "num" }, String(r.played)),
-      ...names.map((n) => h("td", { class: "num", dataset: { tiebreak: n } }, String(values[n] ?? ""))));
+      ...names.map((n) => h("td", { class: "num", dataset: { tiebreak: n } }, String(values[n] ?? ""))),
+      arena ? h("td", { class: "num" }, String(r.streak ?? 0)) : null);
   }));
   $("#t-standings-empty").hidden = rows.length > 0;
   const next = page.standings?.next_offset;
