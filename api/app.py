@@ -163,11 +163,22 @@ def migrate_command(revision: str) -> None:
 
 @boneyard_cli.command("autoplay")
 @click.option("--step-moves", default=1, show_default=True, help="Computer moves per step (one transaction).")
-def autoplay_command(step_moves: int) -> None:
-    """Play the computer players' owed moves and expired turn clocks until stopped (SIGTERM/SIGINT)."""
+@click.option(
+    "--analysis-slots",
+    type=int,
+    default=None,
+    help="Analyses after a match made at once, each in a process of its own (default: ANALYSIS_SLOTS, "
+    "else the cores this process may run on; 0: none).",
+)
+def autoplay_command(step_moves: int, analysis_slots: int | None) -> None:
+    """Play the computer players' owed moves and expired turn clocks until stopped (SIGTERM/SIGINT);
+    make the analysis after each ended match in the background."""
+    import multiprocessing
     import signal
     import threading
+    from concurrent.futures import ProcessPoolExecutor
 
+    from api.services.analyses import AnalysisRunner
     from api.services.autoplay import Autoplay
 
     stop = threading.Event()
@@ -179,7 +190,19 @@ def autoplay_command(step_moves: int) -> None:
     # The webhook deliveries are sent beside it, in a thread of their own (a slow endpoint
     # must not hold up a computer player's move): one runner process for all background work.
     webhooks = start_webhook_worker(stop)
-    Autoplay(current_app.extensions[BUS_KEY], step_moves=step_moves).run(stop)
+    bus = current_app.extensions[BUS_KEY]
+    if analysis_slots is None:
+        analysis_slots = current_app.config["ANALYSIS_SLOTS"]
+    slots = len(os.sched_getaffinity(0)) if analysis_slots is None else max(0, analysis_slots)
+    # one analysis per core at most: a pool of that many worker processes ("spawn": no copy of
+    # this process's threads, connections or locks)
+    pool = ProcessPoolExecutor(slots, mp_context=multiprocessing.get_context("spawn")) if slots else None
+    analyses = AnalysisRunner(bus.handle, slots, pool) if pool is not None else None
+    try:
+        Autoplay(bus, step_moves=step_moves, analyses=analyses).run(stop)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
     webhooks.join(timeout=15)
     metrics.mark_dead(os.getpid())  # its backlog gauges leave a shared directory's sums
     logging.getLogger("api").info("autoplay runner stopped")  # a log line: JSON with LOG_FORMAT=json

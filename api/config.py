@@ -59,8 +59,8 @@ Environment variables (all optional):
     Limits in flask-limiter notation (defaults ``30 per minute``, ``600 per minute``,
     ``3000 per minute``); a rematch, a seek and a challenge count against the creation budget.
 ``RATE_LIMIT_AUDIT``
-    Per client address, for each of ``/audit`` (per page) and ``/fairness`` (default
-    ``60 per minute``).
+    Per client address, for each of ``/audit`` (per page), ``/record``, ``/fairness``,
+    ``/analysis`` and ``/hint`` (default ``60 per minute``).
 ``HEALTH_CHECK_INTERVAL``
     Seconds a ``/healthz`` probe (a write to the database) is reused by its process
     (default 2).
@@ -75,6 +75,9 @@ Environment variables (all optional):
     move of an all-bot match, are played by the autoplay runner (``flask boneyard autoplay``).
 ``AUTOPLAY_PACE_SECONDS``
     Seconds between two moves of an all-bot match (default 0.1).
+``ANALYSIS_SLOTS``
+    Analyses after a match the autoplay runner makes at once, each in a worker process of its
+    own (default: empty, the cores the runner may run on; 0: none). docs/analysis.md.
 ``BOT_REPLY_FLOOR_MS``
     The least time one computer decision takes, per level, as ``level=ms`` pairs (default
     ``random=5,greedy=5,intermediate=30,expert=300``; a level left out has none): a decision is padded up to
@@ -265,6 +268,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
         "WORKING_REQUESTS_PER_WORKER": int(environ.get("WORKING_REQUESTS_PER_WORKER", "8")),
         "INLINE_BOT_MOVES": int(environ.get("INLINE_BOT_MOVES", "64")),
         "AUTOPLAY_PACE_SECONDS": float(environ.get("AUTOPLAY_PACE_SECONDS", "0.1")),
+        "ANALYSIS_SLOTS": int(slots) if (slots := environ.get("ANALYSIS_SLOTS", "").strip()) else None,
         "MAX_EVENTS_PER_MATCH": int(environ.get("MAX_EVENTS_PER_MATCH", "20000")),
         "BOT_MATCHES_PER_ADDRESS": int(environ.get("BOT_MATCHES_PER_ADDRESS", "5")),
         "BOT_REPLY_FLOOR_MS": parse_level_millis(environ.get("BOT_REPLY_FLOOR_MS", DEFAULT_BOT_REPLY_FLOOR_MS)),

@@ -41,7 +41,6 @@ expert's guessing and valuing, and a change it favours still has to show in
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import multiprocessing
 import os
@@ -62,6 +61,7 @@ from reading import opponent_player
 
 from api.bots import LEVEL_BUDGETS, LEVELS, Budget, choose_action
 from api.bots.actions import Action, make_rng, plays_of, to_move
+from api.bots.analysis import sighted
 from api.bots.expert import evaluate
 from api.bots.knowledge import Knowledge
 from api.rules.state import MatchState
@@ -101,22 +101,6 @@ class Variant:
     name: str
     budget: Budget
     sighted: bool = False  # shown the true hands
-
-
-class Sighted(Knowledge):
-    """A seat's knowledge with the hidden hands shown: every deal it imagines is the truth."""
-
-    truth: dict[int, list[Tile]]
-
-    def weighed_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile], float]:
-        # ``sample`` and the expert's weighed deals both deal through this
-        return {seat: list(hand) for seat, hand in self.truth.items()}, [], 1.0
-
-
-def sighted(know: Knowledge, truth: dict[int, list[Tile]]) -> Sighted:
-    shown = Sighted(**{f.name: getattr(know, f.name) for f in dataclasses.fields(know)})
-    shown.truth = truth
-    return shown
 
 
 # --- 1. positions ---------------------------------------------------------------------------------

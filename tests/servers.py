@@ -178,7 +178,9 @@ def running_autoplay(
     """``flask boneyard autoplay`` as ``scripts/run`` starts it, on ``database_url`` (``env`` adds
     settings; with ``changes``, it writes there after each commit); stopped at the end."""
     environ = {key: value for key, value in os.environ.items() if key != "API_KEYS"}
-    environ.update({"DATABASE_URL": database_url, "AUTO_MIGRATE": "0", **env})
+    # no analyses after the matches unless a test asks (ANALYSIS_SLOTS): worker processes per core
+    # would compete with the servers the other tests measure
+    environ.update({"DATABASE_URL": database_url, "AUTO_MIGRATE": "0", "ANALYSIS_SLOTS": "0", **env})
     passed: list[int] = []
     if changes is not None:
         environ.update(changes.environ())

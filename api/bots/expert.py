@@ -177,16 +177,24 @@ def choose_expert(view: Json, log: list[Json], rng: random.Random, budget: Budge
     know = Knowledge.read(view, log)
     if not budget.greedy_reading:
         know = dataclasses.replace(know, shed={})
-    candidates = _distinct(plays, know)
-    draw = find(actions, DRAW)
-    if draw is not None:
-        candidates.append(draw)  # draw_at_will: holding back is a real choice
+    candidates = candidates_of(actions, know)
     if len(candidates) == 1:
         return candidates[0]  # as listed: under muggins_calls a scoring play claims
     values = evaluate(know, [to_move(a) for a in candidates], rng, budget)
     scores = _with_signals(know, candidates, values, budget)
     best = max(range(len(candidates)), key=lambda i: (scores[i], -i))
     return candidates[best]
+
+
+def candidates_of(actions: list[Action], know: Knowledge) -> list[Action]:
+    """The choices the expert weighs among ``actions`` (a view's listed actions): each play that
+    leaves a table of its own (``_distinct``), then a draw when one is listed beside them
+    (``draw_at_will``: holding back is a real choice). The analysis after a match lists the same."""
+    candidates = _distinct(plays_of(actions), know)
+    draw = find(actions, DRAW)
+    if draw is not None:
+        candidates.append(draw)
+    return candidates
 
 
 def _with_signals(know: Knowledge, candidates: list[Action], values: list[float], budget: Budget) -> list[float]:

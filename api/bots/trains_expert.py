@@ -91,6 +91,11 @@ class _Planner:
         return self.cache[key]
 
 
+def planner_of(table: TrainsTable) -> _Planner:
+    """The plan's costs for ``table``'s seat, for :func:`mexican_score` (the analysis scores each play)."""
+    return _Planner(table)
+
+
 def mexican_score(table: TrainsTable, play: ListedPlay, planner: _Planner) -> int:
     """How good ``play`` is for the plan, in points (higher is better)."""
     own = table.own_train()
@@ -122,4 +127,4 @@ def choose_trains_expert(view: Json, log: list[Json], rng: random.Random) -> Act
     return max(plays, key=lambda p: (mexican_score(table, p, planner), table.points(p.tile))).action
 
 
-__all__ = ["best_chain", "choose_trains_expert", "mexican_score"]
+__all__ = ["best_chain", "choose_trains_expert", "mexican_score", "planner_of"]

@@ -5,9 +5,9 @@ per portal for a request with a portal key or one of its players' tokens (its ow
 ``create_limit``, else ``RATE_LIMIT_PORTAL_CREATE``: a portal's many players reach the server
 from its few addresses) and per client address for a keyless one (``RATE_LIMIT_CREATE``). A
 key or player token that does not verify spends the address's budget, never a portal's.
-Other limits apply per seat token and per address to actions, and per address to the two
-expensive reads, ``/audit`` and ``/fairness``. Counters live in the limiter's storage
-(``RATELIMIT_STORAGE_URI``): ``database://`` by default, the app's own database, so every
+Other limits apply per seat token and per address to actions, and per address to the
+expensive reads, ``/audit``, ``/record``, ``/fairness``, ``/analysis`` and ``/hint``. Counters
+live in the limiter's storage (``RATELIMIT_STORAGE_URI``): ``database://`` by default, the app's own database, so every
 worker of every server on it shares one budget (``api.http.rate_limit_storage``);
 ``memory://`` counts per process; ``redis://…`` (with the ``redis`` package) in one Redis.
 A breach is a 429 problem with ``Retry-After``.
@@ -115,7 +115,7 @@ def audit_limit() -> str:
 limit_creation = creation_budget(player_token=False)
 #: Seeking, challenging: the same budget, which a player token spends for its portal.
 limit_player_creation = creation_budget(player_token=True)
-#: /audit, /record and /fairness: per address, each endpoint its own budget (a scope not shared).
+#: /audit, /record, /fairness, /analysis and /hint: per address, each endpoint its own budget (a scope not shared).
 limit_audit_reads = _marked(
     limiter.limit(audit_limit, key_func=get_remote_address, scope=policies.EXPENSIVE_READS), policies.EXPENSIVE_READS
 )

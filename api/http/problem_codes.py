@@ -344,6 +344,19 @@ MATCH_NOT_OVER = _entry(
     "Opens once the match has ended (the audit, the fairness check, a rematch, the record without a "
     "seat's token); `match_status`.",
 )
+ANALYSIS_NOT_READY = _entry(
+    services.AnalysisNotReady,
+    409,
+    "Analysis not ready",
+    "The match has ended, but the runner has not stored its analysis yet (it makes one after each end, "
+    "in the background): ask again in a few seconds.",
+)
+HINT_NOT_OFFERED = _entry(
+    services.HintNotOffered,
+    409,
+    "Hint not offered",
+    "Hints are offered only in unrated matches where every other seat is a computer player.",
+)
 SEAT_PLAYED_BY_COMPUTER = _entry(
     services.SeatPlayedByComputer,
     409,

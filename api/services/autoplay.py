@@ -15,7 +15,9 @@ finds the match moved on appends nothing — the ``(match, seq)`` key makes a mo
 appended twice impossible anyway. It also plays the turns whose clock ran out
 (``SweepClocks``) and expires or bot-fills due seeks and challenges (``SweepMatchmaking``),
 so no cron job is needed, and makes the fairness report of each match it ends
-(``GetFairness``), so no reader waits for it.
+(``GetFairness``), so no reader waits for it. Given an ``AnalysisRunner`` (the ``autoplay``
+command gives it one process per core), it also makes the analysis after each ended match
+(issue 38) in the background, one at a time per core.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from api import traces
 
 from . import errors
+from .analyses import AnalysisRunner
 from .bus import MessageBus
 from .commands import ClaimDueBots, GetFairness, PlayBots, SweepClocks, SweepMatchmaking, SweepTournaments
 
@@ -41,6 +44,7 @@ class Autoplay:
     bus: MessageBus
     step_moves: int = 1  # computer moves per step (each step: its own short transaction)
     batch: int = BATCH
+    analyses: AnalysisRunner | None = None  # None: no analyses made here (the tests' runners)
 
     def run_once(self) -> int:
         """Claim the due matches and play one step of each; answers the events appended."""
@@ -92,6 +96,8 @@ class Autoplay:
         while not stop.is_set():
             try:
                 appended = self.run_once()
+                if self.analyses is not None:
+                    self.analyses.run_once()  # never waits: finished ones stored, free slots filled
                 if time.monotonic() >= next_sweep:
                     self.bus.handle(SweepClocks())
                     self.bus.handle(SweepMatchmaking())  # seeks' expiry and bot fill

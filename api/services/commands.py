@@ -245,6 +245,7 @@ class GetGameRecord(Command[Answer]):
     match_id: str
     token: str | None
     site: str = "?"
+    annotate: bool = False  # with the analysis as annotations: after the end, once it is made
 
 
 @dataclass(frozen=True)
@@ -252,6 +253,48 @@ class GetFairness(Command[Answer]):
     """The fairness check of an ended match (made once, then read)."""
 
     match_id: str
+
+
+@dataclass(frozen=True)
+class GetAnalysis(Command[Answer]):
+    """The analysis after an ended match (issue 38), once the runner has made it. ``annotate``:
+    also the match's record with the analysis as annotations (docs/records.md)."""
+
+    match_id: str
+    site: str = "?"
+    annotate: bool = False
+
+
+@dataclass(frozen=True)
+class GetHint(Command[Answer]):
+    """The expert's values of the token's seat's choices now, from what the seat knows: offered in
+    an unrated match where every other seat is a computer player."""
+
+    match_id: str
+    token: str | None
+
+
+@dataclass(frozen=True)
+class AnalysisJob:
+    """An ended match to analyse: its whole log (event dicts in seq order) and revealed seed."""
+
+    match_id: str
+    log: list[dict[str, Any]]
+    seed: str
+
+
+@dataclass(frozen=True)
+class ClaimDueAnalyses(Command[list[AnalysisJob]]):
+    """A runner's claim: up to ``limit`` ended matches without an analysis, leased to it (the others
+    skip them meanwhile), each with what its analysis is made from."""
+
+    limit: int
+
+
+@dataclass(frozen=True)
+class StoreAnalysis(Command[None]):
+    match_id: str
+    analysis: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,19 @@ class MatchNotOver(ServiceError):
     code = "match_not_over"
 
 
+class AnalysisNotReady(ServiceError):
+    """An ended match whose analysis the runner has not stored yet (it makes one after each end)."""
+
+    code = "analysis_not_ready"
+
+
+class HintNotOffered(ServiceError):
+    """A hint asked in a rated match, or at a table with another person: it would be help no
+    opponent gets."""
+
+    code = "hint_not_offered"
+
+
 class SeatPlayedByComputer(ServiceError):
     """An action sent with the token of a seat a computer player holds now (handed to one after
     ``timeout_limit`` turns timed out in a row): only that computer moves for it, so its every

@@ -1,7 +1,7 @@
 """The match flow every use case shares: load, decide, let the bots move, append, announce.
 
 A use case's handler (in ``api.services.creating``, ``claiming``, ``acting``, ``lobby``,
-``clocks``, ``reading``, ``feed``, ``fairness``, ``stats``, ``leaderboards``, ``portals``,
+``clocks``, ``reading``, ``feed``, ``fairness``, ``analyses``, ``stats``, ``leaderboards``, ``portals``,
 ``webhooks``, ``matchmaking``, ``tournaments``: every module ``api.services.bus`` registers but
 ``webhook_delivery``, whose rounds need the webhook courier instead) is a function of a command
 and this flow. The flow holds what they share in one process — the store, the cache of folded

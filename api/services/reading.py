@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from api.records.annotations import annotate
 from api.records.from_events import record_of
 from api.records.text import write
 from api.rules import ENDED, redact_event
@@ -180,6 +181,16 @@ def game_record_handler(command: GetGameRecord, flow: MatchFlow) -> Answer:
                 "a match's record opens when it has ended; during play a seat reads its own with its token",
                 match_status=record.status,
             )
+        if command.annotate and record.status != ENDED:
+            raise errors.MatchNotOver(
+                "a match's analysis opens when it has ended (it shows every hand)", match_status=record.status
+            )
+        analysis = uow.analyses.get(command.match_id) if command.annotate else None
+        if command.annotate and analysis is None:
+            raise errors.AnalysisNotReady(
+                "the analysis of this match is being made (the runner makes one after each match ends): ask again soon",
+                match_status=record.status,
+            )
         stored = uow.events.load(command.match_id, limit=record.last_seq)
     ended = record.status == ENDED
     events = [e.to_dict() if ended else redact_event(e.to_dict(), seat) for e in stored]
@@ -189,6 +200,8 @@ def game_record_handler(command: GetGameRecord, flow: MatchFlow) -> Answer:
         "Date": record.created_at.strftime("%Y.%m.%d"),
     }
     game = record_of(events, seat=None if ended else seat, match_id=record.id, circumstances=circumstances)
+    if analysis is not None:
+        game = annotate(game, events, analysis)
     return {
         "text": write(game),
         "seq": record.last_seq,

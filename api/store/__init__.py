@@ -4,7 +4,7 @@ Public interface::
 
     Store(engine) / Store.from_url(url)     .unit_of_work(readonly=False) -> UnitOfWork
     UnitOfWork (context manager)            .matches, .seats, .events, .idempotency, .fairness,
-                                            .rate_limits, .health_probes, .commit(), .rollback()
+                                            .analyses, .rate_limits, .health_probes, .commit(), .rollback()
     make_engine(url)                        engine with Boneyard's per-dialect settings
     upgrade(engine) / downgrade(engine)     alembic migrations from code
     MatchRecord, SeatRecord, StoredEvent, MatchPage, MatchFilter   frozen records

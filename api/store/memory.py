@@ -145,6 +145,7 @@ class Tables:
     events: dict[str, list[StoredEvent]] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     fairness: dict[str, dict[str, Any]] = field(default_factory=dict)
+    analyses: dict[str, tuple[dict[str, Any] | None, datetime | None]] = field(default_factory=dict)  # (it, lease)
     player_stats: dict[tuple[str, str], PlayerFigures] = field(default_factory=dict)  # (portal, ref)
     portals: dict[str, PortalRecord] = field(default_factory=dict)
     portal_keys: dict[str, tuple[PortalKeyRecord, str]] = field(default_factory=dict)  # id -> (key, its hash)
@@ -494,6 +495,36 @@ class MemoryFairnessReports:
             return False
         self._uow.tables.fairness[match_id] = copy.deepcopy(report)
         return True
+
+
+class MemoryAnalyses:
+    def __init__(self, uow: MemoryUnitOfWork):
+        self._uow = uow
+
+    def get(self, match_id: str) -> dict[str, Any] | None:
+        analysis, _lease = self._uow.tables.analyses.get(match_id, (None, None))
+        return copy.deepcopy(analysis)
+
+    def claim_due(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[str]:
+        self._uow.writing()
+        rows = self._uow.tables.analyses
+
+        def free(match_id: str) -> bool:
+            analysis, lease = rows.get(match_id, (None, None))
+            return analysis is None and (lease is None or lease < now)
+
+        ended = [r.record for r in self._uow.tables.matches.values() if r.record.status == ENDED and free(r.record.id)]
+        ended.sort(key=lambda m: (m.updated_at, m.id), reverse=True)
+        claimed = [m.id for m in ended[:limit]]
+        for match_id in claimed:
+            rows[match_id] = (None, lease_until)
+        return claimed
+
+    def store(self, match_id: str, analysis: dict[str, Any], computed_at: datetime) -> None:
+        self._uow.writing()
+        self._uow.tables.match(match_id, schema.match_analyses)
+        if self._uow.tables.analyses.get(match_id, (None, None))[0] is None:
+            self._uow.tables.analyses[match_id] = (copy.deepcopy(analysis), None)
 
 
 class MemoryPlayerStats:
@@ -1112,6 +1143,7 @@ class MemoryUnitOfWork:
         self.events = MemoryEvents(self)
         self.idempotency = MemoryIdempotencyKeys(self)
         self.fairness = MemoryFairnessReports(self)
+        self.analyses = MemoryAnalyses(self)
         self.player_stats = MemoryPlayerStats(self)
         self.ratings = MemoryRatings(self)
         self.portals = MemoryPortals(self)

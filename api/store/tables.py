@@ -210,6 +210,18 @@ fairness_reports = Table(
     PrimaryKeyConstraint("match_id"),
 )
 
+#: The analysis after an ended match (issue 38, ``api.bots.analysis``): a row is a runner's claim
+#: (``lease_until``) until the analysis is stored in it; then it never changes.
+match_analyses = Table(
+    "match_analyses",
+    metadata,
+    Column("match_id", String(32), ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("analysis", JSONDocument, nullable=True),
+    Column("lease_until", UTCDateTime(), nullable=True),
+    Column("computed_at", UTCDateTime(), nullable=True),
+    PrimaryKeyConstraint("match_id"),
+)
+
 #: One row per open long-poll or stream, shared by every app server: the per-address cap
 #: counts live rows. ``expires_at`` bounds a row left behind by a killed process.
 waiter_slots = Table(

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 
+from api.store.analyses import AnalysisRepository
 from api.store.engine import READONLY_OPTION, make_engine
 from api.store.event_store import EventRepository
 from api.store.fairness import FairnessReportRepository
@@ -53,6 +54,7 @@ class UnitOfWork:
     portals: PortalRepository
     waiters: WaiterSlotRepository
     fairness: FairnessReportRepository
+    analyses: AnalysisRepository
     rate_limits: RateLimitRepository
     health_probes: HealthProbeRepository
     webhooks: WebhookRepository
@@ -89,6 +91,7 @@ class UnitOfWork:
         self.portals = PortalRepository(conn)
         self.waiters = WaiterSlotRepository(conn)
         self.fairness = FairnessReportRepository(conn)
+        self.analyses = AnalysisRepository(conn)
         self.rate_limits = RateLimitRepository(conn)
         self.health_probes = HealthProbeRepository(conn)
         self.webhooks = WebhookRepository(conn)

@@ -233,6 +233,8 @@ def test_the_document_names_the_fields_on_each_limited_operation_only(client):
         ("get", "/v1/matches/{match_id}/audit"),
         ("get", "/v1/matches/{match_id}/record"),
         ("get", "/v1/matches/{match_id}/fairness"),
+        ("get", "/v1/matches/{match_id}/analysis"),
+        ("get", "/v1/matches/{match_id}/hint"),
         ("post", "/v1/seeks"),
         ("post", "/v1/challenges"),
     }

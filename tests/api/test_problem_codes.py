@@ -180,6 +180,29 @@ def _create_event_limit_reached(w: World):
     return w.client.post("/v1/matches", json={"seats": TWO})
 
 
+ANALYSIS = "GET /v1/matches/{match_id}/analysis"
+HINT = "GET /v1/matches/{match_id}/hint"
+AGAINST_A_BOT = [{"name": "Ana", "type": "remote"}, {"name": "Bot", "type": "bot", "level": "greedy"}]
+
+
+def _hint_not_your_turn(w: World):
+    # the computer's replies left to the runner: after the person's move it is the computer's turn
+    w.lower(inline_bot_moves=0)
+    match_id, tokens = w.match(AGAINST_A_BOT, seed="hint")
+    if w.turn(match_id) == 0:
+        assert w.act(match_id, tokens[0], w.seat_view(match_id, tokens, 0)["legal_actions"][0]).status_code == 200
+    return w.client.get(f"/v1/matches/{match_id}/hint", headers=auth(tokens[0]))
+
+
+def _hint_match_over(w: World):
+    match_id, tokens = w.match(AGAINST_A_BOT, rules={"target": 1}, seed="ended")
+    for _ in range(500):
+        if view(w.client, match_id)["status"] == "ended":
+            return w.client.get(f"/v1/matches/{match_id}/hint", headers=auth(tokens[0]))
+        assert w.act(match_id, tokens[0], w.seat_view(match_id, tokens, 0)["legal_actions"][0]).status_code == 200
+    raise AssertionError("the match did not end")
+
+
 def _rate_limited(w: World, setting: str, send: Callable[[], object]):
     w.app.config[setting] = "1 per minute"
     assert send().status_code != 429
@@ -572,6 +595,31 @@ ROWS: dict[tuple[str, str], Callable] = {
     ),
     ("GET /v1/matches/{match_id}/fairness", "too_many_requests"): lambda w: _rate_limited(
         w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/fairness")
+    ),
+    ("GET /v1/matches/{match_id}/record", "analysis_not_ready"): lambda w: w.client.get(
+        f"/v1/matches/{w.ended()[0]}/record?annotate=analysis"
+    ),
+    ("GET /v1/matches/{match_id}/record", "invalid_request"): lambda w: w.client.get(
+        f"/v1/matches/{NO_MATCH}/record?annotate=everything"
+    ),
+    (ANALYSIS, "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/analysis"),
+    (ANALYSIS, "match_not_over"): lambda w: w.client.get(f"/v1/matches/{w.match()[0]}/analysis"),
+    (ANALYSIS, "analysis_not_ready"): lambda w: w.client.get(f"/v1/matches/{w.ended()[0]}/analysis"),
+    (ANALYSIS, "too_many_requests"): lambda w: _rate_limited(
+        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/analysis")
+    ),
+    (HINT, "invalid_token"): lambda w: w.client.get(f"/v1/matches/{w.match(AGAINST_A_BOT)[0]}/hint"),
+    (HINT, "wrong_match"): lambda w: w.client.get(
+        f"/v1/matches/{w.match(AGAINST_A_BOT)[0]}/hint", headers=auth(w.match()[1][0])
+    ),
+    (HINT, "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/hint", headers=auth("x")),
+    (HINT, "hint_not_offered"): lambda w: w.client.get(
+        f"/v1/matches/{(made := w.match())[0]}/hint", headers=auth(made[1][0])
+    ),
+    (HINT, "not_your_turn"): _hint_not_your_turn,
+    (HINT, "match_over"): _hint_match_over,
+    (HINT, "too_many_requests"): lambda w: _rate_limited(
+        w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/hint", headers=auth("x"))
     ),
     ("GET /v1/players/{player_ref}/stats", "invalid_api_key"): _stats_invalid_api_key,
     ("GET /v1/players/{player_ref}/stats", "player_ref_needs_portal"): lambda w: w.client.get("/v1/players/pat/stats"),

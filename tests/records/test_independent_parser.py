@@ -114,3 +114,24 @@ def test_the_independent_reader_refuses_a_broken_record_at_its_line_and_column(t
     done = read_with_node([path])
     assert done.returncode == 1
     assert done.stderr.startswith(f"{path}:{number + 1}:24: ")
+
+
+def test_the_independent_reader_reads_a_record_annotated_with_the_analysis(tmp_path):
+    from api.bots.analysis import analyse
+    from api.records.annotations import annotate
+
+    audit = json.loads((EXAMPLES / "dominorules-block-2p.audit.json").read_text())
+    log = log_of(audit)
+    analysis = analyse(log, audit["seed"]).to_json()
+    annotated = annotate(record_of(log), log, analysis)
+    path = tmp_path / "annotated.rec"
+    path.write_text(write(annotated))
+    done = read_with_node([path])
+    assert done.returncode == 0, done.stderr
+    (entry,) = json.loads(done.stdout)
+    assert entry["canonical"] == path.read_text()
+    comments = [e["text"] for e in entry["elements"] if e["element"] == "comment"]
+    assert comments == [e.text for e in annotated.elements if isinstance(e, Comment)]
+    assert len(comments) == len(analysis["decisions"]) + len(analysis["seats"])
+    moves = [{k: v for k, v in e.items() if k != "element"} for e in entry["elements"] if e["element"] == "move"]
+    assert moves == moves_of_log(log)

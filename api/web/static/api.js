@@ -106,3 +106,27 @@ export function postAction(matchId, token, body) {
 export function getPlayerStats(playerRef, apiKey) {
   return request(`players/${encodeURIComponent(playerRef)}/stats`, { headers: apiKey ? { "X-API-Key": apiKey } : {} });
 }
+
+/** GET /matches/ID/analysis: the analysis after an ended match (409 `analysis_not_ready` until
+ *  the server's runner has made it, `match_not_over` before the end). */
+export function getAnalysis(matchId) {
+  return request(`matches/${matchId}/analysis`);
+}
+
+/** The whole unredacted log of an ended match (GET /matches/ID/audit, page after page). */
+export async function getWholeAudit(matchId) {
+  const events = [];
+  let after = 0;
+  for (;;) {
+    const { data } = await request(`matches/${matchId}/audit?after=${after}&limit=5000`);
+    events.push(...data.events);
+    if (data.next_after === null || data.next_after === undefined) return events;
+    after = data.next_after;
+  }
+}
+
+/** GET /matches/ID/hint with the seat's token: its choices now, best first, each valued by the
+ *  expert from what the seat sees (unrated matches against the computer only). */
+export function getHint(matchId, token) {
+  return request(`matches/${matchId}/hint`, { token });
+}

@@ -21,6 +21,7 @@
 //   progress.js progress on this device (and a portal player's on the server)
 //   trains-board.js  drawing a trains game's engine and its rows of tiles
 //   board.js    drawing the table from the state
+//   review.js   the review after a match: the table and hands at each analysed decision (pure steps, one card)
 //   dialogs.js  hand result, match end and pass screen; the toast
 //   match.js    create, refresh, poll, act; which dialog comes next; leave for a new match
 //   input.js    taps, drags and keys

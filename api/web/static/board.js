@@ -10,7 +10,7 @@ import { $, h } from "./dom.js";
 import { renderLog } from "./log.js";
 import { levelTitle, presetTitle } from "./presets.js";
 import {
-  COUNT_RULES, countScoring, dealNumber, distinctPlays, exactTargetRule, isLocal, legal, myTurn, passName, plays,
+  COUNT_RULES, countScoring, dealNumber, distinctPlays, exactTargetRule, isLocal, legal, localSeats, myTurn, passName, plays,
   seatName, seatScore, selectedTileKey, shownView, state, subjectVerb, targetText, winnerName,
 } from "./state.js";
 import { sameTile, tileEl, tileKey } from "./tiles.js";
@@ -177,7 +177,17 @@ function renderHand(v, hidden) {
   $("#pass").disabled = !(turn && legal("pass").length && !hidden);
   const muggins = legal("muggins");
   $("#muggins").hidden = !(muggins.length && !hidden);
+  // a hint: one person on this device, every other seat a computer (the server also refuses it
+  // in a rated match: hint_not_offered)
+  $("#hint").hidden = !hintOffered(v);
+  $("#hint").disabled = !(turn && !hidden && !state.pending);
   renderEndChoice(turn && !hidden);
+}
+
+/** Whether the Hint button belongs at this table: one seat played here, every other a computer. */
+export function hintOffered(v) {
+  return localSeats().length === 1 && v.status === "playing"
+    && v.seats.every((s) => s.seat === localSeats()[0] || s.type === "bot");
 }
 
 // A tile that fits several ends also gets big buttons, one per end: on a crowded line the

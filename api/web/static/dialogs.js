@@ -4,9 +4,11 @@
 // next dialog, refresh, open the new-match form) is the match flow's decision (match.js),
 // passed in by the caller, so this module never reaches up into the flow.
 
+import { ApiError, getAnalysis, getWholeAudit } from "./api.js";
 import { render } from "./board.js";
 import { $, $$, h } from "./dom.js";
 import { progressPanel } from "./progress.js";
+import { reviewCard, reviewSteps } from "./review.js";
 import {
   exactTargetRule, isYou, localSeats, passName, seatName, setOverlay, sideOf, state, subjectVerb, winnerName,
 } from "./state.js";
@@ -243,6 +245,7 @@ function showTrainsEnd(onNewMatch, lookAtTable) {
         : null,
       h("div", { class: "overlay-actions" },
         h("button", { class: "btn ghost", onclick: lookAtTable }, "Look at the table"),
+        h("button", { class: "btn ghost", id: "review-open", onclick: () => showReview(onNewMatch) }, "Review"),
         h("button", { class: "btn primary", id: "rematch", "data-autofocus": true, onclick: onNewMatch }, "New match")));
   }, lookAtTable);
 }
@@ -281,6 +284,7 @@ export function showMatchEnd(onNewMatch) {
         : null,
       h("div", { class: "overlay-actions" },
         h("button", { class: "btn ghost", onclick: lookAtTable }, "Look at the table"),
+        h("button", { class: "btn ghost", id: "review-open", onclick: () => showReview(onNewMatch) }, "Review"),
         h("button", { class: "btn primary", id: "rematch", "data-autofocus": true, onclick: onNewMatch }, "New match")));
   }, lookAtTable);
 }
@@ -311,4 +315,57 @@ export function showProgress() {
       h("div", { class: "overlay-actions" },
         h("button", { class: "btn primary", id: "progress-close", "data-autofocus": true, onclick: close }, "Close")));
   }, close);
+}
+
+// --- the review after the match (review.js) -------------------------------------------------
+const REVIEW_TRIES = 60;        // the server's runner makes the analysis after the end: ask again
+const REVIEW_WAIT_MS = 2000;    // every two seconds, for up to two minutes
+
+/** The analysis after the match, decision by decision: Previous / Next (or ← →) step through
+ *  it, Back returns to the match's end, `onNewMatch` as there. */
+export async function showReview(onNewMatch) {
+  const back = () => showMatchEnd(onNewMatch);
+  const matchId = state.match.id;
+  const say = (text) => openOverlay("review", (card) => card.append(
+    h("h2", { id: "overlay-title" }, "Review"),
+    h("p", { class: "headline", id: "review-status" }, text),
+    h("div", { class: "overlay-actions" },
+      h("button", { class: "btn primary", id: "review-back", "data-autofocus": true, onclick: back }, "Back"))), back);
+  say("Loading the analysis…");
+  let analysis = null;
+  for (let i = 0; i < REVIEW_TRIES && state.overlay === "review"; i += 1) {
+    try {
+      analysis = (await getAnalysis(matchId)).data;
+      break;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "analysis_not_ready") { say(`No review: ${err.message}`); return; }
+      say("The server is analysing the match; the review opens when it is ready.");
+      await new Promise((done) => setTimeout(done, REVIEW_WAIT_MS));
+    }
+  }
+  if (state.overlay !== "review") return;          // closed while waiting
+  if (!analysis) { say("The analysis is not ready yet: try again in a while."); return; }
+  const steps = reviewSteps(await getWholeAudit(matchId), analysis);
+  if (!steps.length) { say("No decision of this match had more than one choice."); return; }
+  let at = 0;
+  const show = () => openOverlay("review", (card) => {
+    const go = (by) => { at = Math.min(steps.length - 1, Math.max(0, at + by)); show(); };
+    const last = at === steps.length - 1;
+    // a frame of its own for the arrow keys: the card stays, and would gather a listener a step
+    const frame = h("div", { class: "review-frame" },
+      h("h2", { id: "overlay-title" }, "Review"),
+      reviewCard(steps[at], at, steps.length),
+      h("div", { class: "overlay-actions" },
+        h("button", { class: "btn ghost", id: "review-back", onclick: back }, "Back"),
+        // focus stays on a button that can still be pressed: Next, or Previous at the last step
+        h("button", { class: "btn", id: "review-prev", disabled: at === 0, "data-autofocus": last,
+          onclick: () => go(-1) }, "Previous"),
+        h("button", { class: "btn primary", id: "review-next", "data-autofocus": !last, disabled: last,
+          onclick: () => go(1) }, "Next")));
+    frame.addEventListener("keydown", (ev) => {
+      if (ev.key === "ArrowRight" || ev.key === "ArrowLeft") { ev.preventDefault(); go(ev.key === "ArrowRight" ? 1 : -1); }
+    });
+    card.append(frame);
+  }, back);
+  show();
 }

@@ -8,7 +8,7 @@
 import { placeOrder, render, renderEndChoice, renderLine } from "./board.js";
 import { showTotals, toast } from "./dialogs.js";
 import { $, $$ } from "./dom.js";
-import { act, newMatch, playTile, refresh } from "./match.js";
+import { act, askHint, newMatch, playTile, refresh } from "./match.js";
 import {
   distinctPlays, legal, myTurn, plays, selectTile, selectedTileKey, setChosenEnd, setDrag, setKeyboard, setSelected,
   state,
@@ -157,6 +157,7 @@ function onKey(ev) {
   } else if (k === ",") { ev.preventDefault(); chooseEnd(-1); }
   else if (k === ".") { ev.preventDefault(); chooseEnd(1); }
   else if (k === "d" || k === "D") { ev.preventDefault(); if (!$("#draw").disabled) drawAction(); }
+  else if (k === "h" || k === "H") { ev.preventDefault(); if (!$("#hint").disabled && !$("#hint").hidden) askHint(); }
   else if (k === "k" || k === "K") { ev.preventDefault(); if (!$("#knock").disabled && !$("#knock").hidden) act(legal("knock")[0]); }
   else if ((k === "t" || k === "T") && !$("#totals-open").hidden) { ev.preventDefault(); showTotals(refresh); }
   else if (k === "p" || k === "P") { ev.preventDefault(); if (!$("#pass").disabled && !$("#pass").hidden) act(legal("pass")[0]); }
@@ -184,5 +185,6 @@ export function bindInput() {
   $("#pass").addEventListener("click", () => act(legal("pass")[0]));
   $("#totals-open").addEventListener("click", () => showTotals(refresh));
   $("#muggins").addEventListener("click", () => act(legal("muggins")[0]));
+  $("#hint").addEventListener("click", askHint);
   document.addEventListener("keydown", onKey);
 }

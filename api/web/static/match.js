@@ -7,7 +7,7 @@
 // someone elsewhere must move.
 
 import { buildSteps, lastPlayed, runSteps } from "./animate.js";
-import { createMatch, getEvents, getView, postAction } from "./api.js";
+import { createMatch, getEvents, getHint, getView, postAction } from "./api.js";
 import { render } from "./board.js";
 import { backOnline, wentOffline } from "./connection.js";
 import { closeOverlay, hideToast, showHandResult, showMatchEnd, showPass, toast } from "./dialogs.js";
@@ -15,10 +15,12 @@ import { $, announce, showScreen } from "./dom.js";
 import { playerRef, recordProgress } from "./progress.js";
 import {
   actionAccepted, appendEvents, askToPass, beginMatch, cacheView, dealNumber, distinctPlays, forgetMatch, isLocal,
-  isSavedMatchesKey, lastResult, localSeats, markHandSeen, myTurn, plays, saveMatch, savedApiKey, savedMatch, setPending,
+  isSavedMatchesKey, lastResult, localSeats, markHandSeen, myTurn, plays, saveMatch, savedApiKey, savedMatch, selectTile,
+  setPending,
   seatName, setPlayback, showView, state, takeDevice,
 } from "./state.js";
 import { cue } from "./sound.js";
+import { sameTile } from "./tiles.js";
 import { isTrains, placeKey } from "./trains.js";
 
 const POLL_MS = 1500;
@@ -285,6 +287,31 @@ function endPending() {
   setPending(null);
   settle();
   document.body.classList.remove("pending");
+}
+
+/** Ask the server for a hint (GET /hint: the expert's values of this seat's choices, from what it
+ *  sees) and show its pick: the tile selected in the hand, and a toast naming the move. */
+export async function askHint() {
+  if (!myTurn() || state.pending) return;
+  const asked = state.view.seq;
+  let choices;
+  try {
+    ({ choices } = (await getHint(state.match.id, state.match.local[state.viewer])).data);
+  } catch (err) {
+    toast(err.message);
+    return;
+  }
+  if (state.view.seq !== asked) return;          // the table moved on meanwhile: the hint is stale
+  if (!choices.length) { toast("Only one move to make here: no hint needed."); return; }
+  const best = choices[0];
+  const next = choices[1];
+  const margin = next ? ` (${Math.round((best.value - next.value) * 10) / 10} points better than ${next.choice})` : "";
+  if (best.action.tile) {
+    const at = state.view.hand.findIndex((t) => sameTile(t, best.action.tile));
+    if (at >= 0) selectTile(at);
+  }
+  render();
+  toast(`Hint: ${best.choice}${margin}.`);
 }
 
 /** Play a tile by key, on `end`, or on its only end; a tile whose ends all come to the same

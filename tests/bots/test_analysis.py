@@ -1,0 +1,92 @@
+"""The analysis after a match (api/bots/analysis.py): every decision's choices valued, from what the
+seat knew and with every hand shown, and the points each choice gave away."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import pytest
+
+from api.bots.analysis import DEFAULT_ANALYSIS_BUDGET, Analysis, analyse, choice_name, line_values
+from api.tools.golden import EXAMPLES, log_of
+from tests.bots.support import Position
+
+
+@cache
+def golden(name: str) -> tuple[list[dict], str]:
+    audit = json.loads((EXAMPLES / f"{name}.audit.json").read_text())
+    return log_of(audit), audit["seed"]
+
+
+@cache
+def analysed(name: str) -> Analysis:
+    log, seed = golden(name)
+    return analyse(log, seed)
+
+
+def test_with_the_hands_shown_the_rest_of_a_block_hand_is_solved_exactly():
+    # bench/regret.py's position: 2p block, seat 0 holds 6-1, 6-3 and 1-0 on ends 6 and 5; seat 1
+    # holds 3-3, 2-2 and 4-4. 6-1 blocks the game with 9 pips against 18 (+9); 6-3 lets seat 1
+    # play 3-3, and the block leaves 8 pips against 12 (+4).
+    p = Position(["6-6 6-1 6-3 1-0", "6-5 3-3 2-2 4-4"], preset="standard-block")
+    p.play(0, "6-6").play(1, "6-5", "right")
+    view, log = p.seen_by(0)
+    found = line_values(p.state, 0, view, log, "analysis-test", DEFAULT_ANALYSIS_BUDGET, oracle=True)
+    assert found is not None
+    candidates, known, shown, exact = found
+    assert [choice_name(c) for c in candidates] == ["6-1L", "6-3L"]
+    assert shown == [9.0, 4.0]
+    assert exact is True
+    assert len(known) == 2 and known != shown  # not seeing seat 1's tiles, it values them otherwise
+
+
+@pytest.mark.parametrize("name", ["dominorules-block-2p", "muggins-2p", "all-fives-4p-partners", "chicken-foot-3p"])
+def test_each_decision_names_its_choice_and_the_points_it_gave_away(name):
+    analysis = analysed(name)
+    log, _seed = golden(name)
+    assert analysis.decisions
+    for d in analysis.decisions:
+        assert log[d.seq - 1]["seat"] == d.seat
+        assert choice_name(log[d.seq - 1]) == d.chosen or d.chosen.startswith(choice_name(log[d.seq - 1])[:3])
+        names = [c.name for c in d.choices]
+        assert len(names) >= 2 and d.chosen in names and d.best in names
+        values = {c.name: (c.shown if c.shown is not None else c.known) for c in d.choices}
+        assert d.lost == pytest.approx(max(values.values()) - values[d.chosen], abs=0.011)
+        assert d.lost >= 0 and values[d.best] == max(values.values())
+
+
+def test_the_per_seat_summary_is_the_mean_of_its_decisions_and_its_three_worst():
+    summary = analysed("muggins-2p").to_json()
+    for seat in summary["seats"]:
+        mine = [d for d in summary["decisions"] if d["seat"] == seat["seat"]]
+        assert seat["decisions"] == len(mine)
+        assert seat["mean_lost"] == pytest.approx(sum(d["lost"] for d in mine) / len(mine), abs=0.006)
+        worst = sorted((d for d in mine if d["lost"] > 0), key=lambda d: (-d["lost"], d["seq"]))[:3]
+        assert seat["worst"] == [d["seq"] for d in worst]
+
+
+def test_the_analysis_is_the_same_every_time():
+    log, seed = golden("dominorules-block-2p")
+    assert analyse(log, seed).to_json() == analysed("dominorules-block-2p").to_json()
+
+
+def test_block_endings_are_exact_and_the_count_games_are_not():
+    assert any(d.exact for d in analysed("dominorules-block-2p").decisions)
+    assert not any(d.exact for d in analysed("muggins-2p").decisions)
+
+
+def test_mexican_train_is_valued_by_the_plan_only():
+    analysis = analysed("mexican-train-3p")
+    assert analysis.family == "trains" and analysis.decisions
+    assert all(c.shown is None for d in analysis.decisions for c in d.choices)
+
+
+def test_past_the_budget_the_decisions_are_counted_but_not_valued():
+    from dataclasses import replace
+
+    log, seed = golden("dominorules-block-2p")
+    whole = analysed("dominorules-block-2p")
+    cut = analyse(log, seed, replace(DEFAULT_ANALYSIS_BUDGET, max_decisions=3))
+    assert cut.decisions == whole.decisions[:3]
+    assert cut.unvalued > 0
