@@ -23,6 +23,8 @@ from flask_compress import Compress
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 COMPRESS_KEY = "boneyard.web_compress"
+#: The pages, by endpoint: each is served with the mount prefix written into its ``<base href>``.
+PAGES = {"web.table": "index.html", "web.tournament": "tournament.html"}
 
 blp = Blueprint("web", __name__)
 
@@ -44,9 +46,10 @@ class CompressedFiles:
 
 
 def file_version_key(req: Request) -> str:
-    """The cache key of the file a request reads: the page is ``index.html`` with the mount
-    prefix written into it, so the prefix is part of the key."""
-    name = req.view_args.get("filename", "index.html") if req.view_args else "index.html"
+    """The cache key of the file a request reads: a page (``PAGES``) has the mount prefix
+    written into it, so the prefix is part of the key."""
+    name = req.view_args.get("filename") if req.view_args else None
+    name = name or PAGES.get(req.endpoint or "", "index.html")
     try:
         version = (STATIC_DIR / name).stat().st_mtime_ns
     except OSError:
@@ -81,10 +84,21 @@ def compress_answer() -> None:
 def table() -> Response:
     """The page; its assets are addressed through ``<base href>``, so it works at ``/play``
     and ``/play/`` alike, and under a mount prefix (``SCRIPT_NAME``)."""
+    return page("index.html")
+
+
+@blp.get("/play/tournament")
+def tournament() -> Response:
+    """A tournament's page (``?id=``): standings, rounds, and the person's own pairing to play."""
+    return page("tournament.html")
+
+
+def page(name: str) -> Response:
+    """One of ``PAGES``, its ``<base href>`` the mount's ``/play/``, under the pages' strict CSP."""
     compress_answer()
-    page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    page = page.replace("{{base}}", request.script_root + "/play/", 1)
-    response = Response(page, mimetype="text/html")
+    text = (STATIC_DIR / name).read_text(encoding="utf-8")
+    text = text.replace("{{base}}", request.script_root + "/play/", 1)
+    response = Response(text, mimetype="text/html")
     # the page is tiny and names unversioned assets: always revalidate so a deploy shows at once
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Security-Policy"] = (

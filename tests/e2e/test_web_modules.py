@@ -28,8 +28,11 @@ def imports_of(name: str) -> list[str]:
     return STATIC_IMPORT.findall((STATIC_DIR / name).read_text(encoding="utf-8"))
 
 
-def test_modules_import_only_each_other_in_one_direction():
-    assert "app.js" in MODULES and len(MODULES) > 1
+#: Each page and its one script, the entry of its module graph.
+PAGES = {"index.html": "app.js", "tournament.html": "tournament.js"}
+
+
+def module_graph() -> dict[str, list[str]]:
     graph: dict[str, list[str]] = {}
     for name in MODULES:
         text = (STATIC_DIR / name).read_text(encoding="utf-8")
@@ -38,8 +41,11 @@ def test_modules_import_only_each_other_in_one_direction():
         bad = [spec for spec in specifiers if not SAME_FOLDER_MODULE.match(spec) or spec[2:] not in MODULES]
         assert not bad, f"{name} imports {bad}: only ./<module>.js files of api/web/static"
         graph[name] = [spec[2:] for spec in specifiers]
+    return graph
 
-    # every module is reachable from the entry, and no import leads back to where it started
+
+def reached_from(entry: str, graph: dict[str, list[str]]) -> set[str]:
+    """Every module ``entry`` loads, itself included; fails on an import cycle."""
     reached: set[str] = set()
     done: set[str] = set()
 
@@ -52,15 +58,25 @@ def test_modules_import_only_each_other_in_one_direction():
             visit(imported, (*trail, name))
         done.add(name)
 
-    visit("app.js", ())
-    assert reached == set(MODULES), f"modules app.js never loads: {sorted(set(MODULES) - reached)}"
+    visit(entry, ())
+    return reached
 
 
-def test_the_page_names_app_js_as_its_one_script_and_preloads_every_other_module():
-    page = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
-    assert re.findall(r"<script\b[^>]*>", page) == ['<script type="module" src="app.js">']
-    preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
-    assert sorted(preloaded) == [name for name in MODULES if name != "app.js"]
+def test_modules_import_only_each_other_in_one_direction():
+    assert "app.js" in MODULES and len(MODULES) > 1
+    graph = module_graph()
+    # every module is reachable from a page's entry, and no import leads back to where it started
+    reached = set().union(*(reached_from(entry, graph) for entry in PAGES.values()))
+    assert reached == set(MODULES), f"modules no page loads: {sorted(set(MODULES) - reached)}"
+
+
+def test_each_page_names_its_entry_as_its_one_script_and_preloads_every_other_module_it_loads():
+    graph = module_graph()
+    for page_name, entry in PAGES.items():
+        page = (STATIC_DIR / page_name).read_text(encoding="utf-8")
+        assert re.findall(r"<script\b[^>]*>", page) == [f'<script type="module" src="{entry}">'], page_name
+        preloaded = re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)
+        assert sorted(preloaded) == sorted(reached_from(entry, graph) - {entry}), page_name
 
 
 def test_every_module_loads_same_origin_under_the_enforced_csp_without_an_error(browser, live_server):
@@ -103,7 +119,8 @@ def test_every_module_loads_same_origin_under_the_enforced_csp_without_an_error(
             try { m.state.view = null; return "assigned"; } catch (e) { return e.name; } })""")
         assert outcome == "TypeError"
 
-        assert sorted(scripts) == [f"{origin}/play/{name}" for name in MODULES]
+        loaded = sorted(reached_from("app.js", module_graph()))
+        assert sorted(scripts) == [f"{origin}/play/{name}" for name in loaded]
         for url, (status, content_type) in scripts.items():
             assert status in (200, 304) and content_type.startswith("text/javascript"), (url, status, content_type)
         assert all(url.startswith(origin + "/") for url in others), others

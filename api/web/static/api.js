@@ -52,6 +52,36 @@ export function getPresets() {
   return request("presets", { cache: "default" });
 }
 
+// --- tournaments (the tournament page, tournament.js) ---------------------------------------
+// `who` says who asks: {token} a player's token (bypl_…), else {apiKey} the portal's key.
+const asking = (who, headers = {}) => ({ token: who.token,
+                                         headers: who.token || !who.apiKey ? headers : { ...headers, "X-API-Key": who.apiKey } });
+
+/** GET /tournaments/ID: settings, status, entrants; with `etag`, 304 while its seq is unchanged. */
+export function getTournament(id, who, etag) {
+  return request(`tournaments/${encodeURIComponent(id)}`, asking(who, etag ? { "If-None-Match": etag } : {}));
+}
+
+/** One page of the standings, best first (`next_offset` null: the last page). */
+export function getStandings(id, who, offset, limit) {
+  return request(`tournaments/${encodeURIComponent(id)}/standings?offset=${offset}&limit=${limit}`, asking(who));
+}
+
+/** Every round's tables and bye; `my_seats`: the asking player's own seats, with their tokens. */
+export function getRounds(id, who) {
+  return request(`tournaments/${encodeURIComponent(id)}/rounds`, asking(who));
+}
+
+/** The player whose token is sent enters the tournament. */
+export function enterTournament(id, token) {
+  return request(`tournaments/${encodeURIComponent(id)}/entrants`, { method: "POST", token, body: {} });
+}
+
+/** The player's events after `after` (GET /me/events), waiting up to `wait` s for one. */
+export function getMyEvents(token, after, wait = 0, limit = 100) {
+  return request(`me/events?after=${after}&limit=${limit}&wait=${wait}`, { token });
+}
+
 /** POST /matches; `apiKey` is the portal key a server may require to create matches. */
 export function createMatch(body, apiKey) {
   return request("matches", { method: "POST", headers: apiKey ? { "X-API-Key": apiKey } : {}, body });
