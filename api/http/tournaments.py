@@ -34,7 +34,9 @@ from api.services.tournaments import MAX_EVENTS_PAGE, MAX_STANDINGS_PAGE
 from api.tournaments.commands import CLOSED_BY, MAX_ARENA_MINUTES, MAX_ENTRANTS, MAX_ROUNDS, WITHDRAWN_BY
 from api.tournaments.events import MEMBER_KINDS
 
-blp = Blueprint("tournaments", __name__, url_prefix="/v1/tournaments", description="Tournaments: Swiss and round robin")
+blp = Blueprint(
+    "tournaments", __name__, url_prefix="/v1/tournaments", description="Tournaments: Swiss, round robin and arena"
+)
 blp.ARGUMENTS_PARSER = JSON_BODY_PARSER  # a body sent as anything but JSON: 415, not "Missing data"
 
 Headed = tuple[dict[str, Any], int, dict[str, str]]
@@ -52,6 +54,9 @@ def the_portal() -> commands.Caller:
 
 # --- what a tournament is -------------------------------------------------------------------------------
 class TournamentCreateSchema(ma.Schema):
+    name = fields.String(
+        validate=NAME, metadata={"description": "Shown to players (e.g. on the web page); stored as given"}
+    )
     format = fields.String(required=True, validate=validate.OneOf(core.FORMATS))
     preset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(tuple(PRESETS)))
     rules = RuleOverrides()
@@ -119,6 +124,7 @@ class TournamentSettingsSchema(ma.Schema):
     bot_levels = fields.List(fields.String(), **ALWAYS)
     duration_minutes = fields.Integer(allow_none=True, **ALWAYS, metadata={"description": "An arena's; else null"})
     duplicate = fields.Boolean(**ALWAYS)
+    name = fields.String(allow_none=True, **ALWAYS, metadata={"description": "null: unnamed"})
 
 
 class EntrantMemberSchema(ma.Schema):
@@ -491,6 +497,7 @@ class Tournaments(MethodView):
                 bot_levels=tuple(body["bot_levels"]),
                 duration_minutes=body.get("duration_minutes"),
                 duplicate=body["duplicate"],
+                name=body.get("name"),
             )
         )
         return created, 201, {"ETag": etag(created["seq"])}

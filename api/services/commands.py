@@ -582,6 +582,7 @@ class CreateTournament(Command[Answer]):
     bot_levels: tuple[str, ...] = ()
     duration_minutes: int | None = None  # an arena's
     duplicate: bool = False  # a Swiss's or round robin's: duplicate deals
+    name: str | None = None  # shown to players; None: unnamed
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,7 @@ def create_tournament_handler(command: CreateTournament, flow: MatchFlow) -> Ans
         bot_levels=command.bot_levels,
         duration_minutes=command.duration_minutes,
         duplicate=command.duplicate,
+        name=command.name,
     )
     tournament_id = secrets.token_hex(16)
     events = core.create(tournament_id, settings)  # InvalidTournament: 422

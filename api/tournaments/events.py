@@ -93,6 +93,7 @@ class Settings:
     bot_levels: tuple[str, ...] = ()  # the computer players that may enter; () none
     duration_minutes: int | None = None  # an arena's: pairing stops this long after its start
     duplicate: bool = False  # a Swiss's or round robin's: each round on one sequence of deals, each pairing twice
+    name: str | None = None  # what the portal calls it, shown to players; None: unnamed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,6 +112,7 @@ class Settings:
             "bot_levels": list(self.bot_levels),
             "duration_minutes": self.duration_minutes,
             "duplicate": self.duplicate,
+            "name": self.name,
         }
 
     @classmethod
@@ -131,6 +133,7 @@ class Settings:
             bot_levels=tuple(data.get("bot_levels") or ()),
             duration_minutes=data.get("duration_minutes"),
             duplicate=bool(data.get("duplicate", False)),
+            name=data.get("name"),
         )
 
 

@@ -205,11 +205,12 @@ function render() {
   $("#t-open").hidden = true;
   const s = t.settings;
   const format = FORMATS[s.format] ?? s.format;
-  // a tournament has no name of its own (the API gives none): its format and game name it
+  // the portal's name for it when it gave one (as text, never markup), else its format and game
   const game = presetTitle(s.preset);
-  $("#t-name").textContent = `${format}: ${game}`;
-  document.title = `Boneyard · ${format}: ${game}`;
-  const parts = [s.side_size > 1 && "Partner teams", s.duplicate && "Duplicate deals",
+  const title = s.name || `${format}: ${game}`;
+  $("#t-name").textContent = title;
+  document.title = `Boneyard · ${title}`;
+  const parts = [s.name && `${format}: ${game}`, s.side_size > 1 && "Partner teams", s.duplicate && "Duplicate deals",
     s.duration_minutes && `${s.duration_minutes} min`, `${s.turn_seconds} s a turn`, s.rated && "rated", `id ${t.id}`];
   $("#t-meta").textContent = parts.filter(Boolean).join(" · ");
   $("#t-status").textContent = statusText(t);
