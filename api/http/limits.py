@@ -26,6 +26,7 @@ import hashlib
 import math
 import time
 from collections.abc import Callable
+from functools import wraps
 from typing import ParamSpec, TypeVar
 
 from flask import Response, current_app, request
@@ -62,11 +63,25 @@ def _marked(
     """``decorator``, whose views are also marked with the policies (``names``) they are counted against."""
 
     def mark(view: Callable[P, R]) -> Callable[P, R]:
-        limited = decorator(view)
+        limited = unless_limits_off(decorator(view), view)
         setattr(limited, POLICIES_ATTRIBUTE, names)
         return limited
 
     return mark
+
+
+def unless_limits_off(limited: Callable[P, R], view: Callable[P, R]) -> Callable[P, R]:
+    """``limited`` (``view`` under flask-limiter's decorators), or ``view`` itself in an app whose
+    limits are off (``RATELIMIT_ENABLED`` false): there the limiter's wrapper counts nothing, but
+    only finds that out on every request after identifying it and filtering its limits."""
+
+    @wraps(limited)
+    def gate(*args: P.args, **kwargs: P.kwargs) -> R:
+        if current_app.config.get("RATELIMIT_ENABLED", True):
+            return limited(*args, **kwargs)
+        return view(*args, **kwargs)
+
+    return gate
 
 
 def budget_portal(*, player_token: bool) -> PortalRecord | None:
@@ -126,10 +141,12 @@ limit_actions = [
 
 
 def rate_limited_actions(view: Callable[P, R]) -> Callable[P, R]:
+    limited = view
     for decorate in limit_actions:
-        view = decorate(view)
-    setattr(view, POLICIES_ATTRIBUTE, (policies.ACTIONS_PER_TOKEN, policies.ACTIONS_PER_ADDRESS))
-    return view
+        limited = decorate(limited)
+    gate = unless_limits_off(limited, view)
+    setattr(gate, POLICIES_ATTRIBUTE, (policies.ACTIONS_PER_TOKEN, policies.ACTIONS_PER_ADDRESS))
+    return gate
 
 
 def policy_name(request_limit: RequestLimit) -> str:

@@ -18,7 +18,7 @@ from .commands import Act, Answer, ClaimDueBots, PlayBots
 from .flow import MatchFlow
 from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
 from .ports import UnitOfWork
-from .snapshots import fold, rows, without_seq
+from .snapshots import Row, Snapshot, fold, rows, without_seq
 
 #: An action decided on a state another writer moved past is decided again, this many times at most.
 ACT_ATTEMPTS = 5
@@ -34,10 +34,15 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
     match_id, keyed = command.match_id, command.keyed
     run_due(flow, match_id)  # a turn that ran out is played first, committed on its own
     token_hash = tokens.hash_token(command.token or "")
+    answered = act_in_one_transaction(command, flow, token_hash)
+    if answered is not None:
+        return answered
     for _attempt in range(ACT_ATTEMPTS):
         with flow.store.unit_of_work(readonly=True) as uow:
-            record = flow.record(uow, match_id)
-            seat = flow.seat(uow, match_id, command.token)
+            record, held = flow.record_and_seat(uow, match_id, command.token, required=True)
+            assert held is not None  # required=True raises instead of answering None
+            seat = held
+            flow.remember_seat(match_id, token_hash, seat, record.seed)
             if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
                 raise Replay(check_same_request(seen, keyed, match_id))
             snap = flow.snapshot(uow, record)
@@ -65,21 +70,86 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
                 raise Replay(check_same_request(seen, keyed, match_id))  # a duplicate got here first
             if locked.last_seq != snap.seq:
                 continue  # another writer moved the match: decide again on its state
-            deadline = flow.append(uow, match_id, snap.seq, appended, after)
-            result = {
-                "match_id": match_id,
-                "seat": seat,
-                "seq": after.seq,
-                "events": [{"seq": row["seq"], **redact_event(without_seq(row), seat)} for row in appended],
-                "view": flow.seat_view(after, seat, match_id, deadline, uow.events.head(match_id)),
-            }
-            if keyed is not None:
-                remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
-            uow.commit()
-        flow.committed(match_id, after)
-        metrics.ACTIONS_APPLIED.labels(after.state.rules.preset, str(command.action["type"])).inc()
-        return result
+            result = append_action(flow, uow, command, token_hash, seat, snap, appended, after)
+        return done(flow, command, after, result)
     raise errors.StaleSeq(snap.seq, flow.last_seq(match_id))
+
+
+def act_in_one_transaction(command: Act, flow: MatchFlow, token_hash: str) -> Answer | None:
+    """The action decided on the cached state with the seat this token held at the last action,
+    then checked and appended in the write transaction alone (no read transaction before it).
+
+    None, with nothing written, when anything is not as it was: no cached state or seat, a
+    refusal (the read path then refuses in its order: the match, the token, a stored key, the
+    action), another writer's append, or the token no longer this seat's. The write transaction
+    locks and authenticates as the read path's reads do, and checks the stored key before
+    appending, as the read path's write transaction does."""
+    match_id, keyed = command.match_id, command.keyed
+    snap, held = flow.cache.get(match_id), flow.seat_held(match_id, token_hash)
+    if snap is None or held is None or command.token is None:
+        return None
+    seat, seed = held
+    try:
+        action = parse_action(seat, command.action)
+        if snap.state.seats[seat].get("type") == BOT_SEAT:
+            return None
+        if command.expected_seq not in (None, snap.seq) or command.if_match_seq not in (None, snap.seq):
+            return None
+        appended = rows(decide(snap.state, action, seed), snap.seq)
+    except (RulesError, errors.ServiceError):
+        return None
+    after, more = flow.advance(seed, fold(snap, appended), [])
+    appended += more
+    with flow.store.unit_of_work() as uow:
+        found = uow.matches.get_with_seats(match_id, for_update=True)
+        if found is None:
+            return None
+        locked, seats = found
+        if locked.last_seq != snap.seq or locked.seed != seed:
+            return None  # another writer moved the match: the read path decides again
+        try:
+            if flow.authenticate(uow, match_id, command.token, required=True, seats=seats) != seat:
+                return None
+        except errors.ServiceError:
+            return None  # the read path answers the token's refusal
+        if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
+            raise Replay(check_same_request(seen, keyed, match_id))  # as the read path's first look
+        result = append_action(flow, uow, command, token_hash, seat, snap, appended, after)
+    return done(flow, command, after, result)
+
+
+def append_action(
+    flow: MatchFlow,
+    uow: UnitOfWork,
+    command: Act,
+    token_hash: str,
+    seat: int,
+    snap: Snapshot,
+    appended: list[Row],
+    after: Snapshot,
+) -> Answer:
+    """Append what was decided on ``snap`` (locked in ``uow`` at its seq), store the key's
+    answer with it, commit; the answer."""
+    match_id, keyed = command.match_id, command.keyed
+    deadline = flow.append(uow, match_id, snap.seq, appended, after)
+    result = {
+        "match_id": match_id,
+        "seat": seat,
+        "seq": after.seq,
+        "events": [{"seq": row["seq"], **redact_event(without_seq(row), seat)} for row in appended],
+        "view": flow.seat_view(after, seat, match_id, deadline, uow.events.head(match_id)),
+    }
+    if keyed is not None:
+        remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
+    uow.commit()
+    return result
+
+
+def done(flow: MatchFlow, command: Act, after: Snapshot, result: Answer) -> Answer:
+    """After the commit: the state cached, the waiters woken, the action counted."""
+    flow.committed(command.match_id, after)
+    metrics.ACTIONS_APPLIED.labels(after.state.rules.preset, str(command.action["type"])).inc()
+    return result
 
 
 def remember(

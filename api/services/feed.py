@@ -38,8 +38,7 @@ def events_handler(command: GetEvents, flow: MatchFlow) -> Answer:
     try:
         run_due(flow, match_id)
         with flow.store.unit_of_work(readonly=True) as uow:
-            record = flow.record(uow, match_id)
-            seat = flow.authenticate(uow, match_id, command.token)
+            record, seat = flow.record_and_seat(uow, match_id, command.token)
             items = visible_page(flow, uow, record, seat, after, limit)
         if sub is not None and not items and record.status != ENDED:
             sub.saw(record.last_seq)

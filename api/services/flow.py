@@ -29,7 +29,7 @@ from api import metrics
 from api.bots.turns import bot_to_act, bot_turn
 from api.rules import BOT_SEAT, ENDED, Event, MatchState, view
 from api.rules.views import public_summary
-from api.store.records import ChainHead, MatchRecord
+from api.store.records import ChainHead, MatchRecord, SeatRecord
 from api.store.records import StaleSeq as StoreStaleSeq
 
 from . import errors, tokens, tournament_log
@@ -47,6 +47,8 @@ T = TypeVar("T")
 
 #: Matches whose portal one process remembers (a few hundred kB at most).
 PORTALS_REMEMBERED = 8192
+#: Seats whose token one process remembers for the next action (about 2 MB at most).
+SEATS_REMEMBERED = 8192
 
 
 class Ownership(NamedTuple):
@@ -101,6 +103,9 @@ class MatchFlow:
         self.keys_stored = 0
         #: match id -> its portal and rated flag (``portal_of``), oldest first.
         self.portals: dict[str, Ownership] = {}
+        #: (match id, token hash) -> the seat it held and the match's seed (``remember_seat``),
+        #: oldest first: a hint only, checked in the transaction that uses it.
+        self.seats_held: dict[tuple[str, str], tuple[int, str]] = {}
 
     # --- reading a match --------------------------------------------------------------------
     def record(self, uow: UnitOfWork, match_id: str) -> MatchRecord:
@@ -149,15 +154,47 @@ class MatchFlow:
         with self.store.unit_of_work(readonly=True) as uow:
             return uow.events.last_seq(match_id)
 
-    def authenticate(self, uow: UnitOfWork, match_id: str, token: str | None, required: bool = False) -> int | None:
-        """The seat ``token`` holds in this match (None: a spectator, unless ``required``)."""
+    def record_and_seat(
+        self, uow: UnitOfWork, match_id: str, token: str | None, required: bool = False
+    ) -> tuple[MatchRecord, int | None]:
+        """``record`` then ``authenticate``, the match and its seats read by one statement."""
+        found = uow.matches.get_with_seats(match_id) if is_match_id(match_id) else None
+        if found is None:
+            raise errors.UnknownMatch(f"no match {match_id}")
+        record, seats = found
+        return record, self.authenticate(uow, match_id, token, required, seats=seats)
+
+    def remember_seat(self, match_id: str, token_hash: str, seat: int, seed: str) -> None:
+        """The seat a token's hash was found to hold, and the match's seed, for the next action
+        (``api.services.acting``: decided before its one transaction checks both again)."""
+        self.seats_held[(match_id, token_hash)] = (seat, seed)
+        while len(self.seats_held) > SEATS_REMEMBERED:
+            del self.seats_held[next(iter(self.seats_held))]
+
+    def seat_held(self, match_id: str, token_hash: str) -> tuple[int, str] | None:
+        """What ``remember_seat`` kept for this match and token hash (None: nothing)."""
+        return self.seats_held.get((match_id, token_hash))
+
+    def authenticate(
+        self,
+        uow: UnitOfWork,
+        match_id: str,
+        token: str | None,
+        required: bool = False,
+        seats: Sequence[SeatRecord] | None = None,
+    ) -> int | None:
+        """The seat ``token`` holds in this match (None: a spectator, unless ``required``).
+
+        ``seats``: the match's seats as read in ``uow`` already (else they are read here)."""
         if token is None:
             if required:
                 raise errors.InvalidToken("this action needs the seat's token: Authorization: Bearer <token>")
             return None
         candidate = tokens.hash_token(token)
         found = None
-        for seat in uow.seats.list_for_match(match_id):  # every seat compared: no early exit to time
+        if seats is None:
+            seats = uow.seats.list_for_match(match_id)
+        for seat in seats:  # every seat compared: no early exit to time
             if tokens.matches(seat.token_hash, candidate):
                 found = seat.seat
         if found is not None:

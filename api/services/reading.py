@@ -71,8 +71,7 @@ def view_handler(command: GetView, flow: MatchFlow) -> Answer:
     """What the token's seat may see (no token: what a spectator may)."""
     run_due(flow, command.match_id)
     with flow.store.unit_of_work(readonly=True) as uow:
-        record = flow.record(uow, command.match_id)
-        seat = flow.authenticate(uow, command.match_id, command.token)
+        record, seat = flow.record_and_seat(uow, command.match_id, command.token)
         snap = flow.snapshot(uow, record)
     return flow.seat_view(snap, seat, command.match_id, record.deadline_at, record.head)
 
@@ -83,8 +82,7 @@ def rendered_view_handler(command: GetRenderedView, flow: MatchFlow) -> Any:
     this match, seq, chain head, deadline and seat, or made and kept (``api.services.rendered``)."""
     run_due(flow, command.match_id)
     with flow.store.unit_of_work(readonly=True) as uow:
-        record = flow.record(uow, command.match_id)
-        seat = flow.authenticate(uow, command.match_id, command.token)
+        record, seat = flow.record_and_seat(uow, command.match_id, command.token)
         key = ViewKey(record.id, record.last_seq, record.last_hash, record.deadline_at, seat, command.render)
         kept = flow.rendered_views.get(key)
         if kept is not None:
@@ -174,8 +172,7 @@ def game_record_handler(command: GetGameRecord, flow: MatchFlow) -> Answer:
     reveals). A spectator has none until the end."""
     run_due(flow, command.match_id)
     with flow.store.unit_of_work(readonly=True) as uow:
-        record = flow.record(uow, command.match_id)
-        seat = flow.authenticate(uow, command.match_id, command.token)
+        record, seat = flow.record_and_seat(uow, command.match_id, command.token)
         if record.status != ENDED and seat is None:
             raise errors.MatchNotOver(
                 "a match's record opens when it has ended; during play a seat reads its own with its token",

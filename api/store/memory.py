@@ -232,6 +232,13 @@ class MemoryMatches:
         self._uow.writing()
         return self.get(match_id)
 
+    def get_with_seats(self, match_id: str, *, for_update: bool = False) -> tuple[MatchRecord, list[SeatRecord]] | None:
+        record = self.get_for_update(match_id) if for_update else self.get(match_id)
+        if record is None:
+            return None
+        seats = sorted((s for s in self._uow.tables.seats.values() if s.match_id == match_id), key=lambda s: s.seat)
+        return record, seats
+
     def update(self, match_id: str, **fields: Any) -> None:
         if unknown := set(fields) - MatchRepository.UPDATABLE:
             raise TypeError(f"cannot update match fields: {sorted(unknown)}")

@@ -77,6 +77,19 @@ def _seat_record(row: Row[Any]) -> SeatRecord:
     )
 
 
+def _prefixed_seat_record(row: Row[Any]) -> SeatRecord:
+    return SeatRecord(
+        match_id=row.seat_match_id,
+        seat=row.seat_seat,
+        name=row.seat_name,
+        type=row.seat_type,
+        level=row.seat_level,
+        token_hash=row.seat_token_hash,
+        player_ref=row.seat_player_ref,
+        reserved_for=row.seat_reserved_for,
+    )
+
+
 def encode_cursor(created_at: datetime, match_id: str) -> str:
     """A cursor pointing just after (older than) this match: ``<created_at in microseconds since
     1970, UTC>-<match id>``. Any string of that form (:data:`CURSOR_PATTERN`) is a position in
@@ -110,6 +123,18 @@ _GET_MATCH_FOR_UPDATE = _GET_MATCH.with_for_update()
 _SEATS_OF_MATCH = (
     select(tables.seats).where(tables.seats.c.match_id == bindparam("match_id")).order_by(tables.seats.c.seat)
 )
+# A match and its seats in one statement (the seats' columns prefixed, ``seat_*``): an action and
+# a view read both, and a round trip each cost as much as the row (bench/README.md, issue 36).
+_SEAT_COLUMNS = tuple(column.label(f"seat_{column.name}") for column in tables.seats.c)
+_MATCH_AND_SEATS = (
+    select(tables.matches, *_SEAT_COLUMNS)
+    .select_from(tables.matches.outerjoin(tables.seats, tables.seats.c.match_id == tables.matches.c.id))
+    .where(tables.matches.c.id == bindparam("match_id"))
+    .order_by(tables.seats.c.seat)
+)
+# PostgreSQL locks the match's row alone, as ``get_for_update`` does (FOR UPDATE OF matches: the
+# seats' side of an outer join cannot be locked, and no writer of a match locks its seats).
+_MATCH_AND_SEATS_FOR_UPDATE = _MATCH_AND_SEATS.with_for_update(of=tables.matches)
 _TOKEN_HASH_EXISTS = (
     select(tables.seats.c.match_id).where(tables.seats.c.token_hash == bindparam("token_hash")).limit(1)
 )
@@ -208,6 +233,19 @@ class MatchRepository:
             return None
         self._locked_hashes[match_id] = row.last_hash
         return _match_record(row)
+
+    def get_with_seats(self, match_id: str, *, for_update: bool = False) -> tuple[MatchRecord, list[SeatRecord]] | None:
+        """The match and its seats ordered by seat number, in one statement (or ``None``).
+
+        ``for_update``: the match locked as by :meth:`get_for_update` (its seats are not)."""
+        statement = _MATCH_AND_SEATS_FOR_UPDATE if for_update else _MATCH_AND_SEATS
+        found = self._conn.execute(statement, {"match_id": match_id}).all()
+        if not found:
+            return None
+        if for_update:
+            self._locked_hashes[match_id] = found[0].last_hash
+        seats = [_prefixed_seat_record(row) for row in found if row.seat_match_id is not None]
+        return _match_record(found[0]), seats
 
     def update(self, match_id: str, **fields: Any) -> None:
         """Set some of :attr:`UPDATABLE` and ``updated_at``; :class:`MatchNotFound` if absent."""

@@ -366,3 +366,23 @@ def test_a_seat_cannot_be_updated_to_an_unknown_type(store, make_match):
         uow.commit()
     with store.unit_of_work() as uow, pytest.raises(IntegrityError):
         uow.seats.update(match.id, 0, type="ghost")
+
+
+def test_a_match_and_its_seats_read_together_as_each_alone_reads_them(store, make_match):
+    """``get_with_seats`` (one statement where it is SQL): the record ``get`` reads, the seats
+    ``list_for_match`` lists, in seat order; a match without seats has none; no match, None.
+    ``for_update`` reads the same (and locks the match, as ``get_for_update`` does)."""
+    match, bare = make_match(), make_match()
+    with store.unit_of_work() as uow:
+        uow.seats.add({"match_id": match.id, "seat": 1, "name": "Bot", "type": "bot", "level": "hard"})
+        uow.seats.add({"match_id": match.id, "seat": 0, "name": "Ana", "type": "remote", "token_hash": "ab" * 32})
+        uow.commit()
+    with store.unit_of_work(readonly=True) as uow:
+        record, seats = uow.matches.get_with_seats(match.id)
+        assert record == uow.matches.get(match.id)
+        assert seats == uow.seats.list_for_match(match.id) and [s.seat for s in seats] == [0, 1]
+        assert seats[0].token_hash == "ab" * 32 and seats[1].level == "hard"
+        assert uow.matches.get_with_seats(bare.id) == (uow.matches.get(bare.id), [])
+        assert uow.matches.get_with_seats("0" * 32) is None
+    with store.unit_of_work() as uow:
+        assert uow.matches.get_with_seats(match.id, for_update=True) == (record, seats)
