@@ -158,7 +158,11 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         points = {None: 1, side: 2}.get(result["winner"], 0)  # a win 2, a draw 1, a loss 0
         how = {2: "you won", 1: "a draw", 0: "you lost"}[points]
         said = f"Round 1 vs {opponent}: {how} {result['scores'][side]}–{result['scores'][1 - side]}."
-        page.wait_for_function("said => document.querySelector('#t-mine-text').textContent.startsWith(said)", arg=said)
+        # a bound, not a window: when Back reloaded the page before the result reached the table,
+        # the page learns it at the end of its feed's long-poll (25 s), as round 2's pairing below
+        page.wait_for_function(
+            "said => document.querySelector('#t-mine-text').textContent.startsWith(said)", arg=said, timeout=60_000
+        )
         score = page.inner_text(f"#t-rounds [data-round='1'] tr[data-table='{mine['number']}'] .score")
         assert score == f"{result['scores'][0]}–{result['scores'][1]}"
         row = page.locator(f"#t-standings-body tr[data-entrant='{ana['id']}']")
