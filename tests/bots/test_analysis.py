@@ -87,7 +87,7 @@ def test_mexican_train_with_the_hands_shown_plays_the_true_deal_out():
     # 2p, engine 12-12: seat 0 holds 12-1 and 1-2, seat 1 only 1-3, and the boneyard's next tile
     # is 6-5. On the Mexican train, 12-1 lets seat 1 go out with 1-3 (seat 0 keeps 1-2: -3); on
     # seat 0's own unmarked train it cannot: seat 1 draws 6-5, passes, and seat 0 goes out with
-    # 1-2 while seat 1 keeps 1-3 and 6-5 (+15). The plan's score, not seeing 1-3, cannot tell.
+    # 1-2 while seat 1 keeps 1-3 and 6-5 (+15): only the hands shown tell the two apart.
     rules = trains_rules(TrainsGame.MEXICAN_TRAIN, 2)
     trains = new_state(rules)
     engine = rules.engine(1)
