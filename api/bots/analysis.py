@@ -17,7 +17,9 @@ target worth ``target / 2`` more):
   until then); such a decision is marked ``exact`` when nothing could be drawn and the whole
   rest of the hand was solved. Spinner and count-scoring games (All Fives, Muggins, Fives and
   Threes): the expert's rollouts on the true deal, never exact. Chicken Foot: its greedy
-  rollouts on the true deal. Mexican Train: not valued (``None``).
+  rollout on the true deal. Mexican Train: ``mexican_playouts`` playouts per choice of the true
+  deal by the engine itself (the boneyard in its true order), every seat greedy with
+  ``mexican_epsilon`` of its choices random, never exact.
 
 The points a choice gave away are the best value less the chosen one's, by ``shown`` where
 there is one, else by ``known``. Per seat: the decisions, the mean points lost per decision and
@@ -38,9 +40,12 @@ from dataclasses import dataclass
 
 from api.rules import RulesError, event_from_dict, parse_action, redact_event, view
 from api.rules.engine import decide, initial_state, mutate
-from api.rules.events import DEAL_TYPES, MatchCreated, PointsScored
+from api.rules.events import DEAL_TYPES, MatchCreated, PointsScored, RoundEnded
 from api.rules.state import MatchState
 from api.rules.tiles import Tile, TileSet
+from api.rules.trains import Play, TrainsState, hand_pips, legal_moves
+from api.rules.trains import play as play_trains
+from api.rules.trains_wire import place_to_wire
 from api.rules.vocabulary import ActionType
 
 from . import level_budget
@@ -98,6 +103,8 @@ class AnalysisBudget:
     exact: Budget = dataclasses.field(default_factory=lambda: EXACT)
     rollouts: Budget = dataclasses.field(default_factory=lambda: ROLLOUTS)
     trains_guesses: int = 24
+    mexican_playouts: int = 8
+    mexican_epsilon: float = 0.1
     max_decisions: int = 1200
 
     def known_budget(self, tile_set: TileSet) -> Budget:
@@ -286,8 +293,11 @@ def trains_values(
         return None
     actions, known, keys = found
     table = read_table(shown)
-    if table.is_mexican_train or not oracle:
+    if not oracle:
         return actions, known, None
+    if table.is_mexican_train:
+        assert state.trains is not None
+        return actions, known, mexican_shown(state.trains, table.seat, actions, rng_seed, budget)
     points = {t: table.points(t) for t in table.rules.tile_set.tiles}
     truth = _true_round(table, state, points)
     values = []
@@ -300,6 +310,62 @@ def trains_values(
         left = round_.play_out() if round_.hands[table.seat] else [sum(points[t] for t in h) for h in round_.hands]
         values.append(-(left[table.seat] - (sum(left) - left[table.seat]) / (seats - 1)))
     return actions, known, values
+
+
+def _mexican_move(trains: TrainsState, action: Action) -> Play:
+    """The engine's move for a listed Mexican Train play (a tile and its train)."""
+    tile = Tile.from_json(action["tile"])
+    return next(
+        m
+        for m in legal_moves(trains)
+        if isinstance(m, Play) and m.tile == tile and place_to_wire(m.place) == action["train"]
+    )
+
+
+def _mexican_playout(trains: TrainsState, seat: int, move: Play, rng: random.Random, epsilon: float) -> list[int]:
+    """The round played on from ``trains`` after ``seat``'s ``move`` by the engine itself (its
+    draws from the true boneyard, in order), every seat greedy as the ``greedy`` level (the
+    heaviest tile, a double first, then the higher end, the first place), ``epsilon`` of its
+    choices among plays random; each seat's pips at the round's end."""
+    state = trains.copy()
+    rules = state.rules
+    events = play_trains(state, seat, move, "analysis")
+    for _ in range(8 * len(rules.tile_set.tiles)):  # a bound on the turns, never met by a real round
+        for event in events:
+            if isinstance(event, RoundEnded):
+                return list(event.pips)
+        moves = legal_moves(state)
+        plays = [m for m in moves if isinstance(m, Play)]
+        if not plays:
+            chosen = moves[0]  # the draw, else the pass
+        elif len(plays) > 1 and rng.random() < epsilon:
+            chosen = rng.choice(plays)
+        else:
+            chosen = max(plays, key=lambda m: (hand_pips(rules, (m.tile,)), m.tile.is_double, m.tile.high))
+        assert state.to_move is not None
+        events = play_trains(state, state.to_move, chosen, "analysis")
+    return [hand_pips(rules, hand) for hand in state.hands]  # (unreached: the hands as they are)
+
+
+def mexican_shown(
+    trains: TrainsState, seat: int, actions: Sequence[Action], rng_seed: str, budget: AnalysisBudget
+) -> list[float]:
+    """Each listed play's value with every hand shown: the mean over ``budget.mexican_playouts``
+    playouts of the true deal (``_mexican_playout``) of the seat's side's points against the
+    others' mean (the pips the others keep less its own). Playout k of every choice draws from
+    the same random stream (``make_rng(rng_seed, "analysis:shown:k")``): the choices are compared
+    on the same luck, and the same log always gives the same values."""
+    seats = len(trains.hands)
+    values = []
+    for action in actions:
+        move = _mexican_move(trains, action)
+        total = 0.0
+        for k in range(budget.mexican_playouts):
+            rng = make_rng(rng_seed, f"analysis:shown:{k}")
+            left = _mexican_playout(trains, seat, move, rng, budget.mexican_epsilon)
+            total += (sum(left) - left[seat]) / (seats - 1) - left[seat]
+        values.append(total / max(1, budget.mexican_playouts))
+    return values
 
 
 def hint(
@@ -496,5 +562,6 @@ __all__ = [
     "analyse",
     "choice_name",
     "hint",
+    "mexican_shown",
     "sighted",
 ]

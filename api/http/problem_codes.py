@@ -351,6 +351,13 @@ ANALYSIS_NOT_READY = _entry(
     "The match has ended, but the runner has not stored its analysis yet (it makes one after each end, "
     "in the background): ask again in a few seconds.",
 )
+ANALYSIS_FAILED = _entry(
+    services.AnalysisFailed,
+    500,
+    "Analysis failed",
+    "The match has ended, but making its analysis failed each of the times the runner tried (3): none will be "
+    "made again, and asking again will not help. The server's log names the match; `attempts`, `match_status`.",
+)
 HINT_NOT_OFFERED = _entry(
     services.HintNotOffered,
     409,

@@ -21,6 +21,7 @@ from api.http.conditional import ETAG_HEADER, IF_NONE_MATCH_PARAMETER, NOT_MODIF
 from api.http.limits import limit_audit_reads
 from api.http.openapi_shapes import component
 from api.http.problem_codes import (
+    ANALYSIS_FAILED,
     ANALYSIS_NOT_READY,
     HINT_NOT_OFFERED,
     INVALID_REQUEST,
@@ -83,6 +84,7 @@ class GameRecord(MethodView):
         UNKNOWN_MATCH,
         MATCH_NOT_OVER,
         ANALYSIS_NOT_READY,
+        ANALYSIS_FAILED,
         TOO_MANY_REQUESTS,
     )
     def get(self, query: dict[str, Any], match_id: str) -> Response:
@@ -115,7 +117,10 @@ class AnalysisChoiceSchema(ma.Schema):
     shown = fields.Float(
         **ALWAYS,
         allow_none=True,
-        metadata={"description": "Its value with every hand shown, in points; null where not valued (Mexican Train)"},
+        metadata={
+            "description": "Its value with every hand shown, in points (exact or playouts: docs/analysis.md); "
+            "null where not valued"
+        },
     )
 
 
@@ -161,7 +166,7 @@ class Analysis(MethodView):
     @limit_audit_reads
     @blp.doc(responses={"304": NOT_MODIFIED_RESPONSE})
     @blp.response(200, AnalysisSchema, headers={"ETag": ETAG_HEADER})
-    @problem_responses(blp, UNKNOWN_MATCH, MATCH_NOT_OVER, ANALYSIS_NOT_READY, TOO_MANY_REQUESTS)
+    @problem_responses(blp, UNKNOWN_MATCH, MATCH_NOT_OVER, ANALYSIS_NOT_READY, ANALYSIS_FAILED, TOO_MANY_REQUESTS)
     def get(self, match_id: str) -> Response | tuple[dict[str, Any], int, dict[str, str]]:
         """Once the match has ended and the runner has made it: every decision of every seat, each
         choice valued from what the seat knew and with every hand shown, the points given away,

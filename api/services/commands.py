@@ -281,6 +281,7 @@ class AnalysisJob:
     match_id: str
     log: list[dict[str, Any]]
     seed: str
+    attempt: int = 1  # this claim's number (``analyses.ANALYSIS_ATTEMPTS`` at most)
 
 
 @dataclass(frozen=True)
@@ -295,6 +296,13 @@ class ClaimDueAnalyses(Command[list[AnalysisJob]]):
 class StoreAnalysis(Command[None]):
     match_id: str
     analysis: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AnalysisAttemptFailed(Command[None]):
+    """A claimed analysis that failed: its claim is given back (the attempt stays counted)."""
+
+    match_id: str
 
 
 @dataclass(frozen=True)

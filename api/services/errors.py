@@ -49,6 +49,13 @@ class AnalysisNotReady(ServiceError):
     code = "analysis_not_ready"
 
 
+class AnalysisFailed(ServiceError):
+    """An ended match whose analysis failed every time the runner made it (``ANALYSIS_ATTEMPTS``):
+    none will be made again; its log names the match for an operator."""
+
+    code = "analysis_failed"
+
+
 class HintNotOffered(ServiceError):
     """A hint asked in a rated match, or at a table with another person: it would be help no
     opponent gets."""

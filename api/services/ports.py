@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from api.store.analyses import Claim
 from api.store.idempotency import IdempotencyRecord
 from api.store.matchmaking import ChallengeRecord, PlayerEventRecord, PlayerTokenRecord, SeekRecord
 from api.store.ratings import HistoryPage, RatingChange, RatingPage, RatingRecord
@@ -89,8 +90,10 @@ class FairnessReports(Protocol):
 
 class Analyses(Protocol):
     def get(self, match_id: str) -> dict[str, Any] | None: ...
-    def claim_due(self, now: datetime, lease_until: datetime, limit: int) -> list[str]: ...
+    def claim_of(self, match_id: str) -> Claim: ...
+    def claim_due(self, now: datetime, lease_until: datetime, limit: int, max_attempts: int) -> list[str]: ...
     def store(self, match_id: str, analysis: dict[str, Any], computed_at: datetime) -> None: ...
+    def release(self, match_id: str) -> None: ...
 
 
 class PlayerStats(Protocol):

@@ -19,6 +19,7 @@ from api.store.records import MatchFilter, Space
 from api.store.repositories import CURSOR_PATTERN, MAX_PAGE_SIZE
 
 from . import errors
+from .analyses import stored_analysis
 from .clocks import run_due
 from .commands import (
     MAX_AUDIT_PAGE,
@@ -182,12 +183,7 @@ def game_record_handler(command: GetGameRecord, flow: MatchFlow) -> Answer:
             raise errors.MatchNotOver(
                 "a match's analysis opens when it has ended (it shows every hand)", match_status=record.status
             )
-        analysis = uow.analyses.get(command.match_id) if command.annotate else None
-        if command.annotate and analysis is None:
-            raise errors.AnalysisNotReady(
-                "the analysis of this match is being made (the runner makes one after each match ends): ask again soon",
-                match_status=record.status,
-            )
+        analysis = stored_analysis(uow, flow, record) if command.annotate else None
         stored = uow.events.load(command.match_id, limit=record.last_seq)
     ended = record.status == ENDED
     events = [e.to_dict() if ended else redact_event(e.to_dict(), seat) for e in stored]

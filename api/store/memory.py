@@ -34,6 +34,7 @@ from sqlalchemy.exc import CompileError, IntegrityError
 
 from api.rules import ENDED, OPEN_SEAT, PLAYING, SEAT_TYPES, STATUSES, WAITING
 from api.store import tables as schema
+from api.store.analyses import Claim
 from api.store.chain import GENESIS, row_hash
 from api.store.codec import encode_event
 from api.store.idempotency import IdempotencyRecord
@@ -145,7 +146,9 @@ class Tables:
     events: dict[str, list[StoredEvent]] = field(default_factory=dict)
     idempotency: dict[tuple[str, str], IdempotencyRecord] = field(default_factory=dict)
     fairness: dict[str, dict[str, Any]] = field(default_factory=dict)
-    analyses: dict[str, tuple[dict[str, Any] | None, datetime | None]] = field(default_factory=dict)  # (it, lease)
+    analyses: dict[str, tuple[dict[str, Any] | None, datetime | None, int]] = field(
+        default_factory=dict
+    )  # (it, lease, attempts)
     player_stats: dict[tuple[str, str], PlayerFigures] = field(default_factory=dict)  # (portal, ref)
     portals: dict[str, PortalRecord] = field(default_factory=dict)
     portal_keys: dict[str, tuple[PortalKeyRecord, str]] = field(default_factory=dict)  # id -> (key, its hash)
@@ -509,29 +512,41 @@ class MemoryAnalyses:
         self._uow = uow
 
     def get(self, match_id: str) -> dict[str, Any] | None:
-        analysis, _lease = self._uow.tables.analyses.get(match_id, (None, None))
+        analysis, _lease, _attempts = self._uow.tables.analyses.get(match_id, (None, None, 0))
         return copy.deepcopy(analysis)
 
-    def claim_due(self, now: datetime, lease_until: datetime, limit: int) -> builtins.list[str]:
+    def claim_of(self, match_id: str) -> Claim:
+        _analysis, lease, attempts = self._uow.tables.analyses.get(match_id, (None, None, 0))
+        return Claim(attempts, lease)
+
+    def claim_due(self, now: datetime, lease_until: datetime, limit: int, max_attempts: int) -> builtins.list[str]:
         self._uow.writing()
         rows = self._uow.tables.analyses
 
         def free(match_id: str) -> bool:
-            analysis, lease = rows.get(match_id, (None, None))
-            return analysis is None and (lease is None or lease < now)
+            analysis, lease, attempts = rows.get(match_id, (None, None, 0))
+            return analysis is None and (lease is None or lease < now) and attempts < max_attempts
 
         ended = [r.record for r in self._uow.tables.matches.values() if r.record.status == ENDED and free(r.record.id)]
         ended.sort(key=lambda m: (m.updated_at, m.id), reverse=True)
         claimed = [m.id for m in ended[:limit]]
         for match_id in claimed:
-            rows[match_id] = (None, lease_until)
+            rows[match_id] = (None, lease_until, rows.get(match_id, (None, None, 0))[2] + 1)
         return claimed
 
     def store(self, match_id: str, analysis: dict[str, Any], computed_at: datetime) -> None:
         self._uow.writing()
         self._uow.tables.match(match_id, schema.match_analyses)
-        if self._uow.tables.analyses.get(match_id, (None, None))[0] is None:
-            self._uow.tables.analyses[match_id] = (copy.deepcopy(analysis), None)
+        stored, _lease, attempts = self._uow.tables.analyses.get(match_id, (None, None, 0))
+        if stored is None:
+            self._uow.tables.analyses[match_id] = (copy.deepcopy(analysis), None, attempts)
+
+    def release(self, match_id: str) -> None:
+        self._uow.writing()
+        rows = self._uow.tables.analyses
+        analysis, _lease, attempts = rows.get(match_id, (None, None, 0))
+        if match_id in rows and analysis is None:
+            rows[match_id] = (None, None, attempts)
 
 
 class MemoryPlayerStats:

@@ -211,7 +211,8 @@ fairness_reports = Table(
 )
 
 #: The analysis after an ended match (issue 38, ``api.bots.analysis``): a row is a runner's claim
-#: (``lease_until``) until the analysis is stored in it; then it never changes.
+#: (``lease_until``) until the analysis is stored in it; then it never changes. ``attempts``: the
+#: claims so far; past the runner's cap none is made again (``analysis_failed``).
 match_analyses = Table(
     "match_analyses",
     metadata,
@@ -219,6 +220,7 @@ match_analyses = Table(
     Column("analysis", JSONDocument, nullable=True),
     Column("lease_until", UTCDateTime(), nullable=True),
     Column("computed_at", UTCDateTime(), nullable=True),
+    Column("attempts", Integer, nullable=False, server_default="0"),
     PrimaryKeyConstraint("match_id"),
 )
 

@@ -1,5 +1,6 @@
 """The analysis after an ended match (issue 38): one row per match, the runner's claim until the
-analysis is stored in it.
+analysis is stored in it, and how many times one was claimed (a match whose analysis keeps
+failing is given up after a few).
 
 Live: yes — a new table only.
 
@@ -29,6 +30,7 @@ def upgrade() -> None:
         sa.Column("analysis", JSONDocument, nullable=True),
         sa.Column("lease_until", sa.DateTime(timezone=True), nullable=True),
         sa.Column("computed_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("attempts", sa.Integer(), server_default="0", nullable=False),
         sa.ForeignKeyConstraint(
             ["match_id"], ["matches.id"], ondelete="CASCADE", name=op.f("fk_match_analyses_match_id_matches")
         ),

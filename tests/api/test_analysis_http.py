@@ -7,7 +7,8 @@ from api.bots.analysis import analyse
 from api.records.annotations import read_annotation
 from api.records.model import Comment, Move
 from api.records.text import parse
-from api.services.analyses import AnalysisRunner
+from api.services import analyses
+from api.services.analyses import ANALYSIS_ATTEMPTS, AnalysisRunner
 from api.tools.golden import log_of
 
 from .helpers import assert_problem, auth, create, tokens_of
@@ -106,3 +107,20 @@ def test_no_hint_with_another_person_at_the_table_nor_without_a_token(client):
     response = client.get(f"/v1/matches/{created['id']}/hint", headers=auth(tokens_of(created)[0]))
     assert_problem(response, 409, "hint_not_offered")
     assert_problem(client.get(f"/v1/matches/{created['id']}/hint"), 401, "invalid_token")
+
+
+def test_an_analysis_that_failed_every_attempt_is_answered_analysis_failed(app, client, monkeypatch):
+    match_id, _audit = store_ended_match(app.extensions["boneyard.store"], SHORT)
+
+    def broken(job):
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(analyses, "analyse_job", broken)
+    runner = AnalysisRunner(app.extensions["boneyard.bus"].handle)
+    for _ in range(ANALYSIS_ATTEMPTS - 1):
+        assert runner.run_once() == 0
+        assert_problem(client.get(f"/v1/matches/{match_id}/analysis"), 409, "analysis_not_ready")
+    assert runner.run_once() == 0
+    body = assert_problem(client.get(f"/v1/matches/{match_id}/analysis"), 500, "analysis_failed")
+    assert body["attempts"] == ANALYSIS_ATTEMPTS and body["match_status"] == "ended"
+    assert_problem(client.get(f"/v1/matches/{match_id}/record?annotate=analysis"), 500, "analysis_failed")

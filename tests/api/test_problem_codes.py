@@ -36,7 +36,8 @@ from api.http.callers import BUS_KEY
 from api.http.health import READINESS_KEY
 from api.http.problem_codes import ANY_REQUEST, CATALOGUE
 from api.http.request_ids import RequestIds
-from api.services.commands import CreatePortal, GetSummary
+from api.services.analyses import ANALYSIS_ATTEMPTS
+from api.services.commands import AnalysisAttemptFailed, ClaimDueAnalyses, CreatePortal, GetSummary
 from api.services.errors import SeatReserved
 from api.services.health import Readiness
 from api.services.waiting import Client
@@ -201,6 +202,18 @@ def _hint_match_over(w: World):
             return w.client.get(f"/v1/matches/{match_id}/hint", headers=auth(tokens[0]))
         assert w.act(match_id, tokens[0], w.seat_view(match_id, tokens, 0)["legal_actions"][0]).status_code == 200
     raise AssertionError("the match did not end")
+
+
+def _analysis_failed(w: World, path: str):
+    """An ended match whose every analysis attempt failed: claimed and given back each time, as the
+    runner does with a failing one (api.services.analyses.AnalysisRunner)."""
+    match_id = w.ended()[0]
+    bus = w.app.extensions[BUS_KEY]
+    for _ in range(ANALYSIS_ATTEMPTS):
+        (job,) = bus.handle(ClaimDueAnalyses(1))
+        assert job.match_id == match_id
+        bus.handle(AnalysisAttemptFailed(match_id))
+    return w.client.get(path.format(match_id=match_id))
 
 
 def _rate_limited(w: World, setting: str, send: Callable[[], object]):
@@ -599,12 +612,16 @@ ROWS: dict[tuple[str, str], Callable] = {
     ("GET /v1/matches/{match_id}/record", "analysis_not_ready"): lambda w: w.client.get(
         f"/v1/matches/{w.ended()[0]}/record?annotate=analysis"
     ),
+    ("GET /v1/matches/{match_id}/record", "analysis_failed"): lambda w: _analysis_failed(
+        w, "/v1/matches/{match_id}/record?annotate=analysis"
+    ),
     ("GET /v1/matches/{match_id}/record", "invalid_request"): lambda w: w.client.get(
         f"/v1/matches/{NO_MATCH}/record?annotate=everything"
     ),
     (ANALYSIS, "unknown_match"): lambda w: w.client.get(f"/v1/matches/{NO_MATCH}/analysis"),
     (ANALYSIS, "match_not_over"): lambda w: w.client.get(f"/v1/matches/{w.match()[0]}/analysis"),
     (ANALYSIS, "analysis_not_ready"): lambda w: w.client.get(f"/v1/matches/{w.ended()[0]}/analysis"),
+    (ANALYSIS, "analysis_failed"): lambda w: _analysis_failed(w, "/v1/matches/{match_id}/analysis"),
     (ANALYSIS, "too_many_requests"): lambda w: _rate_limited(
         w, "RATE_LIMIT_AUDIT", lambda: w.client.get(f"/v1/matches/{NO_MATCH}/analysis")
     ),

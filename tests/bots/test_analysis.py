@@ -8,7 +8,12 @@ from functools import cache
 
 import pytest
 
-from api.bots.analysis import DEFAULT_ANALYSIS_BUDGET, Analysis, analyse, choice_name, line_values
+from api.bots.analysis import DEFAULT_ANALYSIS_BUDGET, Analysis, analyse, choice_name, line_values, mexican_shown
+from api.rules.events import RoundStarted
+from api.rules.tiles import Tile
+from api.rules.trains import apply as apply_trains
+from api.rules.trains import new_state
+from api.rules.trains_rules import TrainsGame, trains_rules
 from api.tools.golden import EXAMPLES, log_of
 from tests.bots.support import Position
 
@@ -41,7 +46,9 @@ def test_with_the_hands_shown_the_rest_of_a_block_hand_is_solved_exactly():
     assert len(known) == 2 and known != shown  # not seeing seat 1's tiles, it values them otherwise
 
 
-@pytest.mark.parametrize("name", ["dominorules-block-2p", "muggins-2p", "all-fives-4p-partners", "chicken-foot-3p"])
+@pytest.mark.parametrize(
+    "name", ["dominorules-block-2p", "muggins-2p", "all-fives-4p-partners", "chicken-foot-3p", "mexican-train-3p"]
+)
 def test_each_decision_names_its_choice_and_the_points_it_gave_away(name):
     analysis = analysed(name)
     log, _seed = golden(name)
@@ -76,10 +83,32 @@ def test_block_endings_are_exact_and_the_count_games_are_not():
     assert not any(d.exact for d in analysed("muggins-2p").decisions)
 
 
-def test_mexican_train_is_valued_by_the_plan_only():
+def test_mexican_train_with_the_hands_shown_plays_the_true_deal_out():
+    # 2p, engine 12-12: seat 0 holds 12-1 and 1-2, seat 1 only 1-3, and the boneyard's next tile
+    # is 6-5. On the Mexican train, 12-1 lets seat 1 go out with 1-3 (seat 0 keeps 1-2: -3); on
+    # seat 0's own unmarked train it cannot: seat 1 draws 6-5, passes, and seat 0 goes out with
+    # 1-2 while seat 1 keeps 1-3 and 6-5 (+15): only the hands shown tell the two apart.
+    rules = trains_rules(TrainsGame.MEXICAN_TRAIN, 2)
+    trains = new_state(rules)
+    engine = rules.engine(1)
+    apply_trains(trains, RoundStarted(1, engine, 0, ((Tile(12, 1), Tile(1, 2)), (Tile(1, 3),)), (Tile(6, 5),)))
+    own = {"type": "play", "tile": [12, 1], "train": 0}
+    mexican = {"type": "play", "tile": [12, 1], "train": "mexican"}
+    assert mexican_shown(trains, 0, [own, mexican], "analysis-test", DEFAULT_ANALYSIS_BUDGET) == [15.0, -3.0]
+
+
+def test_mexican_train_decisions_carry_shown_values_and_are_never_exact():
     analysis = analysed("mexican-train-3p")
     assert analysis.family == "trains" and analysis.decisions
-    assert all(c.shown is None for d in analysis.decisions for c in d.choices)
+    assert all(c.shown is not None for d in analysis.decisions for c in d.choices)
+    assert not any(d.exact for d in analysis.decisions)
+    # the points given away are read from the shown values: some decision loses by them
+    assert any(d.lost > 0 for d in analysis.decisions)
+
+
+def test_a_mexican_train_analysis_is_the_same_every_time():
+    log, seed = golden("mexican-train-2p")
+    assert analyse(log, seed).to_json() == analysed("mexican-train-2p").to_json()
 
 
 def test_past_the_budget_the_decisions_are_counted_but_not_valued():

@@ -8,9 +8,9 @@ from concurrent.futures import Future
 import pytest
 
 from api.bots.analysis import analyse
-from api.services import errors
-from api.services.analyses import AnalysisRunner, analyse_job
-from api.services.commands import AnalysisJob, GetAnalysis, GetAudit
+from api.services import analyses, errors
+from api.services.analyses import ANALYSIS_ATTEMPTS, AnalysisRunner, analyse_job
+from api.services.commands import AnalysisJob, GetAnalysis, GetAudit, GetGameRecord
 
 from .support import ANA, BO, GREEDY, create, play_to_end, tokens_of
 
@@ -72,4 +72,47 @@ def test_an_ended_match_reads_not_ready_until_its_analysis_is_stored(bus):
     with pytest.raises(errors.AnalysisNotReady):
         bus.handle(GetAnalysis(match_id))
     assert AnalysisRunner(bus.handle).drain() == 1
+    assert bus.handle(GetAnalysis(match_id))["match_id"] == match_id
+
+
+def broken(job: AnalysisJob) -> dict:
+    raise RuntimeError(f"no analysis of {job.match_id}")
+
+
+def test_a_failing_analysis_is_tried_three_times_then_given_up_and_read_as_failed(bus, monkeypatch, caplog):
+    match_id = ended_match(bus)
+    monkeypatch.setattr(analyses, "analyse_job", broken)
+    runner = AnalysisRunner(bus.handle)
+    for attempt in range(1, ANALYSIS_ATTEMPTS + 1):
+        with pytest.raises(errors.AnalysisNotReady):
+            bus.handle(GetAnalysis(match_id))
+        caplog.clear()
+        assert runner.run_once() == 0
+        # each failure gives its claim back at once: the next round tries again, no lease to wait for
+        assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [
+            f"analysis of match {match_id} failed (attempt {attempt} of {ANALYSIS_ATTEMPTS}): "
+            + (
+                "it will be made again"
+                if attempt < ANALYSIS_ATTEMPTS
+                else "given up, GET .../analysis answers analysis_failed"
+            )
+        ]
+    caplog.clear()
+    assert runner.run_once() == 0 and not caplog.records  # never claimed again
+    with pytest.raises(errors.AnalysisFailed) as failed:
+        bus.handle(GetAnalysis(match_id))
+    assert failed.value.extra["attempts"] == ANALYSIS_ATTEMPTS
+    with pytest.raises(errors.AnalysisFailed):
+        bus.handle(GetGameRecord(match_id, None, annotate=True))
+    monkeypatch.setattr(analyses, "analyse_job", analyse_job)
+    assert runner.drain() == 0  # given up: a working analysis is not made either
+
+
+def test_an_analysis_that_fails_once_is_made_on_the_next_try(bus, monkeypatch):
+    match_id = ended_match(bus)
+    monkeypatch.setattr(analyses, "analyse_job", broken)
+    runner = AnalysisRunner(bus.handle)
+    assert runner.run_once() == 0
+    monkeypatch.setattr(analyses, "analyse_job", analyse_job)
+    assert runner.run_once() == 1
     assert bus.handle(GetAnalysis(match_id))["match_id"] == match_id

@@ -39,6 +39,9 @@ View = dict[str, Any]
 #: Statuses worth the same request again after a pause: overload, restarts, proxies.
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
+#: Server errors whose code says the same request will fail again: not retried.
+FINAL_CODES = frozenset({"analysis_failed"})
+
 #: Refusals that mean "the match moved on since your view": refetch, choose again.
 REFETCH_CODES = frozenset(
     {
@@ -182,6 +185,23 @@ class BoneyardClient:
         """``GET /v1/matches/{id}/fairness``: once ended, the server's re-check of deals and moves."""
         return self.request("GET", f"/v1/matches/{match_id}/fairness").json()
 
+    def analysis(self, match_id: str) -> dict:
+        """``GET /v1/matches/{id}/analysis``: once ended and made by the server (in the background,
+        after each end), every decision of every seat, each choice valued from what the seat knew
+        and with every hand shown, and the points given away (the server's docs/analysis.md).
+
+        Raises :class:`~.errors.AnalysisNotReady` until it is made (ask again in a few seconds),
+        :class:`~.errors.AnalysisFailed` when it never will be, ``match_not_over`` before the end.
+        """
+        return self.request("GET", f"/v1/matches/{match_id}/analysis").json()
+
+    def hint(self, match_id: str, token: str) -> dict:
+        """``GET /v1/matches/{id}/hint``: the token's seat's choices now, best first, each with the
+        expert's value from what the seat knows and the action to send as it is (``choices`` is
+        empty with one choice or none). Only on the seat's turn (``not_your_turn``) in an unrated
+        match against the computer (:class:`~.errors.HintNotOffered`)."""
+        return self.request("GET", f"/v1/matches/{match_id}/hint", token=token).json()
+
     # --- transport ----------------------------------------------------------------------
     def request(
         self,
@@ -214,7 +234,9 @@ class BoneyardClient:
             if response.status_code < 400:
                 return response
             error = problem_error(response.status_code, _json_or_none(response))
-            retry = response.status_code in RETRY_STATUSES or error.code == "idempotency_in_flight"
+            retry = (
+                response.status_code in RETRY_STATUSES and error.code not in FINAL_CODES
+            ) or error.code == "idempotency_in_flight"
             if not retry:
                 raise error
             if last_try:

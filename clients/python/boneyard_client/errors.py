@@ -44,6 +44,20 @@ class SeatTaken(ProblemError):
     """409 ``seat_taken``: someone else claimed that seat first."""
 
 
+class AnalysisNotReady(ProblemError):
+    """409 ``analysis_not_ready``: the match has ended, but the server has not made its analysis
+    yet (it does, in the background, after each end): ask again in a few seconds."""
+
+
+class AnalysisFailed(ProblemError):
+    """500 ``analysis_failed``: making the match's analysis failed every time the server tried;
+    it never will be made, so it is not retried (``problem["attempts"]``: how many times)."""
+
+
+class HintNotOffered(ProblemError):
+    """409 ``hint_not_offered``: hints are for unrated matches against the computer only."""
+
+
 class ActionRefused(ProblemError):
     """The server kept refusing this bot's actions after refetching the view.
 
@@ -79,6 +93,9 @@ _BY_CODE: dict[str, type[ProblemError]] = {
     "unknown_match": UnknownMatch,
     "invalid_api_key": InvalidApiKey,
     "seat_taken": SeatTaken,
+    "analysis_not_ready": AnalysisNotReady,
+    "analysis_failed": AnalysisFailed,
+    "hint_not_offered": HintNotOffered,
 }
 
 
