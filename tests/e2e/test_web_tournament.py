@@ -143,9 +143,13 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         assert page.evaluate("sessionStorage.getItem('boneyard.tab.match')") == mine["match_id"]
         play_match(Screens(page), "touch")
 
-        # Back on the tournament page: the result, in the words and in the standings.
-        page.go_back()
+        # The match's end offers the way back (play_match closed its dialog: open it again, as the
+        # table does at the end) and the link leads to the tournament page: the result, in the
+        # words and in the standings.
+        page.evaluate("import('./dialogs.js').then((dialogs) => dialogs.showMatchEnd(() => {}))")
+        page.click("#tournament-back")
         page.wait_for_selector("#t-rounds [data-round='1']")
+        assert page.url.endswith(f"/play/tournament?id={made.json()['id']}")
         result = changes.until(
             lambda: next(
                 t["result"]

@@ -243,6 +243,7 @@ function showTrainsEnd(onNewMatch, lookAtTable) {
       localSeats().length === 1 && state.match.humans === 1
         ? h("details", { class: "progress-box", id: "end-progress" }, h("summary", {}, "Your progress"), progressPanel())
         : null,
+      tournamentLink(),
       h("div", { class: "overlay-actions" },
         h("button", { class: "btn ghost", onclick: lookAtTable }, "Look at the table"),
         h("button", { class: "btn ghost", id: "review-open", onclick: () => showReview(onNewMatch) }, "Review"),
@@ -265,6 +266,14 @@ export function showTotals(onClose) {
   }, close);
 }
 
+/** A match opened from a tournament's page (its pairing): the way back to that page, else null. */
+function tournamentLink() {
+  const id = state.match?.tournament;
+  if (!id) return null;
+  return h("p", { class: "headline" },
+    h("a", { id: "tournament-back", href: `tournament?id=${encodeURIComponent(id)}` }, "Back to the tournament"));
+}
+
 /** The winner and final scores; "Look at the table" (and Escape) just closes, `onNewMatch` runs on "New match". */
 export function showMatchEnd(onNewMatch) {
   const v = state.view;
@@ -282,6 +291,7 @@ export function showMatchEnd(onNewMatch) {
       localSeats().length === 1 && state.match.humans === 1
         ? h("details", { class: "progress-box", id: "end-progress" }, h("summary", {}, "Your progress"), progressPanel())
         : null,
+      tournamentLink(),
       h("div", { class: "overlay-actions" },
         h("button", { class: "btn ghost", onclick: lookAtTable }, "Look at the table"),
         h("button", { class: "btn ghost", id: "review-open", onclick: () => showReview(onNewMatch) }, "Review"),

@@ -19,7 +19,8 @@ const MAX_RUNNING = 50;                      // running ones: only a pile of aba
 const API_KEY_KEY = "boneyard.apiKey";
 
 const table = {
-  match: null,        // {id, local: {seat: token}, seen: last hand_number whose result was shown, humans}
+  match: null,        // {id, local: {seat: token}, seen: last hand_number whose result was shown, humans,
+                      //  tournament: the id of the tournament whose pairing it is, when opened from its page}
   viewer: null,       // the seat whose view is on screen (null: spectator)
   view: null,         // the server's last view for `viewer`
   etags: {},          // seat -> {etag, view}: conditional GETs answer 304 when nothing moved
@@ -50,7 +51,7 @@ export function beginMatch(match) {
 /** A reload found a saved match: resume it with the seat that was on screen. */
 export function resumeMatch(saved) {
   table.match = { id: saved.id, local: saved.local, seen: saved.seen || 0,
-                  humans: saved.humans ?? Object.keys(saved.local).length };
+                  humans: saved.humans ?? Object.keys(saved.local).length, tournament: saved.tournament ?? null };
   table.viewer = saved.viewer ?? null;
 }
 

@@ -267,7 +267,8 @@ function renderMine(t) {
       play.setAttribute("aria-label", `Play ${word} ${round.number} against ${against}`);
       play.onclick = () => {
         // the table resumes this tab's saved match: this seat of this match, held by this device
-        beginMatch({ id: seat.match_id, local: { [seat.seat]: seat.token }, seen: 0, humans: 1 });
+        // (and which tournament it belongs to: the match's end offers the way back to it)
+        beginMatch({ id: seat.match_id, local: { [seat.seat]: seat.token }, seen: 0, humans: 1, tournament: t.id });
         saveMatch();
       };
     }
