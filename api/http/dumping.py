@@ -30,7 +30,8 @@ from typing import Any, ClassVar
 import marshmallow as ma
 import orjson
 from marshmallow import fields, utils
-from marshmallow.decorators import POST_DUMP, PRE_DUMP
+
+from api.http.marshmallow_seams import checks_attribute, formats_numbers_as_base, has_dump_hooks, serializes_as
 
 Dump = Callable[[Any], Any]
 #: A value's conversion (None: the value as it is).
@@ -107,8 +108,7 @@ def _compile(schema: ma.Schema) -> Dump:
     if isinstance(schema, AlternativesSchema):
         return _alternatives(type(schema))
     own_dump = type(schema).dump in (ma.Schema.dump, CompiledSchema.dump)
-    hooked = schema._hooks[PRE_DUMP] or schema._hooks[POST_DUMP]
-    if not own_dump or hooked or type(schema)._serialize is not ma.Schema._serialize:
+    if not own_dump or has_dump_hooks(schema) or not serializes_as(type(schema), ma.Schema):
         return schema.dump
     steps: list[tuple[str, str, Convert, fields.Field[Any] | None]] = []
     for name, field in schema.dump_fields.items():
@@ -122,7 +122,7 @@ def _compile(schema: ma.Schema) -> Dump:
             known = True
         simple = (
             known
-            and field._CHECK_ATTRIBUTE
+            and checks_attribute(field)
             and field.dump_default is _MISSING
             and type(field).serialize is fields.Field.serialize
             and type(field).get_value is fields.Field.get_value
@@ -174,24 +174,24 @@ def _converter(field: fields.Field[Any]) -> Convert:
     """How the plan converts a value of ``field``, as ``field._serialize`` does (None: as it
     is); :class:`_OwnWay` when only the field itself knows."""
     kind = type(field)
-    if kind._serialize is fields.Field._serialize:  # Raw, Boolean (marshmallow 4 dumps it as it is)
+    if serializes_as(kind, fields.Field):  # Raw, Boolean (marshmallow 4 dumps it as it is)
         return None
-    if isinstance(field, fields.Number) and type(field)._serialize is fields.Number._serialize:
-        if field.as_string or type(field)._format_num is not fields.Number._format_num:
+    if isinstance(field, fields.Number) and serializes_as(kind, fields.Number):
+        if field.as_string or not formats_numbers_as_base(kind):
             raise _OwnWay
         if field.num_type not in (int, float):
             raise _OwnWay
         return _number(field.num_type)
-    if isinstance(field, fields.String) and kind._serialize is fields.String._serialize:
+    if isinstance(field, fields.String) and serializes_as(kind, fields.String):
         return _string
-    if isinstance(field, fields.Nested) and kind._serialize is fields.Nested._serialize:
+    if isinstance(field, fields.Nested) and serializes_as(kind, fields.Nested):
         nested = field.schema
         many = nested.many or field.many
         dump = dumper(type(nested)) if _plain(nested) and not nested.many else _compile(nested)
         if many:
             return lambda value: None if value is None else [dump(item) for item in value]
         return lambda value: None if value is None else dump(value)
-    if isinstance(field, fields.List) and kind._serialize is fields.List._serialize:
+    if isinstance(field, fields.List) and serializes_as(kind, fields.List):
         inner = _converter(field.inner)
         if inner is None:
             return lambda value: None if value is None else list(value)
