@@ -164,8 +164,12 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         said = f"Round 1 vs {opponent}: {how} {result['scores'][side]}–{result['scores'][1 - side]}."
         # a bound, not a window: when Back reloaded the page before the result reached the table,
         # the page learns it at the end of its feed's long-poll (25 s), as round 2's pairing below
+        # ...or, once the computers' table has ended too, the line has moved on to round 2's pairing
         page.wait_for_function(
-            "said => document.querySelector('#t-mine-text').textContent.startsWith(said)", arg=said, timeout=60_000
+            """said => ['Your pairing: round 2 vs', said].some((line) =>
+                 document.querySelector('#t-mine-text').textContent.startsWith(line))""",
+            arg=said,
+            timeout=60_000,
         )
         score = page.inner_text(f"#t-rounds [data-round='1'] tr[data-table='{mine['number']}'] .score")
         assert score == f"{result['scores'][0]}–{result['scores'][1]}"
@@ -177,8 +181,17 @@ def test_a_person_joins_a_swiss_plays_their_pairing_from_the_page_and_sees_the_r
         page.wait_for_function(
             "document.querySelector('#t-mine-text').textContent.startsWith('Your pairing: round 2 vs')", timeout=60_000
         )
-        final = requests.get(f"{url}/standings", headers=key, timeout=TIMEOUT).json()["standings"]
-        on_screen = standings_on_screen(page)
+
+        def agreed() -> tuple[list, list] | None:
+            # the page re-reads the standings when it hears the tournament moved: until it has, the
+            # computers' table may have ended in the API and not yet on the page
+            api, page_rows = (
+                requests.get(f"{url}/standings", headers=key, timeout=TIMEOUT).json()["standings"],
+                standings_on_screen(page),
+            )
+            return (api, page_rows) if [row[2] for row in page_rows] == [str(r["match_points"]) for r in api] else None
+
+        final, on_screen = changes.until(agreed, 60, "the page's standings equal to the API's")
         assert [row[0] for row in on_screen] == [str(r["rank"]) for r in final]
         assert [row[2] for row in on_screen] == [str(r["match_points"]) for r in final]
         assert [row[4:] for row in on_screen] == [[str(t["value"]) for t in r["tiebreaks"]] for r in final]
