@@ -25,13 +25,14 @@ from api.store import tables
 from api.store.chain import row_hash
 from api.store.codec import EncodedEvent, encode_event
 from api.store.notify import CHANNEL, payload
+from api.store.prepared import Prepared
 from api.store.records import ChainHead, MatchNotFound, StaleSeq, StoredEvent
 from api.store.repositories import utcnow
 
 _UNIQUE_VIOLATION_SQLSTATE = "23505"
 
 
-def _is_unique_violation(error: IntegrityError) -> bool:
+def is_unique_violation(error: IntegrityError) -> bool:
     orig = error.orig
     sqlstate = getattr(orig, "sqlstate", None)  # psycopg 3
     if sqlstate is not None:
@@ -75,6 +76,12 @@ _LOAD = (
     .order_by(_e.c.seq)
 )
 _LOAD_LIMITED = _LOAD.limit(bindparam("limit"))
+# An action's append and a page's read, on the driver's cursor (api.store.prepared).
+PREPARED_MOVE = Prepared(_MOVE)
+PREPARED_MOVE_WITH_SUMMARY = Prepared(_MOVE_WITH_SUMMARY)
+PREPARED_INSERT = Prepared(_INSERT, column_keys=[column.key for column in _e.c])
+PREPARED_LOAD = Prepared(_LOAD)
+PREPARED_LOAD_LIMITED = Prepared(_LOAD_LIMITED)
 
 
 class EventRepository:
@@ -148,9 +155,9 @@ class EventRepository:
         # compare-and-set above already serialises writers, so a duplicate key here means
         # rows were written without moving last_seq, and is only reported.
         try:
-            self._conn.execute(_INSERT, rows)
+            PREPARED_INSERT.execute_many(self._conn, rows)
         except IntegrityError as error:
-            if _is_unique_violation(error):
+            if is_unique_violation(error):
                 raise StaleSeq(expected_seq, self._current_seq_after_failure(match_id)) from error
             raise
         if self._conn.dialect.name == "postgresql":
@@ -201,9 +208,9 @@ class EventRepository:
             "now": now,
         }
         if match_fields is None:
-            moved = self._conn.execute(_MOVE, params).rowcount
+            moved = PREPARED_MOVE.execute(self._conn, params)
         else:
-            moved = self._conn.execute(_MOVE_WITH_SUMMARY, {**params, **match_fields}).rowcount
+            moved = PREPARED_MOVE_WITH_SUMMARY.execute(self._conn, {**params, **match_fields})
         return moved == 1, rows, prev
 
     def _current_seq_after_failure(self, match_id: str) -> int:
@@ -224,9 +231,9 @@ class EventRepository:
         An unknown match simply has no events (use ``uow.matches.get`` to tell).
         """
         if limit is None:
-            result = self._conn.execute(_LOAD, {"match_id": match_id, "after": after})
+            result = PREPARED_LOAD.rows(self._conn, {"match_id": match_id, "after": after})
         else:
-            result = self._conn.execute(_LOAD_LIMITED, {"match_id": match_id, "after": after, "limit": limit})
+            result = PREPARED_LOAD_LIMITED.rows(self._conn, {"match_id": match_id, "after": after, "limit": limit})
         return [
             StoredEvent(
                 seq=row.seq,

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
 from api.store import tables
 from api.store.codec import decode_event
+from api.store.prepared import Prepared
 from api.store.records import (
     EVERY_MATCH,
     InvalidCursor,
@@ -135,6 +136,11 @@ _MATCH_AND_SEATS = (
 # PostgreSQL locks the match's row alone, as ``get_for_update`` does (FOR UPDATE OF matches: the
 # seats' side of an outer join cannot be locked, and no writer of a match locks its seats).
 _MATCH_AND_SEATS_FOR_UPDATE = _MATCH_AND_SEATS.with_for_update(of=tables.matches)
+# Every request runs one of these two: on the driver's cursor (api.store.prepared).
+_MATCH_COLUMNS = [column.key for column in tables.matches.c]
+PREPARED_MATCH_AND_SEATS = Prepared(_MATCH_AND_SEATS, first_row_only=_MATCH_COLUMNS)
+PREPARED_GET_MATCH = Prepared(_GET_MATCH)
+PREPARED_MATCH_AND_SEATS_FOR_UPDATE = Prepared(_MATCH_AND_SEATS_FOR_UPDATE, first_row_only=_MATCH_COLUMNS)
 _TOKEN_HASH_EXISTS = (
     select(tables.seats.c.match_id).where(tables.seats.c.token_hash == bindparam("token_hash")).limit(1)
 )
@@ -219,8 +225,8 @@ class MatchRepository:
 
     def get(self, match_id: str) -> MatchRecord | None:
         """The match, or ``None``."""
-        row = self._conn.execute(_GET_MATCH, {"match_id": match_id}).first()
-        return None if row is None else _match_record(row)
+        found = PREPARED_GET_MATCH.rows(self._conn, {"match_id": match_id})
+        return _match_record(found[0]) if found else None
 
     def get_for_update(self, match_id: str) -> MatchRecord | None:
         """The match, locked until this unit of work ends (or ``None``).
@@ -238,8 +244,8 @@ class MatchRepository:
         """The match and its seats ordered by seat number, in one statement (or ``None``).
 
         ``for_update``: the match locked as by :meth:`get_for_update` (its seats are not)."""
-        statement = _MATCH_AND_SEATS_FOR_UPDATE if for_update else _MATCH_AND_SEATS
-        found = self._conn.execute(statement, {"match_id": match_id}).all()
+        statement = PREPARED_MATCH_AND_SEATS_FOR_UPDATE if for_update else PREPARED_MATCH_AND_SEATS
+        found = statement.rows(self._conn, {"match_id": match_id})
         if not found:
             return None
         if for_update:
