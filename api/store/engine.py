@@ -37,6 +37,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 
+from api.store.prepared import driver_execute
 from api.store.records import DatabaseBusy
 
 #: Execution option a connection carries for a read-only unit of work.
@@ -162,13 +163,9 @@ def _make_sqlite_engine(url: str, database: str | None, clock: Callable[[], floa
     @event.listens_for(engine, "begin")
     def _sqlite_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(READONLY_OPTION):
-            # Every read begins so: on the driver's own connection (SQLAlchemy's statement path
-            # cost a read a fifth of its database time; api.store.prepared). A failure is
-            # raised as SQLAlchemy raises it, by running the statement through it again.
-            try:
-                conn.connection.driver_connection.execute("BEGIN")  # type: ignore[union-attr]
-            except sqlite3.Error:
-                conn.exec_driver_sql("BEGIN")
+            # On the driver's own connection, as every write's BEGIN IMMEDIATE: SQLAlchemy's
+            # statement path cost a read a fifth of its database time (api.store.prepared).
+            driver_execute(conn, "BEGIN")
         else:
             _begin_writing(conn, _write_lock(lock_key), clock)
 
@@ -197,7 +194,7 @@ def _begin_writing(conn: Connection, lock: threading.Lock, clock: Callable[[], f
         if conn.info.get(_BUSY_TIMEOUT, SQLITE_BUSY_TIMEOUT_MS) != left_ms:
             conn.exec_driver_sql(f"PRAGMA busy_timeout = {left_ms}")
             conn.info[_BUSY_TIMEOUT] = left_ms
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        driver_execute(conn, "BEGIN IMMEDIATE")
     except BaseException as error:
         lock.release()
         if is_busy_error(error):

@@ -127,6 +127,22 @@ class Prepared:
         _run(conn, plan, lambda cursor: cursor.executemany(plan.sql, [plan.parameters(p) for p in many]))
 
 
+def driver_execute(conn: Connection, sql: str) -> None:
+    """Run one fixed statement without parameters (``BEGIN``, ``BEGIN IMMEDIATE``) on the
+    driver's own connection, its errors raised as SQLAlchemy raises them."""
+    proxied = conn.connection
+    dialect = conn.dialect
+    try:
+        proxied.driver_connection.execute(sql)  # type: ignore[union-attr]
+    except dialect.loaded_dbapi.Error as error:
+        disconnected = dialect.is_disconnect(error, proxied.dbapi_connection, None)
+        if disconnected:
+            conn.invalidate(error)
+        raise DBAPIError.instance(
+            sql, None, error, dialect.loaded_dbapi.Error, connection_invalidated=disconnected, dialect=dialect
+        ) from error
+
+
 def _later_values(row: Sequence[Any], kept: list[tuple[int, Callable[[Any], Any] | None]], width: int) -> Iterator[Any]:
     """A later row's values: those of the ``kept`` columns processed, None for the rest."""
     values: list[Any] = [None] * width

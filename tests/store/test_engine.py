@@ -124,13 +124,14 @@ def lock_timeouts(monkeypatch):
 
 @pytest.fixture
 def sqlite_statements(sqlite_store):
-    """The SQL each connection of ``sqlite_store`` sends from now on, in order."""
+    """The SQL each connection of ``sqlite_store`` sends from now on, in order: as SQLite runs
+    it (the driver's trace), so statements sent on the driver's own connection count too."""
     sent: list[str] = []
 
-    def record(conn, cursor, statement, parameters, context, executemany) -> None:
-        sent.append(statement)
+    def record(dbapi_connection, _record, _proxy) -> None:
+        dbapi_connection.set_trace_callback(sent.append)
 
-    event.listen(sqlite_store.engine, "before_cursor_execute", record)
+    event.listen(sqlite_store.engine, "checkout", record)
     return sent
 
 
