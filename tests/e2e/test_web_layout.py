@@ -183,13 +183,24 @@ def test_three_opponents_with_the_longest_names_and_biggest_scores_fit(page_at, 
     assert real_errors(page) == []
 
 
+# A deal whose computer draws six before it plays: its box then says "drew 6" too, which on two
+# lines pushed the hand's third row under the log bar at 640x400 (one random deal in ten).
+OPPONENT_DREW_SEED = "s1"
+
+
 @pytest.mark.parametrize(
-    ("options", "sizes"), [(TOUCH, (PHONE_320, SIDEWAYS)), (HIDPI, (ZOOM_200, PHONE_390))], ids=["phone", "zoom200"]
+    ("options", "sizes", "seed"),
+    [
+        (TOUCH, (PHONE_320, SIDEWAYS), None),
+        (HIDPI, (ZOOM_200, PHONE_390), None),
+        (HIDPI, (ZOOM_200,), OPPONENT_DREW_SEED),
+    ],
+    ids=["phone", "zoom200", "zoom200-opponent-drew"],
 )
-def test_a_hand_that_drew_the_whole_boneyard_still_fits(page_at, artifacts, options, sizes):
+def test_a_hand_that_drew_the_whole_boneyard_still_fits(page_at, artifacts, options, sizes, seed):
     """A hand as long as a two-player Draw game can hold (7 dealt and 14 drawn; here tiles not on
     the line, the boneyard left as it is so the Draw button stays): every tile and control in
-    the window, whatever the deal."""
+    the window, whatever the deal (and on one where the opponent drew, its box the fullest)."""
     page = page_at(sizes[0][1], **options)
 
     def with_a_long_hand(route) -> None:
@@ -205,9 +216,11 @@ def test_a_hand_that_drew_the_whole_boneyard_still_fits(page_at, artifacts, opti
             route.fulfill(response=response)
 
     page.route(re.compile(r".*/v1/matches/[^/]+/(view|actions)$"), with_a_long_hand)
-    start_short_match(page, [("You", "you"), ("Rand", "random")])
+    start_short_match(page, [("You", "you"), ("Rand", "random")], seed=seed)
     wait_for_my_turn_or_dialog(page)
     assert page.locator("#hand .hand-tile").count() == 21
+    if seed == OPPONENT_DREW_SEED:
+        assert "drew 6" in page.inner_text(".opp")
     Screens(page, sizes, artifacts).check(f"{TABLE_CONTROLS}, #hand .hand-tile", "21 tiles in hand", shot="long-hand")
 
 
