@@ -370,6 +370,9 @@ class ActionSchema(Union):
 
 
 UNIONS = {"SeatSpec": SeatSpecSchema, "Action": ActionSchema}
+# What an action's body is loaded by: one instance, as a class given to ``blp.arguments`` made
+# webargs build a schema (its fields deep-copied) on every request.
+ACTION_BODY = ActionSchema()
 ALTERNATIVES: dict[str, type[ma.Schema]] = {}  # filled in below its schemas (``SeatView``)
 
 
@@ -386,6 +389,9 @@ class EventsQuerySchema(ma.Schema):
             "seconds and answer as soon as one is appended (an empty page at the timeout)"
         },
     )
+
+
+EVENTS_QUERY = EventsQuerySchema()  # one instance, as ACTION_BODY
 
 
 class AuditQuerySchema(ma.Schema):
@@ -910,7 +916,7 @@ class Actions(MethodView):
             },
         ],
     )
-    @blp.arguments(ActionSchema)
+    @blp.arguments(ACTION_BODY)
     @blp.response(200, ActionResultSchema, headers={"ETag": ETAG_HEADER, "Idempotent-Replayed": REPLAYED_HEADER})
     @problems(
         codes.INVALID_IF_MATCH,
@@ -945,7 +951,7 @@ class Actions(MethodView):
 @blp.route("/<string:match_id>/events", parameters=CONDITIONAL)
 class Events(MethodView):
     @blp.doc(security=SEAT_TOKEN_OR_SPECTATOR)
-    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.arguments(EVENTS_QUERY, location="query")
     @conditional_read
     @blp.response(200, EventsPageSchema, headers={"ETag": ETAG_HEADER})
     @problems(
