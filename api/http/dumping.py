@@ -212,20 +212,34 @@ def _string(value: Any) -> Any:
 
 
 # Types orjson would write its own way (datetimes as RFC 3339, dataclasses, subclasses of str,
-# int, dict, list): passed to its ``default``, which refuses them, so the standard library
-# (with the caller's ``default``) writes them as before.
+# int, dict, list): passed to its ``default``, ``_as_before``.
 _AS_BEFORE = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+_SORTED = orjson.OPT_SORT_KEYS
+_UNSORTED = orjson.OPT_NON_STR_KEYS
+
+
+def _as_before(value: Any) -> Any:
+    """A subclass of str (the rules' vocabulary: ``End``, ``Game``... are ``StrEnum``) as the
+    standard library writes it: its characters, whatever its ``__str__`` says. Anything else is
+    refused, so the standard library (with the caller's ``default``) writes it as before."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise TypeError(type(value).__name__)
 
 
 def json_text(obj: Any, *, sort_keys: bool) -> str | None:
     """``obj`` as compact JSON, exactly as ``json.dumps(obj, separators=(",", ":"),
     sort_keys=sort_keys)`` writes it (ASCII, ``\\u`` escapes), or None where orjson cannot
     promise that: a text that is not all printable ASCII (the standard library escapes the rest), a type it
-    writes its own way, an integer beyond 64 bits, a key that is not a string. (Floats are
+    writes its own way, an integer beyond 64 bits, a key that is not a string in sorted text. (Floats are
     the one difference left: orjson writes ``1e16`` where the standard library writes
     ``1e+16``, the same number; no hot answer holds such a float.)"""
     try:
-        text = orjson.dumps(obj, option=(orjson.OPT_SORT_KEYS | _AS_BEFORE) if sort_keys else _AS_BEFORE)
+        # Keys that are not strings (a score by seat) are written as the standard library writes
+        # them ("0"), but sorted another way (as text, not as numbers): so only when unsorted.
+        text = orjson.dumps(obj, default=_as_before, option=_AS_BEFORE | (_SORTED if sort_keys else _UNSORTED))
     except orjson.JSONEncodeError:
         return None
     # DEL is ASCII, but the standard library escapes it (\u007f) and orjson does not.

@@ -27,7 +27,7 @@ from api.http.matches import (
     TrainsViewSchema,
     ViewSchema,
 )
-from api.rules import ENDED, redact_event, view
+from api.rules import ENDED, End, Game, redact_event, view
 from api.rules.views import public_summary
 from api.services.commands import GetView
 from api.services.snapshots import Snapshot, fold, without_seq
@@ -195,12 +195,24 @@ def test_what_the_plan_does_not_know_is_left_to_marshmallow():
 def test_json_text_is_the_standard_librarys_text_or_nothing(sort_keys):
     snap = states(EXAMPLES / "mexican-train-4p.audit.json")[-1][0]
     answers = [SeatViewSchema().dump(seat_view(snap, seat)) for seat in (0, None)]
-    answers += [{"name": "caf\u00e9"}, {1: "not a string key"}, {"big": 2**70}, {"control": "a\u001fb\x7f"}]
+    # the rules' vocabulary (StrEnum) and a str subclass whose __str__ says otherwise: their characters
+    answers += [{"end": End.LEFT, "tiles": [Unsaid("6-5")], "game": Game.DRAW}, {Unsaid("key"): "a subclass key"}]
+    answers += [{"name": "caf\u00e9"}, {"big": 2**70}, {"control": "a\u001fb\x7f"}]
+    # keys not strings: unsorted, orjson's ("2" before "10" as given); sorted, the standard library's
+    answers += [{2: "two", 10: "ten", None: "none", True: "yes", "word": {0: [1]}}]
     for answer in answers:
         text = dumping.json_text(answer, sort_keys=sort_keys)
         assert text is None or text == json.dumps(answer, separators=(",", ":"), sort_keys=sort_keys)
-    # a view: orjson's; non-ASCII, a key not a string, 70 bits, DEL: the standard library's
-    assert [dumping.json_text(a, sort_keys=sort_keys) is None for a in answers] == [False] * 2 + [True] * 4
+    # a view, str subclasses as values: orjson's; non-ASCII, 70 bits, DEL: the standard library's; keys
+    # that are not plain strings: orjson's unsorted, the standard library's sorted
+    expected = [False] * 3 + [sort_keys] + [True] * 3 + [sort_keys]
+    assert [dumping.json_text(a, sort_keys=sort_keys) is None for a in answers] == expected
+    assert dumping.json_text(answers[2], sort_keys=True) == '{"end":"left","game":"draw","tiles":["6-5"]}'
+
+
+class Unsaid(str):
+    def __str__(self) -> str:
+        return "not what json writes"
 
 
 def test_a_views_answer_is_the_schemas_dump_in_flasks_json_and_is_kept_per_seat(app, client):
