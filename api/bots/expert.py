@@ -125,6 +125,11 @@ class Budget:
     ``importance`` (with ``inference`` off) weighs each deal's values by the sampler's own correction
     (``Knowledge.weighed_sample``: how much likelier the deal is in truth than its way of dealing
     makes it) instead of counting every deal alike.
+
+    ``exact_deals`` (off in ``DEFAULT_BUDGET``) draws every deal exactly uniformly among those
+    consistent with what the seat knows (``Knowledge.uniform_sample``), whenever each other seat's
+    hidden tiles share one constraint (always, in a game without drawing), instead of slot by slot
+    (``Knowledge.sample``, which favours some deals); it takes the place of ``importance``.
     """
 
     determinizations: int = 64
@@ -150,6 +155,7 @@ class Budget:
     importance: bool = False
     explore: float = 60.0
     widen: float = 0.5
+    exact_deals: bool = False
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -280,10 +286,10 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
             if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
                 break
         dealt += 1
-        if weighed is None and budget.importance:
+        if weighed is None and budget.importance and not budget.exact_deals:
             hands, boneyard, weight = know.weighed_sample(rng)  # (the same draws as ``know.sample``)
         else:
-            hands, boneyard = _next_deal(know, weighed, rng)
+            hands, boneyard = _next_deal(know, weighed, rng, budget.exact_deals)
             weight = 1.0
         if honest is not None:
             values = _honest_values(know, hands, moves, rng, honest, trees)
@@ -331,7 +337,12 @@ def _weighed_deals(
     cumulative = []
     total = 0.0
     for _ in range(budget.inference * deals):
-        hands, boneyard, weight = know.weighed_sample(rng)
+        uniform = know.uniform_sample(rng) if budget.exact_deals else None
+        if uniform is None:
+            hands, boneyard, weight = know.weighed_sample(rng)
+        else:
+            hands, boneyard = uniform
+            weight = 1.0
         if know.choices:
             weight *= know.likelihood(hands, powers, budget.stray, signaller=signaller, signal_powers=signals)
         total += weight
@@ -342,9 +353,15 @@ def _weighed_deals(
     return candidates, cumulative
 
 
-def _next_deal(know: Knowledge, weighed: tuple[list[Deal], list[float]] | None, rng: random.Random) -> Deal:
-    """The next deal to play out: a fresh one, or one drawn from the weighed deals."""
-    return know.sample(rng) if weighed is None else _pick(weighed, rng)
+def _next_deal(
+    know: Knowledge, weighed: tuple[list[Deal], list[float]] | None, rng: random.Random, exact: bool = False
+) -> Deal:
+    """The next deal to play out: a fresh one (``exact``: drawn uniformly when the seats' constraints
+    allow it, ``Budget.exact_deals``), or one drawn from the weighed deals."""
+    if weighed is not None:
+        return _pick(weighed, rng)
+    uniform = know.uniform_sample(rng) if exact else None
+    return know.sample(rng) if uniform is None else uniform
 
 
 def _pick(weighed: tuple[list[Deal], list[float]], rng: random.Random) -> Deal:

@@ -52,6 +52,7 @@ from api.rules.tiles import EVERY_TILE, LARGEST_PIP, Tile, TileSet
 from api.rules.vocabulary import BotLevel, SeatKind
 
 from .actions import Json
+from .uniform import UniformDeals
 
 # Every number of every set: the tables below are sized once for the largest set, and a
 # smaller set's tiles and numbers are a prefix of its (``Tile.index`` is one index for all).
@@ -293,6 +294,32 @@ class Knowledge:
         """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
         hands, boneyard, _weight = self.weighed_sample(rng)
         return hands, boneyard
+
+    @functools.cached_property
+    def _uniform(self) -> UniformDeals | None:
+        """The exact uniform sampler of this seat's consistent deals (``uniform.UniformDeals``), when
+        every other seat's hidden slots share one mask (no draw has split them) and some deal fits;
+        None otherwise."""
+        seats = sorted(self.slots)
+        if sum(len(self.slots[s]) for s in seats) + self.boneyard != len(self.unseen):
+            return None  # inconsistent input: ``weighed_sample`` is lenient with it
+        allowed = []
+        for s in seats:
+            masks = self.slots[s]
+            if any(m != masks[0] for m in masks):
+                return None
+            mask = masks[0] if masks else 0
+            bar = self.barred | self.shed.get(s, 0)
+            allowed.append({t for t in self.unseen if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1})
+        deals = UniformDeals(seats, [len(self.slots[s]) for s in seats], allowed, self.unseen)
+        return deals if deals.count else None
+
+    def uniform_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]] | None:
+        """A deal drawn exactly uniformly among all those consistent with what the seat knows (its
+        hidden hands in canonical order, the boneyard shuffled), when each other seat's hidden tiles
+        share one constraint (``uniform``); None when they do not, or when no deal fits."""
+        deals = self._uniform
+        return None if deals is None else deals.sample(rng)
 
     def weighed_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile], float]:
         """A deal as ``sample`` makes it, and its weight: how much likelier it is in truth than
