@@ -129,7 +129,10 @@ class Budget:
     ``exact_deals`` (off in ``DEFAULT_BUDGET``) draws every deal exactly uniformly among those
     consistent with what the seat knows (``Knowledge.uniform_sample``), whenever each other seat's
     hidden tiles share one constraint (always, in a game without drawing), instead of slot by slot
-    (``Knowledge.sample``, which favours some deals); it takes the place of ``importance``.
+    (``Knowledge.sample``, which favours some deals); it takes the place of ``importance``. With
+    ``greedy_ties`` too, each such deal is kept with the chance that it gives the greedy seats'
+    plays (``Knowledge.tie_odds``: a greedy seat picks at random among equally heavy plays), else
+    drawn again (up to ``TIE_TRIES`` times): deals then come as likely as those plays make them.
     """
 
     determinizations: int = 64
@@ -156,6 +159,7 @@ class Budget:
     explore: float = 60.0
     widen: float = 0.5
     exact_deals: bool = False
+    greedy_ties: bool = False
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -289,7 +293,7 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
         if weighed is None and budget.importance and not budget.exact_deals:
             hands, boneyard, weight = know.weighed_sample(rng)  # (the same draws as ``know.sample``)
         else:
-            hands, boneyard = _next_deal(know, weighed, rng, budget.exact_deals)
+            hands, boneyard = _next_deal(know, weighed, rng, budget.exact_deals, budget.greedy_ties)
             weight = 1.0
         if honest is not None:
             values = _honest_values(know, hands, moves, rng, honest, trees)
@@ -353,15 +357,30 @@ def _weighed_deals(
     return candidates, cumulative
 
 
+TIE_TRIES = 16  # deals drawn at most for one kept under ``Budget.greedy_ties`` (the last one is kept)
+
+
 def _next_deal(
-    know: Knowledge, weighed: tuple[list[Deal], list[float]] | None, rng: random.Random, exact: bool = False
+    know: Knowledge,
+    weighed: tuple[list[Deal], list[float]] | None,
+    rng: random.Random,
+    exact: bool = False,
+    ties: bool = False,
 ) -> Deal:
     """The next deal to play out: a fresh one (``exact``: drawn uniformly when the seats' constraints
-    allow it, ``Budget.exact_deals``), or one drawn from the weighed deals."""
+    allow it, ``Budget.exact_deals``; ``ties``: kept as likely as it makes the greedy seats' plays,
+    ``Budget.greedy_ties``), or one drawn from the weighed deals."""
     if weighed is not None:
         return _pick(weighed, rng)
-    uniform = know.uniform_sample(rng) if exact else None
-    return know.sample(rng) if uniform is None else uniform
+    deal = know.uniform_sample(rng) if exact else None
+    if deal is None:
+        return know.sample(rng)
+    for _ in range(TIE_TRIES - 1 if ties else 0):
+        odds = know.tie_odds(deal[0])
+        if odds >= 1.0 or rng.random() < odds:
+            break
+        deal = know.uniform_sample(rng) or deal
+    return deal
 
 
 def _pick(weighed: tuple[list[Deal], list[float]], rng: random.Random) -> Deal:

@@ -275,6 +275,20 @@ class Knowledge:
                 product *= odds * leaning[seat] + (1.0 - odds) * even[seat]
         return product
 
+    def tie_odds(self, hands: dict[int, list[Tile]]) -> float:
+        """How likely the greedy seats' (``shed``) plays are if they hold ``hands``, up to a constant
+        factor, on a line: a greedy seat plays its heaviest fitting tile but picks at random among
+        the listed plays of equal weight (``simple.choose_greedy``), so a hand that also held a
+        fitting tile as heavy as the one played made that play half as likely. (On a line that tile
+        is on the other end, one play each: two tiles of one weight never share a number.)"""
+        odds = 1.0
+        for c in self.choices:
+            if c.seat in self.shed:
+                tied = c.fits & _EQUAL[c.tile] & ~(1 << c.tile)
+                if tied & (index_mask(hands.get(c.seat, [])) | c.kept):
+                    odds *= 0.5
+        return odds
+
     # --- imagining the hidden tiles ----------------------------------------------------
     @functools.cached_property
     def _holders(self) -> tuple[list[tuple[int, int]], list[int]]:
@@ -477,6 +491,7 @@ def index_mask(tiles: list[Tile]) -> int:
 
 _NUMBERS_ON = tuple(tile_mask(t) for t in EVERY_TILE)  # by ``Tile.index``
 _HEAVIER = tuple(index_mask([u for u in EVERY_TILE if WEIGHT_KEY[u.index] > WEIGHT_KEY[t.index]]) for t in EVERY_TILE)
+_EQUAL = tuple(index_mask([u for u in EVERY_TILE if WEIGHT_KEY[u.index] == WEIGHT_KEY[t.index]]) for t in EVERY_TILE)
 _CARRYING = tuple(index_mask([t for t in EVERY_TILE if t.has(n)]) for n in NUMBERS)  # by number
 # The tiles (a mask over ``Tile.index``, of every set: a hand holds its own set's only) that fit
 # one of the open numbers, by their mask (``ends_mask``): a mask's is its lowest number's

@@ -9,7 +9,8 @@ import random
 from collections import Counter
 
 from api.bots.arena import BotMatch
-from api.bots.knowledge import Knowledge, index_mask, tile_mask
+from api.bots.expert import _next_deal
+from api.bots.knowledge import Choice, Knowledge, index_mask, tile_mask
 from api.bots.uniform import UniformDeals
 from api.rules import Tile, resolve_rules
 from api.rules.layout import Layout
@@ -137,3 +138,40 @@ def test_in_double_nine_every_exact_deal_keeps_every_constraint_and_deals_every_
             checked += 1
         match.step()
     assert checked == 12
+
+
+def _tied_position() -> Knowledge:
+    """Double-nine: greedy seat 1 played 9-3 on a line showing 9 and 5, with 7-5 (as heavy, and
+    fitting the 5) unseen; one hidden tile each for seats 1 and 2, one for seat 3, two out of play."""
+    rules = resolve_rules("double-nine-partners", {}, 4)
+    nine_three = Tile.parse("9-3")
+    ends = 1 << 9 | 1 << 5
+    fits = index_mask([t for t in rules.set.tiles if tile_mask(t) & ends])
+    choice = Choice(1, nine_three.index, fits, 1 << nine_three.index, ends)
+    unseen = [Tile.parse(t) for t in ("7-5", "2-0", "4-1", "3-3", "8-8")]
+    slots = {1: [0], 2: [0], 3: [0]}
+    return Knowledge(rules, {}, 0, [], [], [], slots, unseen, 2, Layout(False), [choice], 0, {1: 0})
+
+
+def test_a_greedy_seat_that_held_a_play_as_heavy_as_its_own_made_its_play_half_as_likely():
+    know = _tied_position()
+    seven_five, two_nil = Tile.parse("7-5"), Tile.parse("2-0")
+    assert know.tie_odds({1: [seven_five]}) == 0.5  # one play each: it picked 9-3 at even odds
+    assert know.tie_odds({1: [two_nil]}) == 1.0
+    assert know.tie_odds({2: [seven_five], 1: [two_nil]}) == 1.0  # another seat's tile says nothing
+    # not read as greedy: no factor
+    assert dataclasses.replace(know, shed={}).tie_odds({1: [seven_five]}) == 1.0
+
+
+def test_with_greedy_ties_deals_come_as_likely_as_the_greedy_plays_make_them():
+    know = _tied_position()
+    seven_five = Tile.parse("7-5")
+    deals = _consistent(know)
+    weights = {d: know.tie_odds({1: list(d[0])}) for d in deals}
+    truth = sum(w for d, w in weights.items() if seven_five in d[0]) / sum(weights.values())
+    assert abs(truth - 1 / 9) < 1e-9  # 1/2 of the uniform 1/5, against 4/5 for the others: (1/10) / (9/10)
+    rng = random.Random(11)
+    held = sum(seven_five in _next_deal(know, None, rng, True, True)[0][1] for _ in range(DRAWS)) / DRAWS
+    plain = sum(seven_five in _next_deal(know, None, rng, True, False)[0][1] for _ in range(DRAWS)) / DRAWS
+    assert abs(held - truth) < 0.015  # about 5 standard errors over DRAWS deals
+    assert abs(plain - 1 / 5) < 0.015
