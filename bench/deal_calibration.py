@@ -11,7 +11,10 @@ reads what the seat knows (``Knowledge.read``, the greedy seats' plays read exac
 * ``slot by slot``: ``Knowledge.sample``, the shipped expert's;
 * ``weighed``: the same deals weighed by their correction (``Knowledge.weighed_sample``);
 * ``exact``: ``Knowledge.uniform_sample`` (``Budget.exact_deals``);
-* ``exact, ties``: the same, weighed by ``Knowledge.tie_odds`` (``Budget.greedy_ties``).
+* ``exact, ties``: the same, weighed by ``Knowledge.tie_odds`` (``Budget.greedy_ties``);
+* ``exact, partner read``: exact deals weighed by how likely they make the partner's plays if it
+  leans toward shedding weight (``Knowledge.likelihood``, the leaning-or-even reading at the
+  budget's ``lean`` and ``stray``; the greedy seats are read by the deals alone).
 
 Each is scored against the true hidden hands (from the engine, for the score only): the *log
 score* of the truth, the sum over the unseen tiles of the log of the share of deals that put the
@@ -33,7 +36,8 @@ from collections.abc import Callable
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from anywhere in a checkout
 
 from api.bots.arena import BotMatch, next_actor
-from api.bots.knowledge import Knowledge
+from api.bots.expert import DOUBLE_NINE_BUDGET
+from api.bots.knowledge import Knowledge, lean_powers
 from api.rules import Tile, resolve_rules
 
 Deal = tuple[dict[int, list[Tile]], list[Tile]]
@@ -59,11 +63,19 @@ def _exact_ties(know: Knowledge, rng: random.Random) -> tuple[Deal, float]:
 
 
 KINDS = ("partner", "greedy")  # the hidden hands scored apart: the expert's partner's, the greedy seats' together
+
+
+def _exact_lean(know: Knowledge, rng: random.Random) -> tuple[Deal, float]:
+    deal = know.uniform_sample(rng) or know.sample(rng)
+    return deal, know.likelihood(deal[0], lean_powers(DOUBLE_NINE_BUDGET.lean), DOUBLE_NINE_BUDGET.stray)
+
+
 SAMPLERS: dict[str, Draw] = {
     "slot by slot": _slot_by_slot,
     "weighed": _weighed,
     "exact": _exact,
     "exact, ties": _exact_ties,
+    "exact, partner read": _exact_lean,
 }
 
 

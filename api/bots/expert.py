@@ -124,7 +124,9 @@ class Budget:
     will too (it led its heaviest tile: ``Knowledge.led``), under ``greedy_reading``;
     ``importance`` (with ``inference`` off) weighs each deal's values by the sampler's own correction
     (``Knowledge.weighed_sample``: how much likelier the deal is in truth than its way of dealing
-    makes it) instead of counting every deal alike.
+    makes it) instead of counting every deal alike; with ``exact_deals`` (whose deals need no
+    correction) it weighs them by how likely each makes the other seats' plays instead
+    (``Knowledge.likelihood``, as ``inference`` reads them), without drawing deals again.
 
     ``exact_deals`` (off in ``DEFAULT_BUDGET``) draws every deal exactly uniformly among those
     consistent with what the seat knows (``Knowledge.uniform_sample``), whenever each other seat's
@@ -133,6 +135,9 @@ class Budget:
     ``greedy_ties`` too, each such deal is kept with the chance that it gives the greedy seats'
     plays (``Knowledge.tie_odds``: a greedy seat picks at random among equally heavy plays), else
     drawn again (up to ``TIE_TRIES`` times): deals then come as likely as those plays make them.
+    ``partner_lean`` (off) reads the partner's plays under ``inference`` as any other seat's, leaning
+    toward weight or not (``Knowledge.likelihood``), instead of by the convention; the convention
+    is still played.
     """
 
     determinizations: int = 64
@@ -160,6 +165,7 @@ class Budget:
     widen: float = 0.5
     exact_deals: bool = False
     greedy_ties: bool = False
+    partner_lean: bool = False
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -295,6 +301,8 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
         else:
             hands, boneyard = _next_deal(know, weighed, rng, budget.exact_deals, budget.greedy_ties)
             weight = 1.0
+            if weighed is None and budget.importance and know.choices:  # with ``exact_deals``: the plays' odds
+                weight = _likelihood(know, hands, budget)
         if honest is not None:
             values = _honest_values(know, hands, moves, rng, honest, trees)
         elif lines:
@@ -334,9 +342,6 @@ def _weighed_deals(
     (``Knowledge.weighed_sample``); None when inference is off."""
     if budget.inference <= 1:
         return None
-    powers = lean_powers(budget.lean)
-    signaller = signalling_partner(know) if budget.signal else None
-    signals = signal_powers(budget.signal_lean)
     candidates: list[Deal] = []
     cumulative = []
     total = 0.0
@@ -348,7 +353,7 @@ def _weighed_deals(
             hands, boneyard = uniform
             weight = 1.0
         if know.choices:
-            weight *= know.likelihood(hands, powers, budget.stray, signaller=signaller, signal_powers=signals)
+            weight *= _likelihood(know, hands, budget)
         total += weight
         candidates.append((hands, boneyard))
         cumulative.append(total)
@@ -358,6 +363,14 @@ def _weighed_deals(
 
 
 TIE_TRIES = 16  # deals drawn at most for one kept under ``Budget.greedy_ties`` (the last one is kept)
+
+
+def _likelihood(know: Knowledge, hands: dict[int, list[Tile]], budget: Budget) -> float:
+    """How likely ``hands`` make the other seats' plays (``Knowledge.likelihood``), read as ``budget``
+    reads them: the partner by the convention when both play it, unless ``partner_lean``."""
+    signaller = signalling_partner(know) if budget.signal and not budget.partner_lean else None
+    signals = signal_powers(budget.signal_lean)
+    return know.likelihood(hands, lean_powers(budget.lean), budget.stray, signaller=signaller, signal_powers=signals)
 
 
 def _next_deal(
