@@ -8,9 +8,9 @@ import itertools
 import random
 from collections import Counter
 
-from api.bots.arena import BotMatch
-from api.bots.expert import _next_deal
-from api.bots.knowledge import Choice, Knowledge, index_mask, tile_mask
+from api.bots.arena import BotMatch, next_actor
+from api.bots.expert import DOUBLE_NINE_BUDGET, _likelihood, _next_deal
+from api.bots.knowledge import Choice, Knowledge, index_mask, lean_powers, signal_powers, tile_mask
 from api.bots.uniform import UniformDeals
 from api.rules import Tile, resolve_rules
 from api.rules.layout import Layout
@@ -175,3 +175,27 @@ def test_with_greedy_ties_deals_come_as_likely_as_the_greedy_plays_make_them():
     plain = sum(seven_five in _next_deal(know, None, rng, True, False)[0][1] for _ in range(DRAWS)) / DRAWS
     assert abs(held - truth) < 0.015  # about 5 standard errors over DRAWS deals
     assert abs(plain - 1 / 5) < 0.015
+
+
+def test_partner_lean_reads_the_partner_as_leaning_or_not_instead_of_by_the_convention():
+    rules = resolve_rules("double-nine-partners", {}, 4)
+    match = BotMatch(rules, "partner-lean", ["expert", "greedy"] * 2)
+    while True:
+        know = Knowledge.read(*match.inputs(0))
+        if next_actor(match.state) == 0 and any(c.seat == 2 for c in know.choices):
+            break
+        match.step()
+    budget = dataclasses.replace(DOUBLE_NINE_BUDGET, exact_deals=True, importance=True)
+    leaning = dataclasses.replace(budget, partner_lean=True)
+    powers = lean_powers(budget.lean)
+    rng = random.Random(3)
+    differ = 0
+    for _ in range(20):
+        hands, _boneyard = know.uniform_sample(rng) or ({}, [])
+        convention = know.likelihood(
+            hands, powers, budget.stray, signaller=2, signal_powers=signal_powers(budget.signal_lean)
+        )
+        assert _likelihood(know, hands, budget) == convention
+        assert _likelihood(know, hands, leaning) == know.likelihood(hands, powers, budget.stray)
+        differ += _likelihood(know, hands, leaning) != convention
+    assert differ  # the two readings of the partner weigh some deals differently
