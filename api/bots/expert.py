@@ -128,16 +128,16 @@ class Budget:
     correction) it weighs them by how likely each makes the other seats' plays instead
     (``Knowledge.likelihood``, as ``inference`` reads them), without drawing deals again.
 
-    ``exact_deals`` (off in ``DEFAULT_BUDGET``) draws every deal exactly uniformly among those
-    consistent with what the seat knows (``Knowledge.uniform_sample``), whenever each other seat's
-    hidden tiles share one constraint (always, in a game without drawing), instead of slot by slot
-    (``Knowledge.sample``, which favours some deals); it takes the place of ``importance``. With
-    ``greedy_ties`` too, each such deal is kept with the chance that it gives the greedy seats'
-    plays (``Knowledge.tie_odds``: a greedy seat picks at random among equally heavy plays), else
-    drawn again (up to ``TIE_TRIES`` times): deals then come as likely as those plays make them.
-    ``partner_lean`` (off) reads the partner's plays under ``inference`` as any other seat's, leaning
-    toward weight or not (``Knowledge.likelihood``), instead of by the convention; the convention
-    is still played.
+    Three more, off (README, "Issue 33's games", the sixth pass: truer deals, the same share):
+    ``exact_deals`` draws every deal exactly uniformly among those consistent with what the seat
+    knows (``Knowledge.uniform_sample``), whenever each other seat's hidden tiles share one
+    constraint (always, in a game without drawing), instead of slot by slot (``Knowledge.sample``,
+    which favours some deals); under ``importance`` those deals are weighed by the plays' odds, as
+    said above. With ``greedy_ties`` too, each such deal is kept with the chance that it gives the
+    greedy seats' plays (``Knowledge.tie_odds``: a greedy seat picks at random among equally heavy
+    plays), else drawn again (up to ``TIE_TRIES`` times). ``partner_lean`` reads the partner's
+    plays (under ``inference`` or ``importance``) as any other seat's, leaning toward weight or not
+    (``Knowledge.likelihood``), instead of by the convention; the convention is still played.
     """
 
     determinizations: int = 64
@@ -178,8 +178,9 @@ DEFAULT_BUDGET = Budget()
 # exact endings, on twice the deals drawn straight from what the seat knows (no weighing: its cost
 # goes into deals), greedy bots' plays read exactly, a hand's win worth 100 points beside its own.
 # Against greedy sides it won 67.0% [61.7, 71.9] of 321 decided hands (120 matches; 64.3% of 642
-# on 240) where the double-six expert's play won 54.6% [49.4, 59.8], at a median 22.4 ms a
-# decision (README, "Issue 33's games"). The double-six games keep ``DEFAULT_BUDGET``: not measured there.
+# on 240, the seeds its options were chosen on; 62.1% of 2,749 on 960) where the double-six
+# expert's play won 54.6% [49.4, 59.8], at a median 22.4 ms a decision (README, "Issue 33's
+# games"). The double-six games keep ``DEFAULT_BUDGET``: not measured there.
 DOUBLE_NINE_BUDGET = dataclasses.replace(
     DEFAULT_BUDGET,
     honest=True,
