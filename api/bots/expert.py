@@ -124,7 +124,20 @@ class Budget:
     will too (it led its heaviest tile: ``Knowledge.led``), under ``greedy_reading``;
     ``importance`` (with ``inference`` off) weighs each deal's values by the sampler's own correction
     (``Knowledge.weighed_sample``: how much likelier the deal is in truth than its way of dealing
-    makes it) instead of counting every deal alike.
+    makes it) instead of counting every deal alike; with ``exact_deals`` (whose deals need no
+    correction) it weighs them by how likely each makes the other seats' plays instead
+    (``Knowledge.likelihood``, as ``inference`` reads them), without drawing deals again.
+
+    Three more, off (README, "Issue 33's games", the sixth pass: truer deals, the same share):
+    ``exact_deals`` draws every deal exactly uniformly among those consistent with what the seat
+    knows (``Knowledge.uniform_sample``), whenever each other seat's hidden tiles share one
+    constraint (always, in a game without drawing), instead of slot by slot (``Knowledge.sample``,
+    which favours some deals); under ``importance`` those deals are weighed by the plays' odds, as
+    said above. With ``greedy_ties`` too, each such deal is kept with the chance that it gives the
+    greedy seats' plays (``Knowledge.tie_odds``: a greedy seat picks at random among equally heavy
+    plays), else drawn again (up to ``TIE_TRIES`` times). ``partner_lean`` reads the partner's
+    plays (under ``inference`` or ``importance``) as any other seat's, leaning toward weight or not
+    (``Knowledge.likelihood``), instead of by the convention; the convention is still played.
     """
 
     determinizations: int = 64
@@ -150,6 +163,9 @@ class Budget:
     importance: bool = False
     explore: float = 60.0
     widen: float = 0.5
+    exact_deals: bool = False
+    greedy_ties: bool = False
+    partner_lean: bool = False
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -162,8 +178,9 @@ DEFAULT_BUDGET = Budget()
 # exact endings, on twice the deals drawn straight from what the seat knows (no weighing: its cost
 # goes into deals), greedy bots' plays read exactly, a hand's win worth 100 points beside its own.
 # Against greedy sides it won 67.0% [61.7, 71.9] of 321 decided hands (120 matches; 64.3% of 642
-# on 240) where the double-six expert's play won 54.6% [49.4, 59.8], at a median 22.4 ms a
-# decision (README, "Issue 33's games"). The double-six games keep ``DEFAULT_BUDGET``: not measured there.
+# on 240, the seeds its options were chosen on; 62.1% of 2,749 on 960) where the double-six
+# expert's play won 54.6% [49.4, 59.8], at a median 22.4 ms a decision (README, "Issue 33's
+# games"). The double-six games keep ``DEFAULT_BUDGET``: not measured there.
 DOUBLE_NINE_BUDGET = dataclasses.replace(
     DEFAULT_BUDGET,
     honest=True,
@@ -280,11 +297,13 @@ def evaluate(know: Knowledge, moves: list[Move], rng: random.Random, budget: Bud
             if budget.sure and dealt % SURE_EVERY == 0 and _settled(rows, totals, budget.sure):
                 break
         dealt += 1
-        if weighed is None and budget.importance:
+        if weighed is None and budget.importance and not budget.exact_deals:
             hands, boneyard, weight = know.weighed_sample(rng)  # (the same draws as ``know.sample``)
         else:
-            hands, boneyard = _next_deal(know, weighed, rng)
+            hands, boneyard = _next_deal(know, weighed, rng, budget.exact_deals, budget.greedy_ties)
             weight = 1.0
+            if weighed is None and budget.importance and know.choices:  # with ``exact_deals``: the plays' odds
+                weight = _likelihood(know, hands, budget)
         if honest is not None:
             values = _honest_values(know, hands, moves, rng, honest, trees)
         elif lines:
@@ -324,16 +343,18 @@ def _weighed_deals(
     (``Knowledge.weighed_sample``); None when inference is off."""
     if budget.inference <= 1:
         return None
-    powers = lean_powers(budget.lean)
-    signaller = signalling_partner(know) if budget.signal else None
-    signals = signal_powers(budget.signal_lean)
     candidates: list[Deal] = []
     cumulative = []
     total = 0.0
     for _ in range(budget.inference * deals):
-        hands, boneyard, weight = know.weighed_sample(rng)
+        uniform = know.uniform_sample(rng) if budget.exact_deals else None
+        if uniform is None:
+            hands, boneyard, weight = know.weighed_sample(rng)
+        else:
+            hands, boneyard = uniform
+            weight = 1.0
         if know.choices:
-            weight *= know.likelihood(hands, powers, budget.stray, signaller=signaller, signal_powers=signals)
+            weight *= _likelihood(know, hands, budget)
         total += weight
         candidates.append((hands, boneyard))
         cumulative.append(total)
@@ -342,9 +363,38 @@ def _weighed_deals(
     return candidates, cumulative
 
 
-def _next_deal(know: Knowledge, weighed: tuple[list[Deal], list[float]] | None, rng: random.Random) -> Deal:
-    """The next deal to play out: a fresh one, or one drawn from the weighed deals."""
-    return know.sample(rng) if weighed is None else _pick(weighed, rng)
+TIE_TRIES = 16  # deals drawn at most for one kept under ``Budget.greedy_ties`` (the last one is kept)
+
+
+def _likelihood(know: Knowledge, hands: dict[int, list[Tile]], budget: Budget) -> float:
+    """How likely ``hands`` make the other seats' plays (``Knowledge.likelihood``), read as ``budget``
+    reads them: the partner by the convention when both play it, unless ``partner_lean``."""
+    signaller = signalling_partner(know) if budget.signal and not budget.partner_lean else None
+    signals = signal_powers(budget.signal_lean)
+    return know.likelihood(hands, lean_powers(budget.lean), budget.stray, signaller=signaller, signal_powers=signals)
+
+
+def _next_deal(
+    know: Knowledge,
+    weighed: tuple[list[Deal], list[float]] | None,
+    rng: random.Random,
+    exact: bool = False,
+    ties: bool = False,
+) -> Deal:
+    """The next deal to play out: a fresh one (``exact``: drawn uniformly when the seats' constraints
+    allow it, ``Budget.exact_deals``; ``ties``: kept as likely as it makes the greedy seats' plays,
+    ``Budget.greedy_ties``), or one drawn from the weighed deals."""
+    if weighed is not None:
+        return _pick(weighed, rng)
+    deal = know.uniform_sample(rng) if exact else None
+    if deal is None:
+        return know.sample(rng)
+    for _ in range(TIE_TRIES - 1 if ties else 0):
+        odds = know.tie_odds(deal[0])
+        if odds >= 1.0 or rng.random() < odds:
+            break
+        deal = know.uniform_sample(rng) or deal
+    return deal
 
 
 def _pick(weighed: tuple[list[Deal], list[float]], rng: random.Random) -> Deal:

@@ -52,6 +52,7 @@ from api.rules.tiles import EVERY_TILE, LARGEST_PIP, Tile, TileSet
 from api.rules.vocabulary import BotLevel, SeatKind
 
 from .actions import Json
+from .uniform import UniformDeals
 
 # Every number of every set: the tables below are sized once for the largest set, and a
 # smaller set's tiles and numbers are a prefix of its (``Tile.index`` is one index for all).
@@ -274,6 +275,20 @@ class Knowledge:
                 product *= odds * leaning[seat] + (1.0 - odds) * even[seat]
         return product
 
+    def tie_odds(self, hands: dict[int, list[Tile]]) -> float:
+        """How likely the greedy seats' (``shed``) plays are if they hold ``hands``, up to a constant
+        factor, on a line: a greedy seat plays its heaviest fitting tile but picks at random among
+        the listed plays of equal weight (``simple.choose_greedy``), so a hand that also held a
+        fitting tile as heavy as the one played made that play half as likely. (On a line that tile
+        is on the other end, one play each: two tiles of one weight never share a number.)"""
+        odds = 1.0
+        for c in self.choices:
+            if c.seat in self.shed:
+                tied = c.fits & _EQUAL[c.tile] & ~(1 << c.tile)
+                if tied & (index_mask(hands.get(c.seat, [])) | c.kept):
+                    odds *= 0.5
+        return odds
+
     # --- imagining the hidden tiles ----------------------------------------------------
     @functools.cached_property
     def _holders(self) -> tuple[list[tuple[int, int]], list[int]]:
@@ -293,6 +308,32 @@ class Knowledge:
         """A deal of the unseen tiles consistent with all the seat knows: hands and boneyard."""
         hands, boneyard, _weight = self.weighed_sample(rng)
         return hands, boneyard
+
+    @functools.cached_property
+    def _uniform(self) -> UniformDeals | None:
+        """The exact uniform sampler of this seat's consistent deals (``uniform.UniformDeals``), when
+        every other seat's hidden slots share one mask (no draw has split them) and some deal fits;
+        None otherwise."""
+        seats = sorted(self.slots)
+        if sum(len(self.slots[s]) for s in seats) + self.boneyard != len(self.unseen):
+            return None  # inconsistent input: ``weighed_sample`` is lenient with it
+        allowed = []
+        for s in seats:
+            masks = self.slots[s]
+            if any(m != masks[0] for m in masks):
+                return None
+            mask = masks[0] if masks else 0
+            bar = self.barred | self.shed.get(s, 0)
+            allowed.append({t for t in self.unseen if not _NUMBERS_ON[t.index] & mask and not bar >> t.index & 1})
+        deals = UniformDeals(seats, [len(self.slots[s]) for s in seats], allowed, self.unseen)
+        return deals if deals.count else None
+
+    def uniform_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile]] | None:
+        """A deal drawn exactly uniformly among all those consistent with what the seat knows (its
+        hidden hands in canonical order, the boneyard shuffled), when each other seat's hidden tiles
+        share one constraint (``uniform``); None when they do not, or when no deal fits."""
+        deals = self._uniform
+        return None if deals is None else deals.sample(rng)
 
     def weighed_sample(self, rng: random.Random) -> tuple[dict[int, list[Tile]], list[Tile], float]:
         """A deal as ``sample`` makes it, and its weight: how much likelier it is in truth than
@@ -450,6 +491,7 @@ def index_mask(tiles: list[Tile]) -> int:
 
 _NUMBERS_ON = tuple(tile_mask(t) for t in EVERY_TILE)  # by ``Tile.index``
 _HEAVIER = tuple(index_mask([u for u in EVERY_TILE if WEIGHT_KEY[u.index] > WEIGHT_KEY[t.index]]) for t in EVERY_TILE)
+_EQUAL = tuple(index_mask([u for u in EVERY_TILE if WEIGHT_KEY[u.index] == WEIGHT_KEY[t.index]]) for t in EVERY_TILE)
 _CARRYING = tuple(index_mask([t for t in EVERY_TILE if t.has(n)]) for n in NUMBERS)  # by number
 # The tiles (a mask over ``Tile.index``, of every set: a hand holds its own set's only) that fit
 # one of the open numbers, by their mask (``ends_mask``): a mask's is its lowest number's
