@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from api.bots import level_budget
@@ -84,13 +85,13 @@ class SightedMatch(BotMatch):
         boneyard = list(st.boneyard) if everything or "boneyard" in self.shown else None
         return hands, boneyard
 
-    def choose(self, seat: int, seat_view: Json, log: list[Json]) -> Action:
+    def choose(self, seat: int, seat_view: Json, log: Sequence[Json]) -> Action:
         level = self.levels[seat]
         if level not in self.sighted or level != "expert" or not seat_view.get("legal_actions"):
             return super().choose(seat, seat_view, log)
         hands, boneyard = self.truth(seat)
 
-        def read(v: Json, lg: list[Json]) -> Knowledge:
+        def read(v: Json, lg: Sequence[Json]) -> Knowledge:
             return Sighted.of(Knowledge.read(v, lg), hands, boneyard)
 
         budget = self.budget or level_budget(level, self.rules.set)

@@ -26,6 +26,7 @@ The trains games (Mexican Train, Chicken Foot) have players of their own
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from api.rules.ruleset import RuleSet
@@ -93,7 +94,7 @@ def level_budget(level: str, tile_set: TileSet) -> Budget:
 
 
 def choose_action(
-    level: str, view: Json, log: list[Json], rng_seed: str | bytes, budget: Budget | None = None
+    level: str, view: Json, log: Sequence[Json], rng_seed: str | bytes, budget: Budget | None = None
 ) -> Action:
     """The action the ``level`` bot takes for the seat of ``view``.
 

@@ -204,7 +204,7 @@ def _drawable(state: MatchState) -> bool:
 
 
 def _known_line(
-    shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget
+    shown: Json, log: Sequence[Json], rng_seed: str, budget: AnalysisBudget
 ) -> tuple[Knowledge, list[Action], list[float]] | None:
     """A line game's distinct choices (as the expert lists them) and their values from what the
     seat knows (its view ``shown`` and its redacted ``log`` of the hand); None without a choice."""
@@ -220,7 +220,7 @@ def _known_line(
 
 
 def line_values(
-    state: MatchState, seat: int, shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
+    state: MatchState, seat: int, shown: Json, log: Sequence[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
 ) -> tuple[list[Action], list[float], list[float] | None, bool] | None:
     """A line game's decision: its distinct choices (as the expert lists them), their ``known`` and
     ``shown`` values (``shown`` None when ``oracle`` is off), and whether ``shown`` is exact.
@@ -284,7 +284,7 @@ def _known_trains(
 
 
 def trains_values(
-    state: MatchState, shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
+    state: MatchState, shown: Json, log: Sequence[Json], rng_seed: str, budget: AnalysisBudget, oracle: bool
 ) -> tuple[list[Action], list[float], list[float] | None] | None:
     """A trains game's decision: one action per distinct (tile, number) play, and a draw where it is
     a choice; ``known`` and ``shown`` values in points (higher is better)."""
@@ -369,7 +369,7 @@ def mexican_shown(
 
 
 def hint(
-    shown: Json, log: list[Json], rng_seed: str, budget: AnalysisBudget = DEFAULT_ANALYSIS_BUDGET
+    shown: Json, log: Sequence[Json], rng_seed: str, budget: AnalysisBudget = DEFAULT_ANALYSIS_BUDGET
 ) -> list[tuple[Action, float]]:
     """The seat's choices now, each as listed in ``shown["legal_actions"]`` with its value from what
     the seat knows (the analysis' ``known`` value: the seat's view and its redacted ``log`` of the

@@ -7,7 +7,7 @@ by the strength benchmark and the tests; the services have their own loop.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from api.rules import create_match, decide, parse_action, redact_event, replay, start_match, view
 from api.rules.events import Event
@@ -70,7 +70,7 @@ class BotMatch:
     def rng_seed(self) -> str:
         return f"{self.seed}:{len(self.events)}"
 
-    def choose(self, seat: int, seat_view: Json, log: list[Json]) -> Action:
+    def choose(self, seat: int, seat_view: Json, log: Sequence[Json]) -> Action:
         """The action of ``seat``'s bot, from exactly what its seat is given (a benchmark's subclass
         may decide otherwise: ``bench/sighted.py``)."""
         return choose_action(self.levels[seat], seat_view, log, self.rng_seed(), self.budget)

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from api.rules.layout import LEFT, RIGHT, UP
@@ -201,10 +201,10 @@ INTERMEDIATE_BUDGET = Budget(
 
 def choose_expert(
     view: Json,
-    log: list[Json],
+    log: Sequence[Json],
     rng: random.Random,
     budget: Budget = DEFAULT_BUDGET,
-    read: Callable[[Json, list[Json]], Knowledge] = Knowledge.read,
+    read: Callable[[Json, Sequence[Json]], Knowledge] = Knowledge.read,
 ) -> Action:
     """The expert's action for the seat of ``view``. ``read`` turns the view and log into what the
     seat knows: ``Knowledge.read`` for every seat the server plays (``choose_action`` passes no

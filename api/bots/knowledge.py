@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,11 +135,11 @@ class Knowledge:
 
     # --- reading -------------------------------------------------------------------
     @classmethod
-    def read(cls, view: Json, log: list[Json]) -> Knowledge:
+    def read(cls, view: Json, log: Sequence[Json]) -> Knowledge:
         rules = RuleSet.from_dict(view["rules"])
         seat = view["seat"]
         start = max((i for i, e in enumerate(log) if e.get("type") == HandStarted.type), default=None)
-        events = [] if start is None else log[start + 1 :]
+        events = [] if start is None else list(log[start + 1 :])
         counts = list(view["hand_counts"])
         slots: dict[int, list[int]] = {s: [] for s in range(rules.players) if s != seat}
         if start is not None:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from api.rules.vocabulary import ActionType
 
 from .actions import Action, Json, action_tile, find, no_play_choice, plays_of, without_claim
 
 
-def choose_random(view: Json, log: list[Json], rng: random.Random) -> Action:
+def choose_random(view: Json, log: Sequence[Json], rng: random.Random) -> Action:
     """A uniformly random listed action, sent without its claim: a beginner forgets to count
     (under ``muggins_calls`` its scoring plays leave their points to a muggins call)."""
     return without_claim(rng.choice(view["legal_actions"]))
 
 
-def choose_greedy(view: Json, log: list[Json], rng: random.Random) -> Action:
+def choose_greedy(view: Json, log: Sequence[Json], rng: random.Random) -> Action:
     """The biggest immediate score (fives games), then the heaviest tile, doubles first.
 
     Calls muggins whenever it may; draws or knocks only when it has nothing to play.

@@ -17,6 +17,7 @@ a seat that drew, or passed, could play on none of the numbers open then.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from api.rules.tiles import Tile
 from api.rules.trains_board import TOES, ChickenFootBoard
@@ -37,7 +38,7 @@ CLOSE_TO_OUT = 2  # another seat with this many tiles or fewer may end the round
 Lacks = list[set[int]]  # per seat: numbers it showed it holds none of
 
 
-def read_lacks(table: TrainsTable, log: list[Json]) -> Lacks:
+def read_lacks(table: TrainsTable, log: Sequence[Json]) -> Lacks:
     """Per seat, the numbers it has shown it lacks since its last unseen draw: a seat that
     draws holds none of the numbers open then (a drawn tile played at once keeps what was
     known; one it keeps is unseen, so only the numbers it did not fit stay known)."""
@@ -107,7 +108,7 @@ def tiles_on_table(view: Json) -> set[Tile]:
 
 
 def choose_chicken(
-    table: TrainsTable, plays: list[ListedPlay], view: Json, log: list[Json], rng: random.Random
+    table: TrainsTable, plays: list[ListedPlay], view: Json, log: Sequence[Json], rng: random.Random
 ) -> ListedPlay:
     """The play whose guessed round ends best (``rollout_values``); ties, and the lookahead's
     noise within ``NEAR``, by ``chicken_score``."""

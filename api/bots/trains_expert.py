@@ -114,7 +114,7 @@ def mexican_score(table: TrainsTable, play: ListedPlay, planner: _Planner) -> in
     return score
 
 
-def choose_trains_expert(view: Json, log: list[Json], rng: random.Random) -> Action:
+def choose_trains_expert(view: Json, log: Sequence[Json], rng: random.Random) -> Action:
     """The expert's action for the seat of ``view``. Only Chicken Foot's guesses draw from ``rng``
     (seeded per decision by ``choose_action``): the same question gets the same answer."""
     plays = listed_plays(view)

@@ -8,7 +8,7 @@ millisecond: a weaker middle step would be a handicap made up for the ladder, no
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from api.rules.vocabulary import BotLevel
 
@@ -16,7 +16,7 @@ from .actions import Action, Json
 from .trains_expert import choose_trains_expert
 from .trains_simple import choose_trains_greedy, choose_trains_random
 
-Chooser = Callable[[Json, list[Json], random.Random], Action]
+Chooser = Callable[[Json, Sequence[Json], random.Random], Action]
 
 TRAINS_PLAYERS: dict[str, Chooser] = {
     BotLevel.RANDOM: choose_trains_random,
@@ -26,7 +26,7 @@ TRAINS_PLAYERS: dict[str, Chooser] = {
 }
 
 
-def choose_trains(level: str, view: Json, log: list[Json], rng: random.Random) -> Action:
+def choose_trains(level: str, view: Json, log: Sequence[Json], rng: random.Random) -> Action:
     """The ``level`` player's action in a trains game (``api.bots.choose_action`` checks ``level``)."""
     return TRAINS_PLAYERS[level](view, log, rng)
 

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from .actions import Action, Json
 from .trains_table import listed_plays, no_play_action, read_table
 
 
-def choose_trains_random(view: Json, log: list[Json], rng: random.Random) -> Action:
+def choose_trains_random(view: Json, log: Sequence[Json], rng: random.Random) -> Action:
     """A uniformly random listed action."""
     return rng.choice(view["legal_actions"])
 
 
-def choose_trains_greedy(view: Json, log: list[Json], rng: random.Random) -> Action:
+def choose_trains_greedy(view: Json, log: Sequence[Json], rng: random.Random) -> Action:
     """The heaviest playable tile (as a hand left at the round's end counts it: 0-0 by
     ``double_blank_points``); ties: a double first, then the higher end, then the first listed
     place. With nothing to play: draw, else pass. No randomness: the same view, the same play."""

@@ -252,7 +252,7 @@ class MatchFlow:
             budget = 0 if is_all_bots(snap.state) else self.limits.inline_bot_moves
         while budget > 0:
             # the question the fairness check asks again (api.bots.audit): one function for both
-            turn = bot_turn(snap.state, map(without_seq, snap.hand_log), seed, snap.seq)
+            turn = bot_turn(snap.state, snap.hand_log, seed, snap.seq)
             if turn is None:
                 break
             # at least the level's floor, however easy the choice (timing must not tell the hand)

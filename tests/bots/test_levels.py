@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import typing
+from collections.abc import Sequence
 
 import pytest
 
@@ -97,7 +98,8 @@ def test_the_entry_point_takes_only_what_a_seat_may_know():
     params = inspect.signature(choose_action).parameters
     assert list(params) == ["level", "view", "log", "rng_seed", "budget"]
     hints = typing.get_type_hints(choose_action)
-    assert hints["view"] == dict[str, typing.Any] and hints["log"] == list[dict[str, typing.Any]]  # JSON, no state
+    # JSON, no state (the log a read-only sequence: api.bots.turns.ShownLog redacts it when read)
+    assert hints["view"] == dict[str, typing.Any] and hints["log"] == Sequence[dict[str, typing.Any]]
 
 
 def test_an_unknown_level_is_refused():
