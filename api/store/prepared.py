@@ -92,13 +92,15 @@ class Prepared:
         # A join's columns that repeat the same value on every row (a match beside each of its
         # seats): read from the first row, so not processed again (None) on the others.
         self.first_row_only = frozenset(first_row_only)
-        self._plans: dict[str, _Plan] = {}
+        self._plans: dict[tuple[str, str, str], _Plan] = {}
 
     def _plan(self, conn: Connection) -> _Plan:
         dialect = conn.dialect
-        plan = self._plans.get(dialect.name)
+        # One plan per database and driver (its SQL and parameter style), whatever the engine.
+        key = (dialect.name, dialect.driver, dialect.paramstyle)
+        plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[dialect.name] = _Plan(self.statement, dialect, self.column_keys)
+            plan = self._plans[key] = _Plan(self.statement, dialect, self.column_keys)
         return plan
 
     def rows(self, conn: Connection, params: Params) -> list[Any]:
