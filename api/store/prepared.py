@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.sql.expression import Executable
 
 Params = Mapping[str, Any]
@@ -133,16 +133,10 @@ def driver_execute(conn: Connection, sql: str) -> None:
     """Run one fixed statement without parameters (``BEGIN``, ``BEGIN IMMEDIATE``) on the
     driver's own connection, its errors raised as SQLAlchemy raises them."""
     proxied = conn.connection
-    dialect = conn.dialect
     try:
         proxied.driver_connection.execute(sql)  # type: ignore[union-attr]
-    except dialect.loaded_dbapi.Error as error:
-        disconnected = dialect.is_disconnect(error, proxied.dbapi_connection, None)
-        if disconnected:
-            conn.invalidate(error)
-        raise DBAPIError.instance(
-            sql, None, error, dialect.loaded_dbapi.Error, connection_invalidated=disconnected, dialect=dialect
-        ) from error
+    except conn.dialect.loaded_dbapi.Error as error:
+        raise _as_sqlalchemy_raises(conn, sql, error, None) from error
 
 
 def _later_values(row: Sequence[Any], kept: list[tuple[int, Callable[[Any], Any] | None]], width: int) -> Iterator[Any]:
@@ -165,16 +159,18 @@ def _run(conn: Connection, plan: _Plan, call: Callable[[Any], Any]) -> Any:
             return cursor.fetchall(), cursor.description
         return cursor.rowcount, None
     except plan.dialect.loaded_dbapi.Error as error:
-        disconnected = plan.dialect.is_disconnect(error, proxied.dbapi_connection, cursor)
-        if disconnected:
-            conn.invalidate(error)
-        raise DBAPIError.instance(
-            plan.sql,
-            None,
-            error,
-            plan.dialect.loaded_dbapi.Error,
-            connection_invalidated=disconnected,
-            dialect=plan.dialect,
-        ) from error
+        raise _as_sqlalchemy_raises(conn, plan.sql, error, cursor) from error
     finally:
         cursor.close()
+
+
+def _as_sqlalchemy_raises(conn: Connection, sql: str, error: Any, cursor: Any) -> StatementError:
+    """The driver's ``error`` as SQLAlchemy raises it (``IntegrityError``, ``OperationalError``...),
+    the connection invalidated first if the error says it is lost, as SQLAlchemy does."""
+    dialect = conn.dialect
+    disconnected = dialect.is_disconnect(error, conn.connection.dbapi_connection, cursor)
+    if disconnected:
+        conn.invalidate(error)
+    return DBAPIError.instance(
+        sql, None, error, dialect.loaded_dbapi.Error, connection_invalidated=disconnected, dialect=dialect
+    )
