@@ -32,7 +32,7 @@ from api.http.limits import limiter, rate_limit_fields, settle_retry_after
 from api.http.rate_limit_storage import COUNTERS_KEY
 from api.http.request_body import RequestBodyDeadline
 from api.http.request_ids import RequestIds, note_route
-from api.http.routing import RuleBuildingOnFirstUse, SyncChecksOnce
+from api.http.routing import SyncChecksOnce
 from api.http.spec import complete_spec, make_api
 from api.http.tracing import TracedRequests
 from api.http.work_limit import WorkLimit
@@ -56,7 +56,6 @@ def create_app(overrides: Mapping[str, Any] | None = None) -> Flask:
     (:func:`api.config.from_environ`), e.g. ``{"DATABASE_URL": ..., "TESTING": True}``.
     """
     app = SyncChecksOnce(__name__, instance_relative_config=False)
-    app.url_rule_class = RuleBuildingOnFirstUse  # every route but Flask's own /static
     app.config.from_mapping(config_module.from_environ())
     if overrides:
         app.config.update(overrides)

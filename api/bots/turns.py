@@ -84,7 +84,7 @@ class ShownLog(Sequence[Json]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ShownLog):
-            return self._redacted() == other._redacted()
+            return self._redacted() == list(other)
         return isinstance(other, list) and self._redacted() == other
 
     __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable as one

@@ -31,7 +31,7 @@ import marshmallow as ma
 import orjson
 from marshmallow import fields, utils
 
-from api.http.marshmallow_seams import checks_attribute, formats_numbers_as_base, has_dump_hooks, serializes_as
+from api.http.marshmallow_seams import has_dump_hooks, writes_as
 
 Dump = Callable[[Any], Any]
 #: A value's conversion (None: the value as it is).
@@ -108,7 +108,7 @@ def _compile(schema: ma.Schema) -> Dump:
     if isinstance(schema, AlternativesSchema):
         return _alternatives(type(schema))
     own_dump = type(schema).dump in (ma.Schema.dump, CompiledSchema.dump)
-    if not own_dump or has_dump_hooks(schema) or not serializes_as(type(schema), ma.Schema):
+    if not own_dump or has_dump_hooks(schema):
         return schema.dump
     steps: list[tuple[str, str, Convert, fields.Field[Any] | None]] = []
     for name, field in schema.dump_fields.items():
@@ -120,9 +120,8 @@ def _compile(schema: ma.Schema) -> Dump:
             convert, known = None, False
         else:
             known = True
-        simple = (
+        simple = (  # a known class reads its attribute (only Method, Function and Constant do not)
             known
-            and checks_attribute(field)
             and field.dump_default is _MISSING
             and type(field).serialize is fields.Field.serialize
             and type(field).get_value is fields.Field.get_value
@@ -171,27 +170,25 @@ class _OwnWay(Exception):
 
 
 def _converter(field: fields.Field[Any]) -> Convert:
-    """How the plan converts a value of ``field``, as ``field._serialize`` does (None: as it
-    is); :class:`_OwnWay` when only the field itself knows."""
-    kind = type(field)
-    if serializes_as(kind, fields.Field):  # Raw, Boolean (marshmallow 4 dumps it as it is)
+    """How the plan converts a value of ``field``, as marshmallow writes it (None: as it is);
+    :class:`_OwnWay` when only the field itself knows (``marshmallow_seams.writes_as``)."""
+    kind = writes_as(type(field))
+    if kind is fields.Field:  # Raw, Boolean (marshmallow 4 dumps it as it is)
         return None
-    if isinstance(field, fields.Number) and serializes_as(kind, fields.Number):
-        if field.as_string or not formats_numbers_as_base(kind):
-            raise _OwnWay
-        if field.num_type not in (int, float):
+    if kind in (fields.Integer, fields.Float) and isinstance(field, fields.Number):
+        if field.as_string:
             raise _OwnWay
         return _number(field.num_type)
-    if isinstance(field, fields.String) and serializes_as(kind, fields.String):
+    if kind is fields.String:
         return _string
-    if isinstance(field, fields.Nested) and serializes_as(kind, fields.Nested):
+    if kind is fields.Nested and isinstance(field, fields.Nested):
         nested = field.schema
         many = nested.many or field.many
         dump = dumper(type(nested)) if _plain(nested) and not nested.many else _compile(nested)
         if many:
             return lambda value: None if value is None else [dump(item) for item in value]
         return lambda value: None if value is None else dump(value)
-    if isinstance(field, fields.List) and serializes_as(kind, fields.List):
+    if kind is fields.List and isinstance(field, fields.List):
         inner = _converter(field.inner)
         if inner is None:
             return lambda value: None if value is None else list(value)

@@ -1,37 +1,54 @@
-"""What the compiled dumpers (:mod:`api.http.dumping`) must ask marshmallow beyond its public API:
-does this schema or field do marshmallow's stock thing, so that a plain loop may stand in for it?
+"""Which fields and schemas the compiled dumpers (:mod:`api.http.dumping`) may stand in for,
+told by marshmallow's public names alone.
 
-marshmallow 4 names these extension points with a leading underscore (a custom field overrides
-``_serialize``, a number field ``_format_num``; a schema gathers its decorated hooks in
-``_hooks``), so this module alone reads them, against the marshmallow pinned in pyproject.toml.
-If an upgrade moves them, tests/api/test_dumping.py (every hot answer byte-identical to
-marshmallow's own dump) fails here first.
+A plan writes a field's value itself only for the classes listed here: marshmallow's own,
+by exact class, and our subclasses that change how a value is read, not how it is written
+(declared with :func:`dumps_as_its_base`). Any other class, a subclass of a listed one
+included, is written by marshmallow itself (the field's public ``serialize``), so a field
+that writes its own way is never short-cut, and nothing here reads marshmallow's
+underscore-named extension points (the project overrides none of them). A schema with a
+``@pre_dump`` or ``@post_dump`` hook is dumped by marshmallow too. If an upgrade of the
+pinned marshmallow changes what one of these classes writes, tests/api/test_dumping.py
+(every hot answer byte-identical to marshmallow's own dump) fails.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import marshmallow as ma
 from marshmallow import fields
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 
+FieldClass = TypeVar("FieldClass", bound=type[fields.Field[Any]])
+
+# field class -> the marshmallow class whose writing it has: ``fields.Field`` writes a value as
+# it is (marshmallow 4 writes a Boolean as given too), a number class through its ``num_type``
+_WRITES_AS: dict[type[fields.Field[Any]], type[fields.Field[Any]]] = {
+    fields.Raw: fields.Field,
+    fields.Boolean: fields.Field,
+    fields.String: fields.String,
+    fields.Integer: fields.Integer,
+    fields.Float: fields.Float,
+    fields.Nested: fields.Nested,
+    fields.List: fields.List,
+}
+
+
+def writes_as(kind: type[fields.Field[Any]]) -> type[fields.Field[Any]] | None:
+    """The marshmallow class whose writing a field of class ``kind`` has (None: only its own
+    ``serialize`` knows)."""
+    return _WRITES_AS.get(kind)
+
+
+def dumps_as_its_base(kind: FieldClass) -> FieldClass:
+    """Class decorator: a field subclass that changes only how a value is read writes as its
+    nearest listed base does."""
+    _WRITES_AS[kind] = next(_WRITES_AS[base] for base in kind.__mro__[1:] if base in _WRITES_AS)
+    return kind
+
 
 def has_dump_hooks(schema: ma.Schema) -> bool:
     """Whether ``schema`` has a ``@pre_dump`` or ``@post_dump`` method."""
-    return bool(schema._hooks[PRE_DUMP] or schema._hooks[POST_DUMP])
-
-
-def serializes_as(kind: type[Any], base: type[Any]) -> bool:
-    """Whether the schema or field class ``kind`` serializes as ``base`` does (not overridden)."""
-    return kind._serialize is base._serialize
-
-
-def formats_numbers_as_base(kind: type[Any]) -> bool:
-    """Whether the number field class ``kind`` formats its numbers as ``fields.Number`` does."""
-    return kind._format_num is fields.Number._format_num
-
-
-def checks_attribute(field: fields.Field[Any]) -> bool:
-    """Whether ``field`` is skipped when its attribute is missing (every field but ``Method``/``Function``)."""
-    return bool(field._CHECK_ATTRIBUTE)
+    hooks = type(schema).resolve_hooks()
+    return bool(hooks.get(PRE_DUMP) or hooks.get(POST_DUMP))

@@ -13,6 +13,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from api.http.input_guard import TEXT_PATTERN
+from api.http.marshmallow_seams import dumps_as_its_base
 from api.http.openapi_shapes import component
 from api.services.commands import SEAT_NAME_MAX
 
@@ -29,6 +30,7 @@ MAX_SEQ = 2**31 - 1  # the largest seq the store's INTEGER columns hold (Postgre
 MAX_WAIT_SECONDS = 60
 
 
+@dumps_as_its_base
 class AsciiInteger(fields.Integer):
     """An integer as a client writes one: a JSON integer (or an integral number), or up to 20
     ASCII digits (a query string). Plain ``int()`` also reads '٣' and '６' as digits, ' 1_0 '
@@ -42,6 +44,7 @@ class AsciiInteger(fields.Integer):
         return super().deserialize(value, attr, data, **kwargs)
 
 
+@dumps_as_its_base
 class AsciiFloat(fields.Float):
     """A number as a client writes one: JSON, or ASCII decimal notation (``float()`` also reads
     '٣' and '1_0')."""

@@ -42,7 +42,7 @@ def test_the_match_and_its_seats_read_the_same_values_and_types(store, make_matc
     assert tuple(prepared[0]) == by_sqlalchemy[0]
     assert [type(value) for value in prepared[0]] == [type(value) for value in by_sqlalchemy[0]]
     # the match's columns repeat on the seat's row: read from the first row only
-    later = prepared[1]._asdict()
+    later = dict(zip(statement.statement.selected_columns.keys(), prepared[1], strict=True))
     assert {key: value for key, value in later.items() if key.startswith("seat_")} == {
         key: value for key, value in zip(later, by_sqlalchemy[1], strict=True) if key.startswith("seat_")
     }
