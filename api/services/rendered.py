@@ -26,11 +26,11 @@ of one process.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, NamedTuple
+
+from .lru import Lru
 
 #: Renderings one process keeps by default (a view is 1 to 3 kB of JSON).
 DEFAULT_RENDERED_VIEWS = 2048
@@ -65,57 +65,8 @@ class VisibleEvent(NamedTuple):
     hash: str
 
 
-class RenderedCache:
-    """A bounded, thread-safe LRU of renderings (``get`` answers None when absent)."""
+class RenderedCache(Lru):
+    """Renderings kept: an LRU of ``max_entries`` (``api.services.lru``)."""
 
     def __init__(self, max_entries: int = DEFAULT_RENDERED_VIEWS):
-        if max_entries < 0:
-            raise ValueError("max_entries must be at least 0 (0 keeps nothing)")
-        self.max_entries = max_entries
-        self._entries: OrderedDict[Hashable, Any] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Any | None:
-        with self._lock:
-            value = self._entries.get(key)
-            if value is not None:
-                self._entries.move_to_end(key)
-            return value
-
-    def get_many(self, keys: list[Hashable]) -> list[Any | None]:
-        """``get`` of each key, under one lock."""
-        with self._lock:
-            found = [self._entries.get(key) for key in keys]
-            for key, value in zip(keys, found, strict=True):
-                if value is not None:
-                    self._entries.move_to_end(key)
-            return found
-
-    def put(self, key: Hashable, value: Any) -> None:
-        if self.max_entries == 0 or value is None:
-            return
-        with self._lock:
-            self._entries[key] = value
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-
-    def put_many(self, pairs: list[tuple[Hashable, Any]]) -> None:
-        """``put`` of each pair, under one lock."""
-        if self.max_entries == 0:
-            return
-        with self._lock:
-            for key, value in pairs:
-                if value is not None:
-                    self._entries[key] = value
-                    self._entries.move_to_end(key)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-
-    def kept(self) -> list[Hashable]:
-        """The keys kept, least recently used first."""
-        with self._lock:
-            return list(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
+        super().__init__(max_entries)

@@ -9,8 +9,6 @@ events. Entries are shared between threads; states are never mutated after cachi
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +16,8 @@ from typing import Any
 from api.rules import ENDED, Event, MatchState, event_from_dict
 from api.rules.engine import initial_state, mutate
 from api.rules.events import DEAL_TYPES, MatchCreated
+
+from .lru import Lru
 
 #: A stored event as the services pass it around: ``{"seq": n, "type": ..., **fields}``.
 Row = dict[str, Any]
@@ -31,30 +31,26 @@ class Snapshot:
 
 
 class SnapshotCache:
+    """Each match's latest snapshot kept, an LRU of ``max_entries``: an older snapshot never
+    replaces a newer one."""
+
     def __init__(self, max_entries: int = 2048):
-        self._entries: OrderedDict[str, Snapshot] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept = Lru(max_entries)
         self.max_entries = max_entries
 
     def get(self, match_id: str) -> Snapshot | None:
-        with self._lock:
-            snap = self._entries.get(match_id)
-            if snap is not None:
-                self._entries.move_to_end(match_id)
-            return snap
+        found: Snapshot | None = self._kept.get(match_id)
+        return found
 
     def put(self, match_id: str, snap: Snapshot) -> None:
-        with self._lock:
-            current = self._entries.get(match_id)
-            if current is not None and current.seq > snap.seq:
-                return
-            self._entries[match_id] = snap
-            self._entries.move_to_end(match_id)
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
+        self._kept.put(match_id, snap, keep=lambda kept: kept.seq > snap.seq)
+
+    def clear(self) -> None:
+        """Forget every snapshot."""
+        self._kept.clear()
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._kept)
 
 
 def fold(snapshot: Snapshot | None, stored: list[Row]) -> Snapshot:

@@ -77,7 +77,7 @@ def test_the_audit_shows_the_hash_chain_and_an_edited_row_is_detected(app, clien
         )
         # The runner checked the log when the match ended; this check is of the edited log.
         conn.execute(text("DELETE FROM fairness_reports WHERE match_id = :m"), {"m": created["id"]})
-    app.extensions["boneyard.bus"].flow.cache._entries.clear()
+    app.extensions["boneyard.bus"].flow.cache.clear()
     report = client.get(f"/v1/matches/{created['id']}/fairness").get_json()
     assert report["verified"] is False and report["chain_ok"] is False
     assert any(f"event {row.seq}: hash" in p for p in report["problems"])

@@ -25,6 +25,28 @@ LEVELS = ["random", "greedy", "random", "greedy"]
 TIMEOUT = 10  # a bound on a broken request, never a measure
 
 
+def tournament_ended(changes, url: str, key: dict[str, str], within: float, what: str) -> dict:
+    """The tournament once it has ended (waited for as the servers' logs change: no sleeps)."""
+
+    def ended() -> dict | None:
+        answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
+        return answer if answer["status"] == "ended" else None
+
+    return changes.until(ended, within, what)
+
+
+def started_with_random_teams(base: str, key: dict[str, str], body: dict, teams: int) -> str:
+    """A tournament of ``body`` made, ``teams`` teams of two random computers entered, started: its URL."""
+    made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
+    assert made.status_code == 201, made.text
+    url = f"{base}/v1/tournaments/{made.json()['id']}"
+    for _ in range(teams):
+        team = {"members": [{"level": "random"}, {"level": "random"}]}
+        assert requests.post(f"{url}/entrants", json=team, headers=key, timeout=TIMEOUT).status_code == 201
+    assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+    return url
+
+
 def all_pages(base: str, path: str, headers: dict[str, str]) -> tuple[list[dict], dict]:
     """Every row of a paged log (``after`` / ``next_after``), and its last page."""
     rows: list[dict] = []
@@ -73,11 +95,7 @@ def test_a_round_robin_of_four_bots_plays_to_its_end_and_its_standings_follow_fr
         started = requests.post(f"{url}/start", headers=key, timeout=TIMEOUT)
         assert started.status_code == 200 and started.json()["current_round"] == 1, started.text
 
-        def ended() -> dict | None:
-            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
-            return answer if answer["status"] == "ended" else None
-
-        final = changes.until(ended, 300, "the runner plays every round and its sweep pairs the next")
+        final = tournament_ended(changes, url, key, 300, "the runner plays every round and its sweep pairs the next")
         again = requests.get(url, headers={**key, "If-None-Match": f'"{final["seq"]}"'}, timeout=TIMEOUT)
         assert again.status_code == 304
         rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
@@ -203,19 +221,9 @@ def test_a_swiss_of_partner_teams_pairs_without_rematches_one_bye_each_and_score
             "turn_seconds": 60,
             "bot_levels": ["random"],
         }
-        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
-        assert made.status_code == 201, made.text
-        url = f"{base}/v1/tournaments/{made.json()['id']}"
-        for _ in range(5):
-            team = {"members": [{"level": "random"}, {"level": "random"}]}
-            assert requests.post(f"{url}/entrants", json=team, headers=key, timeout=TIMEOUT).status_code == 201
-        assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+        url = started_with_random_teams(base, key, body, teams=5)
 
-        def ended() -> dict | None:
-            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
-            return answer if answer["status"] == "ended" else None
-
-        final = changes.until(ended, 300, "four rounds played and paired")
+        final = tournament_ended(changes, url, key, 300, "four rounds played and paired")
         rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
         assert len(rounds) == 4 and all(len(r["tables"]) == 2 for r in rounds)  # two tables a round
         byes = [r["bye"] for r in rounds]
@@ -318,11 +326,7 @@ def test_an_arena_of_five_bots_pairs_whoever_is_free_and_scores_its_streaks_as_i
         closed = requests.post(f"{url}/close", headers=key, timeout=TIMEOUT)
         assert closed.status_code == 200 and closed.json()["closed"], closed.text
 
-        def ended() -> dict | None:
-            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
-            return answer if answer["status"] == "ended" else None
-
-        final = changes.until(ended, 120, "the matches in play at the close finish")
+        final = tournament_ended(changes, url, key, 120, "the matches in play at the close finish")
         rows, _ = chained_log(base, url, key)
         rounds = requests.get(f"{url}/rounds", headers=key, timeout=TIMEOUT).json()["rounds"]
 
@@ -409,19 +413,9 @@ def test_a_duplicate_swiss_of_partner_teams_deals_every_table_of_a_round_alike(d
             "turn_seconds": 60,
             "bot_levels": ["random"],
         }
-        made = requests.post(f"{base}/v1/tournaments", json=body, headers=key, timeout=TIMEOUT)
-        assert made.status_code == 201, made.text
-        url = f"{base}/v1/tournaments/{made.json()['id']}"
-        for _ in range(4):
-            team = {"members": [{"level": "random"}, {"level": "random"}]}
-            assert requests.post(f"{url}/entrants", json=team, headers=key, timeout=TIMEOUT).status_code == 201
-        assert requests.post(f"{url}/start", headers=key, timeout=TIMEOUT).status_code == 200
+        url = started_with_random_teams(base, key, body, teams=4)
 
-        def ended() -> dict | None:
-            answer = requests.get(url, headers=key, timeout=TIMEOUT).json()
-            return answer if answer["status"] == "ended" else None
-
-        final = changes.until(ended, 300, "two duplicate rounds played and paired")
+        final = tournament_ended(changes, url, key, 300, "two duplicate rounds played and paired")
         rows, _ = chained_log(base, url, key)
         committed = {
             r["event"]["round"]: r["event"]["seed_commitment"] for r in rows if r["event"]["type"] == "round_paired"
