@@ -48,6 +48,7 @@ from .creating import NewMatch, insert_match, prepare_match, shown
 from .flow import MatchFlow
 from .ports import UnitOfWork
 from .ratings import newcomer_record
+from .tournament_results import record_tournament_result
 
 log = logging.getLogger(__name__)
 
@@ -310,6 +311,11 @@ def pair_due(flow: MatchFlow, tournament_id: str) -> bool:
             dealt = core.with_match_ids(paired, match_ids)
             events[0] = core.with_deals(dealt, seed_commitment(round_seed)) if round_seed is not None else dealt
         _, notes = tournament_log.append(uow, locked, state, events, now, also_heard=started)
+        for new, match, _ in made:
+            # A match can end as it is dealt (a first hand blocked at its first play, to the
+            # target): its end was appended before its table was the tournament's, so its result
+            # is recorded here, once the round it is played in is.
+            record_tournament_result(uow, match.id, new.appended, now)
         uow.commit()
     for one in made:
         shown(*one, flow)

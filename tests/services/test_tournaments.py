@@ -419,6 +419,41 @@ def test_a_duplicate_round_robin_deals_every_table_of_a_round_alike_and_reveals_
     assert server == independent_standings(bus, made["id"])
 
 
+# Dealt from this seed, a two-player standard-block hand is blocked at its first play (seat 0's
+# double six; the other sixes are all in the boneyard): seat 0 wins it by 20, the match's target.
+BLOCKED_AT_ONCE = "88ed339fd674fb7ab34c08371c2fc739c685fd9cbd6b13ae90bb04131a6d4164"
+
+
+def test_a_round_whose_matches_end_as_they_are_dealt_is_decided_and_the_next_is_paired(bus: MessageBus, monkeypatch):
+    """A match can end in the transaction that makes it, before its table is the tournament's:
+    its result is recorded with the round's pairing, and the tournament moves on (it waited for
+    ever before: 1 run in ~200 of a round robin of random bots)."""
+    from dataclasses import replace
+
+    from api.services import tournaments as use_cases
+
+    prepare = use_cases.prepare_match
+    monkeypatch.setattr(
+        use_cases, "prepare_match", lambda command, flow: prepare(replace(command, seed=BLOCKED_AT_ONCE), flow)
+    )
+    made = create(bus, format="round_robin", bot_levels=("random",), rules={"target": 20})
+    enter_bots(bus, made["id"], 4)
+    bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
+    (first,) = bus.handle(GetTournamentRounds(made["id"], viewer(bus)))["rounds"]
+    assert [t["result"] for t in first["tables"]] == [{"winner": 0, "scores": [20, 0], "forfeit": False}] * 2
+    for table in first["tables"]:
+        kinds = [e["type"] for e in bus.handle(GetAudit(table["match_id"]))["events"]]
+        assert kinds == ["match_created", "hand_started", "tile_played", "hand_ended", "match_ended"]
+    monkeypatch.setattr(use_cases, "prepare_match", prepare)
+    assert bus.handle(SweepTournaments()) == 1
+    tournament = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert tournament["rounds_ended"] == 1 and tournament["current_round"] == 2
+    for _ in range(2):
+        play_round(bus, made["id"])
+    final = bus.handle(GetTournament(made["id"], viewer(bus)))
+    assert final["status"] == "ended" and final["rounds_ended"] == 3
+
+
 def test_an_arena_pairing_stands_when_a_result_comes_in_while_its_matches_are_prepared(bus: MessageBus, monkeypatch):
     """The sweep prepares a pairing's matches before its transaction; a result appended meanwhile
     moves the log on. A Swiss's round is then left to the next sweep; an arena's pairing still
