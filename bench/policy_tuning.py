@@ -33,9 +33,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # run from anywhere in a checkout
+# The sibling scripts, as a script sees them (also when the tests import this as bench.policy_tuning).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from strength import wilson  # (bench/ is on the path: this script's own folder)
+from strength import wilson
 
 from api.bots.endgame import ExactLine, SetBits
 from api.bots.honest import POLICIES, HonestRollout, SeatPolicy

@@ -49,7 +49,10 @@ class SeatPolicy:
 
 SHIPPED = SeatPolicy()
 # The seat policies a budget may name (``Budget.seat_policy``).
-POLICIES: dict[str, SeatPolicy] = {"shipped": SHIPPED}
+TUNED = SeatPolicy(
+    double=14, next_knocks=18, partner_knocks=4, follow=6, follow_cap=7, variety=4, prev_knocks=8, unseen_fit=-4
+)
+POLICIES: dict[str, SeatPolicy] = {"shipped": SHIPPED, "tuned": TUNED}
 
 
 class HonestRollout:

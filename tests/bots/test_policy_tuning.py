@@ -1,0 +1,60 @@
+"""bench/policy_tuning.py: the seat policy played alone against greedy sides is exactly the policy."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from api.bots.endgame import SetBits
+from api.bots.honest import SHIPPED, HonestRollout, SeatPolicy
+from api.rules import resolve_rules
+from bench import policy_tuning
+
+RULES = resolve_rules("double-nine-partners", {}, 4)
+NINE = SetBits.of(RULES.set)
+
+
+def test_the_policy_side_plays_its_own_dealt_tiles_each_as_the_seat_policy_picks_them(monkeypatch):
+    weights = dataclasses.replace(SHIPPED, unseen_fit=-4)  # a feature that reads the table as well
+    hands, leader, seed = next(policy_tuning.deals(3, 1))
+    calls: list[tuple[int, int, int, int, list[int], int, tuple[int, bool]]] = []
+    real = HonestRollout.policy
+
+    def recorded(self, hand, seat, a, b, lacks, played=0):
+        choice = real(self, hand, seat, a, b, lacks, played)
+        calls.append((hand, seat, a, b, lacks[:], played, choice))
+        return choice
+
+    monkeypatch.setattr(HonestRollout, "policy", recorded)
+    side = RULES.side_of(leader)  # the policy side leads: its first play is the lead, heaviest first
+    winner, _blocked = policy_tuning.PolicySide(weights, side).play(hands, leader, seed)
+    assert winner in (0, 1, None)
+    assert calls and {RULES.side_of(seat) for _h, seat, *_rest in calls} == {side}  # greedy's seats never asked
+
+    # a fresh policy of the same weights, asked the same, picks the same; each seat's hand is what it
+    # was dealt less what it played before; what it sees as played is the lead and every tile placed
+    # since, never a tile the side still holds
+    fresh = HonestRollout(policy_tuning.PolicySide(weights, side).line, frozenset(), [0] * 4, weights=weights)
+    lead = hands[leader] & -hands[leader]
+    left = hands[:]
+    left[leader] ^= lead
+    placed = lead
+    for hand, seat, a, b, lacks, played, (bit, on_a) in calls:
+        assert real(fresh, hand, seat, a, b, lacks, played) == (bit, on_a)  # (the class's is recorded)
+        assert hand == left[seat]
+        assert played & lead and played & placed == placed
+        assert not played & (left[seat] | left[(seat + 2) % 4])  # the side's own tiles: none is on the table
+        left[seat] ^= bit
+        placed |= bit
+
+
+def test_the_shipped_policy_alone_is_measured_on_both_sides_of_each_deal():
+    tally = policy_tuning.measure(SHIPPED, 0, 30)
+    assert 0 < tally.decided <= 60  # each deal twice; a tied block decides nothing
+    assert tally.won == sum(
+        1
+        for hands, leader, seed in policy_tuning.deals(0, 30)
+        for side in (0, 1)
+        if policy_tuning.PolicySide(SHIPPED, side).play(hands, leader, seed)[0] == side
+    )
+    greedy_like = policy_tuning.measure(SeatPolicy(double=0, next_knocks=0, partner_knocks=0, follow=0), 0, 30)
+    assert greedy_like.won != tally.won or greedy_like.blocked != tally.blocked
