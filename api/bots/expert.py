@@ -59,7 +59,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
-from .honest import POLICIES, HonestRollout, Tree
+from .honest import HonestRollout, Tree, seat_policy
 from .knowledge import (
     Knowledge,
     ends_mask,
@@ -138,6 +138,11 @@ class Budget:
     plays), else drawn again (up to ``TIE_TRIES`` times). ``partner_lean`` reads the partner's
     plays (under ``inference`` or ``importance``) as any other seat's, leaning toward weight or not
     (``Knowledge.likelihood``), instead of by the convention; the convention is still played.
+
+    ``seat_policy`` names the policy the honest rollouts play every seat that is not greedy with
+    (``honest.seat_policy``: a name of ``honest.POLICIES``, then any weights changed, as in
+    ``shipped+unseen_fit:-4``); README, "Issue 33's games", the seventh pass, tuned it for its
+    own strength against greedy sides (``bench/policy_tuning.py``).
     """
 
     determinizations: int = 64
@@ -470,7 +475,7 @@ def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Hones
     # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
     # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
     lacks = [0 if s == me else ends_mask(know.lacks(s)) for s in range(rules.players)]
-    weights = POLICIES[budget.seat_policy]
+    weights = seat_policy(budget.seat_policy)
     played = line.bits.mask_of(know.played)
     if not budget.ismcts:
         return HonestRollout(line, greedy_seats(know.view), lacks, weights=weights, played=played)

@@ -21,6 +21,8 @@ valued by the same ``ExactLine.ended``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -53,6 +55,23 @@ TUNED = SeatPolicy(
     double=14, next_knocks=18, partner_knocks=4, follow=6, follow_cap=7, variety=4, prev_knocks=8, unseen_fit=-4
 )
 POLICIES: dict[str, SeatPolicy] = {"shipped": SHIPPED, "tuned": TUNED}
+
+
+@functools.cache
+def seat_policy(spec: str) -> SeatPolicy:
+    """The seat policy a budget names (``Budget.seat_policy``): a name of ``POLICIES``, then any weights
+    changed, each as ``+name:value`` (``shipped+unseen_fit:-4``: the shipped one, ``unseen_fit`` -4)."""
+    name, *changes = spec.split("+")
+    if name not in POLICIES:
+        raise ValueError(f"no seat policy {name!r}: one of {', '.join(POLICIES)}")
+    fields = {f.name for f in dataclasses.fields(SeatPolicy)}
+    weights = {}
+    for change in changes:
+        field, _, value = change.partition(":")
+        if field not in fields:
+            raise ValueError(f"no seat policy weight {field!r}: one of {', '.join(sorted(fields))}")
+        weights[field] = int(value)
+    return dataclasses.replace(POLICIES[name], **weights)
 
 
 class HonestRollout:

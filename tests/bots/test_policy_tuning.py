@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from api.bots.endgame import SetBits
 from api.bots.honest import SHIPPED, HonestRollout, SeatPolicy
 from api.rules import resolve_rules
@@ -58,3 +60,15 @@ def test_the_shipped_policy_alone_is_measured_on_both_sides_of_each_deal():
     )
     greedy_like = policy_tuning.measure(SeatPolicy(double=0, next_knocks=0, partner_knocks=0, follow=0), 0, 30)
     assert greedy_like.won != tally.won or greedy_like.blocked != tally.blocked
+
+
+def test_a_budget_names_its_seat_policy_and_the_weights_it_changes():
+    from api.bots import DOUBLE_NINE_BUDGET
+    from api.bots.honest import seat_policy
+
+    assert seat_policy(DOUBLE_NINE_BUDGET.seat_policy) == SHIPPED  # the expert plays the shipped policy
+    assert seat_policy("shipped+unseen_fit:-4+double:10") == dataclasses.replace(SHIPPED, unseen_fit=-4, double=10)
+    with pytest.raises(ValueError, match="no seat policy 'strongest'"):
+        seat_policy("strongest")
+    with pytest.raises(ValueError, match="no seat policy weight 'tempo'"):
+        seat_policy("shipped+tempo:3")
