@@ -47,6 +47,7 @@ class SeatPolicy:
     prev_knocks: int = 0  # the ends left are numbers the other opponent (the seat before) has shown it lacks
     unseen_fit: int = 0  # per tile the seat has not seen (not played, not its own) that fits the ends left
     locked: int = 0  # no tile the seat has not seen fits the ends left: only its own can follow
+    random: int = 0  # the share of plays (percent) made at random in a rollout, any alike
 
 
 SHIPPED = SeatPolicy()
@@ -164,7 +165,7 @@ class HonestRollout:
                 bit, on_a = node.moves[j]
                 seen = 0
             else:
-                bit, on_a = self.policy(hands[turn], turn, a, b, lacks, played)
+                bit, on_a = self.policy(hands[turn], turn, a, b, lacks, played, rng)
             if turn != me:
                 seen |= bit
             i = bit.bit_length() - 1
@@ -185,13 +186,20 @@ class HonestRollout:
             node.total[j] += value
         return value
 
-    def policy(self, hand: int, seat: int, a: int, b: int, lacks: list[int], played: int = 0) -> tuple[int, bool]:
+    def policy(
+        self, hand: int, seat: int, a: int, b: int, lacks: list[int], played: int = 0, rng: random.Random | None = None
+    ) -> tuple[int, bool]:
         """The seat policy: the seat's play (a tile's bit, and whether it goes on ``a``) from what it
         can see. Heaviest first (a double a little before), worth more when the ends it leaves
         are numbers the next seat lacks, less when they are numbers the partner lacks, and more
-        for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``."""
+        for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``. With
+        ``SeatPolicy.random`` and an ``rng``, that share of its plays (in percent) is any of them alike."""
+        scored = self._scored(hand, seat, a, b, lacks, played)
+        if rng is not None and self.weights.random and rng.random() * 100 < self.weights.random:
+            _score, bit, on_a = scored[rng.randrange(len(scored))]
+            return bit, on_a
         best_bit, best_on_a, best = 0, True, -1_000_000
-        for score, bit, on_a in self._scored(hand, seat, a, b, lacks, played):
+        for score, bit, on_a in scored:
             if score > best:
                 best_bit, best_on_a, best = bit, on_a, score
         return best_bit, best_on_a

@@ -21,8 +21,8 @@ def test_the_policy_side_plays_its_own_dealt_tiles_each_as_the_seat_policy_picks
     calls: list[tuple[int, int, int, int, list[int], int, tuple[int, bool]]] = []
     real = HonestRollout.policy
 
-    def recorded(self, hand, seat, a, b, lacks, played=0):
-        choice = real(self, hand, seat, a, b, lacks, played)
+    def recorded(self, hand, seat, a, b, lacks, played=0, rng=None):
+        choice = real(self, hand, seat, a, b, lacks, played, rng)
         calls.append((hand, seat, a, b, lacks[:], played, choice))
         return choice
 
