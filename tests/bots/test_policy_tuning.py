@@ -72,3 +72,21 @@ def test_a_budget_names_its_seat_policy_and_the_weights_it_changes():
         seat_policy("strongest")
     with pytest.raises(ValueError, match="no seat policy weight 'tempo'"):
         seat_policy("shipped+tempo:3")
+
+
+def test_with_unseen_fit_the_policy_leaves_the_ends_fewer_unseen_tiles_fit():
+    from api.bots.honest import seat_policy
+    from api.rules.tiles import Tile
+
+    def chosen(weights: SeatPolicy) -> Tile:
+        rollout = HonestRollout(policy_tuning.PolicySide(weights, 0).line, frozenset({1, 3}), [0] * 4, weights=weights)
+        hand = NINE.mask_of([Tile(9, 5), Tile(9, 4)])
+        # on the table: every 4 but the 4-0 and the 9-4 (and whatever made the ends 9 and 0)
+        played = NINE.mask_of([Tile(4, n) for n in range(1, 9)])
+        bit, on_a = rollout.policy(hand, 0, 9, 0, [0] * 4, played)
+        assert on_a  # on the 9
+        return NINE.by_weight[bit.bit_length() - 1]
+
+    assert chosen(SHIPPED) == Tile(9, 5)  # the heavier: ends 5 and 0 left
+    # ends 4 and 0 left: 10 tiles not seen fit them (17 fit 5 and 0), worth 2 pips less shed
+    assert chosen(seat_policy("shipped+unseen_fit:-2")) == Tile(9, 4)
