@@ -90,3 +90,27 @@ def test_with_unseen_fit_the_policy_leaves_the_ends_fewer_unseen_tiles_fit():
     assert chosen(SHIPPED) == Tile(9, 5)  # the heavier: ends 5 and 0 left
     # ends 4 and 0 left: 10 tiles not seen fit them (17 fit 5 and 0), worth 2 pips less shed
     assert chosen(seat_policy("shipped+unseen_fit:-2")) == Tile(9, 4)
+
+
+def test_a_random_share_of_the_policys_plays_is_drawn_from_the_rollouts_randomness():
+    import random
+
+    from api.rules.tiles import Tile
+
+    hand = NINE.mask_of([Tile(9, 5), Tile(9, 4), Tile(0, 0), Tile(3, 1)])
+    ends = (9, 0)  # 9-5 or 9-4 on the 9, 0-0 on the 0; 3-1 does not fit
+
+    def play(weights: SeatPolicy, rng: random.Random | None) -> Tile:
+        rollout = HonestRollout(policy_tuning.PolicySide(weights, 0).line, frozenset({1, 3}), [0] * 4, weights=weights)
+        bit, _on_a = rollout.policy(hand, 0, *ends, [0] * 4, 0, rng)
+        return NINE.by_weight[bit.bit_length() - 1]
+
+    rng = random.Random(7)
+    state = rng.getstate()
+    assert {play(SHIPPED, rng) for _ in range(20)} == {Tile(9, 5)}  # the heaviest
+    assert rng.getstate() == state  # the shipped policy draws nothing: its rollouts' greedy ties are as before
+    half = SeatPolicy(random=50)
+    assert {play(half, None) for _ in range(5)} == {Tile(9, 5)}  # no randomness given: its best
+    drawn = [play(half, random.Random(k)) for k in range(200)]
+    assert set(drawn) == {Tile(9, 5), Tile(9, 4), Tile(0, 0)}
+    assert 100 <= drawn.count(Tile(9, 5)) <= 160  # half its best, and a third of the other half: about 133 (121)
