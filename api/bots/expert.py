@@ -59,7 +59,7 @@ from api.rules.vocabulary import EndCountScoring, SeatKind
 
 from .actions import Action, Json, find, no_play_choice, plays_of, to_move
 from .endgame import ExactLine, SearchTooBig
-from .honest import HonestRollout, Tree
+from .honest import HonestRollout, Tree, seat_policy
 from .knowledge import (
     Knowledge,
     ends_mask,
@@ -138,6 +138,12 @@ class Budget:
     plays), else drawn again (up to ``TIE_TRIES`` times). ``partner_lean`` reads the partner's
     plays (under ``inference`` or ``importance``) as any other seat's, leaning toward weight or not
     (``Knowledge.likelihood``), instead of by the convention; the convention is still played.
+
+    ``seat_policy`` names the policy the honest rollouts play every seat that is not greedy with
+    (``honest.seat_policy``: a name of ``honest.POLICIES``, then any weights changed, as in
+    ``shipped+unseen_fit:-4``); README, "Issue 33's games", the seventh pass, tuned it for its
+    own strength against greedy sides (``bench/policy_tuning.py``): up to 5 points stronger alone,
+    the expert rolling out with it was not, so every budget plays ``shipped``.
     """
 
     determinizations: int = 64
@@ -166,6 +172,7 @@ class Budget:
     exact_deals: bool = False
     greedy_ties: bool = False
     partner_lean: bool = False
+    seat_policy: str = "shipped"
 
     def deals_for(self, candidates: int) -> int:
         per_deal = max(1, candidates * self.rollouts)
@@ -469,9 +476,13 @@ def _honest_rollout(know: Knowledge, moves: list[Move], budget: Budget) -> Hones
     # what the others have shown they lack (``Knowledge.lacks`` reads the other seats, so this
     # seat's own knocks are left out: the rollouts' seats know a little less of it than they could)
     lacks = [0 if s == me else ends_mask(know.lacks(s)) for s in range(rules.players)]
+    weights = seat_policy(budget.seat_policy)
+    played = line.bits.mask_of(know.played)
     if not budget.ismcts:
-        return HonestRollout(line, greedy_seats(know.view), lacks)
-    return HonestRollout(line, greedy_seats(know.view), lacks, me, budget.explore, budget.widen)
+        return HonestRollout(line, greedy_seats(know.view), lacks, weights=weights, played=played)
+    return HonestRollout(
+        line, greedy_seats(know.view), lacks, me, budget.explore, budget.widen, weights=weights, played=played
+    )
 
 
 def _honest_values(
@@ -510,9 +521,9 @@ def _honest_values(
         else:
             rollout_rng = random.Random(seed)
             if trees is None:
-                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng))
+                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng, placed=bit[tile]))
             else:
-                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng, trees[k]))
+                out.append(honest.play(child, a, b, (me + 1) % players, rollout_rng, trees[k], bit[tile]))
     return out
 
 

@@ -7,7 +7,8 @@ cannot make, so a move that only pays with sight of the hands looks good on ever
 (*strategy fusion*). Here nobody sees: a seat known to be a greedy bot plays as greedy plays
 (its heaviest fitting tile, ties broken at random, as ``simple.choose_greedy`` breaks them), and
 every other seat plays the seat policy (``HonestRollout.policy``), which reads only its own hand,
-the open ends and the numbers each seat has shown it lacks (by knocking). The expert then picks the move whose
+the open ends, the table and the numbers each seat has shown it lacks (by knocking), with the
+weights of a ``SeatPolicy``. The expert then picks the move whose
 rollouts do best: one step of policy improvement over that policy (Tesauro's rollouts), on
 deals that agree with what the seat has seen.
 
@@ -21,18 +22,61 @@ valued by the same ``ExactLine.ended``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import random
+from dataclasses import dataclass
 
 from .endgame import ExactLine
 
-# The seat policy's weights, in half-pips (a tile's weight counts 2 per pip): what a play is worth
-# beyond shedding its weight.
-DOUBLE = 6  # a double fits one number only: shed it while it still can be played
-NEXT_KNOCKS = 10  # the ends left are numbers the next seat (an opponent) has shown it lacks
-PARTNER_KNOCKS = 8  # ...numbers the partner has shown it lacks (a penalty)
-FOLLOW = 2  # per own tile kept that fits the ends left (up to FOLLOW_CAP): the seat can play again
-FOLLOW_CAP = 3
+
+@dataclass(frozen=True)
+class SeatPolicy:
+    """The seat policy's weights (``HonestRollout.policy``), in half-pips: what a play is worth.
+    ``SHIPPED`` is the hand-set policy every game plays unless its budget names another
+    (``Budget.seat_policy``, ``POLICIES``); the features at 0 are not computed."""
+
+    pip: int = 2  # per pip of the tile shed
+    double: int = 6  # a double fits one number only: shed it while it still can be played
+    next_knocks: int = 10  # the ends left are numbers the next seat (an opponent) has shown it lacks
+    partner_knocks: int = 8  # ...numbers the partner has shown it lacks (a penalty)
+    follow: int = 2  # per own tile kept that fits the ends left (up to ``follow_cap``): the seat can play again
+    follow_cap: int = 3
+    ends: int = 0  # per pip of the two numbers left open (below 0: low ends, which feed greedy light tiles)
+    variety: int = 0  # per distinct number kept in hand
+    prev_knocks: int = 0  # the ends left are numbers the other opponent (the seat before) has shown it lacks
+    unseen_fit: int = 0  # per tile the seat has not seen (not played, not its own) that fits the ends left
+    locked: int = 0  # no tile the seat has not seen fits the ends left: only its own can follow
+    random: int = 0  # the share of plays (percent) made at random in a rollout, any alike
+
+
+SHIPPED = SeatPolicy()
+# Tuned for its own strength against greedy sides (``bench/policy_tuning.py``: two rounds of its search
+# from ``SHIPPED``, then ``unseen_fit``): 57.9% of the decided hands alone where ``SHIPPED`` wins 52.8%,
+# but the expert rolling out with it was no stronger (README, "Issue 33's games", the seventh pass).
+TUNED = SeatPolicy(
+    double=14, next_knocks=18, partner_knocks=4, follow=6, follow_cap=7, variety=4, prev_knocks=8, unseen_fit=-4
+)
+# The seat policies a budget may name (``Budget.seat_policy``).
+POLICIES: dict[str, SeatPolicy] = {"shipped": SHIPPED, "tuned": TUNED}
+
+
+@functools.cache
+def seat_policy(spec: str) -> SeatPolicy:
+    """The seat policy a budget names (``Budget.seat_policy``): a name of ``POLICIES``, then any weights
+    changed, each as ``+name:value`` (``shipped+unseen_fit:-4``: the shipped one, ``unseen_fit`` -4)."""
+    name, *changes = spec.split("+")
+    if name not in POLICIES:
+        raise ValueError(f"no seat policy {name!r}: one of {', '.join(POLICIES)}")
+    fields = {f.name for f in dataclasses.fields(SeatPolicy)}
+    weights = {}
+    for change in changes:
+        field, _, value = change.partition(":")
+        if field not in fields:
+            raise ValueError(f"no seat policy weight {field!r}: one of {', '.join(sorted(fields))}")
+        weights[field] = int(value)
+    return dataclasses.replace(POLICIES[name], **weights)
 
 
 class HonestRollout:
@@ -49,8 +93,12 @@ class HonestRollout:
         me: int = -1,
         explore: float = 0.0,
         widen: float = 0.0,
+        weights: SeatPolicy = SHIPPED,
+        played: int = 0,
     ) -> None:
         self.line = line
+        self.weights = weights
+        self.played = played  # the tiles on the table when the rollouts start (every seat saw them)
         self.me = me  # the searching seat (for ``play`` with a tree)
         self.explore = explore  # ``Node.select``'s, for ``play`` with a tree
         self.widen = widen
@@ -59,9 +107,19 @@ class HonestRollout:
         # each seat's partner (None without one)
         self.partner = [next((t for t in line.side_seats[line.sides[s]] if t != s), None) for s in range(line.players)]
 
-    def play(self, hands: list[int], a: int, b: int, turn: int, rng: random.Random, tree: Tree | None = None) -> float:
+    def play(
+        self,
+        hands: list[int],
+        a: int,
+        b: int,
+        turn: int,
+        rng: random.Random,
+        tree: Tree | None = None,
+        placed: int = 0,
+    ) -> float:
         """The value, to the searching side, of playing on from open numbers ``a``, ``b`` with
-        ``turn`` to move (``hands`` is not changed).
+        ``turn`` to move (``hands`` is not changed); ``placed``: the tiles placed since the table
+        the rollouts started from (``played``), the move just made.
 
         With a ``tree`` (``Budget.ismcts``), the searching seat's own later moves are searched
         rather than played by the policy: ``tree`` holds its decisions after this move, keyed by
@@ -76,6 +134,7 @@ class HonestRollout:
         knock_bit = len(bits.pips)  # a knock's bit in ``seen``: past every tile's
         hands = hands[:]
         lacks = self.lacks[:]
+        played = self.played | placed
         knocked = 0
         seen = 0  # what the searching seat saw played since its last move (with the ends: a tree's key)
         path: list[tuple[Node, int]] = []
@@ -100,7 +159,7 @@ class HonestRollout:
                 key = (a, b, seen)
                 node = tree.get(key)
                 if node is None:  # a decision not met before: add it, then roll on by the policy
-                    node = tree[key] = Node(self.ranked(hands[turn], turn, a, b, lacks))
+                    node = tree[key] = Node(self.ranked(hands[turn], turn, a, b, lacks, played))
                     j = 0
                     tree = None
                 else:
@@ -110,7 +169,7 @@ class HonestRollout:
                 bit, on_a = node.moves[j]
                 seen = 0
             else:
-                bit, on_a = self.policy(hands[turn], turn, a, b, lacks)
+                bit, on_a = self.policy(hands[turn], turn, a, b, lacks, played, rng)
             if turn != me:
                 seen |= bit
             i = bit.bit_length() - 1
@@ -120,6 +179,7 @@ class HonestRollout:
             else:
                 b = low if high == b else high
             hands[turn] ^= bit
+            played |= bit
             if not hands[turn]:
                 value = line.ended(hands, line.sides[turn])
                 break
@@ -130,32 +190,46 @@ class HonestRollout:
             node.total[j] += value
         return value
 
-    def policy(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> tuple[int, bool]:
+    def policy(
+        self, hand: int, seat: int, a: int, b: int, lacks: list[int], played: int = 0, rng: random.Random | None = None
+    ) -> tuple[int, bool]:
         """The seat policy: the seat's play (a tile's bit, and whether it goes on ``a``) from what it
         can see. Heaviest first (a double a little before), worth more when the ends it leaves
         are numbers the next seat lacks, less when they are numbers the partner lacks, and more
-        for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``."""
+        for each tile the seat keeps that could follow. Ties: the heavier tile, then ``a``. With
+        ``SeatPolicy.random`` and an ``rng``, that share of its plays (in percent) is any of them alike."""
+        scored = self._scored(hand, seat, a, b, lacks, played)
+        if rng is not None and self.weights.random and rng.random() * 100 < self.weights.random:
+            _score, bit, on_a = scored[rng.randrange(len(scored))]
+            return bit, on_a
         best_bit, best_on_a, best = 0, True, -1_000_000
-        for score, bit, on_a in self._scored(hand, seat, a, b, lacks):
+        for score, bit, on_a in scored:
             if score > best:
                 best_bit, best_on_a, best = bit, on_a, score
         return best_bit, best_on_a
 
-    def ranked(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> list[tuple[int, bool]]:
+    def ranked(self, hand: int, seat: int, a: int, b: int, lacks: list[int], played: int = 0) -> list[tuple[int, bool]]:
         """Every play of the seat, the policy's own first (``policy``), then down its scores (ties in
         the policy's order): the order a search node opens them in."""
-        scored = self._scored(hand, seat, a, b, lacks)
+        scored = self._scored(hand, seat, a, b, lacks, played)
         order = sorted(range(len(scored)), key=lambda k: (-scored[k][0], k))
         return [(scored[k][1], scored[k][2]) for k in order]
 
-    def _scored(self, hand: int, seat: int, a: int, b: int, lacks: list[int]) -> list[tuple[int, int, bool]]:
+    def _scored(
+        self, hand: int, seat: int, a: int, b: int, lacks: list[int], played: int
+    ) -> list[tuple[int, int, bool]]:
         """The seat's plays with the policy's score of each: (score, tile's bit, on ``a``), lighter
         tiles first, ``a`` before ``b``."""
         bits = self.line.bits
         shows, highs, lows, pips = bits.shows, bits.highs, bits.lows, bits.pips
-        nxt = lacks[(seat + 1) % self.line.players]
+        w = self.weights
+        players = self.line.players
+        nxt = lacks[(seat + 1) % players]
+        prev = lacks[(seat - 1) % players] if w.prev_knocks else 0
         partner = self.partner[seat]
         mate = lacks[partner] if partner is not None else 0
+        pip, double, follow, cap, ends_w, variety = w.pip, w.double, w.follow, w.follow_cap, w.ends, w.variety
+        unseen_w, locked = w.unseen_fit, w.locked
         playable = hand & (shows[a] | shows[b])
         out = []
         while playable:
@@ -164,7 +238,9 @@ class HonestRollout:
             i = bit.bit_length() - 1
             high, low = highs[i], lows[i]
             rest = hand ^ bit
-            base = 2 * pips[i] + (DOUBLE if high == low else 0)
+            base = pip * pips[i] + (double if high == low else 0)
+            if variety:
+                base += variety * sum(1 for n in range(len(shows)) if rest & shows[n])
             for on_a in (True, False):
                 on, other = (a, b) if on_a else (b, a)
                 if high == on:
@@ -174,11 +250,20 @@ class HonestRollout:
                 else:
                     continue
                 ends = 1 << far | 1 << other
-                score = base + FOLLOW * min(FOLLOW_CAP, (rest & (shows[far] | shows[other])).bit_count())
+                score = base + follow * min(cap, (rest & (shows[far] | shows[other])).bit_count())
                 if nxt & ends == ends:
-                    score += NEXT_KNOCKS
+                    score += w.next_knocks
                 if mate & ends == ends:
-                    score -= PARTNER_KNOCKS
+                    score -= w.partner_knocks
+                if prev & ends == ends:
+                    score += w.prev_knocks
+                if ends_w:
+                    score += ends_w * (far + other)
+                if unseen_w or locked:
+                    others = (shows[far] | shows[other]) & ~played & ~hand  # the tile itself is played
+                    score += unseen_w * others.bit_count()
+                    if not others:
+                        score += locked
                 out.append((score, bit, on_a))
                 if a == b:
                     break  # both ends show the same number: one placement

@@ -80,9 +80,9 @@ def test_the_honest_expert_plays_its_side_out_without_sight_and_decides_the_same
     rollouts: list[int] = []
     real = HonestRollout.play
 
-    def counted(self, *args):
+    def counted(self, *args, **kwargs):
         rollouts.append(1)
-        return real(self, *args)
+        return real(self, *args, **kwargs)
 
     def no_sight(*args):
         raise AssertionError("an honest rollout never solves a guessed deal exactly")
@@ -117,9 +117,9 @@ def test_a_hand_the_expert_leads_at_will_is_played_out_honestly_from_each_tile(m
     starts: list[tuple[int, int]] = []
     real = HonestRollout.play
 
-    def watched(self, hands, a, b, turn, rng):
+    def watched(self, hands, a, b, turn, rng, **kwargs):
         starts.append((a, b))
-        return real(self, hands, a, b, turn, rng)
+        return real(self, hands, a, b, turn, rng, **kwargs)
 
     monkeypatch.setattr(HonestRollout, "play", watched)
     choose_action("expert", view, log, "s")  # the level's own budget: DOUBLE_NINE_BUDGET
@@ -193,9 +193,9 @@ def test_the_searching_expert_decides_the_same_way_twice_and_searches_only_when_
     trees: list[int] = []
     real = HonestRollout.play
 
-    def watched(self, hands, a, b, turn, rng, tree=None):
+    def watched(self, hands, a, b, turn, rng, tree=None, placed=0):
         trees.append(tree is not None)
-        return real(self, hands, a, b, turn, rng, tree) if tree is not None else real(self, hands, a, b, turn, rng)
+        return real(self, hands, a, b, turn, rng, tree, placed)
 
     monkeypatch.setattr(HonestRollout, "play", watched)
     searched = dataclasses.replace(DOUBLE_NINE_BUDGET, ismcts=True)
@@ -234,7 +234,7 @@ def test_under_importance_each_deal_counts_by_the_samplers_correction(monkeypatc
 
     marker = NINE.mask_of(first[1])
 
-    def play(self, hands, a, b, turn, rng, tree=None):
+    def play(self, hands, a, b, turn, rng, tree=None, placed=0):
         return 10.0 if hands[1] == marker else 50.0  # whatever the move: the deal alone
 
     monkeypatch.setattr(Knowledge, "weighed_sample", weighed_sample)
