@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from strength import wilson
 
 from api.bots.endgame import ExactLine, SetBits
-from api.bots.honest import POLICIES, HonestRollout, SeatPolicy
+from api.bots.honest import POLICIES, HonestRollout, SeatPolicy, seat_policy
 from api.rules import resolve_rules
 
 PRESET = "double-nine-partners"
@@ -133,13 +133,11 @@ def measure(weights: SeatPolicy, offset: int, count: int) -> Tally:
     return tally
 
 
-def changed(base: SeatPolicy, text: str) -> SeatPolicy:
-    """``ends=-1,follow=3``: ``base`` with those weights changed."""
-    changes = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        name, _, value = item.partition("=")
-        changes[name.strip()] = int(value)
-    return dataclasses.replace(base, **changes)
+def named(policy: str, weights: str) -> SeatPolicy:
+    """``--policy tuned --weights ends=-1,follow=3``: read by the budgets' own parser
+    (``honest.seat_policy``, where the same is written ``tuned+ends:-1+follow:3``)."""
+    changes = "".join(f"+{item.strip().replace('=', ':', 1)}" for item in weights.split(",") if item.strip())
+    return seat_policy(policy + changes)
 
 
 def tune(start: SeatPolicy, offset: int, count: int, names: list[str], step: int, log=print) -> SeatPolicy:
@@ -190,9 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--step", type=int, default=4, help="--tune's first step (default 4)")
     args = parser.parse_args(argv)
-    if args.policy not in POLICIES:
-        parser.error(f"no policy {args.policy!r}: one of {', '.join(POLICIES)}")
-    weights = changed(POLICIES[args.policy], args.weights)
+    try:
+        weights = named(args.policy, args.weights)
+    except ValueError as refused:
+        parser.error(str(refused))
     if args.tune:
         weights = tune(weights, args.offset, args.deals, args.names.split(","), args.step)
         print(f"tuned: {weights}")

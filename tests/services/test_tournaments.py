@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from api import tournaments as core
 from api.rules import InvalidRules
 from api.services import errors
+from api.services import tournaments as use_cases
 from api.services.bus import MessageBus
 from api.services.commands import (
     AddWebhook,
@@ -47,10 +49,6 @@ def matches_dealt_from_one_seed(monkeypatch):
     test's own). From a random seed a match ends as it is dealt about once in a few hundred, and
     is then decided with its pairing (``test_a_round_whose_matches_end_as_they_are_dealt_...``),
     which the other tests' counts of tables in play, forfeits and closes do not expect."""
-    from dataclasses import replace
-
-    from api.services import tournaments as use_cases
-
     prepare = use_cases.prepare_match
 
     def dealt(command, flow):
@@ -449,10 +447,6 @@ def test_a_round_whose_matches_end_as_they_are_dealt_is_decided_and_the_next_is_
     """A match can end in the transaction that makes it, before its table is the tournament's:
     its result is recorded with the round's pairing, and the tournament moves on (it waited for
     ever before: 1 run in ~200 of a round robin of random bots)."""
-    from dataclasses import replace
-
-    from api.services import tournaments as use_cases
-
     prepare = use_cases.prepare_match
     monkeypatch.setattr(
         use_cases, "prepare_match", lambda command, flow: prepare(replace(command, seed=BLOCKED_AT_ONCE), flow)
@@ -479,8 +473,6 @@ def test_an_arena_pairing_stands_when_a_result_comes_in_while_its_matches_are_pr
     """The sweep prepares a pairing's matches before its transaction; a result appended meanwhile
     moves the log on. A Swiss's round is then left to the next sweep; an arena's pairing still
     stands if its entrants are all still free (the log takes it), and is appended after the result."""
-    from api.services import tournaments as use_cases
-
     made = create(bus, format="arena", duration_minutes=30, bot_levels=("random",), rules={"target": 10})
     enter_bots(bus, made["id"], 5)
     bus.handle(ChangeTournament(made["id"], portal(bus), "start"))
