@@ -1,0 +1,137 @@
+"""The floor under a seat's view: what any view must cost inside this app, against ``/healthz``.
+
+    .venv/bin/python bench/view_floor.py            # ~30 s: 5,000 rounds
+    .venv/bin/python bench/view_floor.py --rounds 20000
+
+Issue 36 asks a ``GET /view`` for at most 1.35x a ``/healthz`` of the same app (in-process,
+``bench/in_process.py``). This script measures, in one run and on one app, how low a view
+could go while still doing what a view cannot skip: the match's row and its seats read in a
+read-only unit of work (another process may have moved the match or claimed a seat; only
+the database knows) and the token compared with every seat's hash. Four requests go through
+the Flask test client in turn, round after round (so machine noise falls on all alike), each
+timed as this thread's CPU:
+
+* ``GET /healthz``: the app's whole stack (WSGI middleware, request hooks, flask-smorest's
+  response, the readiness probe kept between checks) and no database;
+* ``GET /floor/ping``: a plain Flask route answering fixed bytes: the same WSGI middleware
+  and request hooks, no flask-smorest, no use case;
+* ``GET /floor/view``: a plain Flask route doing only a view's unavoidable work (the read
+  and the token check above) and answering the seat's view as rendered bytes kept from
+  before: the cheapest view that stays correct with many processes;
+* ``GET /v1/matches/{id}/view``: the real route at a seq it has rendered already (a poll,
+  answered from ``api.services.rendered``).
+
+The two ``/floor`` routes exist only in this script's app. Each median is printed with its
+multiple of ``/healthz``'s, and the unavoidable work alone (the read and the token check
+called directly, no request) as a share of ``/healthz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+from _http import machine_line, sqlite_url
+from flask import request
+
+from api import create_app
+from api.app import STORE_KEY
+from api.services import tokens
+from api.store import Store
+
+MATCH = {
+    "preset": "standard-draw",
+    "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
+}
+
+
+def unavoidable(store: Store, match_id: str, token: str) -> int | None:
+    """A view's own work before it can answer anything: the match and its seats read in one
+    read-only unit of work, and the token's hash compared with every seat's."""
+    candidate = tokens.hash_token(token)
+    with store.unit_of_work(readonly=True) as uow:
+        found = uow.matches.get_with_seats(match_id)
+    if found is None:
+        return None
+    held = None
+    for seat in found[1]:  # every seat compared, as the real check does
+        if tokens.matches(seat.token_hash, candidate):
+            held = seat.seat
+    return held
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        app = create_app(
+            {
+                "DATABASE_URL": sqlite_url(tmp),
+                "RATELIMIT_ENABLED": False,
+                "LOG_LEVEL": "WARNING",
+                "BOT_REPLY_FLOOR_MS": None,
+            }
+        )
+        store: Store = app.extensions[STORE_KEY]
+        kept: dict[str, Any] = {}
+
+        def ping() -> Any:
+            return app.response_class(b'{"status":"ok"}', mimetype="application/json")
+
+        def floor_view() -> Any:
+            token = request.headers.get("Authorization", "")[len("Bearer ") :]
+            seat = unavoidable(store, kept["match"], token)
+            if seat is None:
+                return app.response_class(b"{}", status=401, mimetype="application/json")
+            return app.response_class(kept["view"], mimetype="application/json")
+
+        app.add_url_rule("/floor/ping", "floor_ping", ping)
+        app.add_url_rule("/floor/view", "floor_view", floor_view)
+        client = app.test_client()
+        created = client.post("/v1/matches", json=MATCH).get_json()
+        match_id, token = created["id"], created["seats"][0]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        view = client.get(f"/v1/matches/{match_id}/view", headers=auth)
+        kept.update(match=match_id, view=view.data)
+        requests: dict[str, Callable[[], Any]] = {
+            "`GET /healthz`": lambda: client.get("/healthz"),
+            "`GET /floor/ping` (plain Flask route, fixed bytes)": lambda: client.get("/floor/ping"),
+            "`GET /floor/view` (read + token check, kept bytes)": lambda: client.get("/floor/view", headers=auth),
+            "`GET /view` at a seq already rendered (a poll)": lambda: client.get(
+                f"/v1/matches/{match_id}/view", headers=auth
+            ),
+        }
+        for answer in (request() for request in requests.values()):
+            if answer.status_code != 200:
+                raise RuntimeError(f"expected 200, got {answer.status_code}")
+        cpu: dict[str, list[float]] = {name: [] for name in requests}
+        names = list(requests)
+        for i in range(args.rounds):
+            for name in names[i % len(names) :] + names[: i % len(names)]:
+                start = time.thread_time()
+                requests[name]()
+                cpu[name].append(time.thread_time() - start)
+        alone = []
+        for _ in range(args.rounds):
+            start = time.thread_time()
+            unavoidable(store, match_id, token)
+            alone.append(time.thread_time() - start)
+    health = statistics.median(cpu[names[0]])
+    print(f"# {machine_line()}; Flask test client, SQLite, {args.rounds} rounds, requests in turn")
+    print()
+    print("| request | CPU median | vs `/healthz` |")
+    print("|---|---:|---:|")
+    for name in names:
+        median = statistics.median(cpu[name])
+        print(f"| {name} | {median * 1e6:.0f} µs | {median / health:.2f}× |")
+    work = statistics.median(alone)
+    print(f"| the read and the token check alone, no request | {work * 1e6:.0f} µs | {work / health:.2f}× |")
+
+
+if __name__ == "__main__":
+    main()
