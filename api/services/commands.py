@@ -156,6 +156,13 @@ class Act(Command[Answer]):
     expected_seq: int | None = None
     if_match_seq: int | None = None
     keyed: Keyed | None = field(default=None, compare=False)
+    # With it, the answer's view is also rendered by it (the answer's ``RENDERED_VIEW``) and kept
+    # as ``GetRenderedView`` keeps it: a client that asks for its view next is answered from it.
+    render: Callable[[Answer], Any] | None = field(default=None, compare=False)
+
+
+#: The key of an ``Act`` answer's view as the command's ``render`` made it (with ``render`` only).
+RENDERED_VIEW = "rendered_view"
 
 
 @dataclass(frozen=True)

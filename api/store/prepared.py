@@ -106,10 +106,20 @@ class Prepared:
     def rows(self, conn: Connection, params: Params) -> list[Any]:
         """The rows it selects, as named tuples of processed values (attribute access by key);
         the ``first_row_only`` columns are None after the first row."""
+        return self.processed(conn, *self.fetched(conn, params))
+
+    def fetched(self, conn: Connection, params: Params) -> tuple[list[Any], Any]:
+        """The rows it selects as the driver gives them, and the cursor's description: for
+        :meth:`processed`, which a caller may skip for rows it has seen already."""
         plan = self._plan(conn)
         found, description = _run(conn, plan, lambda cursor: cursor.execute(plan.sql, plan.parameters(params)))
+        return found, description
+
+    def processed(self, conn: Connection, found: Sequence[Any], description: Any) -> list[Any]:
+        """:meth:`rows` of the driver's ``found`` rows (from :meth:`fetched` on ``conn``'s database)."""
         if not found:
             return []
+        plan = self._plan(conn)
         processors = plan.processors(description)
         make = plan.row_type._make
         first = make(value if p is None else p(value) for p, value in zip(processors, found[0], strict=True))

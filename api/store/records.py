@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -84,7 +85,7 @@ class MatchRecord:
     seed: str = field(repr=False)
     seed_commitment: str
     last_seq: int
-    summary: dict[str, Any]
+    summary: Mapping[str, Any]  # read-only where the store keeps records between reads
     created_at: datetime
     updated_at: datetime
     deadline_at: datetime | None = None  # turn clocks: when the seat to move times out

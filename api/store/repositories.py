@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import builtins  # `builtins.list` in the classes whose `list` method hides the type
 import re
+import threading
 import uuid
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping
 from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import Connection, Row, Update, and_, bindparam, exists, func, insert, or_, select, text, update
@@ -45,7 +48,8 @@ def new_match_id() -> str:
     return uuid.uuid4().hex
 
 
-def _match_record(row: Row[Any]) -> MatchRecord:
+def _match_record(row: Row[Any], summary: Mapping[str, Any] | None = None) -> MatchRecord:
+    """The record of a ``matches`` row (``summary``: the row's summary as a caller wraps it)."""
     return MatchRecord(
         id=row.id,
         status=row.status,
@@ -54,7 +58,7 @@ def _match_record(row: Row[Any]) -> MatchRecord:
         seed=row.seed,
         seed_commitment=row.seed_commitment,
         last_seq=row.last_seq,
-        summary=row.summary,
+        summary=row.summary if summary is None else summary,
         created_at=row.created_at,
         updated_at=row.updated_at,
         deadline_at=row.deadline_at,
@@ -166,6 +170,64 @@ def _match_update(fields: frozenset[str]) -> Update:
 RESULT_EVENT_TYPES = ("match_created", "hand_ended", "round_ended", "match_ended")
 
 
+class RecordsRead:
+    """The records made from the match-and-seats rows of recent reads, kept by those very rows.
+
+    Why: every request reads its match and seats, and making the records (a value processor
+    per column: timestamps parsed, the summary's JSON decoded) cost twice the read itself inside
+    a request (bench/README.md, issue 36); a match polled or acted on is read again and again
+    with the same row until it moves. Rows whose values are all equal make equal records, so a
+    read whose rows were seen before, on the same statement and database kind, answers the
+    records made then. What is kept cannot be changed by its readers: the records are frozen
+    and the summary is a read-only view. Rows a driver gives with values that cannot be keys
+    (psycopg decodes JSON itself) are processed every time, as before. An LRU of
+    ``max_entries``, shared by the threads of one process.
+    """
+
+    def __init__(self, max_entries: int = 512):
+        self.max_entries = max_entries
+        self._kept: OrderedDict[Hashable, tuple[MatchRecord, tuple[SeatRecord, ...]]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._unkeyable: set[str] = set()  # database kinds whose rows cannot be keys
+
+    def of(
+        self, conn: Connection, statement: Prepared, found: list[Any], description: Any
+    ) -> tuple[MatchRecord, tuple[SeatRecord, ...]]:
+        """The records of ``found`` (the driver's rows of ``statement`` on ``conn``)."""
+        kind = conn.dialect.name
+        if kind in self._unkeyable:
+            return self._made(conn, statement, found, description)
+        key = (statement, kind, tuple(found))
+        try:
+            hash(key)
+        except TypeError:
+            self._unkeyable.add(kind)  # the same driver gives the same kinds of values every time
+            return self._made(conn, statement, found, description)
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None:
+                self._kept.move_to_end(key)
+                return kept
+        made = self._made(conn, statement, found, description)
+        with self._lock:
+            self._kept[key] = made
+            while len(self._kept) > self.max_entries:
+                self._kept.popitem(last=False)
+        return made
+
+    @staticmethod
+    def _made(
+        conn: Connection, statement: Prepared, found: list[Any], description: Any
+    ) -> tuple[MatchRecord, tuple[SeatRecord, ...]]:
+        rows = statement.processed(conn, found, description)
+        record = _match_record(rows[0], summary=MappingProxyType(rows[0].summary))
+        return record, tuple(_prefixed_seat_record(row) for row in rows if row.seat_match_id is not None)
+
+
+#: The one per process (``MatchRepository.get_with_seats``).
+RECORDS_READ = RecordsRead()
+
+
 class MatchRepository:
     """``uow.matches``: rows of the ``matches`` table as :class:`MatchRecord`."""
 
@@ -245,13 +307,13 @@ class MatchRepository:
 
         ``for_update``: the match locked as by :meth:`get_for_update` (its seats are not)."""
         statement = PREPARED_MATCH_AND_SEATS_FOR_UPDATE if for_update else PREPARED_MATCH_AND_SEATS
-        found = statement.rows(self._conn, {"match_id": match_id})
+        found, description = statement.fetched(self._conn, {"match_id": match_id})
         if not found:
             return None
+        record, seats = RECORDS_READ.of(self._conn, statement, found, description)
         if for_update:
-            self._locked_hashes[match_id] = found[0].last_hash
-        seats = [_prefixed_seat_record(row) for row in found if row.seat_match_id is not None]
-        return _match_record(found[0]), seats
+            self._locked_hashes[match_id] = record.last_hash
+        return record, list(seats)
 
     def update(self, match_id: str, **fields: Any) -> None:
         """Set some of :attr:`UPDATABLE` and ``updated_at``; :class:`MatchNotFound` if absent."""

@@ -136,7 +136,9 @@ def test_the_answers_of_a_live_match_dump_as_marshmallow_does(client):
     for answer in answers:
         compiled, reference = twice(ActionResultSchema, answer)
         assert compiled == reference
-        assert compiled == json.dumps(answer)  # what the client got is what marshmallow dumps
+        # what the client got is what marshmallow dumps (its view written as GET /view writes it:
+        # the same bytes, keys sorted as Flask sorts them, so compared as values)
+        assert json.loads(compiled) == answer
     assert twice(MatchListSchema, listed)[0] == twice(MatchListSchema, listed)[1]
 
 
@@ -238,3 +240,41 @@ def test_a_views_answer_is_the_schemas_dump_in_flasks_json_and_is_kept_per_seat(
             assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == got.headers["ETag"]
     kept = app.extensions[BUS_KEY].flow.rendered_views.kept()
     assert sorted((key.seat is None, key.seat) for key in kept) == [(False, 0), (False, 1), (True, None)]
+
+
+@pytest.mark.parametrize(
+    "seats, rules",
+    [(TWO_REMOTE, None), (TWO_REMOTE, {"turn_seconds": 60}), ([TWO_REMOTE[0], {"name": "bot", "type": "bot"}], None)],
+    ids=["two-people", "turn-clock", "with-a-bot"],
+)
+def test_an_actions_view_is_kept_and_is_what_get_view_would_have_made(app, client, seats, rules):
+    """An action's answer carries its seat's view as GET /view writes it, and the process keeps
+    that rendering for the seat's next read (a 304 to the action's ETag, or the view): the very
+    bytes and ETag a fresh rendering gives once nothing is kept, with a turn clock's deadline and
+    after a computer's replies too."""
+    created = create(client, seats, rules=rules)
+    match_id, tokens = created["id"], tokens_of(created)
+    kept = app.extensions[BUS_KEY].flow.rendered_views
+    for _ in range(6):
+        shown = client.get(f"/v1/matches/{match_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
+        token = tokens[shown.get_json()["turn"]]
+        headers = {"Authorization": f"Bearer {token}"}
+        mover = client.get(f"/v1/matches/{match_id}/view", headers=headers).get_json()
+        kept.clear()
+        answer = client.post(f"/v1/matches/{match_id}/actions", json=mover["legal_actions"][0], headers=headers)
+        assert answer.status_code == 200
+        assert [key.seq for key in kept.kept()] == [answer.get_json()["seq"]]  # kept by the action alone
+        not_modified = client.get(
+            f"/v1/matches/{match_id}/view", headers={**headers, "If-None-Match": answer.headers["ETag"]}
+        )
+        assert not_modified.status_code == 304
+        from_kept = client.get(f"/v1/matches/{match_id}/view", headers=headers)
+        assert len(kept.kept()) == 1  # answered from it: nothing rendered anew
+        kept.clear()
+        fresh = client.get(f"/v1/matches/{match_id}/view", headers=headers)
+        assert from_kept.data == fresh.data and from_kept.headers["ETag"] == fresh.headers["ETag"]
+        assert answer.headers["ETag"] == fresh.headers["ETag"]
+        assert answer.get_json()["view"] == fresh.get_json()
+        assert json.dumps(answer.get_json()["view"], sort_keys=True, separators=(",", ":")) + "\n" == fresh.text
+    if rules:
+        assert "deadline_at" in fresh.get_json()
