@@ -11,7 +11,6 @@ from typing import Any, ClassVar, NamedTuple, ParamSpec, TypeVar, cast
 from urllib.parse import urlencode
 
 import marshmallow as ma
-import orjson
 from flask import Response, current_app, request
 from flask.views import MethodView
 from flask_smorest import Blueprint
@@ -57,7 +56,7 @@ from api.rules.ruleset import LARGEST_OFFERED_TOP, MAX_PLAYERS, MIN_PLAYERS
 from api.rules.trains_wire import place_from_wire
 from api.rules.vocabulary import ActionType, BotLevel, DrawUntil, End, values
 from api.services import commands
-from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, MAX_EVENTS_PAGE, RENDERED_VIEW
+from api.services.commands import AUDIT_PAGE, MAX_AUDIT_PAGE, MAX_EVENTS_PAGE
 from api.services.idempotency import KEY_PATTERN, Keyed, Replay, StoredAnswer, parse_key
 from api.services.match_ids import is_match_id
 from api.services.reading import CURSOR_PATTERN, MAX_PAGE_SIZE
@@ -99,18 +98,7 @@ def _render_refusal(error: Exception) -> tuple[int, str]:
 
 
 def render_action_result(result: dict) -> str:
-    """The body of an action's answer: one rendering for the first answer and every replay.
-
-    Its view, when the use case rendered it as ``GET /view`` answers it (``RENDERED_VIEW``: the
-    command's ``render_view``, kept for the seat's next read), is written as those very bytes
-    instead of being dumped a second time."""
-    rendered: RenderedView | None = result.get(RENDERED_VIEW)
-    if rendered is not None:
-        dumped = ACTION_RESULT.dump({key: value for key, value in result.items() if key != "view"})
-        dumped["view"] = orjson.Fragment(rendered.body.rstrip(b"\n"))  # the view's own JSON text
-        text = json_text(dumped, sort_keys=False)
-        if text is not None:
-            return text
+    """The body of an action's answer: one rendering for the first answer and every replay."""
     dumped = ACTION_RESULT.dump(result)
     return json_text(dumped, sort_keys=False) or json.dumps(dumped, separators=(",", ":"))
 

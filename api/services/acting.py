@@ -14,11 +14,11 @@ from api.rules import BOT_SEAT, ENDED, RulesError, decide, parse_action, redact_
 
 from . import errors, tokens
 from .clocks import run_due
-from .commands import RENDERED_VIEW, Act, Answer, ClaimDueBots, PlayBots
+from .commands import Act, Answer, ClaimDueBots, PlayBots
 from .flow import MatchFlow
 from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
 from .ports import UnitOfWork
-from .rendered import ViewKey
+from .rendered import UnrenderedView, ViewKey
 from .snapshots import Row, Snapshot, fold, rows, without_seq
 
 #: An action decided on a state another writer moved past is decided again, this many times at most.
@@ -141,16 +141,14 @@ def append_action(
         "events": [{"seq": row["seq"], **redact_event(without_seq(row), seat)} for row in appended],
         "view": flow.seat_view(after, seat, match_id, deadline, head),
     }
-    if command.render is not None:
-        result[RENDERED_VIEW] = command.render(result["view"])
     if keyed is not None:
         remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
     uow.commit()
     if command.render is not None:
-        # What GET /view keeps for this seat once it reads the row just written (reading.py's
-        # key: the seq, the head's hash and the deadline the append stored), kept now instead.
+        # Under the key the seat's next view reads (reading.py: the seq, the head's hash and the
+        # deadline the append stored), the view just made; its first reader renders it.
         key = ViewKey(match_id, after.seq, head.hash, deadline, seat, command.render)
-        flow.rendered_views.put(key, result[RENDERED_VIEW])
+        flow.rendered_views.put(key, UnrenderedView(result["view"]))
     return result
 
 

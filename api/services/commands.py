@@ -156,13 +156,9 @@ class Act(Command[Answer]):
     expected_seq: int | None = None
     if_match_seq: int | None = None
     keyed: Keyed | None = field(default=None, compare=False)
-    # With it, the answer's view is also rendered by it (the answer's ``RENDERED_VIEW``) and kept
-    # as ``GetRenderedView`` keeps it: a client that asks for its view next is answered from it.
+    # With it, the answer's view is kept for the seat's next GetRenderedView with this ``render``
+    # (``api.services.rendered.UnrenderedView``: rendered by that read, the view not made again).
     render: Callable[[Answer], Any] | None = field(default=None, compare=False)
-
-
-#: The key of an ``Act`` answer's view as the command's ``render`` made it (with ``render`` only).
-RENDERED_VIEW = "rendered_view"
 
 
 @dataclass(frozen=True)

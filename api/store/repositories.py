@@ -196,19 +196,19 @@ class RecordsRead:
         """The records of ``found`` (the driver's rows of ``statement`` on ``conn``)."""
         kind = conn.dialect.name
         if kind in self._unkeyable:
-            return self._made(conn, statement, found, description)
+            return self.made(conn, statement, found, description)
         key = (statement, kind, tuple(found))
         try:
             hash(key)
         except TypeError:
             self._unkeyable.add(kind)  # the same driver gives the same kinds of values every time
-            return self._made(conn, statement, found, description)
+            return self.made(conn, statement, found, description)
         with self._lock:
             kept = self._kept.get(key)
             if kept is not None:
                 self._kept.move_to_end(key)
                 return kept
-        made = self._made(conn, statement, found, description)
+        made = self.made(conn, statement, found, description)
         with self._lock:
             self._kept[key] = made
             while len(self._kept) > self.max_entries:
@@ -216,9 +216,10 @@ class RecordsRead:
         return made
 
     @staticmethod
-    def _made(
+    def made(
         conn: Connection, statement: Prepared, found: list[Any], description: Any
     ) -> tuple[MatchRecord, tuple[SeatRecord, ...]]:
+        """The records of ``found`` made afresh (none kept)."""
         rows = statement.processed(conn, found, description)
         record = _match_record(rows[0], summary=MappingProxyType(rows[0].summary))
         return record, tuple(_prefixed_seat_record(row) for row in rows if row.seat_match_id is not None)
@@ -310,7 +311,10 @@ class MatchRepository:
         found, description = statement.fetched(self._conn, {"match_id": match_id})
         if not found:
             return None
-        record, seats = RECORDS_READ.of(self._conn, statement, found, description)
+        if for_update:  # a writer's row is about to change: not worth keeping
+            record, seats = RecordsRead.made(self._conn, statement, found, description)
+        else:
+            record, seats = RECORDS_READ.of(self._conn, statement, found, description)
         if for_update:
             self._locked_hashes[match_id] = record.last_hash
         return record, list(seats)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from api.services import errors
-from api.services.commands import RENDERED_VIEW, Act, GetEvents, GetRenderedView, GetView
+from api.services.commands import Act, GetEvents, GetRenderedView, GetView
 from api.services.rendered import EventKey, RenderedCache, ViewKey, VisibleEvent
 
 from .support import ANA, BO, create, tokens_of
@@ -99,23 +99,25 @@ def test_an_action_moves_the_view_to_a_new_key(bus):
 
 
 def test_an_action_with_a_rendering_keeps_its_seats_view_for_the_next_read(bus):
-    """``Act(render=...)``: the answer carries the view as ``render`` made it, kept under the key
-    GetRenderedView reads next (the seq, chain head and turn clock's deadline the append wrote);
-    another seat's view at that seq is still its own rendering."""
+    """``Act(render=...)``: the seat's new view kept under the key GetRenderedView reads next (the
+    seq, chain head and turn clock's deadline the append wrote), not rendered until that read,
+    which renders the very view the action answered; another seat's view is still its own."""
     created = create(bus, ANA, BO, rules={"turn_seconds": 60})
     tokens = tokens_of(created)
     mover = fresh(bus, created["id"], tokens[0])["turn"]
     action = fresh(bus, created["id"], tokens[mover])["legal_actions"][0]
     answer = bus.handle(Act(created["id"], tokens[mover], action, render=render_text))
-    assert json.loads(answer[RENDERED_VIEW]) == json.loads(json.dumps(answer["view"], sort_keys=True, default=str))
-    assert len(RENDERED) == 1 and "deadline_at" in answer["view"]
+    assert RENDERED == [] and "deadline_at" in answer["view"]
+    [key] = bus.flow.rendered_views.kept()
+    assert (key.seq, key.seat) == (answer["seq"], mover)
     again = rendered(bus, created["id"], tokens[mover])
-    assert len(RENDERED) == 1  # answered from what the action kept
+    assert [answer["view"]] == RENDERED  # the action's own view, rendered by the read
     assert again == fresh(bus, created["id"], tokens[mover]) and again["seq"] == answer["seq"]
+    assert rendered(bus, created["id"], tokens[mover]) == again and len(RENDERED) == 1  # then kept rendered
     other = rendered(bus, created["id"], tokens[1 - mover])
     assert len(RENDERED) == 2 and other["seat"] == 1 - mover
-    plain = bus.handle(Act(created["id"], tokens[other["turn"]], other["legal_actions"][0]))
-    assert RENDERED_VIEW not in plain and len(bus.flow.rendered_views) == 2  # without render: nothing kept
+    bus.handle(Act(created["id"], tokens[other["turn"]], other["legal_actions"][0]))
+    assert len(bus.flow.rendered_views) == 2  # without a rendering: nothing kept
 
 
 def test_matches_never_share_a_rendering(bus):

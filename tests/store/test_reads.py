@@ -86,13 +86,15 @@ def test_at_most_max_entries_rows_are_kept_the_least_recently_read_going_first(s
     assert (records(store, kept, second.id)[0] is made_second) is keeps_rows(store)
 
 
-def test_the_store_reads_every_match_through_the_one_kept_records(store, make_match):
+def test_the_store_reads_through_the_one_kept_records_and_a_writer_makes_its_own(store, make_match):
     match = seated(store, make_match)
     with store.unit_of_work(readonly=True) as uow:
         record, _ = uow.matches.get_with_seats(match.id)
-    with store.unit_of_work() as uow:  # a writer's read, locked, answers the same records
-        locked, _ = uow.matches.get_with_seats(match.id, for_update=True)
-    assert locked == record
+    with store.unit_of_work() as uow:  # a writer's locked read: equal records, made afresh
+        locked, seats = uow.matches.get_with_seats(match.id, for_update=True)
+    assert locked == record and locked is not record and [seat.seat for seat in seats] == [0, 1]
+    with pytest.raises(TypeError):
+        locked.summary["scores"] = []  # type: ignore[index]
     assert (records(store, repositories.RECORDS_READ, match.id)[0] is record) is keeps_rows(store)
 
 
