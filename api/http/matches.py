@@ -940,15 +940,7 @@ class Actions(MethodView):
         token, keyed = bearer_token(), idempotency_of(match_id)
         try:
             result = bus().handle(
-                commands.Act(
-                    match_id,
-                    token,
-                    body,
-                    expected_seq,
-                    if_match_seq=if_match_seq(),
-                    keyed=keyed,
-                    render=render_view,
-                )
+                commands.Act(match_id, token, body, expected_seq, if_match_seq=if_match_seq(), keyed=keyed)
             )
         except Replay as replay:
             metrics.IDEMPOTENT_REPLAYS.inc()

@@ -18,7 +18,6 @@ from .commands import Act, Answer, ClaimDueBots, PlayBots
 from .flow import MatchFlow
 from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
 from .ports import UnitOfWork
-from .rendered import UnrenderedView, ViewKey
 from .snapshots import Row, Snapshot, fold, rows, without_seq
 
 #: An action decided on a state another writer moved past is decided again, this many times at most.
@@ -133,22 +132,16 @@ def append_action(
     answer with it, commit; the answer."""
     match_id, keyed = command.match_id, command.keyed
     deadline = flow.append(uow, match_id, snap.seq, appended, after)
-    head = uow.events.head(match_id)
-    result: Answer = {
+    result = {
         "match_id": match_id,
         "seat": seat,
         "seq": after.seq,
         "events": [{"seq": row["seq"], **redact_event(without_seq(row), seat)} for row in appended],
-        "view": flow.seat_view(after, seat, match_id, deadline, head),
+        "view": flow.seat_view(after, seat, match_id, deadline, uow.events.head(match_id)),
     }
     if keyed is not None:
         remember(flow, uow, token_hash, keyed, match_id, StoredAnswer(200, keyed.render_result(result)))
     uow.commit()
-    if command.render is not None:
-        # Under the key the seat's next view reads (reading.py: the seq, the head's hash and the
-        # deadline the append stored), the view just made; its first reader renders it.
-        key = ViewKey(match_id, after.seq, head.hash, deadline, seat, command.render)
-        flow.rendered_views.put(key, UnrenderedView(result["view"]))
     return result
 
 

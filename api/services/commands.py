@@ -156,9 +156,6 @@ class Act(Command[Answer]):
     expected_seq: int | None = None
     if_match_seq: int | None = None
     keyed: Keyed | None = field(default=None, compare=False)
-    # With it, the answer's view is kept for the seat's next GetRenderedView with this ``render``
-    # (``api.services.rendered.UnrenderedView``: rendered by that read, the view not made again).
-    render: Callable[[Answer], Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from .commands import (
     ListMatches,
 )
 from .flow import MatchFlow
-from .rendered import UnrenderedView, ViewKey
+from .rendered import ViewKey
 from .seats import attach_refs
 
 __all__ = [
@@ -80,22 +80,16 @@ def view_handler(command: GetView, flow: MatchFlow) -> Answer:
 def rendered_view_handler(command: GetRenderedView, flow: MatchFlow) -> Any:
     """``view_handler``'s answer as ``command.render`` makes it: the same steps in the same
     order (a due turn played, the match read, the token checked), then the rendering kept for
-    this match, seq, chain head, deadline and seat, or made and kept (``api.services.rendered``;
-    an action may have kept its seat's view there unrendered: rendered here, not made again)."""
+    this match, seq, chain head, deadline and seat, or made and kept (``api.services.rendered``)."""
     run_due(flow, command.match_id)
     with flow.store.unit_of_work(readonly=True) as uow:
         record, seat = flow.record_and_seat(uow, command.match_id, command.token)
         key = ViewKey(record.id, record.last_seq, record.last_hash, record.deadline_at, seat, command.render)
         kept = flow.rendered_views.get(key)
-        if kept is not None and not isinstance(kept, UnrenderedView):
+        if kept is not None:
             return kept
-        snap = flow.snapshot(uow, record) if kept is None else None
-    if isinstance(kept, UnrenderedView):  # the view its action kept (api.services.acting)
-        seat_view = kept.view
-    else:
-        assert snap is not None  # read above, since nothing was kept
-        seat_view = flow.seat_view(snap, seat, command.match_id, record.deadline_at, record.head)
-    rendered = command.render(seat_view)
+        snap = flow.snapshot(uow, record)
+    rendered = command.render(flow.seat_view(snap, seat, command.match_id, record.deadline_at, record.head))
     flow.rendered_views.put(key, rendered)
     return rendered
 

@@ -20,9 +20,7 @@ again and again. Both are pure functions of what never changes once committed:
 The seat is part of every key, so one seat's view or event is never served to another seat or
 to a spectator (``None``): the caches can only repeat what the rules' redaction gave that seat.
 What is kept must not be mutated by its readers (the HTTP layer keeps bytes; events are handed
-out as copies). An action keeps its own seat's new view, not yet rendered (``UnrenderedView``),
-for that seat's next read: the web page asks for it at once (a conditional GET), and a view
-already made need not be made again. Each cache is an LRU of at most ``max_entries`` entries, shared by the threads
+out as copies). Each cache is an LRU of at most ``max_entries`` entries, shared by the threads
 of one process.
 """
 
@@ -49,14 +47,6 @@ class ViewKey(NamedTuple):
     deadline_at: datetime | None
     seat: int | None
     render: Callable[[dict[str, Any]], Any]
-
-
-class UnrenderedView(NamedTuple):
-    """A seat's view kept under its ``ViewKey`` by the action that made it (``Act`` with a
-    ``render``), before anyone rendered it: the first read renders it and keeps the rendering in
-    its place. The view itself is the action's answer's, which no reader changes."""
-
-    view: dict[str, Any]
 
 
 class EventKey(NamedTuple):

@@ -104,9 +104,15 @@ def make_engine(url: str, *, pool_size: int = 5, clock: Callable[[], float] = ti
         engine = create_engine(url, **options)
 
         @event.listens_for(engine, "begin")
-        def _pg_begin(conn: Connection) -> None:  # pragma: no cover - trivial
-            if conn.get_execution_options().get(READONLY_OPTION):
-                conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+        def _pg_begin(conn: Connection) -> None:
+            # psycopg opens the transaction itself with its first statement, as ``BEGIN READ
+            # ONLY`` while the connection's ``read_only`` is set: one round trip, where a
+            # ``SET TRANSACTION READ ONLY`` after its ``BEGIN`` was a second one (each costs the
+            # app some 80 us of CPU: bench/README.md, issue 36). Writers' ``BEGIN`` stays plain.
+            wanted = True if conn.get_execution_options().get(READONLY_OPTION) else None
+            driver = conn.connection.driver_connection
+            if driver.read_only is not wanted:  # type: ignore[union-attr]  # psycopg's connection
+                driver.read_only = wanted  # type: ignore[union-attr]  # no transaction is open yet
 
         return engine
     raise ValueError(f"unsupported database backend {backend!r} in DATABASE_URL")

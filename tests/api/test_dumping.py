@@ -238,39 +238,3 @@ def test_a_views_answer_is_the_schemas_dump_in_flasks_json_and_is_kept_per_seat(
             assert again.status_code == 304 and again.data == b"" and again.headers["ETag"] == got.headers["ETag"]
     kept = app.extensions[BUS_KEY].flow.rendered_views.kept()
     assert sorted((key.seat is None, key.seat) for key in kept) == [(False, 0), (False, 1), (True, None)]
-
-
-@pytest.mark.parametrize(
-    "seats, rules",
-    [(TWO_REMOTE, None), (TWO_REMOTE, {"turn_seconds": 60}), ([TWO_REMOTE[0], {"name": "bot", "type": "bot"}], None)],
-    ids=["two-people", "turn-clock", "with-a-bot"],
-)
-def test_an_actions_view_is_kept_and_is_what_get_view_would_have_made(app, client, seats, rules):
-    """An action keeps its seat's new view for the seat's next read (a 304 to the action's ETag, or
-    the view), rendered by that read: the very bytes and ETag a rendering from scratch gives once
-    nothing is kept, with a turn clock's deadline and after a computer's replies too."""
-    created = create(client, seats, rules=rules)
-    match_id, tokens = created["id"], tokens_of(created)
-    kept = app.extensions[BUS_KEY].flow.rendered_views
-    for _ in range(6):
-        shown = client.get(f"/v1/matches/{match_id}/view", headers={"Authorization": f"Bearer {tokens[0]}"})
-        token = tokens[shown.get_json()["turn"]]
-        headers = {"Authorization": f"Bearer {token}"}
-        mover = client.get(f"/v1/matches/{match_id}/view", headers=headers).get_json()
-        kept.clear()
-        answer = client.post(f"/v1/matches/{match_id}/actions", json=mover["legal_actions"][0], headers=headers)
-        assert answer.status_code == 200
-        assert [key.seq for key in kept.kept()] == [answer.get_json()["seq"]]  # kept by the action alone
-        not_modified = client.get(
-            f"/v1/matches/{match_id}/view", headers={**headers, "If-None-Match": answer.headers["ETag"]}
-        )
-        assert not_modified.status_code == 304
-        from_kept = client.get(f"/v1/matches/{match_id}/view", headers=headers)
-        assert len(kept.kept()) == 1  # answered from it: nothing rendered anew
-        kept.clear()
-        fresh = client.get(f"/v1/matches/{match_id}/view", headers=headers)
-        assert from_kept.data == fresh.data and from_kept.headers["ETag"] == fresh.headers["ETag"]
-        assert answer.headers["ETag"] == fresh.headers["ETag"]
-        assert answer.get_json()["view"] == fresh.get_json()
-    if rules:
-        assert "deadline_at" in fresh.get_json()

@@ -98,28 +98,6 @@ def test_an_action_moves_the_view_to_a_new_key(bus):
     assert after == fresh(bus, created["id"], tokens[0]) and len(RENDERED) == 2
 
 
-def test_an_action_with_a_rendering_keeps_its_seats_view_for_the_next_read(bus):
-    """``Act(render=...)``: the seat's new view kept under the key GetRenderedView reads next (the
-    seq, chain head and turn clock's deadline the append wrote), not rendered until that read,
-    which renders the very view the action answered; another seat's view is still its own."""
-    created = create(bus, ANA, BO, rules={"turn_seconds": 60})
-    tokens = tokens_of(created)
-    mover = fresh(bus, created["id"], tokens[0])["turn"]
-    action = fresh(bus, created["id"], tokens[mover])["legal_actions"][0]
-    answer = bus.handle(Act(created["id"], tokens[mover], action, render=render_text))
-    assert RENDERED == [] and "deadline_at" in answer["view"]
-    [key] = bus.flow.rendered_views.kept()
-    assert (key.seq, key.seat) == (answer["seq"], mover)
-    again = rendered(bus, created["id"], tokens[mover])
-    assert [answer["view"]] == RENDERED  # the action's own view, rendered by the read
-    assert again == fresh(bus, created["id"], tokens[mover]) and again["seq"] == answer["seq"]
-    assert rendered(bus, created["id"], tokens[mover]) == again and len(RENDERED) == 1  # then kept rendered
-    other = rendered(bus, created["id"], tokens[1 - mover])
-    assert len(RENDERED) == 2 and other["seat"] == 1 - mover
-    bus.handle(Act(created["id"], tokens[other["turn"]], other["legal_actions"][0]))
-    assert len(bus.flow.rendered_views) == 2  # without a rendering: nothing kept
-
-
 def test_matches_never_share_a_rendering(bus):
     # the same seed: the same deal, so only the key's match id tells the two views apart
     first, second = create(bus, ANA, BO), create(bus, ANA, BO)

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
 
-from api.store import make_engine
+from api.store import Store, make_engine
 from api.store.engine import use_wal
 
 
@@ -57,6 +57,30 @@ def test_unsupported_backends_are_refused():
 def test_a_readonly_unit_of_work_cannot_write_on_postgresql(store):
     with store.unit_of_work(readonly=True) as uow, pytest.raises(DBAPIError):
         uow.matches.add({"preset": "p", "players": 2, "seed": "s", "seed_commitment": "c"})
+
+
+@pytest.mark.postgres
+def test_readers_and_writers_take_turns_on_one_postgresql_connection_each_in_its_own_mode(database_url):
+    """A reader's transaction is opened read-only by its BEGIN (psycopg's ``read_only``, no
+    second statement), a writer's after it on the very same connection is not, and back."""
+    store = Store(make_engine(database_url, pool_size=1, max_overflow=0))
+    try:
+        modes, backends = [], set()
+        for readonly in (True, False, True, False):
+            with store.unit_of_work(readonly=readonly) as uow:
+                modes.append(uow.connection.exec_driver_sql("SHOW transaction_read_only").scalar())
+                backends.add(uow.connection.exec_driver_sql("SELECT pg_backend_pid()").scalar())
+        assert modes == ["on", "off", "on", "off"] and len(backends) == 1
+        sent: list[str] = []
+        event.listen(store.engine, "before_cursor_execute", lambda *args: sent.append(args[2]))
+        with store.unit_of_work(readonly=True) as uow:
+            uow.matches.get("0" * 32)
+        assert [sql for sql in sent if "matches" not in sql] == []  # no SET TRANSACTION of its own
+        with store.unit_of_work() as uow:  # a writer writes
+            uow.matches.add({"preset": "p", "players": 2, "seed": "s", "seed_commitment": "c"})
+            uow.commit()
+    finally:
+        store.dispose()
 
 
 # --- SQLite writers: a cooperative lock per process, then SQLite's, both bounded ----------------
