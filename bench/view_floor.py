@@ -7,7 +7,7 @@ Issue 36 asks a ``GET /view`` for at most 1.35x a ``/healthz`` of the same app (
 ``bench/in_process.py``). This script measures, in one run and on one app, how low a view
 could go while still doing what a view cannot skip: the match's row and its seats read in a
 read-only unit of work (another process may have moved the match or claimed a seat; only
-the database knows) and the token compared with every seat's hash. Four requests go through
+the database knows) and the token compared with every seat's hash. Five requests go through
 the Flask test client in turn, round after round (so machine noise falls on all alike), each
 timed as this thread's CPU:
 
@@ -18,10 +18,13 @@ timed as this thread's CPU:
 * ``GET /floor/view``: a plain Flask route doing only a view's unavoidable work (the read
   and the token check above) and answering the seat's view as rendered bytes kept from
   before: the cheapest view that stays correct with many processes;
+* ``GET /floor/lane``: the same work and bytes answered by a plain WSGI function between the
+  app's middleware and Flask (``in_lane``): what a second request path beside Flask could
+  reach, with none of what Flask's handling runs (the input guard, CORS, the other hooks);
 * ``GET /v1/matches/{id}/view``: the real route at a seq it has rendered already (a poll,
   answered from ``api.services.rendered``).
 
-The two ``/floor`` routes exist only in this script's app. Each median is printed with its
+The ``/floor`` routes exist only in this script's app. Each median is printed with its
 multiple of ``/healthz``'s, and the unavoidable work alone (the read and the token check
 called directly, no request) as a share of ``/healthz``.
 """
@@ -33,10 +36,11 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from types import MethodType
 from typing import Any
 
 from _http import machine_line, sqlite_url
-from flask import request
+from flask import Flask, request
 
 from api import create_app
 from api.app import STORE_KEY
@@ -62,6 +66,30 @@ def unavoidable(store: Store, match_id: str, token: str) -> int | None:
         if tokens.matches(seat.token_hash, candidate):
             held = seat.seat
     return held
+
+
+def in_lane(app: Flask, store: Store, kept: dict[str, Any]) -> None:
+    """Answers ``GET /floor/lane`` with ``floor_view``'s work by a plain WSGI function put between
+    the app's innermost middleware and Flask: the request ids, metrics, body deadline and work
+    limit still run, and nothing of Flask's own handling (no request context, no hooks: no
+    input guard, no CORS), so it is the most a second request path beside Flask could save."""
+    innermost: Any = app.wsgi_app  # our middleware, each holding the next as its ``app``
+    while not isinstance(getattr(innermost, "app", None), MethodType):  # Flask's own, bound
+        innermost = innermost.app
+    flask_itself = innermost.app
+
+    def lane(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ["PATH_INFO"] != "/floor/lane":
+            return flask_itself(environ, start_response)
+        token = environ.get("HTTP_AUTHORIZATION", "")[len("Bearer ") :]
+        if unavoidable(store, kept["match"], token) is None:
+            start_response("401 UNAUTHORIZED", [("Content-Type", "application/json")])
+            return [b"{}"]
+        body = kept["view"]
+        start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]
+
+    innermost.app = lane
 
 
 def main() -> None:
@@ -92,6 +120,7 @@ def main() -> None:
 
         app.add_url_rule("/floor/ping", "floor_ping", ping)
         app.add_url_rule("/floor/view", "floor_view", floor_view)
+        in_lane(app, store, kept)
         client = app.test_client()
         created = client.post("/v1/matches", json=MATCH).get_json()
         match_id, token = created["id"], created["seats"][0]["token"]
@@ -102,6 +131,7 @@ def main() -> None:
             "`GET /healthz`": lambda: client.get("/healthz"),
             "`GET /floor/ping` (plain Flask route, fixed bytes)": lambda: client.get("/floor/ping"),
             "`GET /floor/view` (read + token check, kept bytes)": lambda: client.get("/floor/view", headers=auth),
+            "`GET /floor/lane` (the same, before Flask)": lambda: client.get("/floor/lane", headers=auth),
             "`GET /view` at a seq already rendered (a poll)": lambda: client.get(
                 f"/v1/matches/{match_id}/view", headers=auth
             ),
