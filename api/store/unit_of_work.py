@@ -42,8 +42,10 @@ R = TypeVar("R")
 class _Repository(Generic[R]):
     """A unit of work's repository, made on first use in its transaction and kept there."""
 
-    def __init__(self, make: Callable[[UnitOfWork], R]):
+    def __init__(self, make: Callable[..., R], *, shares_locks: bool = False):
         self.make = make
+        # made with the unit of work's locked rows' hashes too (matches and events share them)
+        self.shares_locks = shares_locks
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
@@ -56,7 +58,9 @@ class _Repository(Generic[R]):
     def __get__(self, uow: UnitOfWork | None, owner: type) -> R | _Repository[R]:
         if uow is None:
             return self
-        made = uow.__dict__[self.name] = self.make(uow)
+        connection = uow.connection
+        made = self.make(connection, uow._locked_hashes) if self.shares_locks else self.make(connection)
+        uow.__dict__[self.name] = made
         return made
 
 
@@ -72,21 +76,21 @@ class UnitOfWork:
     PostgreSQL).  Writers should use the default.
     """
 
-    matches = _Repository(lambda uow: MatchRepository(uow.connection, uow._locked_hashes))
-    seats = _Repository(lambda uow: SeatRepository(uow.connection))
-    events = _Repository(lambda uow: EventRepository(uow.connection, uow._locked_hashes))
-    idempotency = _Repository(lambda uow: IdempotencyRepository(uow.connection))
-    player_stats = _Repository(lambda uow: PlayerStatsRepository(uow.connection))
-    ratings = _Repository(lambda uow: RatingRepository(uow.connection))
-    portals = _Repository(lambda uow: PortalRepository(uow.connection))
-    waiters = _Repository(lambda uow: WaiterSlotRepository(uow.connection))
-    fairness = _Repository(lambda uow: FairnessReportRepository(uow.connection))
-    analyses = _Repository(lambda uow: AnalysisRepository(uow.connection))
-    rate_limits = _Repository(lambda uow: RateLimitRepository(uow.connection))
-    health_probes = _Repository(lambda uow: HealthProbeRepository(uow.connection))
-    webhooks = _Repository(lambda uow: WebhookRepository(uow.connection))
-    matchmaking = _Repository(lambda uow: MatchmakingRepository(uow.connection))
-    tournaments = _Repository(lambda uow: TournamentRepository(uow.connection))
+    matches = _Repository(MatchRepository, shares_locks=True)
+    seats = _Repository(SeatRepository)
+    events = _Repository(EventRepository, shares_locks=True)
+    idempotency = _Repository(IdempotencyRepository)
+    player_stats = _Repository(PlayerStatsRepository)
+    ratings = _Repository(RatingRepository)
+    portals = _Repository(PortalRepository)
+    waiters = _Repository(WaiterSlotRepository)
+    fairness = _Repository(FairnessReportRepository)
+    analyses = _Repository(AnalysisRepository)
+    rate_limits = _Repository(RateLimitRepository)
+    health_probes = _Repository(HealthProbeRepository)
+    webhooks = _Repository(WebhookRepository)
+    matchmaking = _Repository(MatchmakingRepository)
+    tournaments = _Repository(TournamentRepository)
 
     def __init__(self, engine: Engine, *, readonly: bool = False, on_commit: Callable[[], None] | None = None):
         """``engine``: for a read-only unit of work, one whose connections carry
