@@ -78,6 +78,7 @@ _LOAD = (
 _LOAD_LIMITED = _LOAD.limit(bindparam("limit"))
 # An action's append and a page's read, on the driver's cursor (api.store.prepared).
 PREPARED_MOVE = Prepared(_MOVE)
+PREPARED_NOTIFY = Prepared(_NOTIFY)  # every append on PostgreSQL
 PREPARED_MOVE_WITH_SUMMARY = Prepared(_MOVE_WITH_SUMMARY)
 PREPARED_INSERT = Prepared(_INSERT, column_keys=[column.key for column in _e.c])
 PREPARED_LOAD = Prepared(_LOAD)
@@ -162,7 +163,7 @@ class EventRepository:
             raise
         if self._conn.dialect.name == "postgresql":
             # Delivered at commit to every listening worker (api.store.notify).
-            self._conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload(match_id, new_last)})
+            PREPARED_NOTIFY.execute(self._conn, {"channel": CHANNEL, "payload": payload(match_id, new_last)})
         self._locked_hashes[match_id] = last_hash
         self._appended_heads[match_id] = ChainHead(new_last, last_hash)
         return new_last

@@ -313,10 +313,9 @@ class MatchRepository:
             return None
         if for_update:  # a writer's row is about to change: not worth keeping
             record, seats = RecordsRead.made(self._conn, statement, found, description)
+            self._locked_hashes[match_id] = record.last_hash
         else:
             record, seats = RECORDS_READ.of(self._conn, statement, found, description)
-        if for_update:
-            self._locked_hashes[match_id] = record.last_hash
         return record, list(seats)
 
     def update(self, match_id: str, **fields: Any) -> None:

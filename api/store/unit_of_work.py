@@ -94,8 +94,8 @@ class UnitOfWork:
 
     def __init__(self, engine: Engine, *, readonly: bool = False, on_commit: Callable[[], None] | None = None):
         """``engine``: for a read-only unit of work, one whose connections carry
-        ``READONLY_OPTION`` already (``Store`` keeps such an engine: setting the option on every
-        connection cost a read some 5 µs)."""
+        ``READONLY_OPTION`` already (``Store`` keeps such an engine, rather than setting the
+        option on each connection of each read)."""
         self._engine = engine
         self._readonly = readonly
         self._on_commit = on_commit
@@ -115,7 +115,7 @@ class UnitOfWork:
         # an append after get_for_update skips one SELECT; forgotten when the transaction ends.
         self._locked_hashes: dict[str, str] = {}
         # The repositories are made when first used (_Repository): a request uses two or three
-        # of the fifteen, and making them all was a tenth of a read's unit of work.
+        # of the fifteen, and every unit of work made all of them.
         return self
 
     def __exit__(
