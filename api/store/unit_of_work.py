@@ -59,7 +59,7 @@ class _Repository(Generic[R]):
         if uow is None:
             return self
         connection = uow.connection
-        made = self.make(connection, uow._locked_hashes) if self.shares_locks else self.make(connection)
+        made = self.make(connection, uow.locked_hashes) if self.shares_locks else self.make(connection)
         uow.__dict__[self.name] = made
         return made
 
@@ -113,7 +113,7 @@ class UnitOfWork:
         self._conn = conn
         # last_hash of the rows this transaction locked, shared by matches and events so
         # an append after get_for_update skips one SELECT; forgotten when the transaction ends.
-        self._locked_hashes: dict[str, str] = {}
+        self.locked_hashes: dict[str, str] = {}
         # The repositories are made when first used (_Repository): a request uses two or three
         # of the fifteen, and every unit of work made all of them.
         return self
@@ -144,14 +144,14 @@ class UnitOfWork:
     def commit(self) -> None:
         """Make everything done so far durable."""
         self.connection.commit()
-        self._locked_hashes.clear()  # the row locks end with the transaction
+        self.locked_hashes.clear()  # the row locks end with the transaction
         if self._on_commit is not None and not self._readonly:
             self._on_commit()  # after the commit: whoever it wakes can read what was written
 
     def rollback(self) -> None:
         """Discard everything since the last commit."""
         self.connection.rollback()
-        self._locked_hashes.clear()
+        self.locked_hashes.clear()
 
 
 class Store:
@@ -180,8 +180,7 @@ class Store:
         """Run ``SELECT 1``; raises if the database is unreachable."""
         # Read-only: on SQLite a plain BEGIN, so a health check never queues for the write
         # lock behind busy writers (BEGIN IMMEDIATE waits up to the busy timeout).
-        with self.engine.connect() as conn:
-            conn.execution_options(**{READONLY_OPTION: True})
+        with self._reading.connect() as conn:
             conn.execute(text("SELECT 1"))
             conn.rollback()
 
@@ -191,8 +190,7 @@ class Store:
         from api.config import migrations_dir
         from api.store.migrate import current_revision, head_revision  # alembic: loaded when asked
 
-        with self.engine.connect() as conn:
-            conn.execution_options(**{READONLY_OPTION: True})
+        with self._reading.connect() as conn:
             at = current_revision(conn)
             conn.rollback()
         head = head_revision(str(script_location or migrations_dir()))

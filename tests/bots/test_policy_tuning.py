@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
+from api.bots import DOUBLE_NINE_BUDGET
 from api.bots.endgame import SetBits
-from api.bots.honest import SHIPPED, HonestRollout, SeatPolicy
+from api.bots.honest import SHIPPED, HonestRollout, SeatPolicy, seat_policy
 from api.rules import resolve_rules
+from api.rules.tiles import Tile
 from bench import policy_tuning
 
 RULES = resolve_rules("double-nine-partners", {}, 4)
@@ -63,9 +66,6 @@ def test_the_shipped_policy_alone_is_measured_on_both_sides_of_each_deal():
 
 
 def test_a_budget_names_its_seat_policy_and_the_weights_it_changes():
-    from api.bots import DOUBLE_NINE_BUDGET
-    from api.bots.honest import seat_policy
-
     assert seat_policy(DOUBLE_NINE_BUDGET.seat_policy) == SHIPPED  # the expert plays the shipped policy
     assert seat_policy("shipped+unseen_fit:-4+double:10") == dataclasses.replace(SHIPPED, unseen_fit=-4, double=10)
     with pytest.raises(ValueError, match="no seat policy 'strongest'"):
@@ -75,9 +75,6 @@ def test_a_budget_names_its_seat_policy_and_the_weights_it_changes():
 
 
 def test_with_unseen_fit_the_policy_leaves_the_ends_fewer_unseen_tiles_fit():
-    from api.bots.honest import seat_policy
-    from api.rules.tiles import Tile
-
     def chosen(weights: SeatPolicy) -> Tile:
         rollout = HonestRollout(policy_tuning.PolicySide(weights, 0).line, frozenset({1, 3}), [0] * 4, weights=weights)
         hand = NINE.mask_of([Tile(9, 5), Tile(9, 4)])
@@ -93,10 +90,6 @@ def test_with_unseen_fit_the_policy_leaves_the_ends_fewer_unseen_tiles_fit():
 
 
 def test_a_random_share_of_the_policys_plays_is_drawn_from_the_rollouts_randomness():
-    import random
-
-    from api.rules.tiles import Tile
-
     hand = NINE.mask_of([Tile(9, 5), Tile(9, 4), Tile(0, 0), Tile(3, 1)])
     ends = (9, 0)  # 9-5 or 9-4 on the 9, 0-0 on the 0; 3-1 does not fit
 
