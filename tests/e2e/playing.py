@@ -196,11 +196,17 @@ def assert_opponents_fit(page: Page, where: str) -> None:
     assert found == [], f"{where}: {found}"
 
 
-def resize(page: Page, size: Size) -> None:
-    """The window made ``size``, and the table laid out for it (the line is laid out again by a
-    ResizeObserver, whose callbacks run before the next frame is drawn)."""
-    page.set_viewport_size({"width": size["width"], "height": size["height"]})
+def laid_out(page: Page) -> None:
+    """Two frames drawn: the line is laid out again by a ResizeObserver, whose callbacks run
+    before the next frame is drawn, and after the animation-frame callbacks in which Playwright
+    checks what it waits for (so what it found may not be where it will be drawn yet)."""
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def resize(page: Page, size: Size) -> None:
+    """The window made ``size``, and the table laid out for it."""
+    page.set_viewport_size({"width": size["width"], "height": size["height"]})
+    laid_out(page)
 
 
 @dataclass
@@ -281,6 +287,7 @@ def play_turn_by_pointer(page: Page, how: How, where: str, screens: Screens | No
             arg=seq,
         )
         if page.evaluate("document.body.dataset.seq") == seq and page.locator(".end-target.fits").count():
+            laid_out(page)  # the ends just lit, where the line's new layout puts them
             (screens or Screens(page)).check(TABLE_CONTROLS, f"{where}, choosing an end")
             press_control(page, ".end-target.fits >> nth=-1", how)
             return "end"
