@@ -24,18 +24,29 @@ timed as this thread's CPU:
 * ``GET /v1/matches/{id}/view``: the real route at a seq it has rendered already (a poll,
   answered from ``api.services.rendered``).
 
+Then the real view in a lane: ``GET /floor/lane/v1/matches/{id}/view`` runs the real route's use
+case (``GetRenderedView`` with the real route's rendering, in an app context) in the same plain
+WSGI function, answering its bytes, ETag and ``Vary``: how far a second request path would take
+the real view. Each round first makes an action of its own match (not timed), then times a view
+at that new seq, by the real route on even rounds and by the lane on odd ones (the first to ask
+renders it), then a poll of each.
+
 The ``/floor`` routes exist only in this script's app. Each median is printed with its
 multiple of ``/healthz``'s, and the unavoidable work alone (the read and the token check
-called directly, no request) as a share of ``/healthz``.
+called directly, no request) as a share of ``/healthz``: on the first match (read over and
+over), and right after an action of its match, then again at once (the first read after an
+action is the view's case at a new seq).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from types import MethodType
 from typing import Any
 
@@ -44,9 +55,14 @@ from flask import Flask, request
 
 from api import create_app
 from api.app import STORE_KEY
+from api.http.callers import BUS_KEY
+from api.http.matches import render_view
 from api.services import tokens
+from api.services.commands import GetRenderedView
 from api.store import Store
 
+#: The lane's copy of the real view route.
+LANE_VIEW = re.compile(r"/floor/lane/v1/matches/([^/]+)/view")
 MATCH = {
     "preset": "standard-draw",
     "seats": [{"name": "client", "type": "remote"}, {"name": "bot", "type": "bot", "level": "greedy"}],
@@ -69,7 +85,8 @@ def unavoidable(store: Store, match_id: str, token: str) -> int | None:
 
 
 def in_lane(app: Flask, store: Store, kept: dict[str, Any]) -> None:
-    """Answers ``GET /floor/lane`` with ``floor_view``'s work by a plain WSGI function put between
+    """Answers ``GET /floor/lane`` with ``floor_view``'s work (and ``/floor/lane/v1/matches/{id}/view``
+    with the real view's use case) by a plain WSGI function put between
     the app's innermost middleware and Flask: the request ids, metrics, body deadline and work
     limit still run, and nothing of Flask's own handling (no request context, no hooks: no
     input guard, no CORS), so it is the most a second request path beside Flask could save."""
@@ -79,9 +96,16 @@ def in_lane(app: Flask, store: Store, kept: dict[str, Any]) -> None:
     flask_itself = innermost.app
 
     def lane(environ: dict[str, Any], start_response: Any) -> Any:
+        token = environ.get("HTTP_AUTHORIZATION", "")[len("Bearer ") :]
+        real = LANE_VIEW.fullmatch(environ["PATH_INFO"])
+        if real is not None:
+            with app.app_context():  # the real rendering reads the app's JSON provider
+                answer = app.extensions[BUS_KEY].handle(GetRenderedView(real.group(1), token, render_view))
+            headers = [("Content-Type", answer.mimetype), ("Content-Length", str(len(answer.body)))]
+            start_response("200 OK", [*headers, ("ETag", answer.tag), ("Vary", "Authorization")])
+            return [answer.body]
         if environ["PATH_INFO"] != "/floor/lane":
             return flask_itself(environ, start_response)
-        token = environ.get("HTTP_AUTHORIZATION", "")[len("Bearer ") :]
         if unavoidable(store, kept["match"], token) is None:
             start_response("401 UNAUTHORIZED", [("Content-Type", "application/json")])
             return [b"{}"]
@@ -90,6 +114,43 @@ def in_lane(app: Flask, store: Store, kept: dict[str, Any]) -> None:
         return [body]
 
     innermost.app = lane
+
+
+NEW = {
+    "real": "`GET /view` after an action (a new seq: read, redacted, rendered)",
+    "lane": "the real view's use case in the lane, after an action (a new seq)",
+}
+POLL = {
+    "real": "`GET /view` after an action, asked again (a poll)",
+    "lane": "the real view's use case in the lane, asked again (a poll)",
+}
+AFTER_AN_ACTION = [NEW["real"], NEW["lane"], POLL["real"], POLL["lane"]]
+
+
+class Moving:
+    """A match of its own moved one action at a time (its client always plays its first legal
+    action); a new match when it ends."""
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.match_id, self.token, self.view = "", "", {"status": "ended"}
+        self.auth = {"Authorization": ""}
+
+    def path(self) -> str:
+        return f"/v1/matches/{self.match_id}/view"
+
+    def act(self) -> None:
+        if self.view["status"] == "ended":
+            created = self.client.post("/v1/matches", json=MATCH).get_json()
+            self.match_id, self.token = created["id"], created["seats"][0]["token"]
+            self.auth = {"Authorization": f"Bearer {self.token}"}
+            self.view = self.client.get(self.path(), headers=self.auth).get_json()
+        answer = self.client.post(
+            f"/v1/matches/{self.match_id}/actions", json=self.view["legal_actions"][0], headers=self.auth
+        )
+        if answer.status_code != 200:
+            raise RuntimeError(f"action refused: {answer.status_code} {answer.get_json()}")
+        self.view = answer.get_json()["view"]
 
 
 def main() -> None:
@@ -139,28 +200,52 @@ def main() -> None:
         for answer in (request() for request in requests.values()):
             if answer.status_code != 200:
                 raise RuntimeError(f"expected 200, got {answer.status_code}")
-        cpu: dict[str, list[float]] = {name: [] for name in requests}
+        cpu: dict[str, list[float]] = {name: [] for name in [*requests, *AFTER_AN_ACTION]}
         names = list(requests)
+        moving = Moving(client)
+
+        def timed(name: str, request: Callable[[], Any]) -> None:
+            start = time.thread_time()
+            answer = request()
+            cpu[name].append(time.thread_time() - start)
+            if answer.status_code != 200:
+                raise RuntimeError(f"{name}: expected 200, got {answer.status_code}")
+
         for i in range(args.rounds):
             for name in names[i % len(names) :] + names[: i % len(names)]:
-                start = time.thread_time()
-                requests[name]()
-                cpu[name].append(time.thread_time() - start)
+                timed(name, requests[name])
+            moving.act()  # a new seq for the rows below
+            paths = {"real": moving.path(), "lane": f"/floor/lane{moving.path()}"}
+            first, then = ("real", "lane") if i % 2 == 0 else ("lane", "real")
+            for name, way in ((NEW[first], first), (POLL[first], first), (POLL[then], then)):
+                timed(name, partial(client.get, paths[way], headers=moving.auth))
         alone = []
         for _ in range(args.rounds):
             start = time.thread_time()
             unavoidable(store, match_id, token)
             alone.append(time.thread_time() - start)
+        after_action: dict[str, list[float]] = {"first": [], "again": []}
+        for _ in range(args.rounds // 5):
+            moving.act()
+            for into in after_action.values():
+                start = time.thread_time()
+                unavoidable(store, moving.match_id, moving.token)
+                into.append(time.thread_time() - start)
     health = statistics.median(cpu[names[0]])
     print(f"# {machine_line()}; Flask test client, SQLite, {args.rounds} rounds, requests in turn")
     print()
     print("| request | CPU median | vs `/healthz` |")
     print("|---|---:|---:|")
-    for name in names:
+    for name in [*names, *AFTER_AN_ACTION]:
         median = statistics.median(cpu[name])
         print(f"| {name} | {median * 1e6:.0f} µs | {median / health:.2f}× |")
     work = statistics.median(alone)
     print(f"| the read and the token check alone, no request | {work * 1e6:.0f} µs | {work / health:.2f}× |")
+    cold, warm = (statistics.median(after_action[when]) for when in ("first", "again"))
+    print(
+        f"| the same right after an action of its match, then again at once ({args.rounds // 5} actions) "
+        f"| {cold * 1e6:.0f} µs, {warm * 1e6:.0f} µs | {cold / health:.2f}×, {warm / health:.2f}× |"
+    )
 
 
 if __name__ == "__main__":
