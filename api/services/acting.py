@@ -18,7 +18,7 @@ from .commands import Act, Answer, ClaimDueBots, PlayBots
 from .flow import MatchFlow
 from .idempotency import PURGE_EVERY, RETENTION, Keyed, Replay, StoredAnswer, check_same_request
 from .ports import UnitOfWork
-from .snapshots import Row, Snapshot, fold, rows, without_seq
+from .snapshots import Row, Snapshot, without_seq
 
 #: An action decided on a state another writer moved past is decided again, this many times at most.
 ACT_ATTEMPTS = 5
@@ -57,13 +57,12 @@ def act_handler(command: Act, flow: MatchFlow) -> Answer:
                 raise errors.StaleSeq(command.expected_seq, snap.seq)
             if command.if_match_seq is not None and command.if_match_seq != snap.seq:
                 raise errors.PreconditionFailed(command.if_match_seq, snap.seq)
-            appended = rows(decide(snap.state, action, record.seed), snap.seq)
+            decided = decide(snap.state, action, record.seed)
         except (RulesError, errors.ServiceError) as refusal:
             if keyed is not None:
                 remember_refusal(flow, token_hash, keyed, match_id, refusal)
             raise
-        after, more = flow.advance(record.seed, fold(snap, appended), [])
-        appended += more
+        after, appended = flow.advance(record.seed, snap, decided)
         with flow.store.unit_of_work() as uow:
             locked = flow.lock(uow, match_id)
             if keyed is not None and (seen := uow.idempotency.get(token_hash, keyed.key)) is not None:
@@ -95,11 +94,10 @@ def act_in_one_transaction(command: Act, flow: MatchFlow, token_hash: str) -> An
             return None
         if command.expected_seq not in (None, snap.seq) or command.if_match_seq not in (None, snap.seq):
             return None
-        appended = rows(decide(snap.state, action, seed), snap.seq)
+        decided = decide(snap.state, action, seed)
     except (RulesError, errors.ServiceError):
         return None
-    after, more = flow.advance(seed, fold(snap, appended), [])
-    appended += more
+    after, appended = flow.advance(seed, snap, decided)
     with flow.store.unit_of_work() as uow:
         found = uow.matches.get_with_seats(match_id, for_update=True)
         if found is None:

@@ -8,7 +8,7 @@ from . import errors, tokens
 from .commands import Answer, ClaimSeat
 from .flow import MatchFlow
 from .seats import check_reservation
-from .snapshots import fold, rows
+from .snapshots import fold_decided
 
 #: A claim decided on a state another writer moved past is decided again, this many times at most.
 CLAIM_ATTEMPTS = 5
@@ -24,8 +24,7 @@ def claim_seat_handler(command: ClaimSeat, flow: MatchFlow) -> Answer:
             snap = flow.snapshot(uow, record)
         if not isinstance(seat, int) or not 0 <= seat < record.players:
             raise errors.UnknownSeat(f"no seat {seat}; seats are 0 to {record.players - 1}")
-        appended = rows(claim_seat(snap.state, seat, command.name, command.client_seed), snap.seq)
-        after = fold(snap, appended)
+        after, appended = fold_decided(snap, claim_seat(snap.state, seat, command.name, command.client_seed))
         if ready_to_start(after.state):
             after, more = flow.advance(record.seed, after, start_match(after.state, record.seed))
             appended += more

@@ -28,7 +28,7 @@ from .deadlines import is_overdue
 from .flow import MatchFlow
 from .match_ids import is_match_id
 from .ports import UnitOfWork
-from .snapshots import Snapshot, fold, rows
+from .snapshots import Snapshot
 
 SWEEP_BATCH = 200
 
@@ -41,9 +41,7 @@ def apply_timeouts(flow: MatchFlow, uow: UnitOfWork, record: MatchRecord, snap: 
     """
     seat = snap.state.turn
     assert seat is not None  # only called while a seat is to move
-    timed_out = rows(time_out(snap.state, seat, record.seed), snap.seq)
-    snap, more = flow.advance(record.seed, fold(snap, timed_out), [])
-    appended = timed_out + more
+    snap, appended = flow.advance(record.seed, snap, time_out(snap.state, seat, record.seed))
     for row in appended:
         if row["type"] == SeatReplaced.type:
             uow.seats.update(record.id, row["seat"], type=BOT_SEAT, level=row["level"])

@@ -40,7 +40,7 @@ from .match_ids import is_match_id
 from .pacing import NO_FLOOR, ReplyFloor
 from .ports import Store, UnitOfWork
 from .rendered import DEFAULT_VISIBLE_EVENTS, RenderedCache
-from .snapshots import Row, Snapshot, SnapshotCache, fold, rows, without_seq
+from .snapshots import Row, Snapshot, SnapshotCache, fold, fold_decided, without_seq
 from .waiting import Waiter
 
 T = TypeVar("T")
@@ -245,9 +245,10 @@ class MatchFlow:
         """Fold ``events``, then let the computer players move until a remote seat must act or
         ``budget`` moves are played. By default a table with a person at it gets the inline
         budget and an all-bot table none: the autoplay runner plays those, paced."""
-        appended = rows(events, snap.seq)
-        if appended:
-            snap = fold(snap, appended)
+        decided = list(events)
+        appended: list[Row] = []
+        if decided:
+            snap, appended = fold_decided(snap, decided)
         if budget is None:
             budget = 0 if is_all_bots(snap.state) else self.limits.inline_bot_moves
         while budget > 0:
@@ -257,8 +258,7 @@ class MatchFlow:
                 break
             # at least the level's floor, however easy the choice (timing must not tell the hand)
             action = self.reply_floor.timed(turn.level, partial(self.offload, turn.choose))
-            moved = rows(turn.events(snap.state, action, seed), snap.seq)
-            snap = fold(snap, moved)
+            snap, moved = fold_decided(snap, turn.events(snap.state, action, seed))
             appended += moved
             budget -= 1
         return snap, appended

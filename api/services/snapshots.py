@@ -64,8 +64,24 @@ def fold(snapshot: Snapshot | None, stored: list[Row]) -> Snapshot:
         seq, hand_log = first["seq"], []
     else:
         state, seq, hand_log = snapshot.state.copy(), snapshot.seq, list(snapshot.hand_log)
-    for row in stored:
-        mutate(state, event_from_dict(without_seq(row)))
+    return _extended(state, seq, hand_log, ((row, event_from_dict(without_seq(row))) for row in stored))
+
+
+def fold_decided(snapshot: Snapshot, events: Iterable[Event]) -> tuple[Snapshot, list[Row]]:
+    """Extend a snapshot by events just decided on its state, and their rows (``rows``).
+
+    The events are folded as they are, not read back from their rows: an event reads back
+    equal to itself (the rules' property tests replay logs written to JSON and read back), and
+    reading back cost an action about as much as deciding."""
+    decided = list(events)
+    made = rows(decided, snapshot.seq)
+    return _extended(snapshot.state.copy(), snapshot.seq, list(snapshot.hand_log), zip(made, decided)), made
+
+
+def _extended(state: MatchState, seq: int, hand_log: list[Row], folded: Iterable[tuple[Row, Event]]) -> Snapshot:
+    """The snapshot after folding each ``(row, event)`` into ``state`` (a copy of its own)."""
+    for row, event in folded:
+        mutate(state, event)
         if row["type"] in DEAL_TYPES:
             hand_log = []
         hand_log.append(row)

@@ -11,12 +11,14 @@ import pytest
 
 from api.rules import RulesError
 from api.services import errors
-from api.services.commands import Act, GetSummary, GetView
+from api.services.commands import Act, CreateMatch, GetSummary, GetView
 from api.services.idempotency import Keyed, Replay
+from api.services.snapshots import fold
 from api.services.tokens import hash_token
 from api.store.memory import MemoryMatches
+from tests.rules.support import snapshot
 
-from .support import ANA, GREEDY, create, tokens_of
+from .support import ANA, GREEDY, SEED, create, tokens_of
 
 
 def counting_units_of_work(store: Any, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
@@ -110,3 +112,35 @@ def test_a_key_answered_before_is_replayed_from_the_one_transaction_and_nothing_
         bus.handle(Act(match_id, token, first["view"]["legal_actions"][0], keyed=keyed))
     assert opened == [False] and replay.value.stored.text == f"seq {first['seq']}"
     assert bus.handle(GetSummary(match_id))["seq"] == first["seq"]
+
+
+@pytest.mark.parametrize(
+    ("preset", "bots", "rules"),
+    [
+        ("standard-draw", 1, {"target": 50}),
+        ("all-fives", 1, {"target": 61}),
+        ("double-nine-partners", 3, {"target": 100}),
+        ("mexican-train", 3, {"rounds": 2}),
+        ("chicken-foot", 2, {"rounds": 2}),
+    ],
+)
+def test_the_state_each_action_leaves_cached_is_the_stored_log_folded_afresh(bus, store, flow, preset, bots, rules):
+    """The events an action decides (and the computers' replies) are folded as they are, not read
+    back from their rows (``fold_decided``): the cache must hold what a process that reads the
+    stored log folds, after every action, in every family of game."""
+    seats = (replace(ANA, player_ref=None), *[replace(GREEDY, name=f"Greedy {i}") for i in range(bots)])
+    created = bus.handle(CreateMatch(preset, rules, seats, SEED))
+    match_id, token = created["id"], tokens_of(created)[0]
+    view = bus.handle(GetView(match_id, token))
+    actions = 0
+    while view["status"] != "ended":
+        view = bus.handle(Act(match_id, token, view["legal_actions"][0]))["view"]
+        actions += 1
+        with store.unit_of_work(readonly=True) as uow:
+            stored = [{"seq": e.seq, **e.to_dict()} for e in uow.events.load(match_id)]
+        cached = flow.cache.get(match_id)
+        assert cached is not None and cached.seq == stored[-1]["seq"] == view["seq"]
+        afresh = fold(None, stored)
+        assert snapshot(cached.state) == snapshot(afresh.state), f"{preset}, action {actions}"
+        assert cached.hand_log == afresh.hand_log
+    assert actions > 10
