@@ -14,7 +14,9 @@ their rate limits: off, ``database://`` (the default: counters in the app's data
 1. **Requests** (the app without limits): whole matches of one remote seat against greedy
    bots (``--table``: ``line``, the default, is ``standard-draw`` to 100 against one bot;
    ``partners`` four seats of ``double-nine-partners``; ``mexican8`` eight seats of
-   ``mexican-train``, two rounds), always ``legal_actions[0]``. Each action's time; the share of
+   ``mexican-train``, two rounds), always ``legal_actions[0]``, on fixed server seeds (the app
+   allows a client's, ``ALLOW_CLIENT_SEED``), so every run plays the same deals and runs of two
+   trees compare on the same work. Each action's time; the share of
    it spent in the use case (``MessageBus.handle`` of the ``Act`` command: load, authenticate,
    decide, the bot's replies, append, commit); after each action a timed ``GET /view`` (twice:
    the second is a poll of a match that has not moved, which a process may answer from the
@@ -120,10 +122,13 @@ def timing_the_use_case(into: list[float]) -> Iterator[None]:
         MessageBus.handle = original  # type: ignore[method-assign,assignment]
 
 
-def play(client: Any, out: Timings, matches: int, *, reads: bool, match: dict[str, Any] = MATCH) -> None:
-    """``matches`` whole matches, every action timed (and, with ``reads``, the reads and a probe after it)."""
-    for _ in range(matches):
-        created = client.post("/v1/matches", json=match).get_json()
+def play(
+    client: Any, out: Timings, matches: int, *, reads: bool, match: dict[str, Any] = MATCH, seeds: str = "in-process"
+) -> None:
+    """``matches`` whole matches, every action timed (and, with ``reads``, the reads and a probe after it).
+    Their server seeds are fixed (``{seeds}-{i}``): every run, on any tree, plays the same deals."""
+    for i in range(matches):
+        created = client.post("/v1/matches", json={**match, "seed": f"{seeds}-{i}"}).get_json()
         out.match_ids.append(created["id"])
         path = f"/v1/matches/{created['id']}"
         auth = {"Authorization": f"Bearer {created['seats'][0]['token']}"}
@@ -233,11 +238,13 @@ def main(argv: list[str] | None = None) -> int:
                     "RATE_LIMIT_ACTIONS_PER_ADDRESS": HIGH,
                     "LOG_LEVEL": "WARNING",
                     "BOT_REPLY_FLOOR_MS": None,  # the pause is not work (see above)
+                    "ALLOW_CLIENT_SEED": True,  # the same deals in every run (``play``)
                     **config,
                 }
             )
             clients[name] = app.test_client()
-            play(clients[name], Timings(), 1, reads=False, match=match)  # warm-up: imports, caches, statements
+            # warm-up: imports, caches, statements (deals of its own)
+            play(clients[name], Timings(), 1, reads=False, match=match, seeds="warm-up")
         off = Timings()
         with timing_the_use_case(off.service):
             play(clients["off"], off, args.matches, reads=True, match=match)

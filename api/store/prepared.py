@@ -103,6 +103,11 @@ class Prepared:
             plan = self._plans[key] = _Plan(self.statement, dialect, self.column_keys)
         return plan
 
+    def sql(self, conn: Connection) -> str:
+        """Its SQL as sent on ``conn``'s database (two statements with the same SQL there give
+        rows that mean the same)."""
+        return self._plan(conn).sql
+
     def rows(self, conn: Connection, params: Params) -> list[Any]:
         """The rows it selects, as named tuples of processed values (attribute access by key);
         the ``first_row_only`` columns are None after the first row."""

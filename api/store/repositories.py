@@ -177,11 +177,12 @@ class RecordsRead:
     per column: timestamps parsed, the summary's JSON decoded) cost twice the read itself inside
     a request (bench/README.md, issue 36); a match polled or acted on is read again and again
     with the same row until it moves. Rows whose values are all equal make equal records, so a
-    read whose rows were seen before, on the same statement and database kind, answers the
-    records made then. What is kept cannot be changed by its readers: the records are frozen
-    and the summary is a read-only view. Rows a driver gives with values that cannot be keys
-    (psycopg decodes JSON itself) are processed every time, as before. An LRU of
-    ``max_entries``, shared by the threads of one process.
+    read whose rows were seen before, by the same SQL on the same database kind, answers the
+    records made then (on SQLite a writer's locked read is the readers' SQL: an action finds the
+    records of the view its client read just before). What is kept cannot be changed by its
+    readers: the records are frozen and the summary is a read-only view. Rows a driver gives
+    with values that cannot be keys (psycopg decodes JSON itself) are processed every time, as
+    before. An LRU of ``max_entries``, shared by the threads of one process.
     """
 
     def __init__(self, max_entries: int = 512):
@@ -191,13 +192,14 @@ class RecordsRead:
         self._unkeyable: set[str] = set()  # database kinds whose rows cannot be keys
 
     def of(
-        self, conn: Connection, statement: Prepared, found: list[Any], description: Any
+        self, conn: Connection, statement: Prepared, found: list[Any], description: Any, *, keep: bool = True
     ) -> tuple[MatchRecord, tuple[SeatRecord, ...]]:
-        """The records of ``found`` (the driver's rows of ``statement`` on ``conn``)."""
+        """The records of ``found`` (the driver's rows of ``statement`` on ``conn``); ``keep``
+        False: those made here are not kept (a writer's row is about to change)."""
         kind = conn.dialect.name
         if kind in self._unkeyable:
             return self.made(conn, statement, found, description)
-        key = (statement, kind, tuple(found))
+        key = (statement.sql(conn), kind, tuple(found))
         try:
             hash(key)
         except TypeError:
@@ -209,6 +211,8 @@ class RecordsRead:
                 self._kept.move_to_end(key)
                 return kept
         made = self.made(conn, statement, found, description)
+        if not keep:
+            return made
         with self._lock:
             self._kept[key] = made
             while len(self._kept) > self.max_entries:
@@ -311,11 +315,10 @@ class MatchRepository:
         found, description = statement.fetched(self._conn, {"match_id": match_id})
         if not found:
             return None
-        if for_update:  # a writer's row is about to change: not worth keeping
-            record, seats = RecordsRead.made(self._conn, statement, found, description)
+        # a writer's row is about to change: its records are looked up but not kept
+        record, seats = RECORDS_READ.of(self._conn, statement, found, description, keep=not for_update)
+        if for_update:
             self._locked_hashes[match_id] = record.last_hash
-        else:
-            record, seats = RECORDS_READ.of(self._conn, statement, found, description)
         return record, list(seats)
 
     def update(self, match_id: str, **fields: Any) -> None:

@@ -86,16 +86,22 @@ def test_at_most_max_entries_rows_are_kept_the_least_recently_read_going_first(s
     assert (records(store, kept, second.id)[0] is made_second) is keeps_rows(store)
 
 
-def test_the_store_reads_through_the_one_kept_records_and_a_writer_makes_its_own(store, make_match):
-    match = seated(store, make_match)
+def test_the_store_reads_through_the_one_kept_records_and_a_writer_finds_them_but_keeps_none(store, make_match):
+    """An action's locked read finds the records of the view its client read just before (on
+    SQLite both are one SQL); what a writer reads itself is not kept: its row is about to change."""
+    match, other = seated(store, make_match), seated(store, make_match)
     with store.unit_of_work(readonly=True) as uow:
         record, _ = uow.matches.get_with_seats(match.id)
-    with store.unit_of_work() as uow:  # a writer's locked read: equal records, made afresh
+    with store.unit_of_work() as uow:  # a writer's locked read of a row a reader read: its records
         locked, seats = uow.matches.get_with_seats(match.id, for_update=True)
-    assert locked == record and locked is not record and [seat.seat for seat in seats] == [0, 1]
+        first, _ = uow.matches.get_with_seats(other.id, for_update=True)  # a row nobody read
+    assert locked == record and (locked is record) is keeps_rows(store) and [seat.seat for seat in seats] == [0, 1]
     with pytest.raises(TypeError):
         locked.summary["scores"] = []  # type: ignore[index]
     assert (records(store, repositories.RECORDS_READ, match.id)[0] is record) is keeps_rows(store)
+    with store.unit_of_work() as uow:  # the writer's own read was not kept: made afresh again
+        again, _ = uow.matches.get_with_seats(other.id, for_update=True)
+    assert again == first and again is not first
 
 
 def test_repositories_are_made_when_first_used_and_end_with_their_unit_of_work(store, make_match):
