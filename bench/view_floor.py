@@ -85,11 +85,12 @@ def unavoidable(store: Store, match_id: str, token: str) -> int | None:
 
 
 def in_lane(app: Flask, store: Store, kept: dict[str, Any]) -> None:
-    """Answers ``GET /floor/lane`` with ``floor_view``'s work (and ``/floor/lane/v1/matches/{id}/view``
-    with the real view's use case) by a plain WSGI function put between
-    the app's innermost middleware and Flask: the request ids, metrics, body deadline and work
-    limit still run, and nothing of Flask's own handling (no request context, no hooks: no
-    input guard, no CORS), so it is the most a second request path beside Flask could save."""
+    """Answers ``GET /floor/lane`` with ``floor_view``'s work (and ``GET
+    /floor/lane/v1/matches/{id}/view`` with the real view's use case) by a plain WSGI function
+    put between the app's innermost middleware and Flask: the request ids, metrics, body
+    deadline and work limit still run, and nothing of Flask's own handling (no request context,
+    no hooks: no input guard, no CORS), so it is the most a second request path beside Flask
+    could save."""
     innermost: Any = app.wsgi_app  # our middleware, each holding the next as its ``app``
     while not isinstance(getattr(innermost, "app", None), MethodType):  # Flask's own, bound
         innermost = innermost.app
