@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     ):
         cpu, wall = off.cpu[kind], off.wall[kind]
         print(
-            f"| {label} | {len(cpu)} | {ms(median(cpu))} | {median(cpu) / floor:.1f}× | {ms(median(wall))} | "
+            f"| {label} | {len(cpu)} | {ms(median(cpu))} | {median(cpu) / floor:.2f}× | {ms(median(wall))} | "
             f"{ms(pct(wall, 0.95))} |"
         )
     print(f"\na seat's view: {median(off.view_bytes):.0f} bytes median, {max(off.view_bytes)} at most")
