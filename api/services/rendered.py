@@ -30,7 +30,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .lru import Lru
+from api.lru import Lru
 
 #: Renderings one process keeps by default (a view is 1 to 3 kB of JSON).
 DEFAULT_RENDERED_VIEWS = 2048
@@ -66,7 +66,7 @@ class VisibleEvent(NamedTuple):
 
 
 class RenderedCache(Lru):
-    """Renderings kept: an LRU of ``max_entries`` (``api.services.lru``)."""
+    """Renderings kept: an LRU of ``max_entries`` (``api.lru``)."""
 
     def __init__(self, max_entries: int = DEFAULT_RENDERED_VIEWS):
         super().__init__(max_entries)

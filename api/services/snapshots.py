@@ -13,11 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from api.lru import Lru
 from api.rules import ENDED, Event, MatchState, event_from_dict
 from api.rules.engine import initial_state, mutate
 from api.rules.events import DEAL_TYPES, MatchCreated
-
-from .lru import Lru
 
 #: A stored event as the services pass it around: ``{"seq": n, "type": ..., **fields}``.
 Row = dict[str, Any]

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import builtins  # `builtins.list` in the classes whose `list` method hides the type
 import re
-import threading
 import uuid
-from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, Update, and_, bindparam, exists, func, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 
+from api.lru import Lru
 from api.rules import ENDED, OPEN_SEAT, PLAYING, WAITING
 from api.store import tables
 from api.store.codec import decode_event
@@ -187,8 +186,7 @@ class RecordsRead:
 
     def __init__(self, max_entries: int = 512):
         self.max_entries = max_entries
-        self._kept: OrderedDict[Hashable, tuple[MatchRecord, tuple[SeatRecord, ...]]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._kept = Lru(max_entries)  # of (MatchRecord, its SeatRecords) by the rows made from
         self._unkeyable: set[str] = set()  # database kinds whose rows cannot be keys
 
     def of(
@@ -205,18 +203,12 @@ class RecordsRead:
         except TypeError:
             self._unkeyable.add(kind)  # the same driver gives the same kinds of values every time
             return self.made(conn, statement, found, description)
-        with self._lock:
-            kept = self._kept.get(key)
-            if kept is not None:
-                self._kept.move_to_end(key)
-                return kept
+        kept: tuple[MatchRecord, tuple[SeatRecord, ...]] | None = self._kept.get(key)
+        if kept is not None:
+            return kept
         made = self.made(conn, statement, found, description)
-        if not keep:
-            return made
-        with self._lock:
-            self._kept[key] = made
-            while len(self._kept) > self.max_entries:
-                self._kept.popitem(last=False)
+        if keep:
+            self._kept.put(key, made)
         return made
 
     @staticmethod

@@ -1,5 +1,7 @@
 """A bounded, thread-safe least-recently-used map: what a process keeps of matches (their
-snapshots, ``api.services.snapshots``) and of answers (``api.services.rendered``)."""
+snapshots, ``api.services.snapshots``), of answers (``api.services.rendered``) and of the
+records its reads made (``api.store.repositories.RecordsRead``). Standard library only, so
+the store and the services share it."""
 
 from __future__ import annotations
 
